@@ -1,0 +1,7 @@
+import type { Command } from "commander";
+
+/** A sub-command registers itself on the root program. */
+export type RegisterCommand = (program: Command) => void;
+
+// One line per command module (keep sorted).
+export const commands: RegisterCommand[] = [];

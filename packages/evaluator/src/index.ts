@@ -1,0 +1,2 @@
+// Public entry of @gatehouse/evaluator.
+export {};

@@ -1,0 +1,2 @@
+// Public entry of @gatehouse/telemetry.
+export {};

@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// Import boundaries of the monorepo (see ARCHITECTURE.md, "Packages and what each may import").
+// Fails when a package imports an app, a workspace package it is not allowed to use,
+// another package's internals (deep imports; only the public entry and a '/testing' entry exist), or when a pure package touches Node APIs.
+import fs from "node:fs";
+import path from "node:path";
+import { builtinModules } from "node:module";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+
+/** Which workspace packages each workspace member may import (by short name). */
+const allowed = {
+  "packages/evaluator": [],
+  "packages/ksl": ["evaluator"],
+  "packages/rbac": ["evaluator"],
+  "packages/role-config": ["ksl", "evaluator"],
+  "packages/proto": [],
+  "packages/store": ["evaluator", "rbac"],
+  "packages/cache": [],
+  "packages/auth": [],
+  "packages/telemetry": [],
+  "packages/client": ["proto"],
+  "apps/management-api": "packages",
+  "apps/authz-engine": "packages",
+  "apps/workspace-cache": "packages",
+  "apps/gatehouse": ["*"],
+  infra: [],
+  loadtest: [],
+};
+/** Pure packages: no Node built-ins in their sources (they must run in a browser or edge runtime). */
+const pure = new Set(["packages/evaluator", "packages/ksl", "packages/rbac"]);
+const nodeBuiltins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+const apps = new Set(["management-api", "authz-engine", "workspace-cache", "gatehouse"]);
+
+const problems = [];
+function walk(dir, out = []) {
+  if (!fs.existsSync(dir)) return out;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (e.name === "node_modules" || e.name === "dist" || e.name === "gen") continue;
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) walk(p, out);
+    else if (/\.(ts|mts|js|mjs)$/.test(e.name)) out.push(p);
+  }
+  return out;
+}
+const importRe = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
+
+for (const [member, rule] of Object.entries(allowed)) {
+  const base = path.join(root, member);
+  if (!fs.existsSync(base)) continue;
+  const pkg = JSON.parse(fs.readFileSync(path.join(base, "package.json"), "utf8"));
+  const declared = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((d) => d.startsWith("@gatehouse/"));
+  const isAllowed = (short) => {
+    if (rule === "packages") return !apps.has(short);
+    if (rule.includes("*")) return true;
+    return rule.includes(short);
+  };
+  for (const d of declared) {
+    const short = d.slice("@gatehouse/".length);
+    if (!isAllowed(short)) problems.push(`${member}/package.json: may not depend on ${d}`);
+  }
+  for (const file of walk(path.join(base, "src"))) {
+    const text = fs.readFileSync(file, "utf8");
+    for (const m of text.matchAll(importRe)) {
+      const spec = m[1] ?? m[2] ?? m[3];
+      if (!spec) continue;
+      const rel = path.relative(root, file);
+      if (spec.startsWith("@gatehouse/")) {
+        const [, short, ...rest] = spec.split("/");
+        if (rest.length > 0 && !(rest.length === 1 && rest[0] === "testing")) problems.push(`${rel}: deep import '${spec}' (use the package's public entry)`);
+        if (!isAllowed(short)) problems.push(`${rel}: may not import '${spec}'`);
+      } else if (spec.startsWith(".")) {
+        const target = path.resolve(path.dirname(file), spec);
+        if (!target.startsWith(base + path.sep)) problems.push(`${rel}: relative import '${spec}' leaves its package`);
+      } else if (pure.has(member) && nodeBuiltins.has(spec.split("/")[0] === "node:" ? spec : spec)) {
+        if (!file.endsWith(".test.ts")) problems.push(`${rel}: pure package imports Node built-in '${spec}'`);
+      }
+    }
+  }
+}
+if (problems.length > 0) {
+  console.error(`Import boundary violations (${problems.length}):\n` + problems.map((p) => `  ${p}`).join("\n"));
+  process.exit(1);
+}
+console.log("boundaries: ok");
