@@ -1,0 +1,85 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOidcVerifier } from "../src/index.js";
+
+let server: Server;
+let issuer: string;
+let privateKey: CryptoKey;
+let otherKey: CryptoKey;
+let discoveryHits = 0;
+
+beforeAll(async () => {
+  const pair = await generateKeyPair("RS256");
+  privateKey = pair.privateKey;
+  otherKey = (await generateKeyPair("RS256")).privateKey;
+  const jwk: JWK = { ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "RS256", use: "sig" };
+  server = createServer((req, res) => {
+    res.setHeader("content-type", "application/json");
+    if (req.url === "/realm/.well-known/openid-configuration") {
+      discoveryHits += 1;
+      res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/certs` }));
+    } else if (req.url === "/realm/certs") {
+      res.end(JSON.stringify({ keys: [jwk] }));
+    } else {
+      res.statusCode = 404;
+      res.end("{}");
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}/realm`;
+});
+
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function sign(claims: Record<string, unknown>, options: { key?: CryptoKey; iss?: string; exp?: string } = {}) {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: "RS256", kid: "k1" })
+    .setIssuer(options.iss ?? issuer)
+    .setIssuedAt()
+    .setExpirationTime(options.exp ?? "5m")
+    .sign(options.key ?? privateKey);
+}
+
+describe("createOidcVerifier", () => {
+  it("verifies a token signed by the issuer's key and reads the Red Hat claims", async () => {
+    const verifier = createOidcVerifier({ issuerUrl: issuer, insecure: true, audience: "api" });
+    const token = await sign({ sub: "s1", aud: "api", azp: "c1", preferred_username: "bot", organization: { id: "42" }, roles: ["org:admin:all"] });
+    const verified = await verifier.verify(token);
+    expect(verified).toMatchObject({ sub: "s1", clientId: "c1", username: "bot", orgId: "42", isOrgAdmin: true });
+  });
+
+  it("caches discovery across verifications", async () => {
+    const verifier = createOidcVerifier({ issuerUrl: issuer, insecure: true });
+    const before = discoveryHits;
+    await verifier.verify(await sign({ sub: "a" }));
+    await verifier.verify(await sign({ sub: "b" }));
+    expect(discoveryHits - before).toBe(1);
+  });
+
+  it.each([
+    ["a foreign key", async () => sign({ sub: "s" }, { key: otherKey })],
+    ["an expired token", async () => sign({ sub: "s" }, { exp: "-5m" })],
+    ["another issuer", async () => sign({ sub: "s" }, { iss: "https://evil" })],
+    ["a wrong audience", async () => sign({ sub: "s", aud: "other" })],
+    ["garbage", async () => "not.a.jwt"],
+  ])("rejects %s as invalid-token", async (_name, make) => {
+    const verifier = createOidcVerifier({ issuerUrl: issuer, insecure: true, audience: "api" });
+    await expect(verifier.verify(await make())).rejects.toMatchObject({ code: "invalid-token" });
+  });
+
+  it("checks the client id unless told to skip it", async () => {
+    const token = await sign({ sub: "s", azp: "someone-else" });
+    await expect(createOidcVerifier({ issuerUrl: issuer, insecure: true, clientId: "mine" }).verify(token)).rejects.toMatchObject({ code: "invalid-token" });
+    await expect(
+      createOidcVerifier({ issuerUrl: issuer, insecure: true, clientId: "mine", skipClientIdCheck: true }).verify(token),
+    ).resolves.toMatchObject({ sub: "s" });
+  });
+
+  it("refuses http issuers unless insecure, and reports discovery failures", async () => {
+    expect(() => createOidcVerifier({ issuerUrl: issuer })).toThrow(/https/);
+    const verifier = createOidcVerifier({ issuerUrl: `${issuer}/missing`, insecure: true });
+    await expect(verifier.verify(await sign({ sub: "s" }))).rejects.toMatchObject({ code: "discovery-failed" });
+  });
+});
