@@ -1,0 +1,101 @@
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import express from "express";
+import { type Cache, type CacheMetrics, type RedisCache, createMemoryCache, createRedisCache } from "@gatehouse/cache";
+import { createLogger, createMetrics, metricsContentType } from "@gatehouse/telemetry";
+import { type AuthConfig, createAuthenticator } from "./authn.js";
+import { WorkspaceCacheError } from "./errors.js";
+import { problemHandler } from "./http/problem.js";
+import { workspaceRoutes } from "./http/routes.js";
+import { type WorkspaceDirectory, createWorkspaceLookup } from "./workspaces.js";
+
+export type CacheConfig =
+  | { kind: "memory"; maxEntries?: number }
+  | { kind: "redis"; url: string; keyPrefix?: string; commandTimeoutMs?: number };
+
+export interface WorkspaceCacheConfig {
+  /** Listen port; 0 picks a free one (default 8001). */
+  port?: number;
+  host?: string;
+  /** Default: in-process memory cache (the embedded default). */
+  cache?: CacheConfig;
+  /** Source of truth for the built-in workspaces, usually `workspaceDirectoryFromStore(store)`. */
+  directory: WorkspaceDirectory;
+  auth: AuthConfig;
+  /** Deadline of a cache round trip before the store answers instead (default 100 ms). */
+  cacheTimeoutMs?: number;
+  logLevel?: string;
+}
+
+export interface WorkspaceCacheServer {
+  start(): Promise<{ port: number }>;
+  stop(): Promise<void>;
+}
+
+function openCache(config: CacheConfig | undefined): Cache | RedisCache {
+  if (!config || config.kind === "memory") return createMemoryCache({ maxEntries: config?.maxEntries });
+  if (config.kind === "redis") {
+    return createRedisCache({ url: config.url, keyPrefix: config.keyPrefix ?? "gatehouse:workspace-cache:", commandTimeoutMs: config.commandTimeoutMs });
+  }
+  throw new WorkspaceCacheError("invalid-config", `Unknown cache kind '${(config as { kind: string }).kind}'.`);
+}
+
+export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer {
+  const port = config.port ?? 8001;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new WorkspaceCacheError("invalid-config", `Invalid port ${String(port)}.`);
+  if (!config.directory) throw new WorkspaceCacheError("invalid-config", "A workspace directory (the store) is required.");
+  const logger = createLogger({ name: "workspace-cache", level: config.logLevel });
+  const metrics = createMetrics({ prefix: "gatehouse_workspace_cache_" });
+  const hits = metrics.counter("cache_hits_total", "Lookups answered from the cache", ["cache"]);
+  const misses = metrics.counter("cache_misses_total", "Lookups not found in the cache", ["cache"]);
+  const failures = metrics.counter("cache_failures_total", "Cache failures answered by the source instead", ["cache", "operation", "code"]);
+  const cacheMetrics: CacheMetrics = {
+    hit: (cache) => hits.inc({ cache }),
+    miss: (cache) => misses.inc({ cache }),
+    failure: (cache, operation, code) => {
+      failures.inc({ cache, operation, code });
+      logger.warn({ cache, operation, code }, "cache failure; answered from the source");
+    },
+  };
+
+  const cache = openCache(config.cache);
+  const lookup = createWorkspaceLookup({ cache, directory: config.directory, metrics: cacheMetrics, cacheTimeoutMs: config.cacheTimeoutMs });
+  const authenticator = createAuthenticator(config.auth);
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
+  app.get("/metrics", async (_req, res) => void res.type(metricsContentType).send(await metrics.render()));
+  app.use(workspaceRoutes(lookup, authenticator));
+  app.use((_req, _res, next) => next(new WorkspaceCacheError("invalid-request", "Only GET /api/rbac/v2/workspaces/?type=root|default is served here.")));
+  app.use(problemHandler((err) => logger.error({ err }, "request failed")));
+
+  let server: Server | undefined;
+  return {
+    async start() {
+      if (server) throw new WorkspaceCacheError("invalid-config", "The server is already started.");
+      // Give Redis a moment to connect, but serve from the store if it does not: it is only a cache.
+      if ("waitUntilReady" in cache) {
+        await cache.waitUntilReady(2_000).catch((err: unknown) => logger.warn({ err }, "Redis not ready; serving from the store until it is"));
+      }
+      const listening = app.listen(port, config.host ?? "0.0.0.0");
+      server = listening;
+      await new Promise<void>((resolve, reject) => {
+        listening.once("listening", resolve);
+        listening.once("error", reject);
+      });
+      const actual = (listening.address() as AddressInfo).port;
+      logger.info({ port: actual, cache: cache.kind }, "workspace-cache listening");
+      return { port: actual };
+    },
+    async stop() {
+      const running = server;
+      server = undefined;
+      if (running) {
+        running.closeAllConnections();
+        await new Promise<void>((resolve) => running.close(() => resolve()));
+      }
+      await cache.close();
+    },
+  };
+}
