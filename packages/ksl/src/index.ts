@@ -1,2 +1,11 @@
-// Public entry of @gatehouse/ksl.
-export {};
+// Public entry of @gatehouse/ksl: the KSL compiler (KSL/IR inputs -> zed schema object and text).
+export { compile, compileOrThrow, parseSource, isIrFile } from "./compile.js";
+export type { KslSource, CompileResult } from "./compile.js";
+export { KslError, KSL_ERROR_CODES, formatDiagnostic, sortDiagnostics } from "./diagnostics.js";
+export type { KslDiagnostic, KslErrorCode, SourceLocation } from "./diagnostics.js";
+export { printZed, printExpression, storedRelationName } from "./zed.js";
+export type { ZedSchema, ZedDefinition, ZedMember, ZedExpression, ZedSubjectType } from "./zed.js";
+export type {
+  NamespaceModule, TypeDecl, RelationDecl, RelationBody, TypeReference, ExtensionReference,
+  ExtensionDefinition, DynamicName, DynamicBody, DynamicType, DynamicRelation, Visibility, Cardinality,
+} from "./ir.js";
