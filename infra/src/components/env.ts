@@ -1,0 +1,45 @@
+// Environment variables shared by the services: the deployment's configuration surface.
+import type * as pulumi from "@pulumi/pulumi";
+import type { GatehouseConfig } from "../config.js";
+import type { EnvSpec } from "./service-component.js";
+
+/** Keys of the connections Secret. */
+export const SECRET_KEYS = { databaseUrl: "database-url", redisUrl: "redis-url" } as const;
+
+export function commonEnv(cfg: GatehouseConfig, port: number): EnvSpec[] {
+  return [
+    { name: "NODE_ENV", value: "production" },
+    { name: "GATEHOUSE_ENV", value: cfg.environment },
+    { name: "GATEHOUSE_DOMAIN", value: cfg.domain },
+    { name: "LOG_LEVEL", value: cfg.logLevel },
+    { name: "PORT", value: String(port) },
+    { name: "SYSTEM_USERS", value: JSON.stringify(cfg.systemUsers) },
+  ];
+}
+
+export function secretEnv(name: string, secretName: pulumi.Input<string>, key: keyof typeof SECRET_KEYS): EnvSpec {
+  return { name, secretName, secretKey: SECRET_KEYS[key] };
+}
+
+/** Bearer-token verification settings of the HTTP services. */
+export function httpAuthEnv(cfg: GatehouseConfig): EnvSpec[] {
+  const env: EnvSpec[] = [{ name: "TRUST_IDENTITY_HEADER", value: String(cfg.trustIdentityHeader) }];
+  if (cfg.oidc) {
+    env.push({ name: "OIDC_ISSUER_URL", value: cfg.oidc.issuerUrl });
+    if (cfg.oidc.audience) env.push({ name: "OIDC_AUDIENCE", value: cfg.oidc.audience });
+  }
+  return env;
+}
+
+/** The authz-engine's authn block. */
+export function engineAuthnEnv(cfg: GatehouseConfig): EnvSpec[] {
+  const a = cfg.authn;
+  const env: EnvSpec[] = [{ name: "AUTHN_MODE", value: a.mode }];
+  if (a.mode === "oidc") {
+    if (a.oidcServerUrl) env.push({ name: "AUTHN_OIDC_SERVER_URL", value: a.oidcServerUrl });
+    if (a.clientId) env.push({ name: "AUTHN_OIDC_CLIENT_ID", value: a.clientId });
+    env.push({ name: "AUTHN_OIDC_SKIP_CLIENT_ID_CHECK", value: String(a.skipClientIdCheck) });
+    env.push({ name: "AUTHN_OIDC_INSECURE_CLIENT", value: String(a.insecureClient) });
+  }
+  return env;
+}

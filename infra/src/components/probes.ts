@@ -1,0 +1,36 @@
+// Probe sets. Liveness only asks "is the process serving at all"; readiness asks "may traffic come"
+// (store reachable, graph caught up); the startup probe gives a slow first start room before
+// liveness may restart the pod.
+import type * as k8s from "@pulumi/kubernetes";
+
+type Probe = k8s.types.input.core.v1.Probe;
+export interface ProbeSet {
+  liveness: Probe;
+  readiness: Probe;
+  startup: Probe;
+}
+
+const timing = { periodSeconds: 10, timeoutSeconds: 2 };
+
+/** HTTP `/livez` and `/readyz` on a named container port. */
+export function httpProbes(port: string): ProbeSet {
+  return {
+    liveness: { httpGet: { path: "/livez", port }, ...timing, failureThreshold: 3 },
+    readiness: { httpGet: { path: "/readyz", port }, ...timing, failureThreshold: 2 },
+    startup: { httpGet: { path: "/livez", port }, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 30 },
+  };
+}
+
+/**
+ * The authz-engine: readiness and startup use the standard `grpc.health.v1.Health` service on the
+ * gRPC port (it reports SERVING once the graph snapshot is loaded); liveness uses the HTTP `/livez` of
+ * the metrics port so a lagging change feed makes the pod unready but never restarts it.
+ */
+export function grpcProbes(grpcPort: number, metricsPort: string): ProbeSet {
+  return {
+    liveness: { httpGet: { path: "/livez", port: metricsPort }, ...timing, failureThreshold: 3 },
+    readiness: { grpc: { port: grpcPort }, ...timing, failureThreshold: 2 },
+    // Loading the relationship snapshot of a large store takes a while: allow up to 5 minutes.
+    startup: { grpc: { port: grpcPort }, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 60 },
+  };
+}

@@ -1,0 +1,217 @@
+// One Gatehouse service on Kubernetes: ServiceAccount, Deployment, Service, HorizontalPodAutoscaler,
+// PodDisruptionBudget and the NetworkPolicy admitting only its callers. The three services differ only
+// in the arguments they pass here.
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { GatehouseConfig, ServiceName, ServiceSettings } from "../config.js";
+
+type Probe = k8s.types.input.core.v1.Probe;
+type EnvVar = k8s.types.input.core.v1.EnvVar;
+type NetworkPolicyPeer = k8s.types.input.networking.v1.NetworkPolicyPeer;
+
+/** The UID/GID the images run as (`USER 10001` in every Dockerfile). */
+export const RUN_AS_USER = 10001;
+
+export interface PortSpec {
+  name: string;
+  port: number;
+  appProtocol: "http" | "grpc";
+}
+
+/** A plain value, or a reference to a key of a Kubernetes Secret (the value never enters the manifest). */
+export type EnvSpec = { name: string; value: string } | { name: string; secretName: pulumi.Input<string>; secretKey: string };
+
+export interface IngressSpec {
+  /** Port names from `ports` this rule opens. */
+  ports: string[];
+  from: NetworkPolicyPeer[];
+}
+
+/** What every service needs from the rest of the program. */
+export interface ServiceContext {
+  cfg: GatehouseConfig;
+  /** The namespace's name as an output, so every object waits for the Namespace. */
+  namespace: pulumi.Input<string>;
+  /** The Secret holding `database-url` and `redis-url`. */
+  secretName: pulumi.Input<string>;
+  opts: pulumi.ComponentResourceOptions;
+}
+
+export interface ServiceComponentArgs {
+  name: ServiceName;
+  namespace: pulumi.Input<string>;
+  environment: string;
+  image: string;
+  settings: ServiceSettings;
+  ports: PortSpec[];
+  metrics: { port: string; path: string };
+  probes: { liveness: Probe; readiness: Probe; startup: Probe };
+  env: EnvSpec[];
+  ingress: IngressSpec[];
+}
+
+export class ServiceComponent extends pulumi.ComponentResource {
+  readonly serviceAccount: k8s.core.v1.ServiceAccount;
+  readonly deployment: k8s.apps.v1.Deployment;
+  readonly service: k8s.core.v1.Service;
+  readonly autoscaler: k8s.autoscaling.v2.HorizontalPodAutoscaler;
+  readonly disruptionBudget: k8s.policy.v1.PodDisruptionBudget;
+  readonly networkPolicy: k8s.networking.v1.NetworkPolicy;
+  /** In-cluster DNS name of the Service. */
+  readonly host: pulumi.Output<string>;
+
+  constructor(args: ServiceComponentArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("gatehouse:index:Service", args.name, {}, opts);
+    const child = { parent: this };
+    const name = args.name;
+    // The selector is immutable on a Deployment, so it holds only labels that never change.
+    const selector = { "app.kubernetes.io/name": name, "app.kubernetes.io/part-of": "gatehouse" };
+    const labels = {
+      ...selector,
+      "app.kubernetes.io/version": args.settings.imageTag,
+      "app.kubernetes.io/managed-by": "pulumi",
+      "gatehouse.io/environment": args.environment,
+    };
+    const metricsPort = portNumber(args.ports, args.metrics.port);
+    const scrape = {
+      "prometheus.io/scrape": "true",
+      "prometheus.io/port": String(metricsPort),
+      "prometheus.io/path": args.metrics.path,
+    };
+    const meta = (annotations?: Record<string, string>) => ({ name, namespace: args.namespace, labels, ...(annotations ? { annotations } : {}) });
+
+    this.serviceAccount = new k8s.core.v1.ServiceAccount(
+      name,
+      // The services never call the Kubernetes API, so no token is mounted.
+      { metadata: meta(), automountServiceAccountToken: false },
+      child,
+    );
+
+    this.deployment = new k8s.apps.v1.Deployment(
+      name,
+      {
+        metadata: meta(),
+        spec: {
+          // No `replicas`: the HorizontalPodAutoscaler owns the count (minReplicas is the floor); setting it
+          // here would reset the scale on every update.
+          selector: { matchLabels: selector },
+          revisionHistoryLimit: 5,
+          strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: "25%" } },
+          template: {
+            metadata: { labels, annotations: scrape },
+            spec: {
+              serviceAccountName: this.serviceAccount.metadata.name,
+              automountServiceAccountToken: false,
+              terminationGracePeriodSeconds: 30,
+              securityContext: {
+                runAsNonRoot: true,
+                runAsUser: RUN_AS_USER,
+                runAsGroup: RUN_AS_USER,
+                fsGroup: RUN_AS_USER,
+                seccompProfile: { type: "RuntimeDefault" },
+              },
+              topologySpreadConstraints: [
+                { maxSkew: 1, topologyKey: "kubernetes.io/hostname", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: selector } },
+              ],
+              containers: [
+                {
+                  name,
+                  image: args.image,
+                  imagePullPolicy: "IfNotPresent",
+                  ports: args.ports.map((p) => ({ name: p.name, containerPort: p.port, protocol: "TCP" })),
+                  env: args.env.map(toEnvVar),
+                  resources: args.settings.resources,
+                  livenessProbe: args.probes.liveness,
+                  readinessProbe: args.probes.readiness,
+                  startupProbe: args.probes.startup,
+                  securityContext: {
+                    runAsNonRoot: true,
+                    runAsUser: RUN_AS_USER,
+                    readOnlyRootFilesystem: true,
+                    allowPrivilegeEscalation: false,
+                    capabilities: { drop: ["ALL"] },
+                  },
+                  // The root filesystem is read-only; Node and libraries may still need a scratch directory.
+                  volumeMounts: [{ name: "tmp", mountPath: "/tmp" }],
+                },
+              ],
+              volumes: [{ name: "tmp", emptyDir: { sizeLimit: "64Mi" } }],
+            },
+          },
+        },
+      },
+      child,
+    );
+
+    this.service = new k8s.core.v1.Service(
+      name,
+      {
+        metadata: meta(scrape),
+        spec: {
+          type: "ClusterIP",
+          selector,
+          ports: args.ports.map((p) => ({ name: p.name, port: p.port, targetPort: p.name, protocol: "TCP", appProtocol: p.appProtocol })),
+        },
+      },
+      child,
+    );
+
+    const target = { apiVersion: "apps/v1", kind: "Deployment", name: this.deployment.metadata.name };
+    this.autoscaler = new k8s.autoscaling.v2.HorizontalPodAutoscaler(
+      name,
+      {
+        metadata: meta(),
+        spec: {
+          scaleTargetRef: target,
+          minReplicas: args.settings.replicas,
+          maxReplicas: args.settings.maxReplicas,
+          metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 70 } } }],
+          // Scale down slowly: the engine rebuilds its graph on start, so flapping is expensive.
+          behavior: { scaleDown: { stabilizationWindowSeconds: 300, policies: [{ type: "Pods", value: 1, periodSeconds: 60 }] } },
+        },
+      },
+      child,
+    );
+
+    this.disruptionBudget = new k8s.policy.v1.PodDisruptionBudget(
+      name,
+      { metadata: meta(), spec: { minAvailable: args.settings.minAvailable, selector: { matchLabels: selector } } },
+      child,
+    );
+
+    this.networkPolicy = new k8s.networking.v1.NetworkPolicy(
+      name,
+      {
+        metadata: meta(),
+        spec: {
+          // Selecting the pods with an Ingress policy denies every caller not listed below.
+          podSelector: { matchLabels: selector },
+          policyTypes: ["Ingress"],
+          ingress: args.ingress.map((rule) => ({
+            from: rule.from,
+            ports: rule.ports.map((p) => ({ protocol: "TCP", port: portNumber(args.ports, p) })),
+          })),
+        },
+      },
+      child,
+    );
+
+    this.host = pulumi.interpolate`${this.service.metadata.name}.${this.service.metadata.namespace}.svc.cluster.local`;
+    this.registerOutputs({ host: this.host });
+  }
+
+  /** Every Kubernetes object of this component. */
+  get resources(): pulumi.CustomResource[] {
+    return [this.serviceAccount, this.deployment, this.service, this.autoscaler, this.disruptionBudget, this.networkPolicy];
+  }
+}
+
+function portNumber(ports: PortSpec[], name: string): number {
+  const port = ports.find((p) => p.name === name);
+  if (!port) throw new Error(`port '${name}' is not declared (declared: ${ports.map((p) => p.name).join(", ")})`);
+  return port.port;
+}
+
+function toEnvVar(e: EnvSpec): EnvVar {
+  return "value" in e ? { name: e.name, value: e.value } : { name: e.name, valueFrom: { secretKeyRef: { name: e.secretName, key: e.secretKey } } };
+}

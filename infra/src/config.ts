@@ -1,0 +1,330 @@
+// Typed stack configuration. Every problem in a stack's config is reported at once, each naming the
+// key to set, so a broken `Pulumi.<stack>.yaml` is fixed in one round trip instead of one per key.
+import * as pulumi from "@pulumi/pulumi";
+
+export const NAMESPACE = "gatehouse";
+export const SERVICE_NAMES = ["management-api", "authz-engine", "workspace-cache"] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export interface ResourceSpec {
+  requests: { cpu: string; memory: string };
+  limits: { cpu: string; memory: string };
+}
+
+export interface ServiceSettings {
+  /** Floor of the HorizontalPodAutoscaler (the Deployment leaves `replicas` to it). */
+  replicas: number;
+  maxReplicas: number;
+  /** PodDisruptionBudget: pods that must stay up during voluntary disruptions (drains, upgrades). */
+  minAvailable: number;
+  imageTag: string;
+  resources: ResourceSpec;
+}
+
+export interface SystemUser {
+  admin: boolean;
+  is_service_account: boolean;
+  allow_any_org: boolean;
+}
+
+export interface AuthnConfig {
+  mode: "oidc" | "none";
+  oidcServerUrl?: string;
+  clientId?: string;
+  skipClientIdCheck: boolean;
+  insecureClient: boolean;
+}
+
+export interface GatehouseConfig {
+  stack: string;
+  environment: "stage" | "prod";
+  namespace: string;
+  domain: string;
+  logLevel: string;
+  imageRegistry: string;
+  services: Record<ServiceName, ServiceSettings>;
+  systemUsers: Record<string, SystemUser>;
+  trustIdentityHeader: boolean;
+  /** Bearer-token verification for the management API and workspace cache. */
+  oidc?: { issuerUrl: string; audience?: string };
+  /** The authz-engine's authn block. */
+  authn: AuthnConfig;
+  ingressNamespace: string;
+  monitoringNamespace: string;
+  /** Name of the Kubernetes Secret holding the connections when it is not created by this program. */
+  secretName: string;
+  /** Present unless rendering YAML: rendered manifests must not carry secrets, so the Secret is created out of band. */
+  connections?: { databaseUrl: pulumi.Output<string>; redisUrl: pulumi.Output<string> };
+  /** A client application's credentials, exported as `AUTHZ_AUTH_*` stack outputs (the secret stays secret). */
+  authzClient?: { clientId: string; clientSecret?: pulumi.Output<string> };
+  renderYamlTo?: string;
+}
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(
+    readonly stackName: string,
+    readonly problems: string[],
+  ) {
+    super(
+      `Invalid configuration for stack '${stackName}' (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n` +
+        problems.map((p) => `  - ${p}`).join("\n"),
+    );
+  }
+}
+
+export const DEFAULT_RESOURCES: Record<ServiceName, ResourceSpec> = {
+  "management-api": { requests: { cpu: "250m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } },
+  // The engine holds the whole relationship graph in memory.
+  "authz-engine": { requests: { cpu: "500m", memory: "1Gi" }, limits: { cpu: "2", memory: "2Gi" } },
+  "workspace-cache": { requests: { cpu: "100m", memory: "128Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
+};
+
+/** Where a raw value comes from: plain keys, JSON objects and secrets, as Pulumi config exposes them. */
+export interface ConfigSource {
+  get(key: string): string | undefined;
+  getObject(key: string): unknown;
+  getSecret(key: string): pulumi.Output<string> | undefined;
+}
+
+export function pulumiConfigSource(config = new pulumi.Config(NAMESPACE)): ConfigSource {
+  return {
+    get: (key) => config.get(key),
+    getObject: (key) => {
+      try {
+        return config.getObject<unknown>(key);
+      } catch {
+        throw new ConfigError(pulumi.getStack(), [`${NAMESPACE}:${key} is not valid JSON/YAML`]);
+      }
+    },
+    getSecret: (key) => config.getSecret(key),
+  };
+}
+
+export function loadConfig(source: ConfigSource = pulumiConfigSource(), stack = pulumi.getStack()): GatehouseConfig {
+  return new Reader(source, stack).read();
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/;
+
+class Reader {
+  private readonly problems: string[] = [];
+  constructor(
+    private readonly src: ConfigSource,
+    private readonly stack: string,
+  ) {}
+
+  read(): GatehouseConfig {
+    const renderYamlTo = this.src.get("renderYamlTo") || undefined;
+    const environment = this.requireString("environment");
+    if (environment !== undefined && environment !== "stage" && environment !== "prod") {
+      this.problem(`${NAMESPACE}:environment must be 'stage' or 'prod', got '${environment}'`);
+    }
+    const namespace = this.src.get("namespace") ?? `gatehouse-${this.stack}`;
+    if (!DNS_LABEL.test(namespace)) this.problem(`${NAMESPACE}:namespace '${namespace}' is not a valid Kubernetes namespace name`);
+    const imageTag = this.requireString("imageTag");
+    const imageRegistry = this.requireString("imageRegistry");
+    const domain = this.requireString("domain");
+    const cfg = {
+      stack: this.stack,
+      environment: environment as GatehouseConfig["environment"],
+      namespace,
+      domain: domain ?? "",
+      logLevel: this.src.get("logLevel") ?? "info",
+      imageRegistry: (imageRegistry ?? "").replace(/\/+$/, ""),
+      services: this.services(imageTag ?? ""),
+      systemUsers: this.systemUsers(),
+      trustIdentityHeader: this.bool(this.src.get("trustIdentityHeader"), "trustIdentityHeader", false),
+      authn: this.authn(),
+      ingressNamespace: this.src.get("ingressNamespace") ?? "ingress-nginx",
+      monitoringNamespace: this.src.get("monitoringNamespace") ?? "monitoring",
+      secretName: this.src.get("secretName") ?? "gatehouse-connections",
+      ...this.optional("oidc", this.oidc()),
+      ...this.optional("connections", renderYamlTo ? undefined : this.connections()),
+      ...this.optional("authzClient", this.authzClient()),
+      ...this.optional("renderYamlTo", renderYamlTo),
+    } satisfies GatehouseConfig;
+    if (this.problems.length > 0) throw new ConfigError(this.stack, this.problems);
+    return cfg;
+  }
+
+  private optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+    return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+  }
+
+  private problem(message: string): void {
+    this.problems.push(message);
+  }
+
+  private requireString(key: string): string | undefined {
+    const value = this.src.get(key);
+    if (value === undefined || value.trim() === "") {
+      this.problem(`${NAMESPACE}:${key} is required (set it in Pulumi.${this.stack}.yaml or with \`pulumi config set ${NAMESPACE}:${key} <value>\`)`);
+      return undefined;
+    }
+    return value;
+  }
+
+  private requireSecret(key: string, hint: string): pulumi.Output<string> | undefined {
+    const value = this.src.getSecret(key);
+    if (value === undefined) {
+      this.problem(`${NAMESPACE}:${key} is required as a secret: \`pulumi config set --secret ${NAMESPACE}:${key} ${hint}\``);
+    }
+    return value;
+  }
+
+  private bool(raw: unknown, key: string, fallback: boolean): boolean {
+    if (raw === undefined) return fallback;
+    if (typeof raw === "boolean") return raw;
+    if (raw === "true" || raw === "false") return raw === "true";
+    this.problem(`${NAMESPACE}:${key} must be true or false, got '${String(raw)}'`);
+    return fallback;
+  }
+
+  private int(raw: unknown, key: string, min: number): number {
+    const value = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
+    if (raw === undefined) {
+      this.problem(`${NAMESPACE}:${key} is required (an integer ≥ ${min})`);
+      return min;
+    }
+    if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
+      this.problem(`${NAMESPACE}:${key} must be an integer ≥ ${min}, got '${String(raw)}'`);
+      return min;
+    }
+    return value;
+  }
+
+  private services(imageTag: string): Record<ServiceName, ServiceSettings> {
+    const raw = this.src.getObject("services");
+    if (raw === undefined) this.problem(`${NAMESPACE}:services is required (replicas, maxReplicas and minAvailable for each of ${SERVICE_NAMES.join(", ")})`);
+    else if (!isObj(raw)) this.problem(`${NAMESPACE}:services must be an object keyed by service name`);
+    const all = isObj(raw) ? raw : {};
+    for (const key of Object.keys(all)) {
+      if (!(SERVICE_NAMES as readonly string[]).includes(key)) this.problem(`${NAMESPACE}:services.${key} is not a Gatehouse service (expected ${SERVICE_NAMES.join(", ")})`);
+    }
+    const out = {} as Record<ServiceName, ServiceSettings>;
+    for (const name of SERVICE_NAMES) {
+      const s = all[name];
+      if (raw !== undefined && !isObj(s)) this.problem(`${NAMESPACE}:services.${name} is required`);
+      out[name] = this.service(name, isObj(s) ? s : {}, imageTag, raw !== undefined && isObj(s));
+    }
+    return out;
+  }
+
+  private service(name: ServiceName, s: Obj, imageTag: string, report: boolean): ServiceSettings {
+    const key = `services.${name}`;
+    const before = this.problems.length;
+    const replicas = this.int(s["replicas"], `${key}.replicas`, 1);
+    const maxReplicas = this.int(s["maxReplicas"], `${key}.maxReplicas`, 1);
+    const minAvailable = this.int(s["minAvailable"], `${key}.minAvailable`, 0);
+    if (!report) this.problems.length = before; // the missing block itself is already reported
+    if (report && maxReplicas < replicas) this.problem(`${NAMESPACE}:${key}.maxReplicas (${maxReplicas}) must be ≥ replicas (${replicas})`);
+    // A budget that keeps every replica up blocks node drains forever.
+    if (report && minAvailable >= replicas) {
+      this.problem(`${NAMESPACE}:${key}.minAvailable (${minAvailable}) must be below replicas (${replicas}), or node drains never finish`);
+    }
+    const tag = s["imageTag"] === undefined ? imageTag : String(s["imageTag"]);
+    return { replicas, maxReplicas, minAvailable, imageTag: tag, resources: this.resources(name, s["resources"]) };
+  }
+
+  private resources(name: ServiceName, raw: unknown): ResourceSpec {
+    const base = DEFAULT_RESOURCES[name];
+    if (raw === undefined) return base;
+    const r = isObj(raw) ? raw : {};
+    const merged: ResourceSpec = {
+      requests: { ...base.requests, ...(isObj(r["requests"]) ? (r["requests"] as Obj) : {}) } as ResourceSpec["requests"],
+      limits: { ...base.limits, ...(isObj(r["limits"]) ? (r["limits"] as Obj) : {}) } as ResourceSpec["limits"],
+    };
+    for (const [kind, values] of Object.entries(merged)) {
+      for (const [res, q] of Object.entries(values as Obj)) {
+        if (typeof q !== "string" || !QUANTITY.test(q)) {
+          this.problem(`${NAMESPACE}:services.${name}.resources.${kind}.${res} must be a Kubernetes quantity such as '500m' or '1Gi', got '${String(q)}'`);
+        }
+      }
+    }
+    return merged;
+  }
+
+  private systemUsers(): Record<string, SystemUser> {
+    const raw = this.src.getObject("systemUsers");
+    if (raw === undefined) return {};
+    if (!isObj(raw)) {
+      this.problem(`${NAMESPACE}:systemUsers must be an object keyed by token subject`);
+      return {};
+    }
+    const out: Record<string, SystemUser> = {};
+    for (const [sub, flags] of Object.entries(raw)) {
+      const f = isObj(flags) ? flags : {};
+      if (!isObj(flags)) this.problem(`${NAMESPACE}:systemUsers.${sub} must be an object {admin, is_service_account, allow_any_org}`);
+      out[sub] = {
+        admin: this.bool(f["admin"], `systemUsers.${sub}.admin`, false),
+        is_service_account: this.bool(f["is_service_account"], `systemUsers.${sub}.is_service_account`, false),
+        allow_any_org: this.bool(f["allow_any_org"], `systemUsers.${sub}.allow_any_org`, false),
+      };
+    }
+    return out;
+  }
+
+  private authn(): AuthnConfig {
+    const raw = this.src.getObject("authn");
+    if (raw === undefined) {
+      this.problem(`${NAMESPACE}:authn is required (mode: oidc with oidcServerUrl and clientId, or mode: none)`);
+      return { mode: "none", skipClientIdCheck: false, insecureClient: false };
+    }
+    const a = isObj(raw) ? raw : {};
+    const mode = a["mode"] ?? "oidc";
+    if (mode !== "oidc" && mode !== "none") this.problem(`${NAMESPACE}:authn.mode must be 'oidc' or 'none', got '${String(mode)}'`);
+    const out: AuthnConfig = {
+      mode: mode === "none" ? "none" : "oidc",
+      skipClientIdCheck: this.bool(a["skipClientIdCheck"], "authn.skipClientIdCheck", false),
+      insecureClient: this.bool(a["insecureClient"], "authn.insecureClient", false),
+    };
+    if (out.mode === "oidc") {
+      const url = a["oidcServerUrl"];
+      if (typeof url !== "string" || !/^https?:\/\//.test(url)) this.problem(`${NAMESPACE}:authn.oidcServerUrl is required when authn.mode is oidc (an http(s) URL)`);
+      else out.oidcServerUrl = url;
+      const clientId = a["clientId"];
+      if (typeof clientId === "string" && clientId !== "") out.clientId = clientId;
+      else if (!out.skipClientIdCheck) this.problem(`${NAMESPACE}:authn.clientId is required unless authn.skipClientIdCheck is true`);
+    }
+    if (this.environmentIsProd() && (out.mode === "none" || out.insecureClient)) {
+      this.problem(`${NAMESPACE}:authn must use mode oidc with insecureClient false in prod`);
+    }
+    return out;
+  }
+
+  private environmentIsProd(): boolean {
+    return this.src.get("environment") === "prod";
+  }
+
+  private oidc(): GatehouseConfig["oidc"] {
+    const raw = this.src.getObject("oidc");
+    if (raw === undefined) return undefined;
+    const o = isObj(raw) ? raw : {};
+    const issuerUrl = o["issuerUrl"];
+    if (typeof issuerUrl !== "string" || !/^https?:\/\//.test(issuerUrl)) {
+      this.problem(`${NAMESPACE}:oidc.issuerUrl is required when oidc is set (an http(s) URL)`);
+      return undefined;
+    }
+    return typeof o["audience"] === "string" ? { issuerUrl, audience: o["audience"] } : { issuerUrl };
+  }
+
+  private connections(): GatehouseConfig["connections"] {
+    const databaseUrl = this.requireSecret("databaseUrl", "postgres://user:password@host:5432/gatehouse");
+    const redisUrl = this.requireSecret("redisUrl", "redis://:password@host:6379");
+    return databaseUrl && redisUrl ? { databaseUrl, redisUrl } : undefined;
+  }
+
+  private authzClient(): GatehouseConfig["authzClient"] {
+    const clientId = this.src.get("authzClientId");
+    const clientSecret = this.src.getSecret("authzClientSecret");
+    if (clientId === undefined) {
+      if (clientSecret !== undefined) this.problem(`${NAMESPACE}:authzClientSecret is set without ${NAMESPACE}:authzClientId`);
+      return undefined;
+    }
+    return clientSecret ? { clientId, clientSecret } : { clientId };
+  }
+}

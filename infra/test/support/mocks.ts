@@ -1,0 +1,95 @@
+// Runs the Pulumi program against Pulumi's runtime mocks and records every resource registration.
+import * as pulumi from "@pulumi/pulumi";
+import { loadConfig } from "../../src/config.js";
+import { deploy, kubernetesObjects, type Deployed } from "../../src/program.js";
+import { stackConfig } from "./stack-config.js";
+
+export interface Registered {
+  type: string;
+  name: string;
+  inputs: Record<string, unknown>;
+}
+
+export interface Run {
+  stack: string;
+  registered: Registered[];
+  deployed: Deployed;
+  /** Kubernetes objects as they would be sent to the API server (secrets unwrapped), keyed `Kind/name`. */
+  objects: Map<string, Record<string, unknown>>;
+}
+
+/** Connection strings and a client secret used by every run; tests search for them in plain text. */
+export const SECRETS = {
+  "gatehouse:databaseUrl": "postgres://gatehouse:db-pass-4f1c9a@db.internal:5432/gatehouse",
+  "gatehouse:redisUrl": "redis://:redis-pass-8b27e0@redis.internal:6379",
+  "gatehouse:authzClientSecret": "client-secret-c03d55",
+};
+
+export async function setupMocks(stack: string, config: Record<string, string>, secretKeys: string[] = []): Promise<Registered[]> {
+  const registered: Registered[] = [];
+  await pulumi.runtime.setMocks(
+    {
+      newResource: (args) => {
+        registered.push({ type: args.type, name: args.name, inputs: args.inputs as Record<string, unknown> });
+        const metadata = (args.inputs["metadata"] ?? {}) as Record<string, unknown>;
+        // Mimic Pulumi's auto-naming of Kubernetes objects that have no explicit name.
+        const state = args.type.startsWith("kubernetes:") && args.type !== "pulumi:providers:kubernetes"
+          ? { ...args.inputs, metadata: { ...metadata, name: metadata["name"] ?? `${args.name}-a1b2c3` } }
+          : args.inputs;
+        return { id: `${args.name}-id`, state };
+      },
+      call: (args) => args.inputs,
+    },
+    "gatehouse",
+    stack,
+    false,
+  );
+  pulumi.runtime.setAllConfig(config, secretKeys);
+  return registered;
+}
+
+/** Deploys `stack` from its real `Pulumi.<stack>.yaml`, plus secrets and any overrides. */
+export async function runStack(stack: string, overrides: Record<string, string | undefined> = {}): Promise<Run> {
+  const config: Record<string, string> = { ...stackConfig(stack), ...SECRETS, "gatehouse:authzClientId": "inventory-api" };
+  for (const [k, v] of Object.entries(overrides)) {
+    if (v === undefined) delete config[k];
+    else config[k] = v;
+  }
+  const registered = await setupMocks(stack, config, Object.keys(SECRETS));
+  const deployed = deploy(loadConfig());
+  // Registrations are asynchronous: wait until every object has been registered.
+  await Promise.all(kubernetesObjects(deployed).map((r) => resolve(r.urn)));
+  await Promise.all(Object.values(deployed.services).map((s) => resolve(s.urn)));
+  const objects = new Map<string, Record<string, unknown>>();
+  for (const r of registered) {
+    if (!r.type.startsWith("kubernetes:") || r.type === "pulumi:providers:kubernetes") continue;
+    const obj = unwrapSecrets(r.inputs) as Record<string, unknown>;
+    const meta = obj["metadata"] as { name?: string } | undefined;
+    objects.set(`${String(obj["kind"])}/${meta?.name ?? r.name}`, obj);
+  }
+  return { stack, registered, deployed, objects };
+}
+
+export function resolve<T>(output: pulumi.Output<T>): Promise<T> {
+  return new Promise((ok) => output.apply((v) => ok(v)));
+}
+
+export function isSecretWrapper(v: unknown): v is { value: unknown } {
+  return typeof v === "object" && v !== null && (v as Record<string, unknown>)[pulumi.runtime.specialSigKey] === pulumi.runtime.specialSecretSig;
+}
+
+/** Replaces Pulumi secret wrappers by their values: what the provider would send to the API server. */
+export function unwrapSecrets(v: unknown): unknown {
+  if (isSecretWrapper(v)) return unwrapSecrets(v.value);
+  if (Array.isArray(v)) return v.map(unwrapSecrets);
+  if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unwrapSecrets(x)]));
+  return v;
+}
+
+/** The inputs with every secret wrapper removed: what may be shown in plain text. */
+export function withoutSecrets(v: unknown): unknown {
+  if (isSecretWrapper(v)) return "[secret]";
+  if (Array.isArray(v)) return v.map(withoutSecrets);
+  if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutSecrets(x)]));
+  return v;
+}
