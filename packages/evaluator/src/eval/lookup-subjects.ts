@@ -1,0 +1,135 @@
+// lookupSubjects: the subjects of one type (optionally a subject set `type#relation`) that hold a
+// permission on a resource. A forward expansion from the resource; each (node, slot) is expanded
+// once per request. Wildcards come back as `wildcard: true` plus the ids excluded from it.
+import { EvaluationError } from "../errors.js";
+import type { RelationshipGraph } from "../graph/relationship-graph.js";
+import type { Op } from "../model/model.js";
+import { WILDCARD_ID, type ObjectRef } from "../relationship.js";
+import { DEFAULT_MAX_DEPTH } from "./evaluation.js";
+import { resolvePermission, resolveType } from "./subject.js";
+
+export interface SubjectsResult {
+  /** Sorted ids of concrete subjects that hold the permission. */
+  ids: string[];
+  /** True if every subject of the type holds it, except those in `excluded`. */
+  wildcard: boolean;
+  excluded: string[];
+}
+
+/** member(x) = ids.has(x) || (wildcard && !excluded.has(x)); excluded ∩ ids = ∅. */
+interface SubjectSet {
+  ids: Set<string>;
+  wildcard: boolean;
+  excluded: Set<string>;
+}
+
+const EMPTY: SubjectSet = { ids: new Set(), wildcard: false, excluded: new Set() };
+
+const member = (s: SubjectSet, id: string): boolean => s.ids.has(id) || (s.wildcard && !s.excluded.has(id));
+
+/** Combines two sets pointwise: `keep(inA, inB)` decides membership, also for the wildcard part. */
+function combine(a: SubjectSet, b: SubjectSet, keep: (inA: boolean, inB: boolean) => boolean): SubjectSet {
+  const wildcard = keep(a.wildcard, b.wildcard);
+  const ids = new Set<string>();
+  const excluded = new Set<string>();
+  for (const x of [a.ids, b.ids, a.excluded, b.excluded]) {
+    for (const id of x) {
+      if (keep(member(a, id), member(b, id))) ids.add(id);
+      else if (wildcard) excluded.add(id);
+    }
+  }
+  return { ids, wildcard, excluded };
+}
+
+export function lookupSubjects(
+  graph: RelationshipGraph,
+  resource: ObjectRef,
+  permission: string,
+  subjectType: string,
+  subjectRelation?: string,
+): SubjectsResult {
+  const typeIndex = resolveType(graph, resource.type);
+  const slot = resolvePermission(graph, typeIndex, permission);
+  const wantedType = resolveType(graph, subjectType);
+  const wantedSlot = subjectRelation === undefined || subjectRelation === "" ? -1 : resolvePermission(graph, wantedType, subjectRelation);
+  const { model } = graph;
+  const done = new Map<number, SubjectSet>();
+  const inProgress = new Set<number>();
+
+  const expandSlot = (node: number, s: number, depth: number): SubjectSet => {
+    const key = node * model.slotCount + s;
+    const cached = done.get(key);
+    if (cached) return cached;
+    if (inProgress.has(key) || depth > DEFAULT_MAX_DEPTH) {
+      throw new EvaluationError("max-depth-exceeded", `max depth exceeded expanding ${model.typeNames[graph.nodeType[node]!]}:${graph.nodeId[node]}#${model.slots[s]!.name}`);
+    }
+    inProgress.add(key);
+    const slotDef = model.slots[s]!;
+    let result = slotDef.stored ? expandDirect(node, s, depth) : expandOp(slotDef.op!, node, depth);
+    // A subject set contains itself.
+    if (s === wantedSlot && graph.nodeType[node] === wantedType) {
+      result = { ...result, ids: new Set(result.ids).add(graph.nodeId[node]!) };
+    }
+    inProgress.delete(key);
+    done.set(key, result);
+    return result;
+  };
+
+  const expandDirect = (node: number, s: number, depth: number): SubjectSet => {
+    const ids = new Set<string>();
+    let wildcard = false;
+    let result: SubjectSet = EMPTY;
+    for (const code of graph.forward[s]!.get(node) ?? []) {
+      if (code >= 0) {
+        if (wantedSlot >= 0 || graph.nodeType[code] !== wantedType) {
+          // A wildcard of the wanted type also matches subject sets of that type.
+          if (wantedSlot >= 0 && graph.nodeType[code] === wantedType && graph.nodeId[code] === WILDCARD_ID) wildcard = true;
+          continue;
+        }
+        if (graph.nodeId[code] === WILDCARD_ID) wildcard = true;
+        else ids.add(graph.nodeId[code]!);
+        continue;
+      }
+      const u = -code - 1;
+      const sub = expandSlot(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1);
+      result = combine(result, sub, (a, b) => a || b);
+    }
+    return combine(result, { ids, wildcard, excluded: new Set() }, (a, b) => a || b);
+  };
+
+  const expandOp = (op: Op, node: number, depth: number): SubjectSet => {
+    switch (op.k) {
+      case "slot":
+        return expandSlot(node, op.slot, depth + 1);
+      case "arrow": {
+        let result = EMPTY;
+        for (const code of graph.forward[op.tupleset]!.get(node) ?? []) {
+          const target = code >= 0 ? code : graph.usersetNode[-code - 1]!;
+          const s = op.targetByType[graph.nodeType[target]!]!;
+          if (s >= 0) result = combine(result, expandSlot(target, s, depth + 1), (a, b) => a || b);
+        }
+        return result;
+      }
+      case "union":
+        return op.ops.reduce<SubjectSet>((acc, child) => combine(acc, expandOp(child, node, depth), (a, b) => a || b), EMPTY);
+      case "intersection": {
+        let acc = expandOp(op.ops[0]!, node, depth);
+        for (const child of op.ops.slice(1)) acc = combine(acc, expandOp(child, node, depth), (a, b) => a && b);
+        return acc;
+      }
+      case "exclusion":
+        return combine(expandOp(op.left, node, depth), expandOp(op.right, node, depth), (a, b) => a && !b);
+      case "nil":
+        return EMPTY;
+    }
+  };
+
+  const node = graph.nodeOf(typeIndex, resource.id);
+  let result: SubjectSet = node < 0 ? EMPTY : expandSlot(node, slot, 0);
+  if (node < 0 && slot === wantedSlot && typeIndex === wantedType) result = { ...EMPTY, ids: new Set([resource.id]) };
+  return {
+    ids: [...result.ids].sort(),
+    wildcard: result.wildcard,
+    excluded: result.wildcard ? [...result.excluded].sort() : [],
+  };
+}

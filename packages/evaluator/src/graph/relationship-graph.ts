@@ -1,0 +1,178 @@
+// In-memory relationship store. Objects are interned to integer nodes; subjects are encoded as
+// the node (>= 0) or, for subject sets, as -(userset + 1). Each stored relation keeps two indexes:
+// resource → subjects (for check) and subject → resources (for reverse lookups).
+import { EvaluationError } from "../errors.js";
+import type { Model } from "../model/model.js";
+import { formatRelationship, isValidObjectId, WILDCARD_ID, type Relationship } from "../relationship.js";
+import { Adjacency } from "./adjacency.js";
+
+export class RelationshipGraph {
+  readonly model: Model;
+  /** Set by the owner (for example the store's revision this graph reflects). */
+  revision = 0;
+
+  /** Per type: object id → node. */
+  private readonly nodesByType: Array<Map<string, number>>;
+  /** node → type index / object id. */
+  readonly nodeType: number[] = [];
+  readonly nodeId: string[] = [];
+  /** Subject sets: node → (slot → userset); userset → node, slot. */
+  private readonly usersetIndex = new Map<number, Map<number, number>>();
+  readonly usersetNode: number[] = [];
+  readonly usersetSlot: number[] = [];
+  /** Per slot (stored relations only): resource node → subject codes, subject code → resource nodes. */
+  readonly forward: Array<Adjacency | undefined>;
+  readonly reverse: Array<Adjacency | undefined>;
+  /** Subset of `forward` holding only subject-set codes, so checks never scan big plain lists for them. */
+  readonly forwardSets: Array<Adjacency | undefined>;
+  private count = 0;
+
+  constructor(model: Model) {
+    this.model = model;
+    this.nodesByType = model.typeNames.map(() => new Map());
+    this.forward = model.slots.map((s) => (s.stored ? new Adjacency() : undefined));
+    this.reverse = model.slots.map((s) => (s.stored ? new Adjacency() : undefined));
+    this.forwardSets = model.slots.map((s) => (s.stored && s.allowed.some((a) => a.relation !== undefined) ? new Adjacency() : undefined));
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  add(r: Relationship): boolean {
+    const { slot, resource, subject } = this.encode(r, true);
+    if (!this.forward[slot]!.add(resource, subject)) return false;
+    this.reverse[slot]!.add(subject, resource);
+    if (subject < 0) this.forwardSets[slot]!.add(resource, subject);
+    this.count++;
+    return true;
+  }
+
+  remove(r: Relationship): boolean {
+    const { slot, resource, subject } = this.encode(r, false);
+    if (resource < 0 || subject === NOT_FOUND) return false;
+    if (!this.forward[slot]!.remove(resource, subject)) return false;
+    this.reverse[slot]!.remove(subject, resource);
+    if (subject < 0) this.forwardSets[slot]!.remove(resource, subject);
+    this.count--;
+    return true;
+  }
+
+  has(r: Relationship): boolean {
+    const { slot, resource, subject } = this.encode(r, false);
+    if (resource < 0 || subject === NOT_FOUND) return false;
+    return this.forward[slot]!.has(resource, subject);
+  }
+
+  /** Every stored relationship (order unspecified). */
+  *relationships(): IterableIterator<Relationship> {
+    const { model } = this;
+    for (let slot = 0; slot < model.slots.length; slot++) {
+      const index = this.forward[slot];
+      if (!index) continue;
+      const s = model.slots[slot]!;
+      const resourceType = model.typeNames[s.typeIndex]!;
+      for (const [resource, subjects] of index.entries()) {
+        for (const code of subjects) yield { resourceType, resourceId: this.nodeId[resource]!, relation: s.name, ...this.decodeSubject(code) };
+      }
+    }
+  }
+
+  /** Node of an object, or -1 if the object appears in no relationship. */
+  nodeOf(typeIndex: number, id: string): number {
+    return this.nodesByType[typeIndex]?.get(id) ?? -1;
+  }
+
+  /** Userset code of (node, slot), or NOT_FOUND. */
+  usersetCode(node: number, slot: number): number {
+    const id = this.usersetIndex.get(node)?.get(slot);
+    return id === undefined ? NOT_FOUND : -(id + 1);
+  }
+
+  /** Userset codes of every subject set of `node` that appears in some relationship. */
+  usersetCodesOf(node: number): number[] {
+    return [...(this.usersetIndex.get(node)?.values() ?? [])].map((id) => -(id + 1));
+  }
+
+  /** Ids of every known object of a type (objects that appear in at least one relationship, now or before). */
+  objectIds(typeIndex: number): string[] {
+    return [...(this.nodesByType[typeIndex]?.keys() ?? [])].filter((id) => id !== WILDCARD_ID);
+  }
+
+  decodeSubject(code: number): { subjectType: string; subjectId: string; subjectRelation?: string } {
+    const { model } = this;
+    if (code >= 0) return { subjectType: model.typeNames[this.nodeType[code]!]!, subjectId: this.nodeId[code]! };
+    const u = -code - 1;
+    const node = this.usersetNode[u]!;
+    return {
+      subjectType: model.typeNames[this.nodeType[node]!]!,
+      subjectId: this.nodeId[node]!,
+      subjectRelation: model.slots[this.usersetSlot[u]!]!.name,
+    };
+  }
+
+  internNode(typeIndex: number, id: string): number {
+    const byId = this.nodesByType[typeIndex]!;
+    let node = byId.get(id);
+    if (node === undefined) {
+      node = this.nodeType.length;
+      byId.set(id, node);
+      this.nodeType.push(typeIndex);
+      this.nodeId.push(id);
+    }
+    return node;
+  }
+
+  private internUserset(node: number, slot: number): number {
+    let bySlot = this.usersetIndex.get(node);
+    if (!bySlot) this.usersetIndex.set(node, (bySlot = new Map()));
+    let id = bySlot.get(slot);
+    if (id === undefined) {
+      id = this.usersetNode.length;
+      bySlot.set(slot, id);
+      this.usersetNode.push(node);
+      this.usersetSlot.push(slot);
+    }
+    return -(id + 1);
+  }
+
+  /** Validates r against the model and encodes it; with intern=false unknown objects give -1/NOT_FOUND. */
+  private encode(r: Relationship, intern: boolean): { slot: number; resource: number; subject: number } {
+    const { model } = this;
+    const bad = (code: ConstructorParameters<typeof EvaluationError>[0], why: string): never => {
+      throw new EvaluationError(code, `invalid relationship ${formatRelationship(r)}: ${why}`);
+    };
+    const typeIndex = model.typeIndex(r.resourceType);
+    if (typeIndex === undefined) return bad("unknown-type", `unknown resource type '${r.resourceType}'`);
+    const slot = model.slotOf(typeIndex, r.relation);
+    if (slot < 0) return bad("unknown-relation", `'${r.resourceType}' has no relation '${r.relation}'`);
+    if (!model.slots[slot]!.stored) return bad("write-to-permission", `'${r.relation}' is a permission, relationships can only be written to relations`);
+    if (!isValidObjectId(r.resourceId) || r.resourceId === WILDCARD_ID) return bad("invalid-object-id", `invalid resource id '${r.resourceId}'`);
+    const wildcard = r.subjectId === WILDCARD_ID;
+    if (!wildcard && !isValidObjectId(r.subjectId)) return bad("invalid-object-id", `invalid subject id '${r.subjectId}'`);
+    const subjectRelation = r.subjectRelation === "" || r.subjectRelation === "..." ? undefined : r.subjectRelation;
+    if (wildcard && subjectRelation !== undefined) return bad("invalid-relationship", "a wildcard subject cannot have a subject relation");
+    const allowedHere = model.slots[slot]!.allowed.some(
+      (a) => a.type === r.subjectType && a.wildcard === wildcard && a.relation === subjectRelation,
+    );
+    if (!allowedHere) {
+      const shape = `${r.subjectType}${wildcard ? ":*" : subjectRelation ? `#${subjectRelation}` : ""}`;
+      return bad("subject-type-not-allowed", `'${r.resourceType}#${r.relation}' does not allow subjects of type ${shape}`);
+    }
+    const subjectTypeIndex = model.typeIndex(r.subjectType)!;
+    if (!intern) {
+      const resource = this.nodeOf(typeIndex, r.resourceId);
+      const subjectNode = this.nodeOf(subjectTypeIndex, r.subjectId);
+      if (subjectNode < 0) return { slot, resource, subject: NOT_FOUND };
+      const subject = subjectRelation === undefined ? subjectNode : this.usersetCode(subjectNode, model.slotOf(subjectTypeIndex, subjectRelation));
+      return { slot, resource, subject };
+    }
+    const resource = this.internNode(typeIndex, r.resourceId);
+    const subjectNode = this.internNode(subjectTypeIndex, r.subjectId);
+    const subject = subjectRelation === undefined ? subjectNode : this.internUserset(subjectNode, model.slotOf(subjectTypeIndex, subjectRelation));
+    return { slot, resource, subject };
+  }
+}
+
+/** Marker for "this subject was never interned", distinct from every node (>= 0) and userset (< 0) code. */
+export const NOT_FOUND = Number.NEGATIVE_INFINITY;

@@ -1,0 +1,65 @@
+// Relationship tuples and their canonical text form:
+//   rbac/workspace:w1#t_parent@rbac/workspace:root
+//   rbac/role_binding:rb#t_subject@rbac/group:g#member
+//   rbac/role:r#t_inventory_hosts_read@rbac/principal:*
+import { EvaluationError } from "./errors.js";
+
+export interface Relationship {
+  resourceType: string;
+  resourceId: string;
+  relation: string;
+  subjectType: string;
+  subjectId: string;
+  subjectRelation?: string;
+}
+
+export interface ObjectRef {
+  type: string;
+  id: string;
+}
+
+export interface SubjectRef {
+  type: string;
+  id: string;
+  relation?: string;
+}
+
+export const WILDCARD_ID = "*";
+
+// SpiceDB's object id rule (section 3 of the zed contract), plus the wildcard.
+const OBJECT_ID = /^[a-zA-Z0-9/_|\-=+]{1,1024}$/;
+
+export function isValidObjectId(id: string): boolean {
+  return OBJECT_ID.test(id);
+}
+
+export function formatRelationship(r: Relationship): string {
+  const subject = `${r.subjectType}:${r.subjectId}${r.subjectRelation ? `#${r.subjectRelation}` : ""}`;
+  return `${r.resourceType}:${r.resourceId}#${r.relation}@${subject}`;
+}
+
+export function formatSubject(s: SubjectRef): string {
+  return `${s.type}:${s.id}${s.relation ? `#${s.relation}` : ""}`;
+}
+
+const RELATIONSHIP = /^([^:#@\s]+):([^#@\s]+)#([^@\s]+)@([^:#@\s]+):([^#@\s]+)(?:#([^#@\s]+))?$/;
+
+export function parseRelationship(s: string): Relationship {
+  const m = RELATIONSHIP.exec(s.trim());
+  if (!m) {
+    throw new EvaluationError(
+      "invalid-relationship",
+      `cannot parse relationship "${s}": expected type:id#relation@type:id[#relation]`,
+    );
+  }
+  const [, resourceType, resourceId, relation, subjectType, subjectId, subjectRelation] = m as unknown as string[];
+  const r: Relationship = {
+    resourceType: resourceType!,
+    resourceId: resourceId!,
+    relation: relation!,
+    subjectType: subjectType!,
+    subjectId: subjectId!,
+  };
+  if (subjectRelation !== undefined) r.subjectRelation = subjectRelation;
+  return r;
+}

@@ -1,0 +1,79 @@
+// Tokeniser for zed schema text. Type names keep their `/` (`rbac/workspace`), comments are
+// `//` to end of line and `/* ... */` (also `/** doc */`).
+import { SchemaError } from "../errors.js";
+
+export type TokenKind = "name" | "punct" | "eof";
+
+export interface Token {
+  kind: TokenKind;
+  text: string;
+  line: number;
+  column: number;
+}
+
+const PUNCTUATION = ["->", "{", "}", ":", "|", "#", "*", "(", ")", "+", "&", "-", "=", ",", "."];
+const NAME_START = /[A-Za-z_]/;
+const NAME_PART = /[A-Za-z0-9_/]/;
+
+export function tokenize(text: string, fileName?: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  let line = 1;
+  let lineStart = 0;
+  const column = (): number => i - lineStart + 1;
+
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === "\n") {
+      i++;
+      line++;
+      lineStart = i;
+      continue;
+    }
+    if (c === " " || c === "\t" || c === "\r") {
+      i++;
+      continue;
+    }
+    if (c === "/" && text[i + 1] === "/") {
+      while (i < text.length && text[i] !== "\n") i++;
+      continue;
+    }
+    if (c === "/" && text[i + 1] === "*") {
+      const startLine = line;
+      const startColumn = column();
+      i += 2;
+      while (i < text.length && !(text[i] === "*" && text[i + 1] === "/")) {
+        if (text[i] === "\n") {
+          line++;
+          lineStart = i + 1;
+        }
+        i++;
+      }
+      if (i >= text.length) {
+        throw new SchemaError("unterminated-comment", "unterminated /* comment", startLine, startColumn, fileName);
+      }
+      i += 2;
+      continue;
+    }
+    if (NAME_START.test(c)) {
+      const start = i;
+      const startColumn = column();
+      while (i < text.length && NAME_PART.test(text[i]!)) {
+        // A `/` inside a name is a namespace separator, never the start of a comment.
+        if (text[i] === "/" && (text[i + 1] === "/" || text[i + 1] === "*")) break;
+        i++;
+      }
+      tokens.push({ kind: "name", text: text.slice(start, i), line, column: startColumn });
+      continue;
+    }
+    const punct = PUNCTUATION.find((p) => text.startsWith(p, i));
+    if (punct) {
+      tokens.push({ kind: "punct", text: punct, line, column: column() });
+      i += punct.length;
+      continue;
+    }
+    throw new SchemaError("unexpected-character", `unexpected character '${c}'`, line, column(), fileName);
+  }
+  tokens.push({ kind: "eof", text: "", line, column: column() });
+  return tokens;
+}

@@ -1,0 +1,160 @@
+// Recursive-descent parser for zed schema text. Operator precedence follows SpiceDB's parser:
+// arrows bind tightest, then `+`, then `&`, then `-` (loosest); all are left-associative.
+import { SchemaError } from "../errors.js";
+import type { AllowedSubjectAst, DefinitionAst, ExpressionAst, PermissionAst, RelationAst, SchemaAst } from "./ast.js";
+import { tokenize, type Token } from "./lexer.js";
+
+const BINARY_LEVELS: Array<{ op: string; kind: "union" | "intersection" | "exclusion" }> = [
+  { op: "-", kind: "exclusion" },
+  { op: "&", kind: "intersection" },
+  { op: "+", kind: "union" },
+];
+
+class Parser {
+  private pos = 0;
+
+  constructor(
+    private readonly tokens: Token[],
+    private readonly fileName: string | undefined,
+  ) {}
+
+  parseSchema(): SchemaAst {
+    const definitions: DefinitionAst[] = [];
+    while (this.peek().kind !== "eof") {
+      const t = this.peek();
+      if (t.kind === "name" && t.text === "definition") definitions.push(this.parseDefinition());
+      else if (t.kind === "name" && (t.text === "caveat" || t.text === "use")) this.unsupported(t, `'${t.text}'`);
+      else this.fail(t, "expected 'definition'");
+    }
+    const ast: SchemaAst = { definitions };
+    if (this.fileName !== undefined) ast.fileName = this.fileName;
+    return ast;
+  }
+
+  private parseDefinition(): DefinitionAst {
+    const keyword = this.next();
+    const name = this.expectName("a definition name");
+    this.expectPunct("{");
+    const members: Array<RelationAst | PermissionAst> = [];
+    for (;;) {
+      const t = this.peek();
+      if (t.kind === "punct" && t.text === "}") {
+        this.next();
+        break;
+      }
+      if (t.kind === "name" && t.text === "relation") members.push(this.parseRelation());
+      else if (t.kind === "name" && t.text === "permission") members.push(this.parsePermission());
+      else this.fail(t, "expected 'relation', 'permission' or '}'");
+    }
+    return { name: name.text, line: keyword.line, column: keyword.column, members };
+  }
+
+  private parseRelation(): RelationAst {
+    const keyword = this.next();
+    const name = this.expectName("a relation name");
+    this.expectPunct(":");
+    const allowed: AllowedSubjectAst[] = [this.parseAllowedSubject()];
+    while (this.isPunct("|")) {
+      this.next();
+      allowed.push(this.parseAllowedSubject());
+    }
+    return { kind: "relation", name: name.text, line: keyword.line, column: keyword.column, allowed };
+  }
+
+  private parseAllowedSubject(): AllowedSubjectAst {
+    const type = this.expectName("a subject type");
+    const subject: AllowedSubjectAst = { type: type.text, wildcard: false, line: type.line, column: type.column };
+    if (this.isPunct("#")) {
+      this.next();
+      subject.relation = this.expectName("a subject relation").text;
+    } else if (this.isPunct(":")) {
+      this.next();
+      this.expectPunct("*");
+      subject.wildcard = true;
+    }
+    const after = this.peek();
+    if (after.kind === "name" && (after.text === "with" || after.text === "and")) this.unsupported(after, "caveats and expiration");
+    return subject;
+  }
+
+  private parsePermission(): PermissionAst {
+    const keyword = this.next();
+    const name = this.expectName("a permission name");
+    this.expectPunct("=");
+    const expression = this.parseBinary(0);
+    return { kind: "permission", name: name.text, line: keyword.line, column: keyword.column, expression };
+  }
+
+  private parseBinary(level: number): ExpressionAst {
+    const spec = BINARY_LEVELS[level];
+    if (!spec) return this.parsePrimary();
+    let left = this.parseBinary(level + 1);
+    while (this.isPunct(spec.op)) {
+      const op = this.next();
+      const right = this.parseBinary(level + 1);
+      left = { kind: spec.kind, left, right, line: op.line, column: op.column };
+    }
+    return left;
+  }
+
+  private parsePrimary(): ExpressionAst {
+    const t = this.peek();
+    if (t.kind === "punct" && t.text === "(") {
+      this.next();
+      const inner = this.parseBinary(0);
+      this.expectPunct(")");
+      return inner;
+    }
+    const name = this.expectName("a relation, permission, 'nil' or '('");
+    if (name.text === "nil") return { kind: "nil", line: name.line, column: name.column };
+    if (name.text.includes("/")) this.fail(name, "expected a relation or permission name, not a type");
+    if (this.isPunct("->")) {
+      this.next();
+      const target = this.expectName("a relation or permission after '->'");
+      return { kind: "arrow", tupleset: name.text, target: target.text, line: name.line, column: name.column };
+    }
+    if (this.isPunct(".")) this.unsupported(this.peek(), "'.any()'/'.all()' arrows");
+    return { kind: "ref", name: name.text, line: name.line, column: name.column };
+  }
+
+  private peek(): Token {
+    return this.tokens[this.pos]!;
+  }
+
+  private next(): Token {
+    const t = this.tokens[this.pos]!;
+    if (t.kind !== "eof") this.pos++;
+    return t;
+  }
+
+  private isPunct(text: string): boolean {
+    const t = this.peek();
+    return t.kind === "punct" && t.text === text;
+  }
+
+  private expectPunct(text: string): Token {
+    const t = this.peek();
+    if (t.kind !== "punct" || t.text !== text) this.fail(t, `expected '${text}'`);
+    return this.next();
+  }
+
+  private expectName(what: string): Token {
+    const t = this.peek();
+    if (t.kind !== "name") this.fail(t, `expected ${what}`);
+    return this.next();
+  }
+
+  private fail(t: Token, expected: string): never {
+    const found = t.kind === "eof" ? "end of input" : `'${t.text}'`;
+    throw new SchemaError("unexpected-token", `${expected}, found ${found}`, t.line, t.column, this.fileName);
+  }
+
+  private unsupported(t: Token, what: string): never {
+    throw new SchemaError("unsupported-syntax", `${what} are not supported`, t.line, t.column, this.fileName);
+  }
+}
+
+/** Parses zed schema text into a syntax tree; throws SchemaError with line:column on malformed input. */
+export function parseSchema(text: string, fileName?: string): SchemaAst {
+  return new Parser(tokenize(text, fileName), fileName).parseSchema();
+}
