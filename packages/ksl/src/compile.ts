@@ -6,7 +6,8 @@ import { loadIrModule } from "./ir-json.js";
 import { parseKsl } from "./parser.js";
 import { applyExtensions, buildModel } from "./schema.js";
 import { checkModel } from "./checks.js";
-import { generateZedSchema, printZed, type ZedSchema } from "./zed.js";
+import { generateZed } from "./zed.js";
+import type { SchemaAst } from "./zed-ast.js";
 
 /** One compiler input. Files ending in `.json` are IR; everything else is KSL source. */
 export interface KslSource {
@@ -17,8 +18,8 @@ export interface KslSource {
 export interface CompileResult {
   /** zed text; empty when there are errors. */
   zed: string;
-  /** The zed schema object (what `zed` prints); undefined when there are errors. */
-  ast: ZedSchema | undefined;
+  /** The zed schema object (what `zed` prints; the evaluator's `SchemaAst`); undefined when there are errors. */
+  ast: SchemaAst | undefined;
   /** Every problem found, sorted by file and position. */
   errors: KslDiagnostic[];
 }
@@ -46,12 +47,12 @@ export function compile(sources: readonly KslSource[]): CompileResult {
   applyExtensions(model, sink);
   checkModel(model, sink);
   if (sink.items.length > 0) return { zed: "", ast: undefined, errors: sortDiagnostics(sink.items) };
-  const ast = generateZedSchema(model);
-  return { zed: printZed(ast), ast, errors: [] };
+  const { ast, zed } = generateZed(model);
+  return { zed, ast, errors: [] };
 }
 
 /** Like `compile`, but throws a `KslError` carrying every diagnostic. */
-export function compileOrThrow(sources: readonly KslSource[]): { zed: string; ast: ZedSchema } {
+export function compileOrThrow(sources: readonly KslSource[]): { zed: string; ast: SchemaAst } {
   const result = compile(sources);
   if (result.errors.length > 0 || !result.ast) throw new KslError(result.errors);
   return { zed: result.zed, ast: result.ast };

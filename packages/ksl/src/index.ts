@@ -4,7 +4,9 @@ export type { KslSource, CompileResult } from "./compile.js";
 export { KslError, KSL_ERROR_CODES, formatDiagnostic, sortDiagnostics } from "./diagnostics.js";
 export type { KslDiagnostic, KslErrorCode, SourceLocation } from "./diagnostics.js";
 export { printZed, printExpression, storedRelationName } from "./zed.js";
-export type { ZedSchema, ZedDefinition, ZedMember, ZedExpression, ZedSubjectType } from "./zed.js";
+export type {
+  SchemaAst, DefinitionAst, RelationAst, PermissionAst, ExpressionAst, AllowedSubjectAst, Position,
+} from "./zed-ast.js";
 export type {
   NamespaceModule, TypeDecl, RelationDecl, RelationBody, TypeReference, ExtensionReference,
   ExtensionDefinition, DynamicName, DynamicBody, DynamicType, DynamicRelation, Visibility, Cardinality,

@@ -9,6 +9,8 @@ import { tokenize, type Token } from "./lexer.js";
 
 const CARDINALITIES = new Set(["AtMostOne", "ExactlyOne", "AtLeastOne", "Any"]);
 const ACCESS = new Set(["public", "internal", "private"]);
+/** Keywords that start a construct; finding one where a name is expected is not a naming problem. */
+const STRUCTURAL = new Set(["relation", "type", "extension", "import", "namespace", "allow_duplicates", ...ACCESS]);
 
 /** Thrown inside the parser to unwind to the nearest recovery point (already reported). */
 class SyntaxFailure extends Error {}
@@ -69,7 +71,7 @@ class Parser {
   private expectName(context: string): Token {
     const t = this.peek();
     if (t.kind !== "name") {
-      const hint = t.kind === "keyword" ? ` (escape keywords used as names with '#', e.g. '#${t.text}')` : "";
+      const hint = t.kind === "keyword" && !STRUCTURAL.has(t.text) ? ` (escape keywords used as names with '#', e.g. '#${t.text}')` : "";
       this.fail(`expected a name ${context}, found ${describe(t)}${hint}`);
     }
     return this.next();

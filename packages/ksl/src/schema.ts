@@ -34,6 +34,7 @@ export interface NamespaceModel {
 
 export type SchemaModel = Map<string, NamespaceModel>;
 
+const IMPLICIT_PARAMS = new Set(["NAMESPACE", "TYPE", "RELATION"]);
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const at = (loc: SourceLocation): string => `${loc.file}:${loc.line}:${loc.column}`;
 const byName = <T>(map: Map<string, T>): T[] => [...map.keys()].sort().map((k) => map.get(k)!);
@@ -138,7 +139,8 @@ function applyExtension(
         return name.value;
       case "param": {
         const value = params[name.param];
-        if (value === undefined) missing.add(name.param);
+        // Implicit parameters that do not apply here (TYPE at namespace level, ...) are empty, as in the reference compiler.
+        if (value === undefined && !IMPLICIT_PARAMS.has(name.param)) missing.add(name.param);
         return value ?? "";
       }
       case "template":
