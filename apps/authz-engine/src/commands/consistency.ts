@@ -1,0 +1,47 @@
+import { EngineError } from "../errors.js";
+import type { EngineContext } from "./context.js";
+import type { ConsistencyRequirement } from "./types.js";
+
+/** Decodes a client token; a malformed one is the caller's error, not ours. */
+export function tokenRevision(ctx: EngineContext, token: string): number {
+  try {
+    return ctx.source.decodeToken(token);
+  } catch (cause) {
+    throw new EngineError("invalid-consistency-token", "The consistency token is malformed.", undefined, { cause });
+  }
+}
+
+/**
+ * Resolves the requirement once, before evaluation: afterwards the in-memory graph reflects at
+ * least the required revision, and every answer is computed synchronously against it.
+ */
+export async function ensureConsistency(ctx: EngineContext, requirement: ConsistencyRequirement): Promise<void> {
+  if (!ctx.graph.ready) throw new EngineError("not-ready", "The relationship graph is not loaded yet.");
+  switch (requirement.kind) {
+    case "minimize-latency":
+      return;
+    case "at-least-as-fresh": {
+      const revision = tokenRevision(ctx, requirement.token);
+      if (revision > ctx.graph.appliedRevision) await ctx.graph.waitFor(revision, ctx.freshnessTimeoutMs);
+      return;
+    }
+    case "fully-consistent": {
+      const head = await ctx.source.headRevision();
+      if (head > ctx.graph.appliedRevision) await ctx.graph.waitFor(head, ctx.freshnessTimeoutMs);
+      return;
+    }
+  }
+}
+
+const lastEncoded = new WeakMap<EngineContext, { revision: number; token: string }>();
+
+/** The token of the revision the graph reflects right now (memoised: it changes only on commits). */
+export function currentToken(ctx: EngineContext): string {
+  const revision = ctx.graph.appliedRevision;
+  let entry = lastEncoded.get(ctx);
+  if (entry?.revision !== revision) {
+    entry = { revision, token: ctx.source.encodeToken(revision) };
+    lastEncoded.set(ctx, entry);
+  }
+  return entry.token;
+}

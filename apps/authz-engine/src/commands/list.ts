@@ -1,0 +1,73 @@
+import { lookupResources, lookupSubjects } from "@gatehouse/evaluator";
+import type { EngineContext } from "./context.js";
+import { currentToken, ensureConsistency } from "./consistency.js";
+import { decodeCursor, encodeCursor, firstIndexAfter } from "./cursor.js";
+import type { ConsistencyRequirement, ObjectRef, SubjectRef } from "./types.js";
+
+export interface PageRequest {
+  limit?: number;
+  continuationToken?: string;
+}
+
+export interface ListPage {
+  /** Ids of this page, ascending; each with the cursor that resumes after it. */
+  items: { id: string; cursor: string }[];
+  token: string;
+}
+
+function pageOf(ctx: EngineContext, sortedIds: readonly string[], page: PageRequest): ListPage {
+  const limit = Math.min(page.limit ?? ctx.listDefaultLimit, ctx.listMaxLimit);
+  const start = page.continuationToken ? firstIndexAfter(sortedIds, decodeCursor(page.continuationToken)) : 0;
+  const slice = sortedIds.slice(start, start + limit);
+  return { items: slice.map((id) => ({ id, cursor: encodeCursor(id) })), token: currentToken(ctx) };
+}
+
+/** Cursors compare ids by code units; sort only if the evaluator's order differs (O(n) check). */
+function codeUnitSorted(ids: string[]): string[] {
+  for (let i = 1; i < ids.length; i++) {
+    if ((ids[i - 1] as string) > (ids[i] as string)) return [...ids].sort();
+  }
+  return ids;
+}
+
+function subjectKey(subject: SubjectRef): string {
+  return `${subject.type}:${subject.id}#${subject.relation ?? ""}`;
+}
+
+/** Objects of `objectType` on which the subject holds `permission`: one reverse lookup, paged. */
+export async function listObjects(
+  ctx: EngineContext,
+  request: { objectType: string; permission: string; subject: SubjectRef; page: PageRequest; consistency: ConsistencyRequirement },
+): Promise<ListPage> {
+  // Decode the cursor before waiting, so a bad token fails fast.
+  if (request.page.continuationToken) decodeCursor(request.page.continuationToken);
+  await ensureConsistency(ctx, request.consistency);
+  const key = `objects\u0000${request.objectType}\u0000${request.permission}\u0000${subjectKey(request.subject)}`;
+  const ids = ctx.lookupCache.getOrCompute(ctx.graph.appliedRevision, key, () =>
+    codeUnitSorted(lookupResources(ctx.graph.graph, request.objectType, request.permission, request.subject)),
+  );
+  return pageOf(ctx, ids, request.page);
+}
+
+/** Subjects of `subjectType` holding `permission` on the resource; a public wildcard is the id "*". */
+export async function listSubjects(
+  ctx: EngineContext,
+  request: {
+    resource: ObjectRef;
+    permission: string;
+    subjectType: string;
+    subjectRelation?: string;
+    page: PageRequest;
+    consistency: ConsistencyRequirement;
+  },
+): Promise<ListPage> {
+  if (request.page.continuationToken) decodeCursor(request.page.continuationToken);
+  await ensureConsistency(ctx, request.consistency);
+  const key = `subjects\u0000${request.resource.type}:${request.resource.id}\u0000${request.permission}\u0000${request.subjectType}#${request.subjectRelation ?? ""}`;
+  const ids = ctx.lookupCache.getOrCompute(ctx.graph.appliedRevision, key, () => {
+    const found = lookupSubjects(ctx.graph.graph, request.resource, request.permission, request.subjectType, request.subjectRelation);
+    const all = found.wildcard ? [...found.ids, "*"] : [...found.ids];
+    return all.sort();
+  });
+  return pageOf(ctx, ids, request.page);
+}

@@ -1,0 +1,98 @@
+import type { Model } from "@gatehouse/evaluator";
+import type { Logger } from "@gatehouse/telemetry";
+import { EngineError } from "./errors.js";
+import type { AuthnConfig } from "./grpc/authn.js";
+import type { Store, StoreConfig } from "@gatehouse/store";
+
+export type { AuthnConfig };
+
+export interface TlsConfig {
+  /** PEM certificate chain and private key. */
+  cert: string | Buffer;
+  key: string | Buffer;
+}
+
+export interface EngineConfig {
+  host?: string;
+  /** gRPC port (default 9091; 0 picks a free one). */
+  port?: number;
+  /** Prometheus text on `GET /metrics` (plus `/livez`, `/readyz`); default 9092, 0 picks a free one. */
+  metricsPort?: number;
+  /** `<domain>` of principal ids (default "redhat"). */
+  domain?: string;
+  /** The authorization schema: a compiled model, zed text, or Gatehouse's own schema for an environment. */
+  model?: Model;
+  schemaText?: string;
+  environment?: "stage" | "prod";
+  /** The store relationships come from: an open one (left open by stop()), or settings to open one. */
+  store?: Store;
+  storeConfig?: StoreConfig;
+  authn?: AuthnConfig;
+  /** TLS for the gRPC port; without it the port speaks plaintext HTTP/2 (h2c with prior knowledge). */
+  tls?: TlsConfig;
+  freshnessTimeoutMs?: number;
+  list?: { defaultLimit?: number; maxLimit?: number };
+  /** How long stop() lets in-flight calls and streams finish before cancelling them. */
+  shutdownTimeoutMs?: number;
+  logger?: Logger;
+}
+
+export interface ResolvedConfig {
+  host: string;
+  port: number;
+  metricsPort: number;
+  domain: string;
+  authn: AuthnConfig;
+  tls: TlsConfig | undefined;
+  freshnessTimeoutMs: number;
+  listDefaultLimit: number;
+  listMaxLimit: number;
+  shutdownTimeoutMs: number;
+}
+
+const DOMAIN_PATTERN = /^[A-Za-z0-9._-]+$/;
+
+function port(value: number | undefined, fallback: number, name: string): number {
+  const resolved = value ?? fallback;
+  if (!Number.isInteger(resolved) || resolved < 0 || resolved > 65535) {
+    throw new EngineError("invalid-config", `${name} must be an integer port between 0 and 65535, got ${String(value)}.`);
+  }
+  return resolved;
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  const resolved = value ?? fallback;
+  if (!Number.isInteger(resolved) || resolved <= 0) {
+    throw new EngineError("invalid-config", `${name} must be a positive integer, got ${String(value)}.`);
+  }
+  return resolved;
+}
+
+/** Validates the configuration up front so a bad value fails at start, not on the first call. */
+export function resolveConfig(config: EngineConfig): ResolvedConfig {
+  const domain = config.domain ?? "redhat";
+  if (!DOMAIN_PATTERN.test(domain)) throw new EngineError("invalid-config", `domain '${domain}' is not a valid principal domain.`);
+  const authn = config.authn ?? { mode: "unauthenticated" };
+  if (authn.mode === "oidc" && !authn.serverUrl) throw new EngineError("invalid-config", "authn.oidc needs serverUrl.");
+  if (authn.mode === "oidc" && !authn.clientId && !authn.skipClientIdCheck) {
+    throw new EngineError("invalid-config", "authn.oidc needs clientId unless skipClientIdCheck is set.");
+  }
+  const listMaxLimit = positive(config.list?.maxLimit, 1000, "list.maxLimit");
+  const listDefaultLimit = positive(config.list?.defaultLimit, Math.min(1000, listMaxLimit), "list.defaultLimit");
+  if (listDefaultLimit > listMaxLimit) throw new EngineError("invalid-config", "list.defaultLimit exceeds list.maxLimit.");
+  const sources = [config.model, config.schemaText].filter((v) => v !== undefined).length;
+  if (sources > 1) throw new EngineError("invalid-config", "Give either model or schemaText, not both.");
+  if (config.store && config.storeConfig) throw new EngineError("invalid-config", "Give either store or storeConfig, not both.");
+  return {
+    host: config.host ?? "0.0.0.0",
+    port: port(config.port, 9091, "port"),
+    metricsPort: port(config.metricsPort, 9092, "metricsPort"),
+    domain,
+    authn,
+    tls: config.tls,
+    freshnessTimeoutMs: positive(config.freshnessTimeoutMs, 5000, "freshnessTimeoutMs"),
+    listDefaultLimit,
+    listMaxLimit,
+    shutdownTimeoutMs: positive(config.shutdownTimeoutMs, 10_000, "shutdownTimeoutMs"),
+  };
+}

@@ -1,0 +1,42 @@
+import type { Relationship } from "@gatehouse/evaluator";
+
+/** One committed change of the relationship set, in commit order. */
+export interface RelationshipChange {
+  op: "add" | "remove";
+  relationship: Relationship;
+}
+
+/** Everything one commit changed. */
+export interface ChangeBatch {
+  revision: number;
+  changes: RelationshipChange[];
+}
+
+export interface FollowHandle {
+  stop(): Promise<void> | void;
+}
+
+/**
+ * What the engine reads from the store: a snapshot, the change feed after it, the head revision
+ * and the consistency-token codec. `openStoreSource` adapts `@gatehouse/store`.
+ */
+export interface GraphSource {
+  /** Every relationship as of one revision, in batches; resolves with that revision. */
+  snapshot(onBatch: (relationships: Relationship[]) => void): Promise<{ revision: number }>;
+  /** Calls onCommit for every commit after fromRevision, in order, never twice, until stopped. */
+  follow(fromRevision: number, onCommit: (batch: ChangeBatch) => void, onTransientError: (error: unknown) => void): FollowHandle;
+  headRevision(): Promise<number>;
+  encodeToken(revision: number): string;
+  /** Throws on a malformed or foreign token. */
+  decodeToken(token: string): number;
+}
+
+/** What ReportResource/DeleteResource write; each call is one store transaction. */
+export interface ResourceWriter {
+  /** Creates or moves a host into a workspace of the tenant. */
+  reportHost(orgId: string, hostId: string, workspaceId: string): Promise<number>;
+  /** Throws a not-found error when the tenant has no such host. */
+  deleteHost(orgId: string, hostId: string): Promise<number>;
+  /** Raw tuple write (deletes applied first) for resource types other than hosts. */
+  writeRelationships(orgId: string, write: { touch: Relationship[]; delete: Relationship[] }): Promise<number>;
+}

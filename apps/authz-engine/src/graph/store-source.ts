@@ -1,0 +1,55 @@
+import { openStore, type Change, type Store, type StoreConfig } from "@gatehouse/store";
+import type { ChangeBatch, GraphSource, ResourceWriter } from "./source.js";
+
+function batchOf(change: Change): ChangeBatch {
+  return {
+    revision: change.revision,
+    changes: [
+      ...change.deleted.map((relationship) => ({ op: "remove" as const, relationship })),
+      ...change.touched.map((relationship) => ({ op: "add" as const, relationship })),
+    ],
+  };
+}
+
+/** Adapts a Store to the engine's read side (snapshot + change feed + tokens). */
+export function storeGraphSource(store: Store): GraphSource {
+  return {
+    async snapshot(onBatch) {
+      const snapshot = await store.feed.snapshot();
+      for await (const batch of snapshot.batches) onBatch(batch);
+      return { revision: snapshot.revision };
+    },
+    follow(fromRevision, onCommit, onTransientError) {
+      return store.feed.follow(
+        fromRevision,
+        (changes) => {
+          for (const change of changes) onCommit(batchOf(change));
+        },
+        { onError: onTransientError },
+      );
+    },
+    headRevision: () => store.feed.headRevision(),
+    encodeToken: (revision) => store.tokens.encode(revision),
+    decodeToken: (token) => store.tokens.decode(token),
+  };
+}
+
+/** Adapts a Store to the engine's write side. */
+export function storeResourceWriter(store: Store): ResourceWriter {
+  return {
+    async reportHost(orgId, hostId, workspaceId) {
+      return (await store.hosts.report(orgId, hostId, workspaceId)).revision;
+    },
+    async deleteHost(orgId, hostId) {
+      return (await store.hosts.delete(orgId, hostId)).revision;
+    },
+    async writeRelationships(orgId, write) {
+      return (await store.relationships.write(orgId, write)).revision;
+    },
+  };
+}
+
+export async function openStoreSource(config: StoreConfig): Promise<{ store: Store; source: GraphSource; writer: ResourceWriter }> {
+  const store = await openStore(config);
+  return { store, source: storeGraphSource(store), writer: storeResourceWriter(store) };
+}

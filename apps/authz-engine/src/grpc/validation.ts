@@ -1,0 +1,113 @@
+// Request validation following the buf.validate rules of kessel.inventory.v1beta2 (contract §3).
+// Each validator also normalises the request into the engine's own shapes, so commands never see
+// wire types. A violation is an EngineError "invalid-argument" naming the field and the rule.
+import type {
+  Consistency,
+  RepresentationType,
+  RequestPagination,
+  ResourceReference,
+  SubjectReference,
+} from "@gatehouse/proto";
+import { invalidArgument } from "../errors.js";
+import type { ConsistencyRequirement, ObjectRef, SubjectRef } from "../commands/types.js";
+
+const NAME_PATTERN = /^[A-Za-z0-9_]+$/;
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INSTANCE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,255}$/;
+export const MAX_BULK_ITEMS = 1000;
+
+export function requireString(value: string | undefined, field: string): string {
+  if (value === undefined || value.length === 0) {
+    throw invalidArgument(field, "string.min_len", "value length must be at least 1 characters");
+  }
+  return value;
+}
+
+export function requireName(value: string | undefined, field: string, pattern: RegExp = NAME_PATTERN): string {
+  const name = requireString(value, field);
+  if (!pattern.test(name)) {
+    throw invalidArgument(field, "string.pattern", `value does not match regex pattern \`${pattern.source}\``);
+  }
+  return name;
+}
+
+export function requireMessage<T>(value: T | undefined, field: string): T {
+  if (value === undefined || value === null) throw invalidArgument(field, "required", "value is required");
+  return value;
+}
+
+/** `<reporter>/<type>`, the stored definition name; the reporter is required in practice (contract §5.2). */
+function definitionName(resourceType: string, reporterType: string | undefined, field: string): string {
+  const reporter = requireName(reporterType, field);
+  return `${reporter}/${resourceType}`;
+}
+
+export function resourceRef(ref: ResourceReference | undefined, field: string): ObjectRef {
+  const value = requireMessage(ref, field);
+  const resourceType = requireName(value.resourceType, `${field}.resource_type`);
+  const id = requireString(value.resourceId, `${field}.resource_id`);
+  const reporter = requireMessage(value.reporter, `${field}.reporter`);
+  // Present-but-empty instance ids (what ts-proto useOptionals=all clients send) mean "not given".
+  const instanceId = reporter.instanceId;
+  if (instanceId !== undefined && instanceId !== "" && !UUID_PATTERN.test(instanceId) && !INSTANCE_NAME_PATTERN.test(instanceId)) {
+    throw invalidArgument(`${field}.reporter.instance_id`, "string.uuid_or_name", "value must be a UUID or a name");
+  }
+  return { type: definitionName(resourceType, reporter.type, `${field}.reporter.type`), id };
+}
+
+export function subjectRef(ref: SubjectReference | undefined, field: string): SubjectRef {
+  const value = requireMessage(ref, field);
+  const object = resourceRef(value.resource, `${field}.resource`);
+  // An empty relation is "no relation" (contract §4).
+  return value.relation ? { ...object, relation: value.relation } : object;
+}
+
+export function representationType(value: RepresentationType | undefined, field: string): { definition: string; resourceType: string; reporterType: string } {
+  const type = requireMessage(value, field);
+  const resourceType = requireName(type.resourceType, `${field}.resource_type`);
+  const reporterType = requireName(type.reporterType, `${field}.reporter_type`);
+  return { definition: `${reporterType}/${resourceType}`, resourceType, reporterType };
+}
+
+export interface ConsistencyRules {
+  /** Bulk and list RPCs reject at_least_as_acknowledged (contract §5.1). */
+  allowAcknowledged: boolean;
+}
+
+export function consistency(value: Consistency | undefined, field: string, rules: ConsistencyRules): ConsistencyRequirement {
+  if (value === undefined) return { kind: "minimize-latency" };
+  const set = [value.minimizeLatency, value.atLeastAsFresh, value.atLeastAsAcknowledged].filter((v) => v !== undefined);
+  if (set.length === 0) throw invalidArgument(`${field}.requirement`, "oneof.required", "exactly one field is required in oneof");
+  if (set.length > 1) throw invalidArgument(`${field}.requirement`, "oneof", "only one field may be set in oneof");
+  if (value.minimizeLatency !== undefined) {
+    if (value.minimizeLatency !== true) throw invalidArgument(`${field}.minimize_latency`, "bool.const", "value must equal true");
+    return { kind: "minimize-latency" };
+  }
+  if (value.atLeastAsFresh !== undefined) {
+    const token = requireString(value.atLeastAsFresh.token, `${field}.at_least_as_fresh.token`);
+    return { kind: "at-least-as-fresh", token };
+  }
+  if (value.atLeastAsAcknowledged !== true) {
+    throw invalidArgument(`${field}.at_least_as_acknowledged`, "bool.const", "value must equal true");
+  }
+  if (!rules.allowAcknowledged) {
+    throw invalidArgument(`${field}.at_least_as_acknowledged`, "consistency.unsupported", "inventory-managed consistency tokens aren't available");
+  }
+  // No per-resource acknowledged token is kept, so the safe reading is "fully consistent".
+  return { kind: "fully-consistent" };
+}
+
+export function pagination(value: RequestPagination | undefined, field: string): { limit?: number; continuationToken?: string } {
+  if (value === undefined) return {};
+  if (!(value.limit > 0)) throw invalidArgument(`${field}.limit`, "uint32.gt", "value must be greater than 0");
+  // A present-but-empty token means "from the start" (contract §4, §11).
+  return value.continuationToken ? { limit: value.limit, continuationToken: value.continuationToken } : { limit: value.limit };
+}
+
+export function bulkItems<T>(items: T[], field: string): T[] {
+  if (items.length < 1) throw invalidArgument(field, "repeated.min_items", "value must contain at least 1 item(s)");
+  if (items.length > MAX_BULK_ITEMS) {
+    throw invalidArgument(field, "repeated.max_items", `value must contain no more than ${MAX_BULK_ITEMS} item(s)`);
+  }
+  return items;
+}

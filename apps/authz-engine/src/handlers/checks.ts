@@ -1,0 +1,111 @@
+import {
+  Allowed,
+  type CheckBulkRequest,
+  type CheckBulkRequestItem,
+  type CheckBulkResponse,
+  type CheckForUpdateBulkRequest,
+  type CheckForUpdateBulkResponse,
+  type CheckForUpdateRequest,
+  type CheckForUpdateResponse,
+  type CheckRequest,
+  type CheckResponse,
+  type CheckSelfBulkRequest,
+  type CheckSelfBulkRequestItem,
+  type CheckSelfBulkResponse,
+  type CheckSelfRequest,
+  type CheckSelfResponse,
+  type ResourceReference,
+  type Status,
+} from "@gatehouse/proto";
+import { runCheck, runCheckBulk, type BulkItemOutcome } from "../commands/check.js";
+import type { EngineContext } from "../commands/context.js";
+import type { CheckTarget, SubjectRef } from "../commands/types.js";
+import { EngineError } from "../errors.js";
+import type { CallContext } from "../grpc/calls.js";
+import { toGrpcFailure } from "../grpc/errors.js";
+import { bulkItems, consistency, requireString, resourceRef, subjectRef } from "../grpc/validation.js";
+
+const allowedOf = (allowed: boolean): Allowed => (allowed ? Allowed.ALLOWED_TRUE : Allowed.ALLOWED_FALSE);
+
+function target(item: { object?: ResourceReference | undefined; relation: string; subject?: CheckRequest["subject"] }, prefix: string): CheckTarget {
+  return {
+    resource: resourceRef(item.object, `${prefix}object`),
+    permission: requireString(item.relation, `${prefix}relation`),
+    subject: subjectRef(item.subject, `${prefix}subject`),
+  };
+}
+
+/** Self RPCs: the subject is the caller, `rbac/principal:<domain>/<user id>` (contract §3.6). */
+function selfSubject(context: CallContext, domain: string): SubjectRef {
+  if (!context.identity) throw new EngineError("unauthenticated", "self subject missing: the call carries no identity");
+  return { type: "rbac/principal", id: `${domain}/${context.identity.userId}` };
+}
+
+function pairResponse(outcome: BulkItemOutcome): { item: { allowed: Allowed } } | { error: Status } {
+  if ("allowed" in outcome) return { item: { allowed: allowedOf(outcome.allowed) } };
+  const failure = toGrpcFailure(outcome.error);
+  return { error: { code: failure.code, message: failure.message, details: [] } };
+}
+
+export function checkHandlers(ctx: EngineContext, domain: string) {
+  return {
+    async check(request: CheckRequest): Promise<CheckResponse> {
+      const checkTarget = target(request, "");
+      const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: true });
+      const outcome = await runCheck(ctx, checkTarget, requirement);
+      return { allowed: allowedOf(outcome.allowed), consistencyToken: { token: outcome.token } };
+    },
+
+    async checkForUpdate(request: CheckForUpdateRequest): Promise<CheckForUpdateResponse> {
+      const outcome = await runCheck(ctx, target(request, ""), { kind: "fully-consistent" });
+      return { allowed: allowedOf(outcome.allowed), consistencyToken: { token: outcome.token } };
+    },
+
+    async checkSelf(request: CheckSelfRequest, context: CallContext): Promise<CheckSelfResponse> {
+      const checkTarget: CheckTarget = {
+        resource: resourceRef(request.object, "object"),
+        permission: requireString(request.relation, "relation"),
+        subject: selfSubject(context, domain),
+      };
+      const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: true });
+      const outcome = await runCheck(ctx, checkTarget, requirement);
+      return { allowed: allowedOf(outcome.allowed), consistencyToken: { token: outcome.token } };
+    },
+
+    async checkBulk(request: CheckBulkRequest): Promise<CheckBulkResponse> {
+      const items = bulkItems(request.items, "items");
+      const targets = items.map((item, i) => target(item, `items[${i}].`));
+      const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: false });
+      const { outcomes, token } = await runCheckBulk(ctx, targets, requirement);
+      return {
+        pairs: outcomes.map((outcome, i) => ({ request: items[i] as CheckBulkRequestItem, ...pairResponse(outcome) })),
+        consistencyToken: { token },
+      };
+    },
+
+    async checkForUpdateBulk(request: CheckForUpdateBulkRequest): Promise<CheckForUpdateBulkResponse> {
+      const items = bulkItems(request.items, "items");
+      const targets = items.map((item, i) => target(item, `items[${i}].`));
+      const { outcomes, token } = await runCheckBulk(ctx, targets, { kind: "fully-consistent" });
+      return {
+        pairs: outcomes.map((outcome, i) => ({ request: items[i] as CheckBulkRequestItem, ...pairResponse(outcome) })),
+        consistencyToken: { token },
+      };
+    },
+
+    async checkSelfBulk(request: CheckSelfBulkRequest, context: CallContext): Promise<CheckSelfBulkResponse> {
+      const items = bulkItems(request.items, "items");
+      const targets = items.map((item, i): CheckTarget => ({
+        resource: resourceRef(item.object, `items[${i}].object`),
+        permission: requireString(item.relation, `items[${i}].relation`),
+        subject: selfSubject(context, domain),
+      }));
+      const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: false });
+      const { outcomes, token } = await runCheckBulk(ctx, targets, requirement);
+      return {
+        pairs: outcomes.map((outcome, i) => ({ request: items[i] as CheckSelfBulkRequestItem, ...pairResponse(outcome) })),
+        consistencyToken: { token },
+      };
+    },
+  };
+}

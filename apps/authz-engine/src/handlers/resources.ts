@@ -1,0 +1,42 @@
+import {
+  WriteVisibility,
+  type DeleteResourceRequest,
+  type DeleteResourceResponse,
+  type ReportResourceRequest,
+  type ReportResourceResponse,
+} from "@gatehouse/proto";
+import type { EngineContext } from "../commands/context.js";
+import { deleteResource, reportResource, workspaceIdOf } from "../commands/resources.js";
+import { invalidArgument } from "../errors.js";
+import { requireMessage, requireName, requireString, resourceRef } from "../grpc/validation.js";
+
+const REPORT_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
+
+export function resourceHandlers(ctx: EngineContext) {
+  return {
+    async reportResource(request: ReportResourceRequest): Promise<ReportResourceResponse> {
+      const type = requireName(request.type, "type", REPORT_NAME_PATTERN);
+      const reporterType = requireName(request.reporterType, "reporter_type", REPORT_NAME_PATTERN);
+      requireString(request.reporterInstanceId, "reporter_instance_id");
+      const representations = requireMessage(request.representations, "representations");
+      const metadata = requireMessage(representations.metadata, "representations.metadata");
+      const localResourceId = requireString(metadata.localResourceId, "representations.metadata.local_resource_id");
+      requireString(metadata.apiHref, "representations.metadata.api_href");
+      if (!(request.writeVisibility in WriteVisibility) || request.writeVisibility === WriteVisibility.UNRECOGNIZED) {
+        throw invalidArgument("write_visibility", "enum.defined_only", "value must be one of the defined enum values");
+      }
+      const definition = `${reporterType}/${type}`;
+      await reportResource(ctx, {
+        resource: { type: definition, id: localResourceId },
+        workspaceId: workspaceIdOf(representations.common, definition),
+        immediate: request.writeVisibility === WriteVisibility.IMMEDIATE,
+      });
+      return {};
+    },
+
+    async deleteResource(request: DeleteResourceRequest): Promise<DeleteResourceResponse> {
+      await deleteResource(ctx, resourceRef(request.reference, "reference"));
+      return {};
+    },
+  };
+}

@@ -1,0 +1,185 @@
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import { compileSchema, type Model } from "@gatehouse/evaluator";
+import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService } from "@gatehouse/proto";
+import { createLogger, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import type { EngineContext } from "./commands/context.js";
+import { LookupCache } from "./commands/lookup-cache.js";
+import { resolveConfig, type EngineConfig, type ResolvedConfig } from "./config.js";
+import { EngineError } from "./errors.js";
+import { createAuthenticator } from "./grpc/authn.js";
+import { serverStream, unary, type CallDeps } from "./grpc/calls.js";
+import { EngineGraph } from "./graph/engine-graph.js";
+import { openStore, type Store } from "@gatehouse/store";
+import { storeGraphSource, storeResourceWriter } from "./graph/store-source.js";
+import { checkHandlers } from "./handlers/checks.js";
+import { listHandlers } from "./handlers/lists.js";
+import { resourceHandlers } from "./handlers/resources.js";
+import { kesselHealthHandlers, standardHealthService, type Readiness } from "./health.js";
+import { createEngineMetrics, type EngineMetrics } from "./metrics.js";
+
+export interface EngineServer {
+  /** Binds the ports, loads the snapshot and follows the change feed; resolves once ready. */
+  start(): Promise<{ port: number; metricsPort: number }>;
+  /** Stops accepting calls, lets in-flight calls and streams finish (bounded), then releases everything. */
+  stop(): Promise<void>;
+  ready(): boolean;
+}
+
+function modelOf(config: EngineConfig): Model {
+  if (config.model) return config.model;
+  if (config.schemaText !== undefined) return compileSchema(config.schemaText);
+  throw new EngineError("invalid-config", "No authorization schema configured: give model or schemaText.");
+}
+
+function inventoryService(ctx: EngineContext, resolved: ResolvedConfig, deps: CallDeps): UntypedServiceImplementation {
+  const checks = checkHandlers(ctx, resolved.domain);
+  const lists = listHandlers(ctx);
+  const resources = resourceHandlers(ctx);
+  return {
+    check: unary("Check", deps, checks.check),
+    checkForUpdate: unary("CheckForUpdate", deps, checks.checkForUpdate),
+    checkBulk: unary("CheckBulk", deps, checks.checkBulk),
+    checkSelf: unary("CheckSelf", deps, checks.checkSelf),
+    checkSelfBulk: unary("CheckSelfBulk", deps, checks.checkSelfBulk),
+    checkForUpdateBulk: unary("CheckForUpdateBulk", deps, checks.checkForUpdateBulk),
+    reportResource: unary("ReportResource", deps, resources.reportResource),
+    deleteResource: unary("DeleteResource", deps, resources.deleteResource),
+    streamedListObjects: serverStream("StreamedListObjects", deps, lists.streamedListObjects),
+    streamedListSubjects: serverStream("StreamedListSubjects", deps, lists.streamedListSubjects),
+  };
+}
+
+function metricsServer(metrics: EngineMetrics, readiness: Readiness, logger: Logger): HttpServer {
+  return createHttpServer((request, response) => {
+    const path = (request.url ?? "/").split("?")[0];
+    if (request.method !== "GET") {
+      response.writeHead(405).end();
+    } else if (path === "/metrics") {
+      metrics.metrics.render().then(
+        (text) => response.writeHead(200, { "content-type": metricsContentType }).end(text),
+        (error: unknown) => {
+          logger.error({ err: error }, "metrics rendering failed");
+          response.writeHead(500).end();
+        },
+      );
+    } else if (path === "/livez") {
+      response.writeHead(200, { "content-type": "text/plain" }).end("OK");
+    } else if (path === "/readyz") {
+      const ready = readiness.ready();
+      response.writeHead(ready ? 200 : 503, { "content-type": "text/plain" }).end(ready ? "OK" : "NOT READY");
+    } else {
+      response.writeHead(404).end();
+    }
+  });
+}
+
+export function buildServer(config: EngineConfig = {}): EngineServer {
+  const resolved = resolveConfig(config);
+  const logger = config.logger ?? createLogger({ name: "authz-engine" });
+  const metrics = createEngineMetrics();
+  let graph: EngineGraph | null = null;
+  let ownedStore: Store | null = null;
+  let grpcServer: Server | null = null;
+  let httpServer: HttpServer | null = null;
+  let endWatches: () => void = () => {};
+  let stopping = false;
+  let state: "new" | "starting" | "started" | "stopped" = "new";
+
+  const readiness: Readiness = { ready: () => !stopping && graph !== null && graph.ready };
+
+  async function start(): Promise<{ port: number; metricsPort: number }> {
+    if (state !== "new") throw new EngineError("invalid-config", "The engine server can be started once.");
+    state = "starting";
+    const model = modelOf(config);
+    const store = config.store ?? (ownedStore = await openStore({ domain: resolved.domain, ...config.storeConfig }));
+    const source = storeGraphSource(store);
+    graph = new EngineGraph({
+      model,
+      source,
+      logger,
+      onApplied: (batch) => {
+        metrics.appliedRevision.set(batch.revision);
+        metrics.appliedChanges.inc(batch.changes.length);
+        metrics.relationships.set(graph?.graph.size ?? 0);
+      },
+    });
+
+    const ctx: EngineContext = {
+      graph,
+      source,
+      writer: storeResourceWriter(store),
+      domain: resolved.domain,
+      model,
+      freshnessTimeoutMs: resolved.freshnessTimeoutMs,
+      listDefaultLimit: resolved.listDefaultLimit,
+      listMaxLimit: resolved.listMaxLimit,
+      lookupCache: new LookupCache(),
+    };
+    const deps: CallDeps = { authenticator: createAuthenticator(resolved.authn), metrics, logger };
+
+    grpcServer = new Server();
+    grpcServer.addService(KesselInventoryServiceService, inventoryService(ctx, resolved, deps));
+    const kesselHealth = kesselHealthHandlers(readiness);
+    grpcServer.addService(KesselInventoryHealthServiceService, {
+      getLivez: unary("GetLivez", deps, kesselHealth.getLivez),
+      getReadyz: unary("GetReadyz", deps, kesselHealth.getReadyz),
+    });
+    const standardHealth = standardHealthService(readiness);
+    endWatches = standardHealth.endWatches;
+    grpcServer.addService(HealthService, standardHealth.implementation);
+
+    const credentials = resolved.tls
+      ? ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(resolved.tls.cert), private_key: Buffer.from(resolved.tls.key) }], false)
+      : ServerCredentials.createInsecure();
+    const server = grpcServer;
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(`${resolved.host}:${resolved.port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound))),
+    );
+
+    const http = (httpServer = metricsServer(metrics, readiness, logger));
+    const metricsPort = await new Promise<number>((resolve, reject) => {
+      http.once("error", reject);
+      http.listen(resolved.metricsPort, resolved.host, () => resolve((http.address() as AddressInfo).port));
+    });
+
+    // Ports are open (health answers NOT_SERVING) while the snapshot loads.
+    await graph.load();
+    metrics.appliedRevision.set(graph.appliedRevision);
+    metrics.relationships.set(graph.graph.size);
+    metrics.ready.set(1);
+    state = "started";
+    logger.info({ port, metricsPort, tls: resolved.tls !== undefined, authn: resolved.authn.mode }, "authz engine ready");
+    return { port, metricsPort };
+  }
+
+  async function stop(): Promise<void> {
+    if (state === "stopped") return;
+    state = "stopped";
+    stopping = true;
+    metrics.ready.set(0);
+    endWatches();
+    const server = grpcServer;
+    if (server) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          logger.warn({ timeoutMs: resolved.shutdownTimeoutMs }, "in-flight calls did not finish in time; cancelling them");
+          server.forceShutdown();
+          resolve();
+        }, resolved.shutdownTimeoutMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    await graph?.close();
+    const http = httpServer;
+    if (http) await new Promise<void>((resolve) => http.close(() => resolve()));
+    await ownedStore?.close();
+    logger.info("authz engine stopped");
+  }
+
+  return { start, stop, ready: readiness.ready };
+}
