@@ -5,7 +5,7 @@ export { KslError, KSL_ERROR_CODES, formatDiagnostic, sortDiagnostics } from "./
 export type { KslDiagnostic, KslErrorCode, SourceLocation } from "./diagnostics.js";
 export { printZed, printExpression, storedRelationName } from "./zed.js";
 export type {
-  SchemaAst, DefinitionAst, RelationAst, PermissionAst, ExpressionAst, AllowedSubjectAst, Position,
+  SchemaAst, DefinitionAst, RelationAst, PermissionAst, ExpressionAst, AllowedSubjectAst,
 } from "./zed-ast.js";
 export type {
   NamespaceModule, TypeDecl, RelationDecl, RelationBody, TypeReference, ExtensionReference,
