@@ -1,0 +1,105 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
+import { KesselInventoryServiceClient, type StreamedListObjectsRequest, type StreamedListObjectsResponse } from "@gatehouse/proto";
+import { openStore, type Relationship, type Store } from "@gatehouse/store";
+import { createSilentLogger } from "@gatehouse/telemetry";
+import { buildServer, type EngineConfig, type EngineServer } from "../src/index.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The shared fixtures sit next to the repository: <repo root>/../shared/fixtures. */
+export const fixturesDir = join(here, "..", "..", "..", "..", "shared", "fixtures");
+export const stageSchema = readFileSync(join(fixturesDir, "rbac-config", "stage", "schema.zed"), "utf8");
+
+export interface RunningEngine {
+  server: EngineServer;
+  store: Store;
+  port: number;
+  metricsPort: number;
+  client: KesselInventoryServiceClient;
+  close(): Promise<void>;
+}
+
+export async function startEngine(overrides: Partial<EngineConfig> = {}, store?: Store): Promise<RunningEngine> {
+  const openedStore = store ?? (await openStore({ pollIntervalMs: 50 }));
+  const server = buildServer({
+    host: "127.0.0.1",
+    port: 0,
+    metricsPort: 0,
+    schemaText: stageSchema,
+    store: openedStore,
+    logger: createSilentLogger(),
+    shutdownTimeoutMs: 2000,
+    ...overrides,
+  });
+  const { port, metricsPort } = await server.start();
+  const client = new KesselInventoryServiceClient(`127.0.0.1:${port}`, credentials.createInsecure());
+  return {
+    server,
+    store: openedStore,
+    port,
+    metricsPort,
+    client,
+    async close() {
+      client.close();
+      await server.stop();
+      if (!store) await openedStore.close();
+    },
+  };
+}
+
+/** Calls a callback-style unary method of the generated client and returns a promise. */
+export function call<Req, Res>(
+  client: KesselInventoryServiceClient,
+  method: (request: Req, metadata: Metadata, callback: (error: ServiceError | null, response: Res) => void) => unknown,
+  request: Req,
+  metadata: Metadata = new Metadata(),
+): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    method.call(client, request, metadata, (error, response) => (error ? reject(error) : resolve(response)));
+  });
+}
+
+export async function listAll(
+  client: KesselInventoryServiceClient,
+  request: StreamedListObjectsRequest,
+): Promise<StreamedListObjectsResponse[]> {
+  const items: StreamedListObjectsResponse[] = [];
+  for await (const item of client.streamedListObjects(request)) items.push(item as StreamedListObjectsResponse);
+  return items;
+}
+
+export const principal = (userId: string) => ({
+  resourceType: "principal",
+  resourceId: `redhat/${userId}`,
+  reporter: { type: "rbac" },
+});
+export const workspace = (id: string) => ({ resourceType: "workspace", resourceId: id, reporter: { type: "rbac" } });
+export const host = (id: string) => ({ resourceType: "host", resourceId: id, reporter: { type: "hbi" } });
+
+const rel = (resourceType: string, resourceId: string, relation: string, subjectType: string, subjectId: string, subjectRelation?: string): Relationship => ({
+  resourceType,
+  resourceId,
+  relation,
+  subjectType,
+  subjectId,
+  ...(subjectRelation ? { subjectRelation } : {}),
+});
+
+/**
+ * Tuples granting `userId` host and workspace read on `workspaceId` (and everything below it):
+ * a role with inventory_hosts_read + inventory_groups_read, bound to the principal on the workspace.
+ */
+export function readGrant(workspaceId: string, userId: string, bindingId = `b-${workspaceId}-${userId}`, roleId = "role-readers"): Relationship[] {
+  return [
+    rel("rbac/role", roleId, "t_inventory_hosts_read", "rbac/principal", "*"),
+    rel("rbac/role", roleId, "t_inventory_groups_read", "rbac/principal", "*"),
+    rel("rbac/role_binding", bindingId, "t_role", "rbac/role", roleId),
+    rel("rbac/role_binding", bindingId, "t_subject", "rbac/principal", `redhat/${userId}`),
+    rel("rbac/workspace", workspaceId, "t_binding", "rbac/role_binding", bindingId),
+  ];
+}
+
+export const childWorkspace = (id: string, parentId: string): Relationship => rel("rbac/workspace", id, "t_parent", "rbac/workspace", parentId);
+export const hostIn = (hostId: string, workspaceId: string): Relationship => rel("hbi/host", hostId, "t_workspace", "rbac/workspace", workspaceId);
