@@ -157,7 +157,7 @@ export function createAuthzClient(config: AuthzClientConfig = loadClientConfig()
 
   return {
     enabled: true,
-    checkResource: (input) => check(resourceRef(input.resource), input),
+    checkResource: async (input) => check(resourceRef(input.resource), input),
     listResources: (input) => listIds(input.type, input.reporter, input),
     listWorkspaceIds: async (input) => workspaceFilter(await listIds("workspace", "rbac", input)),
     checkDefaultWorkspace: orgCheck("default-workspace"),
