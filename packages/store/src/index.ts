@@ -1,2 +1,76 @@
 // Public entry of @gatehouse/store.
-export {};
+export { openStore } from "./store.js";
+export { StoreError, isStoreError } from "./errors.js";
+export type { StoreErrorCode } from "./errors.js";
+export { encodeToken, decodeToken } from "./tokens.js";
+export { MIGRATIONS } from "./migrations.js";
+export { PLATFORM_ROLES } from "./platform-roles.js";
+export type { PlatformRoleDefinition, DefaultAudience } from "./platform-roles.js";
+export {
+  permissionRelation,
+  tenantResourceId,
+  principalResourceId,
+  workspaceParent,
+  tenantPlatform,
+  rolePermission,
+  roleChild,
+  bindingRole,
+  bindingSubject,
+  resourceBinding,
+  groupMember,
+  hostWorkspace,
+  bindingTuples,
+  tupleKey,
+} from "./relationships.js";
+export { WORKSPACE_TYPES } from "./types.js";
+export type {
+  Relationship,
+  Revision,
+  ConsistencyToken,
+  Written,
+  StoreConfig,
+  Store,
+  Tenant,
+  TenantRepository,
+  Workspace,
+  WorkspaceType,
+  WorkspaceAncestor,
+  WorkspaceOrderField,
+  WorkspaceListQuery,
+  WorkspaceRepository,
+  Page,
+  Role,
+  RoleKind,
+  RoleScope,
+  RoleInput,
+  RoleListQuery,
+  RoleRepository,
+  SystemRoleDefinition,
+  BindingResource,
+  BindingResourceType,
+  BindingSubject,
+  BindingSubjectType,
+  RoleBinding,
+  RoleBindingGrant,
+  RoleBindingListQuery,
+  RoleBindingListItem,
+  RoleBindingRepository,
+  Group,
+  GroupKind,
+  GroupRepository,
+  Principal,
+  PrincipalType,
+  PrincipalInput,
+  PrincipalRepository,
+  Host,
+  HostRepository,
+  RelationshipWrite,
+  RelationshipRepository,
+  Change,
+  ChangeFeed,
+  Snapshot,
+  SnapshotOptions,
+  FollowOptions,
+  FollowHandle,
+  TokenCodec,
+} from "./types.js";

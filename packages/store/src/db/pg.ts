@@ -1,0 +1,145 @@
+// node-postgres backend: a pool for queries and transactions, one dedicated client per listener.
+import pg from "pg";
+import type { Db, Queryable, Row, Subscription } from "./db.js";
+import { quoteIdent } from "./db.js";
+import { fromDriverError } from "../errors.js";
+
+export interface PgOptions {
+  databaseUrl: string;
+  schema: string;
+  poolSize: number;
+}
+
+function clientConfig(o: PgOptions, applicationName: string): pg.ClientConfig {
+  return {
+    connectionString: o.databaseUrl,
+    // search_path per connection keeps every query schema-relative (tests use one schema each).
+    options: `-c search_path=${quoteIdent(o.schema)},public`,
+    application_name: applicationName,
+  };
+}
+
+function asQueryable(c: pg.Pool | pg.PoolClient | pg.Client): Queryable {
+  return {
+    async query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]> {
+      const r = await c.query(sql, params as unknown[] | undefined);
+      return r.rows as T[];
+    },
+  };
+}
+
+export function openPg(o: PgOptions): Db {
+  const pool = new pg.Pool({ ...clientConfig(o, `gatehouse-store:${o.schema}`), max: o.poolSize });
+  // An idle client killed by the server emits on the pool; without a handler Node would crash.
+  pool.on("error", () => undefined);
+  const q = asQueryable(pool);
+
+  async function inClient<T>(begin: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await pool.connect().catch((e: unknown) => {
+      throw fromDriverError(e);
+    });
+    let broken: unknown;
+    try {
+      await client.query(begin);
+      const value = await fn(asQueryable(client));
+      await client.query("COMMIT");
+      return value;
+    } catch (e) {
+      await client.query("ROLLBACK").catch((rollbackError: unknown) => {
+        broken = rollbackError;
+      });
+      throw fromDriverError(e);
+    } finally {
+      client.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+
+  return {
+    backend: "pg",
+    schema: o.schema,
+    async query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]> {
+      try {
+        return await q.query<T>(sql, params);
+      } catch (e) {
+        throw fromDriverError(e);
+      }
+    },
+    transaction: (fn) => inClient("BEGIN", fn),
+    async readTransaction() {
+      const client = await pool.connect().catch((e: unknown) => {
+        throw fromDriverError(e);
+      });
+      try {
+        await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      } catch (e) {
+        client.release(e instanceof Error ? e : undefined);
+        throw fromDriverError(e);
+      }
+      let released = false;
+      return {
+        tx: asQueryable(client),
+        async release() {
+          if (released) return;
+          released = true;
+          let broken: Error | undefined;
+          await client.query("COMMIT").catch((e: unknown) => {
+            broken = e instanceof Error ? e : new Error(String(e));
+          });
+          client.release(broken);
+        },
+      };
+    },
+    async listen(channel, onNotify, onLost): Promise<Subscription> {
+      const client = new pg.Client(clientConfig(o, `gatehouse-follower:${o.schema}`));
+      let closed = false;
+      const lost = (e: unknown) => {
+        if (closed) return;
+        closed = true;
+        client.end().catch(() => undefined);
+        onLost(e);
+      };
+      client.on("error", lost);
+      client.on("end", () => lost(new Error("listener connection ended")));
+      client.on("notification", (n) => {
+        if (n.channel === channel) onNotify(n.payload ?? "");
+      });
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${quoteIdent(channel)}`);
+      } catch (e) {
+        closed = true;
+        await client.end().catch(() => undefined);
+        throw fromDriverError(e);
+      }
+      return {
+        async close() {
+          if (closed) return;
+          closed = true;
+          await client.end().catch(() => undefined);
+        },
+      };
+    },
+    async withLock(lockKey, fn) {
+      // A dedicated client, not from the pool: its search_path may point at a schema that does
+      // not exist yet, which is fine until the first table access.
+      const client = new pg.Client(clientConfig(o, `gatehouse-migrate:${o.schema}`));
+      client.on("error", () => undefined);
+      await client.connect().catch((e: unknown) => {
+        throw fromDriverError(e);
+      });
+      try {
+        await client.query("SELECT pg_advisory_lock(hashtext($1))", [lockKey]);
+        try {
+          return await fn(asQueryable(client));
+        } finally {
+          await client.query("SELECT pg_advisory_unlock(hashtext($1))", [lockKey]).catch(() => undefined);
+        }
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

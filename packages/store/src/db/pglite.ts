@@ -1,0 +1,99 @@
+// Embedded PGlite backend. PGlite has a single connection, so transactions (and the queries
+// outside them) are serialized in-process with a mutex; a transaction then owns the connection.
+import { PGlite } from "@electric-sql/pglite";
+import type { Db, Queryable, Row, Subscription } from "./db.js";
+import { quoteIdent } from "./db.js";
+import { fromDriverError } from "../errors.js";
+
+export interface PgliteOptions {
+  dataDir?: string;
+  schema: string;
+}
+
+/** FIFO async mutex. */
+class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+  async acquire(): Promise<() => void> {
+    let release!: () => void;
+    const next = new Promise<void>((r) => (release = r));
+    const previous = this.tail;
+    this.tail = previous.then(() => next);
+    await previous;
+    return release;
+  }
+}
+
+export async function openPglite(o: PgliteOptions): Promise<Db> {
+  const db = o.dataDir ? await PGlite.create(o.dataDir) : await PGlite.create();
+  await db.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(o.schema)}; SET search_path TO ${quoteIdent(o.schema)}, public;`);
+  const mutex = new Mutex();
+  const raw: Queryable = {
+    async query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]> {
+      try {
+        const r = await db.query<T>(sql, params);
+        return r.rows;
+      } catch (e) {
+        throw fromDriverError(e);
+      }
+    },
+  };
+
+  async function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await mutex.acquire();
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  async function inTransaction<T>(begin: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    await raw.query(begin);
+    try {
+      const value = await fn(raw);
+      await raw.query("COMMIT");
+      return value;
+    } catch (e) {
+      await raw.query("ROLLBACK").catch(() => undefined);
+      throw fromDriverError(e);
+    }
+  }
+
+  return {
+    backend: "pglite",
+    schema: o.schema,
+    query: (sql, params) => exclusive(() => raw.query(sql, params)),
+    transaction: (fn) => exclusive(() => inTransaction("BEGIN", fn)),
+    async readTransaction() {
+      const release = await mutex.acquire();
+      try {
+        await raw.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      } catch (e) {
+        release();
+        throw e;
+      }
+      let released = false;
+      return {
+        tx: raw,
+        async release() {
+          if (released) return;
+          released = true;
+          await raw.query("COMMIT").catch(() => undefined);
+          release();
+        },
+      };
+    },
+    async listen(channel, onNotify): Promise<Subscription> {
+      // In-process: the connection cannot be lost, so `onLost` never fires.
+      const unlisten = await exclusive(() => db.listen(channel, onNotify));
+      return { close: () => exclusive(() => unlisten()) };
+    },
+    async withLock(_lockKey, fn) {
+      // One process owns the data directory, so the in-process mutex is the lock.
+      return exclusive(() => fn(raw));
+    },
+    async close() {
+      await exclusive(() => db.close());
+    },
+  };
+}

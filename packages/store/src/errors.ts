@@ -1,0 +1,80 @@
+// The one error class of @gatehouse/store. Transports map `code` to wire errors in one place each.
+
+export type StoreErrorCode =
+  | "invalid-argument" // malformed input (bad id, empty name, bad permission string, …)
+  | "not-found" // unknown id in this tenant (also: another tenant's id, no existence leak)
+  | "cross-tenant" // a reference that names another tenant's resource explicitly
+  | "tenant-not-found" // the org was never bootstrapped
+  | "duplicate-name" // sibling workspace / role / group name already taken (case-insensitive)
+  | "depth-exceeded" // workspace hierarchy deeper than the configured limit
+  | "unknown-parent" // parent workspace does not exist in the tenant
+  | "move-into-descendant" // move target is the workspace itself or one of its descendants
+  | "immutable" // root / default / ungrouped-hosts rules, system roles, admin-default group
+  | "not-empty" // workspace with children or hosts, role still referenced, …
+  | "not-assignable" // platform roles in bindings, role scope not matching the resource
+  | "malformed-token" // consistency token that does not decode
+  | "foreign-token" // consistency token of another store
+  | "timeout" // waitForRevision gave up
+  | "conflict" // concurrent update lost (serialization failure, deadlock); retry
+  | "unavailable" // database unreachable
+  | "internal"; // anything else (a bug)
+
+export class StoreError extends Error {
+  override readonly name = "StoreError";
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    /** Input field the error is about, when known (e.g. `parent_id`). */
+    readonly field?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export function isStoreError(e: unknown, code?: StoreErrorCode): e is StoreError {
+  return e instanceof StoreError && (code === undefined || e.code === code);
+}
+
+interface DriverError {
+  code?: string;
+  constraint?: string;
+  message?: string;
+}
+
+const connectionCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"]);
+
+/**
+ * Maps a raw driver error (pg or PGlite) to a StoreError. Constraint names are the ones of the
+ * migrations; checks in the repositories normally fire first, these are the backstop for races.
+ */
+export function fromDriverError(e: unknown): StoreError {
+  if (e instanceof StoreError) return e;
+  const d = (typeof e === "object" && e !== null ? e : {}) as DriverError;
+  const constraint = d.constraint ?? "";
+  switch (d.code) {
+    case "23505":
+      if (constraint.includes("sibling_name") || constraint.includes("_name")) {
+        return new StoreError("duplicate-name", "A resource with the same name already exists.", "name", { cause: e });
+      }
+      return new StoreError("conflict", "The resource already exists.", undefined, { cause: e });
+    case "23503":
+      if (constraint.includes("parent")) return new StoreError("unknown-parent", "Parent workspace doesn't exist in tenant.", "parent_id", { cause: e });
+      return new StoreError("not-found", "A referenced resource does not exist in this tenant.", undefined, { cause: e });
+    case "23514":
+    case "22001":
+    case "22P02":
+      return new StoreError("invalid-argument", `Invalid value: ${d.message ?? "constraint violated"}`, undefined, { cause: e });
+    case "40001":
+    case "40P01":
+    case "55P03":
+      return new StoreError("conflict", "Too many concurrent updates. Please retry.", undefined, { cause: e });
+  }
+  if (d.code && connectionCodes.has(d.code)) {
+    return new StoreError("unavailable", "The database is unavailable.", undefined, { cause: e });
+  }
+  if (e instanceof Error && /Connection terminated|not queryable|Client has encountered a connection error/i.test(e.message)) {
+    return new StoreError("unavailable", "The database is unavailable.", undefined, { cause: e });
+  }
+  return new StoreError("internal", `Unexpected database error: ${d.message ?? String(e)}`, undefined, { cause: e });
+}

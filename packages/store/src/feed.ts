@@ -1,0 +1,184 @@
+// Change feed: head revision, consistent snapshots, and followers that deliver every change after
+// a revision in order. Followers are woken by LISTEN/NOTIFY and poll as the fallback; when the
+// listening connection dies they keep polling and resubscribe, resuming from their last revision.
+import type { StoreContext } from "./context.js";
+import type { Subscription } from "./db/db.js";
+import { StoreError } from "./errors.js";
+import { expand, rowToRelationship } from "./write.js";
+import type { Change, ChangeFeed, FollowHandle, FollowOptions, Relationship, Revision, Snapshot, SnapshotOptions } from "./types.js";
+import { requireOrgId } from "./validate.js";
+
+interface ChangeRow {
+  revision: string;
+  org_id: string | null;
+  kind: string;
+  touched: unknown;
+  deleted: unknown;
+  committed_at: Date;
+  [k: string]: unknown;
+}
+
+const parseJson = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : v);
+
+function toChange(r: ChangeRow): Change {
+  return {
+    revision: Number(r.revision),
+    orgId: r.org_id,
+    kind: r.kind,
+    touched: (parseJson(r.touched) as Parameters<typeof expand>[0][]).map(expand),
+    deleted: (parseJson(r.deleted) as Parameters<typeof expand>[0][]).map(expand),
+    committed: r.committed_at,
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): ChangeFeed {
+  async function headRevision(): Promise<Revision> {
+    const [row] = await ctx.db.query<{ head: string }>("SELECT head::text AS head FROM gh_revision");
+    return Number(row!.head);
+  }
+
+  async function changesSince(fromRevision: Revision, limit = 1000): Promise<Change[]> {
+    if (!Number.isSafeInteger(fromRevision) || fromRevision < 0) throw new StoreError("invalid-argument", "fromRevision must be a non-negative integer.");
+    const rows = await ctx.db.query<ChangeRow>(
+      "SELECT revision::text AS revision, org_id, kind, touched, deleted, committed_at FROM gh_changes WHERE revision > $1 ORDER BY revision LIMIT $2",
+      [fromRevision, limit],
+    );
+    return rows.map(toChange);
+  }
+
+  async function snapshot(options: SnapshotOptions = {}): Promise<Snapshot> {
+    const batchSize = options.batchSize ?? 10_000;
+    if (!Number.isInteger(batchSize) || batchSize < 1) throw new StoreError("invalid-argument", "batchSize must be a positive integer.");
+    const orgId = options.orgId === undefined ? undefined : requireOrgId(options.orgId);
+    const { tx, release } = await ctx.db.readTransaction();
+    let revision: Revision;
+    try {
+      // Same REPEATABLE READ snapshot for the head and the tuples: the tuples are exactly the
+      // state at `revision`.
+      const [head] = await tx.query<{ head: string }>("SELECT head::text AS head FROM gh_revision");
+      revision = Number(head!.head);
+      const where = orgId === undefined ? "" : "WHERE org_id = '' OR org_id = $1";
+      await tx.query(
+        `DECLARE gh_snapshot NO SCROLL CURSOR FOR SELECT resource_type, resource_id, relation, subject_type, subject_id, subject_relation FROM gh_tuples ${where}`,
+        orgId === undefined ? [] : [orgId],
+      );
+    } catch (e) {
+      await release();
+      throw e;
+    }
+    async function* batches(): AsyncGenerator<Relationship[]> {
+      try {
+        for (;;) {
+          const rows = await tx.query<Parameters<typeof rowToRelationship>[0] & Record<string, unknown>>(`FETCH ${batchSize} FROM gh_snapshot`);
+          if (rows.length === 0) return;
+          yield rows.map(rowToRelationship);
+          if (rows.length < batchSize) return;
+        }
+      } finally {
+        await release();
+      }
+    }
+    return { revision, batches: batches() };
+  }
+
+  function follow(fromRevision: Revision, onBatch: (changes: Change[]) => void | Promise<void>, options: FollowOptions = {}): FollowHandle {
+    if (!Number.isSafeInteger(fromRevision) || fromRevision < 0) throw new StoreError("invalid-argument", "fromRevision must be a non-negative integer.");
+    const batchSize = options.batchSize ?? 1000;
+    const pollMs = options.pollIntervalMs ?? ctx.pollIntervalMs;
+    const report = (e: unknown) => {
+      try {
+        options.onError?.(e);
+      } catch {
+        // an error reporter that throws must not kill the follower
+      }
+    };
+    let last = fromRevision;
+    let stopped = false;
+    let subscription: Subscription | undefined;
+    let wake: (() => void) | undefined;
+    let woken = false;
+    const poke = () => {
+      woken = true;
+      wake?.();
+    };
+    const idle = (ms: number) =>
+      woken
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, ms);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          }).finally(() => (wake = undefined));
+
+    async function subscribe(): Promise<void> {
+      if (stopped || subscription) return;
+      try {
+        subscription = await ctx.db.listen(ctx.channel, poke, (e) => {
+          subscription = undefined;
+          report(e);
+          poke(); // catch up at once: notifications may have been lost with the connection
+        });
+        if (stopped) await subscription.close();
+        poke(); // changes committed before LISTEN took effect are picked up by the next fetch
+      } catch (e) {
+        report(e);
+      }
+    }
+
+    const loop = (async () => {
+      await subscribe();
+      while (!stopped) {
+        woken = false;
+        let delivered = 0;
+        try {
+          const changes = await changesSince(last, batchSize);
+          if (changes.length > 0 && !stopped) {
+            await onBatch(changes);
+            last = changes[changes.length - 1]!.revision;
+            delivered = changes.length;
+          }
+        } catch (e) {
+          report(e);
+          await idle(pollMs);
+          continue;
+        }
+        if (delivered === batchSize) continue; // more may be waiting
+        if (!subscription) await subscribe(); // reconnect after a lost listener
+        if (!stopped) await idle(pollMs);
+      }
+    })();
+
+    const handle: FollowHandle = {
+      get revision() {
+        return last;
+      },
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        poke();
+        await loop;
+        await subscription?.close();
+        subscription = undefined;
+        followers.delete(handle);
+      },
+    };
+    followers.add(handle);
+    return handle;
+  }
+
+  async function waitForRevision(revision: Revision, timeoutMs: number): Promise<Revision> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const head = await headRevision();
+      if (head >= revision) return head;
+      if (Date.now() >= deadline) throw new StoreError("timeout", `Revision ${revision} was not reached within ${timeoutMs} ms (head ${head}).`);
+      await sleep(Math.min(10, Math.max(1, deadline - Date.now())));
+    }
+  }
+
+  return { headRevision, snapshot, changesSince, follow, waitForRevision };
+}

@@ -1,0 +1,214 @@
+// Numbered, append-only migrations. Never edit a released entry: add a new one.
+// Applied at start under an advisory lock (two processes starting together apply them once).
+import type { Db } from "./db/db.js";
+import { quoteIdent } from "./db/db.js";
+import { PLATFORM_ROLES } from "./platform-roles.js";
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const ts = "timestamptz NOT NULL DEFAULT clock_timestamp()";
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "revisions, change feed, tuples",
+    sql: `
+CREATE TABLE gh_meta (key text PRIMARY KEY, value text NOT NULL);
+-- Random id of this database; consistency tokens carry it so a foreign token is detected.
+INSERT INTO gh_meta (key, value) VALUES ('store_id', replace(gen_random_uuid()::text, '-', ''));
+
+-- Single-row revision counter. Writers increment it as their last statement; the row lock is
+-- held until commit, so revisions are handed out in commit order.
+CREATE TABLE gh_revision (id boolean PRIMARY KEY DEFAULT true CHECK (id), head bigint NOT NULL);
+INSERT INTO gh_revision (id, head) VALUES (true, 0);
+
+CREATE TABLE gh_changes (
+  revision bigint PRIMARY KEY,
+  org_id text,
+  kind text NOT NULL,
+  touched jsonb NOT NULL,
+  deleted jsonb NOT NULL,
+  committed_at ${ts}
+);
+
+-- org_id '' = public tuples (seeded and platform roles).
+CREATE TABLE gh_tuples (
+  org_id text NOT NULL,
+  resource_type text NOT NULL,
+  resource_id text NOT NULL,
+  relation text NOT NULL,
+  subject_type text NOT NULL,
+  subject_id text NOT NULL,
+  subject_relation text NOT NULL DEFAULT '',
+  PRIMARY KEY (org_id, resource_type, resource_id, relation, subject_type, subject_id, subject_relation)
+);
+`,
+  },
+  {
+    version: 2,
+    name: "tenants, workspaces, roles, bindings, groups, principals, hosts",
+    sql: `
+CREATE TABLE gh_tenants (
+  org_id text PRIMARY KEY CHECK (org_id ~ '^[A-Za-z0-9_.-]{1,64}$'),
+  tenant_id text NOT NULL UNIQUE,
+  root_workspace_id uuid NOT NULL,
+  default_workspace_id uuid NOT NULL,
+  platform_default_group_id uuid NOT NULL,
+  admin_default_group_id uuid NOT NULL,
+  created_at ${ts}
+);
+
+CREATE TABLE gh_workspaces (
+  id uuid PRIMARY KEY,
+  org_id text NOT NULL REFERENCES gh_tenants (org_id),
+  type text NOT NULL CHECK (type IN ('root', 'default', 'standard', 'ungrouped-hosts')),
+  parent_id uuid,
+  name text NOT NULL CHECK (length(name) BETWEEN 1 AND 255),
+  description text CHECK (description IS NULL OR length(description) <= 255),
+  created_at ${ts},
+  modified_at ${ts},
+  CONSTRAINT gh_workspaces_org_id_key UNIQUE (org_id, id),
+  -- The parent must be in the same tenant: the foreign key includes org_id.
+  CONSTRAINT gh_workspaces_parent_fkey FOREIGN KEY (org_id, parent_id) REFERENCES gh_workspaces (org_id, id),
+  CONSTRAINT gh_workspaces_root_has_no_parent CHECK ((type = 'root') = (parent_id IS NULL))
+);
+CREATE UNIQUE INDEX gh_workspaces_sibling_name ON gh_workspaces (org_id, parent_id, lower(name)) WHERE parent_id IS NOT NULL;
+CREATE UNIQUE INDEX gh_workspaces_one_builtin ON gh_workspaces (org_id, type) WHERE type <> 'standard';
+CREATE INDEX gh_workspaces_children ON gh_workspaces (org_id, parent_id);
+
+CREATE TABLE gh_roles (
+  id uuid PRIMARY KEY,
+  org_id text REFERENCES gh_tenants (org_id),
+  kind text NOT NULL CHECK (kind IN ('custom', 'seeded', 'platform')),
+  name text NOT NULL CHECK (length(btrim(name)) BETWEEN 1 AND 175),
+  display_name text,
+  description text,
+  scope text NOT NULL CHECK (scope IN ('default', 'root', 'tenant')),
+  platform_default boolean NOT NULL DEFAULT false,
+  admin_default boolean NOT NULL DEFAULT false,
+  permissions text[] NOT NULL DEFAULT '{}',
+  created_at ${ts},
+  modified_at ${ts},
+  CONSTRAINT gh_roles_custom_has_tenant CHECK ((kind = 'custom') = (org_id IS NOT NULL))
+);
+CREATE UNIQUE INDEX gh_roles_unique_name ON gh_roles (coalesce(org_id, ''), lower(name));
+
+CREATE TABLE gh_groups (
+  id uuid PRIMARY KEY,
+  org_id text NOT NULL REFERENCES gh_tenants (org_id),
+  kind text NOT NULL CHECK (kind IN ('standard', 'platform-default', 'admin-default')),
+  name text NOT NULL CHECK (length(btrim(name)) BETWEEN 1 AND 150),
+  description text,
+  created_at ${ts},
+  modified_at ${ts},
+  CONSTRAINT gh_groups_org_id_key UNIQUE (org_id, id)
+);
+CREATE UNIQUE INDEX gh_groups_unique_name ON gh_groups (org_id, lower(name));
+CREATE UNIQUE INDEX gh_groups_one_default ON gh_groups (org_id, kind) WHERE kind <> 'standard';
+
+CREATE TABLE gh_principals (
+  org_id text NOT NULL REFERENCES gh_tenants (org_id),
+  user_id text NOT NULL CHECK (user_id ~ '^[A-Za-z0-9_|=+-]{1,200}$'),
+  username text NOT NULL CHECK (length(username) BETWEEN 1 AND 255),
+  type text NOT NULL CHECK (type IN ('user', 'service-account')),
+  is_org_admin boolean NOT NULL DEFAULT false,
+  created_at ${ts},
+  modified_at ${ts},
+  PRIMARY KEY (org_id, user_id)
+);
+CREATE UNIQUE INDEX gh_principals_unique_username ON gh_principals (org_id, lower(username));
+
+-- Explicit memberships of standard groups; default-group membership is implied by gh_principals.
+CREATE TABLE gh_group_members (
+  org_id text NOT NULL,
+  group_id uuid NOT NULL,
+  user_id text NOT NULL,
+  PRIMARY KEY (group_id, user_id),
+  FOREIGN KEY (org_id, group_id) REFERENCES gh_groups (org_id, id),
+  FOREIGN KEY (org_id, user_id) REFERENCES gh_principals (org_id, user_id)
+);
+CREATE INDEX gh_group_members_user ON gh_group_members (org_id, user_id);
+
+CREATE TABLE gh_role_bindings (
+  id uuid PRIMARY KEY,
+  org_id text NOT NULL REFERENCES gh_tenants (org_id),
+  role_id uuid NOT NULL REFERENCES gh_roles (id),
+  resource_type text NOT NULL CHECK (resource_type IN ('workspace', 'tenant')),
+  resource_id text NOT NULL,
+  created_at ${ts},
+  modified_at ${ts},
+  CONSTRAINT gh_role_bindings_org_id_key UNIQUE (org_id, id),
+  CONSTRAINT gh_role_bindings_one_per_role_resource UNIQUE (org_id, role_id, resource_type, resource_id)
+);
+CREATE INDEX gh_role_bindings_resource ON gh_role_bindings (org_id, resource_type, resource_id);
+
+CREATE TABLE gh_role_binding_subjects (
+  org_id text NOT NULL,
+  binding_id uuid NOT NULL,
+  subject_type text NOT NULL CHECK (subject_type IN ('group', 'principal')),
+  subject_id text NOT NULL,
+  PRIMARY KEY (binding_id, subject_type, subject_id),
+  FOREIGN KEY (org_id, binding_id) REFERENCES gh_role_bindings (org_id, id)
+);
+CREATE INDEX gh_role_binding_subjects_subject ON gh_role_binding_subjects (org_id, subject_type, subject_id);
+
+-- Host ids are global (inventory UUIDs): a host reported by another tenant is a cross-tenant error.
+CREATE TABLE gh_hosts (
+  id text PRIMARY KEY,
+  org_id text NOT NULL,
+  workspace_id uuid NOT NULL,
+  reported_at ${ts},
+  FOREIGN KEY (org_id, workspace_id) REFERENCES gh_workspaces (org_id, id)
+);
+CREATE INDEX gh_hosts_workspace ON gh_hosts (org_id, workspace_id);
+`,
+  },
+  {
+    version: 3,
+    name: "platform parent roles",
+    sql: PLATFORM_ROLES.map(
+      (r) =>
+        `INSERT INTO gh_roles (id, org_id, kind, name, description, scope, platform_default, admin_default) VALUES ` +
+        `('${r.id}', NULL, 'platform', '${r.name}', '${r.description}', '${r.scope}', ${r.audience === "user"}, ${r.audience === "admin"});`,
+    ).join("\n"),
+  },
+];
+
+/** Applies the missing migrations, each in its own transaction, under a cross-process lock. */
+export async function migrate(db: Db): Promise<number[]> {
+  return db.withLock(`gatehouse-migrate:${db.schema}`, async (s) => {
+    await s.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(db.schema)}`);
+    await s.query(`SET search_path TO ${quoteIdent(db.schema)}, public`);
+    await s.query(
+      `CREATE TABLE IF NOT EXISTS gh_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at ${ts})`,
+    );
+    const done = new Set((await s.query<{ version: number }>("SELECT version FROM gh_migrations")).map((r) => r.version));
+    const applied: number[] = [];
+    for (const m of MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      await s.query("BEGIN");
+      try {
+        for (const statement of splitStatements(m.sql)) await s.query(statement);
+        await s.query("INSERT INTO gh_migrations (version, name) VALUES ($1, $2)", [m.version, m.name]);
+        await s.query("COMMIT");
+      } catch (e) {
+        await s.query("ROLLBACK").catch(() => undefined);
+        throw e;
+      }
+      applied.push(m.version);
+    }
+    return applied;
+  });
+}
+
+/** Migrations hold no function bodies or quoted semicolons, so `;` at a line end splits them. */
+function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*$/m)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0 && !/^(--[^\n]*\n?)+$/.test(s));
+}

@@ -1,0 +1,83 @@
+// Reported resources: hosts and the workspace each sits in (`hbi/host:<id>#t_workspace@...`).
+import type { StoreContext } from "../context.js";
+import { StoreError } from "../errors.js";
+import { hostWorkspace } from "../relationships.js";
+import type { Host, HostRepository } from "../types.js";
+import { pageBounds, requireOrgId, requireUuid } from "../validate.js";
+import { runWrite } from "../write.js";
+import { loadWorkspace } from "./workspaces.js";
+
+interface HostRow {
+  id: string;
+  org_id: string;
+  workspace_id: string;
+  reported_at: Date;
+  [k: string]: unknown;
+}
+
+const toHost = (r: HostRow): Host => ({ orgId: r.org_id, id: r.id, workspaceId: r.workspace_id, reported: r.reported_at });
+
+const hostIdRe = /^[A-Za-z0-9/_|=+-]{1,1024}$/;
+function requireHostId(id: unknown): string {
+  if (typeof id !== "string" || !hostIdRe.test(id)) throw new StoreError("invalid-argument", `Invalid host id '${String(id)}'.`, "resource_id");
+  return id;
+}
+
+export function hostRepository(ctx: StoreContext): HostRepository {
+  return {
+    async report(orgId, hostId, workspaceId) {
+      requireOrgId(orgId);
+      const id = requireHostId(hostId);
+      const wsId = requireUuid(workspaceId, "workspace_id");
+      return runWrite(ctx, orgId, "report_resource", async (w) => {
+        await loadWorkspace(w.tx, orgId, wsId, "workspace_id");
+        const [existing] = await w.tx.query<HostRow>("SELECT * FROM gh_hosts WHERE id = $1", [id]);
+        if (existing && existing.org_id !== orgId) throw new StoreError("cross-tenant", `Host '${id}' belongs to another tenant.`, "resource_id");
+        if (existing && existing.workspace_id === wsId) {
+          w.markUnchanged();
+          return toHost(existing);
+        }
+        const [row] = await w.tx.query<HostRow>(
+          `INSERT INTO gh_hosts (id, org_id, workspace_id) VALUES ($1, $2, $3)
+           ON CONFLICT (id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, reported_at = clock_timestamp() RETURNING *`,
+          [id, orgId, wsId],
+        );
+        if (existing) await w.remove([hostWorkspace(id, existing.workspace_id)]);
+        await w.touch([hostWorkspace(id, wsId)]);
+        return toHost(row!);
+      });
+    },
+
+    async delete(orgId, hostId) {
+      requireOrgId(orgId);
+      const id = requireHostId(hostId);
+      return runWrite(ctx, orgId, "delete_resource", async (w) => {
+        const [row] = await w.tx.query<HostRow>("DELETE FROM gh_hosts WHERE id = $1 AND org_id = $2 RETURNING *", [id, orgId]);
+        if (!row) throw new StoreError("not-found", `Host '${id}' does not exist.`, "resource_id");
+        await w.remove([hostWorkspace(id, row.workspace_id)]);
+        return { id };
+      });
+    },
+
+    async get(orgId, hostId) {
+      requireOrgId(orgId);
+      const [row] = await ctx.db.query<HostRow>("SELECT * FROM gh_hosts WHERE id = $1 AND org_id = $2", [requireHostId(hostId), orgId]);
+      if (!row) throw new StoreError("not-found", `Host '${hostId}' does not exist.`, "resource_id");
+      return toHost(row);
+    },
+
+    async list(orgId, query = {}) {
+      requireOrgId(orgId);
+      const params: unknown[] = [orgId];
+      let filter = "org_id = $1";
+      if (query.workspaceId !== undefined) {
+        params.push(requireUuid(query.workspaceId, "workspace_id"));
+        filter += " AND workspace_id = $2";
+      }
+      const { limit, offset } = pageBounds(query.limit, query.offset);
+      const [count] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gh_hosts WHERE ${filter}`, params);
+      const rows = await ctx.db.query<HostRow>(`SELECT * FROM gh_hosts WHERE ${filter} ORDER BY id LIMIT ${limit ?? "ALL"} OFFSET ${offset}`, params);
+      return { data: rows.map(toHost), count: count?.n ?? 0 };
+    },
+  };
+}

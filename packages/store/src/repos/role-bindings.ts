@@ -1,0 +1,322 @@
+// Role bindings: one row per (role, resource) with a set of subjects (groups, principals), plus
+// the tuples `<resource>#t_binding@rbac/role_binding:<b>`, `<b>#t_role@rbac/role:<r>` and
+// `<b>#t_subject@<subject>`.
+import { randomUUID } from "node:crypto";
+import type { StoreContext } from "../context.js";
+import type { Queryable } from "../db/db.js";
+import { StoreError } from "../errors.js";
+import { bindingRole, bindingSubject, resourceBinding } from "../relationships.js";
+import type {
+  BindingResource,
+  BindingSubject,
+  Page,
+  RoleBinding,
+  RoleBindingGrant,
+  RoleBindingListItem,
+  RoleBindingListQuery,
+  RoleBindingRepository,
+  RoleScope,
+} from "../types.js";
+import { pageBounds, requireOrgId, requireUuid } from "../validate.js";
+import { requireTenantRow, runWrite, type TenantRow, type WriteContext } from "../write.js";
+import { loadRole } from "./roles.js";
+import { loadWorkspace } from "./workspaces.js";
+
+interface BindingRow {
+  id: string;
+  org_id: string;
+  role_id: string;
+  resource_type: "workspace" | "tenant";
+  resource_id: string;
+  created_at: Date;
+  modified_at: Date;
+  [k: string]: unknown;
+}
+
+const levelName: Record<RoleScope, string> = { default: "Default Workspace", root: "Root Workspace", tenant: "Organization" };
+
+/** Checks the resource exists in the tenant and returns the level a role bound there must have. */
+export async function resolveResource(tx: Queryable, tenant: TenantRow, resource: BindingResource): Promise<{ resource: BindingResource; level: RoleScope }> {
+  if (resource?.type === "tenant") {
+    if (typeof resource.id !== "string" || resource.id.length === 0) throw new StoreError("invalid-argument", "The tenant resource id is required.", "resource.id");
+    if (resource.id === tenant.tenant_id) return { resource: { type: "tenant", id: resource.id }, level: "tenant" };
+    const [other] = await tx.query("SELECT 1 FROM gh_tenants WHERE tenant_id = $1", [resource.id]);
+    if (other) throw new StoreError("cross-tenant", `Tenant '${resource.id}' is not the caller's tenant.`, "resource.id");
+    throw new StoreError("not-found", `Tenant '${resource.id}' does not exist.`, "resource.id");
+  }
+  if (resource?.type === "workspace") {
+    const ws = await loadWorkspace(tx, tenant.org_id, requireUuid(resource.id, "resource.id"), "resource.id");
+    return { resource: { type: "workspace", id: ws.id }, level: ws.type === "root" ? "root" : "default" };
+  }
+  throw new StoreError("invalid-argument", `Unknown resource type '${String(resource?.type)}'.`, "resource.type");
+}
+
+export async function resolveSubject(tx: Queryable, orgId: string, subject: BindingSubject): Promise<BindingSubject> {
+  if (subject?.type === "group") {
+    const id = requireUuid(subject.id, "subject.id");
+    const [row] = await tx.query<{ org_id: string }>("SELECT org_id FROM gh_groups WHERE id = $1", [id]);
+    if (!row) throw new StoreError("not-found", `Group '${id}' does not exist.`, "subject.id");
+    if (row.org_id !== orgId) throw new StoreError("cross-tenant", `Group '${id}' belongs to another tenant.`, "subject.id");
+    return { type: "group", id };
+  }
+  if (subject?.type === "principal") {
+    if (typeof subject.id !== "string") throw new StoreError("invalid-argument", "The principal id is required.", "subject.id");
+    const [row] = await tx.query("SELECT 1 FROM gh_principals WHERE org_id = $1 AND user_id = $2", [orgId, subject.id]);
+    if (!row) throw new StoreError("not-found", `Principal '${subject.id}' does not exist.`, "subject.id");
+    return { type: "principal", id: subject.id };
+  }
+  throw new StoreError("invalid-argument", `Unknown subject type '${String(subject?.type)}'.`, "subject.type");
+}
+
+/** The role must be assignable (custom or seeded) and scoped for the resource's level. */
+async function resolveAssignableRole(tx: Queryable, orgId: string, roleId: string, level: RoleScope, field: string): Promise<string> {
+  const role = await loadRole(tx, orgId, requireUuid(roleId, field), field);
+  if (role.kind === "platform") throw new StoreError("not-assignable", `Role '${role.id}' is a default parent role and cannot be bound.`, field);
+  if (role.scope !== level) {
+    throw new StoreError("not-assignable", `Role '${role.name}' is not scoped for this resource (${levelName[level]}).`, field);
+  }
+  return role.id;
+}
+
+async function findOrCreateBinding(ctx: StoreContext, w: WriteContext, orgId: string, roleId: string, resource: BindingResource): Promise<string> {
+  const [found] = await w.tx.query<{ id: string }>(
+    "SELECT id FROM gh_role_bindings WHERE org_id = $1 AND role_id = $2 AND resource_type = $3 AND resource_id = $4",
+    [orgId, roleId, resource.type, resource.id],
+  );
+  if (found) return found.id;
+  const id = randomUUID();
+  await w.tx.query("INSERT INTO gh_role_bindings (id, org_id, role_id, resource_type, resource_id) VALUES ($1, $2, $3, $4, $5)", [
+    id,
+    orgId,
+    roleId,
+    resource.type,
+    resource.id,
+  ]);
+  await w.touch([resourceBinding(resource, id), bindingRole(id, roleId)]);
+  return id;
+}
+
+async function addSubject(ctx: StoreContext, w: WriteContext, orgId: string, bindingId: string, subject: BindingSubject): Promise<void> {
+  const inserted = await w.tx.query(
+    "INSERT INTO gh_role_binding_subjects (org_id, binding_id, subject_type, subject_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1",
+    [orgId, bindingId, subject.type, subject.id],
+  );
+  if (inserted.length === 0) return;
+  await w.tx.query("UPDATE gh_role_bindings SET modified_at = clock_timestamp() WHERE id = $1", [bindingId]);
+  await w.touch([bindingSubject(bindingId, subject, ctx.domain)]);
+}
+
+/** Removes one subject from a binding; a binding left without subjects is deleted. */
+async function removeSubject(ctx: StoreContext, w: WriteContext, orgId: string, binding: BindingRow, subject: BindingSubject): Promise<void> {
+  await w.tx.query("DELETE FROM gh_role_binding_subjects WHERE binding_id = $1 AND subject_type = $2 AND subject_id = $3", [
+    binding.id,
+    subject.type,
+    subject.id,
+  ]);
+  await w.remove([bindingSubject(binding.id, subject, ctx.domain)]);
+  const [left] = await w.tx.query<{ n: number }>("SELECT count(*)::int AS n FROM gh_role_binding_subjects WHERE binding_id = $1", [binding.id]);
+  if ((left?.n ?? 0) === 0) await deleteBindingRow(w, binding, []);
+  else await w.tx.query("UPDATE gh_role_bindings SET modified_at = clock_timestamp() WHERE id = $1", [binding.id]);
+}
+
+async function deleteBindingRow(w: WriteContext, b: BindingRow, subjectTuples: ReturnType<typeof bindingSubject>[]): Promise<void> {
+  const resource: BindingResource = { type: b.resource_type, id: b.resource_id };
+  await w.tx.query("DELETE FROM gh_role_binding_subjects WHERE binding_id = $1", [b.id]);
+  await w.tx.query("DELETE FROM gh_role_bindings WHERE id = $1", [b.id]);
+  await w.remove([resourceBinding(resource, b.id), bindingRole(b.id, b.role_id), ...subjectTuples]);
+}
+
+/** Deletes every binding of the tenant matching `condition` (over alias `b`, `$1` = org id). */
+export async function deleteBindingsWhere(ctx: StoreContext, w: WriteContext, orgId: string, condition: string, params: unknown[]): Promise<void> {
+  const rows = await w.tx.query<BindingRow>(`SELECT b.* FROM gh_role_bindings b WHERE b.org_id = $1 AND ${condition}`, [orgId, ...params]);
+  for (const b of rows) {
+    const subjects = await subjectsOf(w.tx, b.id);
+    await deleteBindingRow(w, b, subjects.map((s) => bindingSubject(b.id, s, ctx.domain)));
+  }
+}
+
+export function deleteBindingsOfResource(ctx: StoreContext, w: WriteContext, orgId: string, resource: BindingResource): Promise<void> {
+  return deleteBindingsWhere(ctx, w, orgId, "b.resource_type = $2 AND b.resource_id = $3", [resource.type, resource.id]);
+}
+
+/** Removes a subject (group or principal) from every binding of the tenant. */
+export async function removeSubjectEverywhere(ctx: StoreContext, w: WriteContext, orgId: string, subject: BindingSubject): Promise<void> {
+  const rows = await w.tx.query<BindingRow>(
+    `SELECT b.* FROM gh_role_bindings b JOIN gh_role_binding_subjects s ON s.binding_id = b.id
+     WHERE b.org_id = $1 AND s.subject_type = $2 AND s.subject_id = $3`,
+    [orgId, subject.type, subject.id],
+  );
+  for (const b of rows) await removeSubject(ctx, w, orgId, b, subject);
+}
+
+async function subjectsOf(tx: Queryable, bindingId: string): Promise<BindingSubject[]> {
+  const rows = await tx.query<{ subject_type: BindingSubject["type"]; subject_id: string }>(
+    "SELECT subject_type, subject_id FROM gh_role_binding_subjects WHERE binding_id = $1 ORDER BY subject_type, subject_id",
+    [bindingId],
+  );
+  return rows.map((r) => ({ type: r.subject_type, id: r.subject_id }));
+}
+
+async function toBindings(tx: Queryable, rows: BindingRow[]): Promise<RoleBinding[]> {
+  if (rows.length === 0) return [];
+  const subjects = await tx.query<{ binding_id: string; subject_type: BindingSubject["type"]; subject_id: string }>(
+    "SELECT binding_id, subject_type, subject_id FROM gh_role_binding_subjects WHERE binding_id = ANY($1::uuid[]) ORDER BY subject_type, subject_id",
+    [rows.map((r) => r.id)],
+  );
+  const byBinding = new Map<string, BindingSubject[]>();
+  for (const s of subjects) {
+    const list = byBinding.get(s.binding_id) ?? [];
+    list.push({ type: s.subject_type, id: s.subject_id });
+    byBinding.set(s.binding_id, list);
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    orgId: r.org_id,
+    roleId: r.role_id,
+    resource: { type: r.resource_type, id: r.resource_id },
+    subjects: byBinding.get(r.id) ?? [],
+    created: r.created_at,
+    modified: r.modified_at,
+  }));
+}
+
+/** Ids of the groups a principal belongs to: explicit memberships and the default groups. */
+export async function groupIdsOf(tx: Queryable, orgId: string, userId: string): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>(
+    `SELECT group_id AS id FROM gh_group_members WHERE org_id = $1 AND user_id = $2
+     UNION SELECT g.id FROM gh_groups g JOIN gh_principals p ON p.org_id = g.org_id AND p.user_id = $2
+       WHERE g.org_id = $1 AND (g.kind = 'platform-default' OR (g.kind = 'admin-default' AND p.is_org_admin))`,
+    [orgId, userId],
+  );
+  return rows.map((r) => r.id);
+}
+
+export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository {
+  async function loadBindingsOn(tx: Queryable, orgId: string, resource: BindingResource, subject: BindingSubject): Promise<BindingRow[]> {
+    return tx.query<BindingRow>(
+      `SELECT b.* FROM gh_role_bindings b JOIN gh_role_binding_subjects s ON s.binding_id = b.id
+       WHERE b.org_id = $1 AND b.resource_type = $2 AND b.resource_id = $3 AND s.subject_type = $4 AND s.subject_id = $5
+       ORDER BY b.created_at, b.id`,
+      [orgId, resource.type, resource.id, subject.type, subject.id],
+    );
+  }
+
+  return {
+    async batchCreate(orgId, grants: RoleBindingGrant[]) {
+      requireOrgId(orgId);
+      if (!Array.isArray(grants) || grants.length < 1 || grants.length > 100) {
+        throw new StoreError("invalid-argument", "Between 1 and 100 role binding requests are required.", "requests");
+      }
+      return runWrite(ctx, orgId, "batch_create_role_binding", async (w) => {
+        const tenant = await requireTenantRow(w.tx, orgId);
+        const bindingIds: string[] = [];
+        for (const [i, g] of grants.entries()) {
+          const { resource, level } = await resolveResource(w.tx, tenant, g?.resource);
+          const subject = await resolveSubject(w.tx, orgId, g.subject);
+          const roleId = await resolveAssignableRole(w.tx, orgId, g.roleId, level, `requests[${i}].role.id`);
+          const bindingId = await findOrCreateBinding(ctx, w, orgId, roleId, resource);
+          await addSubject(ctx, w, orgId, bindingId, subject);
+          bindingIds.push(bindingId);
+        }
+        const rows = await w.tx.query<BindingRow>("SELECT * FROM gh_role_bindings WHERE id = ANY($1::uuid[])", [bindingIds]);
+        const byId = new Map((await toBindings(w.tx, rows)).map((b) => [b.id, b]));
+        return bindingIds.map((id) => byId.get(id)!);
+      });
+    },
+
+    async list(orgId, query: RoleBindingListQuery = {}): Promise<Page<RoleBindingListItem>> {
+      requireOrgId(orgId);
+      const params: unknown[] = [orgId];
+      const where = ["b.org_id = $1"];
+      const add = (clause: (p: string) => string, value: unknown) => {
+        params.push(value);
+        where.push(clause(`$${params.length}`));
+      };
+      if (query.resource) {
+        const tenant = await ctx.db.query<TenantRow>("SELECT * FROM gh_tenants WHERE org_id = $1", [orgId]);
+        if (!tenant[0]) return { data: [], count: 0 };
+        const { resource } = await resolveResource(ctx.db, tenant[0], query.resource);
+        const targets: BindingResource[] = [resource];
+        if (query.includeInherited && resource.type === "workspace") {
+          const ancestors = await ctx.db.query<{ id: string }>(
+            `WITH RECURSIVE up(id, parent_id) AS (
+               SELECT id, parent_id FROM gh_workspaces WHERE org_id = $1 AND id = $2
+               UNION ALL SELECT w.id, w.parent_id FROM gh_workspaces w JOIN up ON w.id = up.parent_id AND w.org_id = $1
+             ) SELECT id FROM up`,
+            [orgId, resource.id],
+          );
+          targets.push(...ancestors.filter((a) => a.id !== resource.id).map((a) => ({ type: "workspace" as const, id: a.id })));
+          targets.push({ type: "tenant", id: tenant[0].tenant_id });
+        }
+        add((p) => `(b.resource_type || ':' || b.resource_id) = ANY(${p}::text[])`, targets.map((t) => `${t.type}:${t.id}`));
+      }
+      if (query.roleId !== undefined) add((p) => `b.role_id = ${p}::uuid`, requireUuid(query.roleId, "role_id"));
+      if (query.subject) {
+        if (query.subject.type !== "group" && query.subject.type !== "principal") throw new StoreError("invalid-argument", "Unknown subject type.", "subject_type");
+        params.push(query.subject.type, query.subject.id);
+        where.push(
+          `EXISTS (SELECT 1 FROM gh_role_binding_subjects s WHERE s.binding_id = b.id AND s.subject_type = $${params.length - 1} AND s.subject_id = $${params.length})`,
+        );
+      }
+      if (query.grantedToPrincipal !== undefined) {
+        const groups = await groupIdsOf(ctx.db, orgId, query.grantedToPrincipal);
+        params.push(query.grantedToPrincipal, groups);
+        where.push(
+          `EXISTS (SELECT 1 FROM gh_role_binding_subjects s WHERE s.binding_id = b.id AND
+             ((s.subject_type = 'principal' AND s.subject_id = $${params.length - 1}) OR (s.subject_type = 'group' AND s.subject_id = ANY($${params.length}::text[]))))`,
+        );
+      }
+      const { limit, offset } = pageBounds(query.limit, query.offset);
+      const filter = where.join(" AND ");
+      const [count] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gh_role_bindings b WHERE ${filter}`, params);
+      const rows = await ctx.db.query<BindingRow>(
+        `SELECT b.* FROM gh_role_bindings b WHERE ${filter} ORDER BY b.created_at, b.id LIMIT ${limit ?? "ALL"} OFFSET ${offset}`,
+        params,
+      );
+      const data = (await toBindings(ctx.db, rows)).map((b) => ({ ...b, source: b.resource }));
+      return { data, count: count?.n ?? 0 };
+    },
+
+    async get(orgId, id) {
+      requireOrgId(orgId);
+      const bindingId = requireUuid(id, "id");
+      const rows = await ctx.db.query<BindingRow>("SELECT * FROM gh_role_bindings WHERE org_id = $1 AND id = $2", [orgId, bindingId]);
+      const [binding] = await toBindings(ctx.db, rows);
+      if (!binding) throw new StoreError("not-found", "No role binding matches the given query.", "id");
+      return binding;
+    },
+
+    async rolesOfSubject(orgId, resource, subject) {
+      requireOrgId(orgId);
+      const rows = await loadBindingsOn(ctx.db, orgId, resource, subject);
+      return rows.map((r) => r.role_id);
+    },
+
+    async replaceRolesOfSubject(orgId, resourceIn, subjectIn, roleIds) {
+      requireOrgId(orgId);
+      if (!Array.isArray(roleIds)) throw new StoreError("invalid-argument", "roles must be an array.", "roles");
+      const wanted = [...new Set(roleIds.map((r) => requireUuid(r, "roles")))];
+      return runWrite(ctx, orgId, "update_role_bindings_for_subject", async (w) => {
+        const tenant = await requireTenantRow(w.tx, orgId);
+        const { resource, level } = await resolveResource(w.tx, tenant, resourceIn);
+        const subject = await resolveSubject(w.tx, orgId, subjectIn);
+        if (subject.type === "group" && subject.id === tenant.admin_default_group_id) {
+          throw new StoreError("immutable", "Role bindings for the admin default group cannot be modified.", "subject.id");
+        }
+        for (const roleId of wanted) await resolveAssignableRole(w.tx, orgId, roleId, level, "roles");
+        const current = await loadBindingsOn(w.tx, orgId, resource, subject);
+        for (const b of current) {
+          if (!wanted.includes(b.role_id)) await removeSubject(ctx, w, orgId, b, subject);
+        }
+        const have = new Set(current.map((b) => b.role_id));
+        for (const roleId of wanted) {
+          if (have.has(roleId)) continue;
+          const bindingId = await findOrCreateBinding(ctx, w, orgId, roleId, resource);
+          await addSubject(ctx, w, orgId, bindingId, subject);
+        }
+        return { roleIds: wanted };
+      });
+    },
+  };
+}
+

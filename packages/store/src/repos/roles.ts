@@ -1,0 +1,267 @@
+// Roles: public seeded roles (from the role configuration), the six platform parent roles, and
+// per-tenant custom roles. Permissions are v1 strings; each implies a `rbac/role:<id>#t_<perm>`
+// tuple on `rbac/principal:*`.
+import { randomUUID } from "node:crypto";
+import type { StoreContext } from "../context.js";
+import type { Queryable } from "../db/db.js";
+import { StoreError } from "../errors.js";
+import { PLATFORM_ROLES } from "../platform-roles.js";
+import { owner, roleChild, rolePermission, tenantResourceId } from "../relationships.js";
+import type { Page, Role, RoleInput, RoleKind, RoleListQuery, RoleRepository, RoleScope, SystemRoleDefinition } from "../types.js";
+import { namePattern, pageBounds, requireOrgId, requireUuid } from "../validate.js";
+import { requireTenantRow, runWrite, type WriteContext } from "../write.js";
+import { deleteBindingsWhere } from "./role-bindings.js";
+
+export interface RoleRow {
+  id: string;
+  org_id: string | null;
+  kind: RoleKind;
+  name: string;
+  display_name: string | null;
+  description: string | null;
+  scope: RoleScope;
+  platform_default: boolean;
+  admin_default: boolean;
+  permissions: string[];
+  created_at: Date;
+  modified_at: Date;
+  [k: string]: unknown;
+}
+
+export const toRole = (r: RoleRow): Role => ({
+  id: r.id,
+  orgId: r.org_id,
+  kind: r.kind,
+  name: r.name,
+  displayName: r.display_name,
+  description: r.description,
+  permissions: r.permissions,
+  scope: r.scope,
+  platformDefault: r.platform_default,
+  adminDefault: r.admin_default,
+  created: r.created_at,
+  modified: r.modified_at,
+});
+
+const SCOPES: readonly RoleScope[] = ["default", "root", "tenant"];
+const partRe = /^[A-Za-z0-9_.\- ]+$/;
+
+/** `app:resource:verb`, where resource and verb may be the whole-part wildcard `*`. */
+export function requirePermission(p: unknown, field = "permissions"): string {
+  const parts = typeof p === "string" ? p.split(":") : [];
+  const ok =
+    parts.length === 3 &&
+    partRe.test(parts[0]!) &&
+    parts.slice(1).every((x) => x === "*" || partRe.test(x));
+  if (!ok) throw new StoreError("invalid-argument", `Invalid permission '${String(p)}': expected application:resource_type:verb.`, field);
+  return p as string;
+}
+
+function requireScope(s: unknown): RoleScope {
+  if (s === undefined) return "default";
+  if (!SCOPES.includes(s as RoleScope)) throw new StoreError("invalid-argument", `Invalid role scope '${String(s)}'.`, "scope");
+  return s as RoleScope;
+}
+
+function requireRoleName(name: unknown): string {
+  if (typeof name !== "string" || name.trim().length === 0) throw new StoreError("invalid-argument", "The role name is required.", "name");
+  if (name.length > 175) throw new StoreError("invalid-argument", "The role name must be at most 175 characters.", "name");
+  if (name.includes("*")) throw new StoreError("invalid-argument", "The role name may not contain '*'.", "name");
+  return name.trim();
+}
+
+function requirePermissions(perms: unknown): string[] {
+  if (!Array.isArray(perms) || perms.length === 0) throw new StoreError("invalid-argument", "At least one permission is required.", "permissions");
+  return [...new Set(perms.map((p) => requirePermission(p)))];
+}
+
+/** A role visible to the tenant (its custom roles and public roles); `cross-tenant` / `not-found`. */
+export async function loadRole(tx: Queryable, orgId: string, id: string, field = "role"): Promise<RoleRow> {
+  const [row] = await tx.query<RoleRow>("SELECT * FROM gh_roles WHERE id = $1", [id]);
+  if (row && (row.org_id === null || row.org_id === orgId)) return row;
+  if (row) throw new StoreError("cross-tenant", `Role '${id}' belongs to another tenant.`, field);
+  throw new StoreError("not-found", `The following roles do not exist: ${id}`, field);
+}
+
+async function syncPermissionTuples(w: WriteContext, roleId: string, before: string[], after: string[]): Promise<void> {
+  const removed = before.filter((p) => !after.includes(p));
+  const added = after.filter((p) => !before.includes(p));
+  await w.remove(removed.map((p) => rolePermission(roleId, p)));
+  await w.touch(added.map((p) => rolePermission(roleId, p)));
+}
+
+export function roleRepository(ctx: StoreContext): RoleRepository {
+  async function assertNameFree(tx: Queryable, orgId: string, name: string, exceptId: string | null): Promise<void> {
+    const rows = await tx.query<{ kind: RoleKind }>(
+      "SELECT kind FROM gh_roles WHERE lower(name) = lower($2) AND (org_id = $1 OR org_id IS NULL) AND ($3::uuid IS NULL OR id <> $3::uuid)",
+      [orgId, name, exceptId],
+    );
+    if (rows.length > 0) throw new StoreError("duplicate-name", `A role with the name '${name}' already exists.`, "name");
+  }
+
+  return {
+    async seedSystemRoles(defs: SystemRoleDefinition[]) {
+      if (!Array.isArray(defs)) throw new StoreError("invalid-argument", "roles must be an array.");
+      const seen = new Set<string>();
+      const input = defs.map((d, i) => {
+        const name = requireRoleName(d?.name);
+        if (seen.has(name.toLowerCase())) throw new StoreError("invalid-argument", `Duplicate role name '${name}'.`, `roles[${i}].name`);
+        seen.add(name.toLowerCase());
+        if (!Array.isArray(d.access)) throw new StoreError("invalid-argument", `Role '${name}' has no access list.`, `roles[${i}].access`);
+        const permissions = [...new Set(d.access.map((a) => requirePermission(a?.permission, `roles[${i}].access`)))];
+        return {
+          name,
+          displayName: d.display_name ?? null,
+          description: d.description ?? null,
+          platformDefault: d.platform_default === true,
+          adminDefault: d.admin_default === true,
+          scope: requireScope(d.scope),
+          permissions,
+        };
+      });
+      return runWrite(ctx, null, "seed_system_roles", async (w) => {
+        const existing = await w.tx.query<RoleRow>("SELECT * FROM gh_roles WHERE kind = 'seeded'");
+        const byName = new Map(existing.map((r) => [r.name.toLowerCase(), r]));
+        const clash = await w.tx.query<{ name: string }>("SELECT name FROM gh_roles WHERE kind = 'platform' AND lower(name) = ANY($1::text[])", [[...seen]]);
+        if (clash.length > 0) throw new StoreError("duplicate-name", `Role name '${clash[0]!.name}' is reserved.`, "name");
+        const result: RoleRow[] = [];
+        for (const d of input) {
+          const old = byName.get(d.name.toLowerCase());
+          byName.delete(d.name.toLowerCase());
+          const [row] = old
+            ? await w.tx.query<RoleRow>(
+                `UPDATE gh_roles SET name = $2, display_name = $3, description = $4, platform_default = $5, admin_default = $6, scope = $7,
+                   permissions = $8::text[], modified_at = clock_timestamp() WHERE id = $1 RETURNING *`,
+                [old.id, d.name, d.displayName, d.description, d.platformDefault, d.adminDefault, d.scope, d.permissions],
+              )
+            : await w.tx.query<RoleRow>(
+                `INSERT INTO gh_roles (id, org_id, kind, name, display_name, description, platform_default, admin_default, scope, permissions)
+                 VALUES ($1, NULL, 'seeded', $2, $3, $4, $5, $6, $7, $8::text[]) RETURNING *`,
+                [randomUUID(), d.name, d.displayName, d.description, d.platformDefault, d.adminDefault, d.scope, d.permissions],
+              );
+          await syncPermissionTuples(w, row!.id, old?.permissions ?? [], d.permissions);
+          result.push(row!);
+        }
+        // Seeded roles no longer configured: removable only when no binding uses them.
+        for (const gone of byName.values()) {
+          const [used] = await w.tx.query<{ n: number }>("SELECT count(*)::int AS n FROM gh_role_bindings WHERE role_id = $1", [gone.id]);
+          if ((used?.n ?? 0) > 0) throw new StoreError("not-empty", `Seeded role '${gone.name}' is still bound and cannot be removed.`, "roles");
+          await syncPermissionTuples(w, gone.id, gone.permissions, []);
+          await w.tx.query("DELETE FROM gh_roles WHERE id = $1", [gone.id]);
+        }
+        // Children of the platform parent roles follow the flags and scopes.
+        for (const parent of PLATFORM_ROLES) {
+          const want = result
+            .filter((r) => r.scope === parent.scope && (parent.audience === "user" ? r.platform_default : r.admin_default))
+            .map((r) => roleChild(parent.id, r.id));
+          const have = await w.tx.query<{ subject_id: string }>(
+            "SELECT subject_id FROM gh_tuples WHERE org_id = '' AND resource_type = 'rbac/role' AND resource_id = $1 AND relation = 't_child'",
+            [parent.id],
+          );
+          const wanted = new Set(want.map((t) => t.subjectId));
+          await w.remove(have.filter((h) => !wanted.has(h.subject_id)).map((h) => roleChild(parent.id, h.subject_id)));
+          await w.touch(want);
+        }
+        return result.map(toRole);
+      });
+    },
+
+    async create(orgId, input: RoleInput) {
+      requireOrgId(orgId);
+      const name = requireRoleName(input?.name);
+      const permissions = requirePermissions(input.permissions);
+      const scope = requireScope(input.scope);
+      const description = input.description ?? null;
+      return runWrite(ctx, orgId, "create_custom_role", async (w) => {
+        await requireTenantRow(w.tx, orgId);
+        await assertNameFree(w.tx, orgId, name, null);
+        const [row] = await w.tx.query<RoleRow>(
+          `INSERT INTO gh_roles (id, org_id, kind, name, description, scope, permissions) VALUES ($1, $2, 'custom', $3, $4, $5, $6::text[]) RETURNING *`,
+          [randomUUID(), orgId, name, description, scope, permissions],
+        );
+        await w.touch([owner("rbac/role", row!.id, tenantResourceId(ctx.domain, orgId)), ...permissions.map((p) => rolePermission(row!.id, p))]);
+        return toRole(row!);
+      });
+    },
+
+    async update(orgId, id, input: RoleInput) {
+      requireOrgId(orgId);
+      const roleId = requireUuid(id, "id");
+      const name = requireRoleName(input?.name);
+      const permissions = requirePermissions(input.permissions);
+      const description = input.description ?? null;
+      return runWrite(ctx, orgId, "update_custom_role", async (w) => {
+        const old = await loadRole(w.tx, orgId, roleId, "id");
+        if (old.kind !== "custom") throw new StoreError("immutable", "System roles may not be updated.", "id");
+        const scope = input.scope === undefined ? old.scope : requireScope(input.scope);
+        await assertNameFree(w.tx, orgId, name, roleId);
+        const [row] = await w.tx.query<RoleRow>(
+          `UPDATE gh_roles SET name = $2, description = $3, scope = $4, permissions = $5::text[], modified_at = clock_timestamp()
+           WHERE id = $1 RETURNING *`,
+          [roleId, name, description, scope, permissions],
+        );
+        await syncPermissionTuples(w, roleId, old.permissions, permissions);
+        return toRole(row!);
+      });
+    },
+
+    async deleteMany(orgId, ids) {
+      requireOrgId(orgId);
+      if (!Array.isArray(ids) || ids.length === 0) throw new StoreError("invalid-argument", "At least one role id is required.", "ids");
+      const roleIds = [...new Set(ids.map((i) => requireUuid(i, "ids")))];
+      return runWrite(ctx, orgId, "delete_custom_roles", async (w) => {
+        const rows: RoleRow[] = [];
+        for (const id of roleIds) rows.push(await loadRole(w.tx, orgId, id, "ids"));
+        if (rows.some((r) => r.kind !== "custom")) throw new StoreError("immutable", "System roles may not be deleted.", "ids");
+        for (const r of rows) {
+          await deleteBindingsWhere(ctx, w, orgId, "b.role_id = $2", [r.id]);
+          await syncPermissionTuples(w, r.id, r.permissions, []);
+          await w.remove([owner("rbac/role", r.id, tenantResourceId(ctx.domain, orgId))]);
+          await w.tx.query("DELETE FROM gh_roles WHERE id = $1", [r.id]);
+        }
+        return { ids: roleIds };
+      });
+    },
+
+    async get(orgId, id) {
+      requireOrgId(orgId);
+      const roleId = requireUuid(id, "id");
+      const [row] = await ctx.db.query<RoleRow>("SELECT * FROM gh_roles WHERE id = $2 AND (org_id = $1 OR org_id IS NULL)", [orgId, roleId]);
+      if (!row) throw new StoreError("not-found", "No Role matches the given query.", "id");
+      return toRole(row);
+    },
+
+    async list(orgId, query: RoleListQuery = {}): Promise<Page<Role>> {
+      requireOrgId(orgId);
+      const params: unknown[] = [orgId];
+      const where = ["(org_id = $1 OR org_id IS NULL)"];
+      const add = (clause: (p: string) => string, value: unknown) => {
+        params.push(value);
+        where.push(clause(`$${params.length}`));
+      };
+      const kinds = query.kinds ?? ["custom", "seeded"];
+      add((p) => `kind = ANY(${p}::text[])`, kinds);
+      if (query.name !== undefined && query.name !== "" && query.name !== "*") add((p) => `name ILIKE ${p}`, namePattern(query.name));
+      if (query.permissions?.length) add((p) => `permissions @> ${p}::text[]`, query.permissions.map((x) => requirePermission(x)));
+      if (query.scope !== undefined) add((p) => `scope = ${p}`, requireScope(query.scope));
+      if (query.ids !== undefined) add((p) => `id = ANY(${p}::uuid[])`, query.ids.map((i) => requireUuid(i, "ids")));
+      const orderBy = query.orderBy ?? "name";
+      const desc = orderBy.startsWith("-");
+      const column = { name: "lower(name)", modified: "modified_at", created: "created_at" }[desc ? orderBy.slice(1) : orderBy];
+      if (!column) throw new StoreError("invalid-argument", `Unknown order_by '${orderBy}'.`, "order_by");
+      const { limit, offset } = pageBounds(query.limit, query.offset);
+      const filter = where.join(" AND ");
+      const [count] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gh_roles WHERE ${filter}`, params);
+      const rows = await ctx.db.query<RoleRow>(
+        `SELECT * FROM gh_roles WHERE ${filter} ORDER BY ${column} ${desc ? "DESC" : "ASC"}, id LIMIT ${limit ?? "ALL"} OFFSET ${offset}`,
+        params,
+      );
+      return { data: rows.map(toRole), count: count?.n ?? 0 };
+    },
+
+    async platformRoles() {
+      const rows = await ctx.db.query<RoleRow>("SELECT * FROM gh_roles WHERE kind = 'platform' ORDER BY name");
+      return rows.map(toRole);
+    },
+  };
+}

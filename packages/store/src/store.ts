@@ -1,0 +1,72 @@
+// openStore: picks the backend (pg with DATABASE_URL, else embedded PGlite), applies migrations,
+// and wires the repositories.
+import type { StoreContext } from "./context.js";
+import { feedChannel } from "./context.js";
+import type { Db } from "./db/db.js";
+import { validSchemaName } from "./db/db.js";
+import { openPg } from "./db/pg.js";
+import { openPglite } from "./db/pglite.js";
+import { StoreError } from "./errors.js";
+import { changeFeed } from "./feed.js";
+import { migrate } from "./migrations.js";
+import { groupRepository } from "./repos/groups.js";
+import { hostRepository } from "./repos/hosts.js";
+import { principalRepository } from "./repos/principals.js";
+import { relationshipRepository } from "./repos/relationships.js";
+import { roleBindingRepository } from "./repos/role-bindings.js";
+import { roleRepository } from "./repos/roles.js";
+import { tenantRepository } from "./repos/tenants.js";
+import { workspaceRepository } from "./repos/workspaces.js";
+import { tokenCodec } from "./tokens.js";
+import type { FollowHandle, Store, StoreConfig } from "./types.js";
+
+export async function openStore(config: StoreConfig = {}): Promise<Store> {
+  const schema = config.schema ?? "public";
+  if (!validSchemaName(schema)) throw new StoreError("invalid-argument", `Invalid schema name '${schema}'.`, "schema");
+  const depthLimit = config.workspaceDepthLimit ?? 5;
+  if (!Number.isInteger(depthLimit) || depthLimit < 1) throw new StoreError("invalid-argument", "workspaceDepthLimit must be a positive integer.");
+  const domain = config.domain ?? "redhat";
+  if (!/^[A-Za-z0-9_.-]+$/.test(domain)) throw new StoreError("invalid-argument", `Invalid domain '${domain}'.`, "domain");
+
+  const db: Db = config.databaseUrl
+    ? openPg({ databaseUrl: config.databaseUrl, schema, poolSize: config.poolSize ?? 10 })
+    : await openPglite({ schema, ...(config.dataDir ? { dataDir: config.dataDir } : {}) });
+  try {
+    await migrate(db);
+    const [meta] = await db.query<{ value: string }>("SELECT value FROM gh_meta WHERE key = 'store_id'");
+    const storeId = meta!.value;
+    const ctx: StoreContext = {
+      db,
+      domain,
+      platformId: config.platformId ?? "local",
+      depthLimit,
+      pollIntervalMs: config.pollIntervalMs ?? 1000,
+      storeId,
+      channel: feedChannel(schema),
+      tokens: tokenCodec(storeId),
+    };
+    const followers = new Set<FollowHandle>();
+    return {
+      backend: db.backend,
+      storeId,
+      domain,
+      tenants: tenantRepository(ctx),
+      workspaces: workspaceRepository(ctx),
+      roles: roleRepository(ctx),
+      roleBindings: roleBindingRepository(ctx),
+      groups: groupRepository(ctx),
+      principals: principalRepository(ctx),
+      hosts: hostRepository(ctx),
+      relationships: relationshipRepository(ctx),
+      feed: changeFeed(ctx, followers),
+      tokens: ctx.tokens,
+      async close() {
+        await Promise.all([...followers].map((f) => f.stop()));
+        await db.close();
+      },
+    };
+  } catch (e) {
+    await db.close().catch(() => undefined);
+    throw e;
+  }
+}

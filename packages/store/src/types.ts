@@ -1,0 +1,490 @@
+// Public types of @gatehouse/store: the domain records, the repository interfaces and the store
+// itself. Every read and write is scoped to one tenant (its org id); rows of another tenant are
+// never returned or touched (a reference to one is `cross-tenant` or `not-found`).
+
+/**
+ * A relationship tuple. Structurally identical to `Relationship` of @gatehouse/evaluator
+ * (SpiceDB type names, stored relations carry the `t_` prefix).
+ */
+export interface Relationship {
+  resourceType: string;
+  resourceId: string;
+  relation: string;
+  subjectType: string;
+  subjectId: string;
+  subjectRelation?: string;
+}
+
+/** Revisions are positive integers assigned in commit order (1 = first write ever). */
+export type Revision = number;
+
+/** Opaque, versioned encoding of a revision (see `tokens.ts`). */
+export type ConsistencyToken = string;
+
+/** What every write method returns: the value written, and the revision of its transaction. */
+export interface Written<T> {
+  value: T;
+  revision: Revision;
+  token: ConsistencyToken;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration
+
+export interface StoreConfig {
+  /** Real Postgres (node-postgres). When absent, embedded PGlite is used. */
+  databaseUrl?: string;
+  /** Postgres schema holding every table (created if missing). Default `public`. */
+  schema?: string;
+  /** PGlite data directory; absent = in-memory. Ignored with `databaseUrl`. */
+  dataDir?: string;
+  /** Principal/tenant id domain, `<domain>/<org_id>`. Default `redhat`. */
+  domain?: string;
+  /** Id of the `rbac/platform` object every tenant points at (`t_platform`). Default `local`. */
+  platformId?: string;
+  /** Max edges below root a workspace may sit (root → default → s → s → s → s is 5). Default 5. */
+  workspaceDepthLimit?: number;
+  /** Max connections of the pg pool. Default 10. */
+  poolSize?: number;
+  /** Change-feed polling interval when no notification arrives, in ms. Default 1000. */
+  pollIntervalMs?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tenants
+
+export interface Tenant {
+  orgId: string;
+  /** `<domain>/<org_id>`: the id of the `rbac/tenant` resource. */
+  tenantId: string;
+  rootWorkspaceId: string;
+  defaultWorkspaceId: string;
+  /** Group whose members are all principals of the tenant ("Default access"). */
+  platformDefaultGroupId: string;
+  /** Group whose members are the org admins of the tenant ("Default admin access"). */
+  adminDefaultGroupId: string;
+  created: Date;
+}
+
+export interface TenantRepository {
+  /**
+   * Creates the tenant in one transaction: root and default workspaces, the two default groups,
+   * and the six default bindings (platform-default and admin-default group × tenant / root /
+   * default level, each to the platform parent role of that level). Idempotent, also when called
+   * concurrently: an existing tenant is returned unchanged (`created: false`).
+   */
+  bootstrap(orgId: string): Promise<Written<Tenant> & { created: boolean }>;
+  /** `not-found` if the tenant was never bootstrapped. */
+  get(orgId: string): Promise<Tenant>;
+  /** Like `get` but returns `undefined` for an unknown tenant. */
+  find(orgId: string): Promise<Tenant | undefined>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workspaces
+
+export const WORKSPACE_TYPES = ["root", "default", "standard", "ungrouped-hosts"] as const;
+export type WorkspaceType = (typeof WORKSPACE_TYPES)[number];
+
+export interface Workspace {
+  id: string;
+  orgId: string;
+  type: WorkspaceType;
+  /** Null only for root. */
+  parentId: string | null;
+  name: string;
+  description: string | null;
+  created: Date;
+  modified: Date;
+}
+
+export interface WorkspaceAncestor {
+  id: string;
+  name: string;
+  parentId: string | null;
+}
+
+export type WorkspaceOrderField = "name" | "created" | "modified" | "type";
+
+export interface WorkspaceListQuery {
+  /** Any of these types; empty or absent = all. */
+  types?: WorkspaceType[];
+  /** Case-insensitive substring; with `*` a case-insensitive glob anchored at both ends. */
+  name?: string;
+  /** Direct children of this workspace only. */
+  parentId?: string;
+  /** Only these ids. */
+  ids?: string[];
+  /** e.g. `name`, `-created`. Default `name`. */
+  orderBy?: `${"" | "-"}${WorkspaceOrderField}`;
+  /** -1 = all. Default 10. */
+  limit?: number;
+  offset?: number;
+}
+
+export interface Page<T> {
+  data: T[];
+  /** Total matching rows, ignoring limit/offset. */
+  count: number;
+}
+
+export interface WorkspaceRepository {
+  /** Creates a `standard` workspace; parent defaults to the tenant's default workspace. */
+  create(orgId: string, input: { name: string; description?: string | null; parentId?: string }): Promise<Written<Workspace>>;
+  get(orgId: string, id: string): Promise<Workspace>;
+  list(orgId: string, query?: WorkspaceListQuery): Promise<Page<Workspace>>;
+  /** Ancestors up to and including root, nearest first, excluding the workspace itself. */
+  ancestry(orgId: string, id: string): Promise<WorkspaceAncestor[]>;
+  /** Rename / describe. Root and ungrouped-hosts are immutable; default may be renamed. */
+  update(orgId: string, id: string, patch: { name?: string; description?: string | null }): Promise<Written<Workspace>>;
+  /** Standard workspaces only; not into its own subtree; depth and sibling-name rules apply. */
+  move(orgId: string, id: string, newParentId: string): Promise<Written<Workspace>>;
+  /** Standard workspaces without children and hosts only; deletes the bindings attached to it. */
+  delete(orgId: string, id: string): Promise<Written<{ id: string }>>;
+  /** Get-or-create the tenant's `ungrouped-hosts` workspace (child of default). */
+  ensureUngroupedHosts(orgId: string): Promise<Written<Workspace>>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Roles
+
+/** Level a role is bound at: Default Workspace, Root Workspace, or tenant (organization). */
+export type RoleScope = "default" | "root" | "tenant";
+/** custom: per tenant; seeded: public system role; platform: public default parent role. */
+export type RoleKind = "custom" | "seeded" | "platform";
+
+export interface Role {
+  id: string;
+  /** Null for public (seeded, platform) roles. */
+  orgId: string | null;
+  kind: RoleKind;
+  name: string;
+  displayName: string | null;
+  description: string | null;
+  /** v1 permission strings `app:resource:verb`, in the order given. */
+  permissions: string[];
+  scope: RoleScope;
+  platformDefault: boolean;
+  adminDefault: boolean;
+  created: Date;
+  modified: Date;
+}
+
+/** A system role definition from the role configuration (plain data). */
+export interface SystemRoleDefinition {
+  name: string;
+  display_name?: string;
+  description?: string;
+  platform_default?: boolean;
+  admin_default?: boolean;
+  access: { permission: string }[];
+  /** Level the role needs (highest level among its permissions); default `default`. */
+  scope?: RoleScope;
+}
+
+export interface RoleInput {
+  name: string;
+  description?: string | null;
+  permissions: string[];
+  scope?: RoleScope;
+}
+
+export interface RoleListQuery {
+  /** Case-insensitive substring; with `*` an anchored glob. */
+  name?: string;
+  /** Roles holding all of these exact permission strings. */
+  permissions?: string[];
+  scope?: RoleScope;
+  kinds?: RoleKind[];
+  ids?: string[];
+  orderBy?: "name" | "-name" | "modified" | "-modified" | "created" | "-created";
+  limit?: number;
+  offset?: number;
+}
+
+export interface RoleRepository {
+  /**
+   * Inserts or updates the public seeded roles by name (ids stay stable across re-seeding) and
+   * recomputes the children of the six platform parent roles from the `platform_default` /
+   * `admin_default` flags and scopes. Seeded roles absent from `roles` are deleted.
+   */
+  seedSystemRoles(roles: SystemRoleDefinition[]): Promise<Written<Role[]>>;
+  create(orgId: string, input: RoleInput): Promise<Written<Role>>;
+  /** Full replacement; custom roles of the tenant only (`system-role-immutable`). */
+  update(orgId: string, id: string, input: RoleInput): Promise<Written<Role>>;
+  /** All-or-nothing; also deletes every binding that used the roles. */
+  deleteMany(orgId: string, ids: string[]): Promise<Written<{ ids: string[] }>>;
+  /** The tenant's custom roles and the public roles. */
+  get(orgId: string, id: string): Promise<Role>;
+  list(orgId: string, query?: RoleListQuery): Promise<Page<Role>>;
+  /** The six platform parent roles (user/admin × scope). */
+  platformRoles(): Promise<Role[]>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Role bindings
+
+export type BindingResourceType = "workspace" | "tenant";
+export type BindingSubjectType = "group" | "principal";
+
+/** `id` is a workspace id, or the tenant resource id `<domain>/<org_id>`. */
+export interface BindingResource {
+  type: BindingResourceType;
+  id: string;
+}
+/** `id` is a group id, or a principal's user id. */
+export interface BindingSubject {
+  type: BindingSubjectType;
+  id: string;
+}
+
+/** One binding row: a role on a resource, granted to a set of subjects. */
+export interface RoleBinding {
+  id: string;
+  orgId: string;
+  roleId: string;
+  resource: BindingResource;
+  subjects: BindingSubject[];
+  created: Date;
+  modified: Date;
+}
+
+export interface RoleBindingGrant {
+  resource: BindingResource;
+  subject: BindingSubject;
+  roleId: string;
+}
+
+export interface RoleBindingListQuery {
+  resource?: BindingResource;
+  /** With `resource`: also bindings on its ancestors (workspaces up to root, then tenant). */
+  includeInherited?: boolean;
+  /** Bindings naming this subject directly. */
+  subject?: BindingSubject;
+  /** Bindings that reach this principal (user id) directly or through any of its groups. */
+  grantedToPrincipal?: string;
+  roleId?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** A binding in a list result, with the resource it is attached to (`source`). */
+export interface RoleBindingListItem extends RoleBinding {
+  /** Equals `resource`; differs from the queried resource for inherited rows. */
+  source: BindingResource;
+}
+
+export interface RoleBindingRepository {
+  /**
+   * 1–100 grants, all-or-nothing; an existing identical grant is kept (idempotent). Returns one
+   * binding per grant, in request order. Platform roles are not assignable.
+   */
+  batchCreate(orgId: string, grants: RoleBindingGrant[]): Promise<Written<RoleBinding[]>>;
+  list(orgId: string, query?: RoleBindingListQuery): Promise<Page<RoleBindingListItem>>;
+  get(orgId: string, id: string): Promise<RoleBinding>;
+  /** Role ids the subject holds directly on the resource. */
+  rolesOfSubject(orgId: string, resource: BindingResource, subject: BindingSubject): Promise<string[]>;
+  /**
+   * Replaces the roles of one subject on one resource (diff-based; bindings left without
+   * subjects are deleted). `[]` removes all. The admin-default group cannot be modified.
+   */
+  replaceRolesOfSubject(
+    orgId: string,
+    resource: BindingResource,
+    subject: BindingSubject,
+    roleIds: string[],
+  ): Promise<Written<{ roleIds: string[] }>>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Groups and principals
+
+export type GroupKind = "standard" | "platform-default" | "admin-default";
+
+export interface Group {
+  id: string;
+  orgId: string;
+  kind: GroupKind;
+  name: string;
+  description: string | null;
+  created: Date;
+  modified: Date;
+}
+
+export interface GroupRepository {
+  create(orgId: string, input: { name: string; description?: string | null }): Promise<Written<Group>>;
+  get(orgId: string, id: string): Promise<Group>;
+  list(orgId: string, query?: { name?: string; limit?: number; offset?: number }): Promise<Page<Group>>;
+  /** Standard groups only; also removes their memberships and binding subjects. */
+  delete(orgId: string, id: string): Promise<Written<{ id: string }>>;
+  /** Principals (user ids) must exist in the tenant. Idempotent. Standard groups only. */
+  addMembers(orgId: string, groupId: string, userIds: string[]): Promise<Written<{ added: string[] }>>;
+  removeMembers(orgId: string, groupId: string, userIds: string[]): Promise<Written<{ removed: string[] }>>;
+  /** User ids of the members (for default groups: as implied by the principals). */
+  members(orgId: string, groupId: string): Promise<string[]>;
+  /** Ids of every group the principal belongs to, default groups included. */
+  groupsOf(orgId: string, userId: string): Promise<string[]>;
+}
+
+export type PrincipalType = "user" | "service-account";
+
+export interface Principal {
+  orgId: string;
+  /** External user id; the `rbac/principal` id is `<domain>/<userId>`. */
+  userId: string;
+  username: string;
+  type: PrincipalType;
+  isOrgAdmin: boolean;
+  created: Date;
+  modified: Date;
+}
+
+export interface PrincipalInput {
+  userId: string;
+  username: string;
+  type?: PrincipalType;
+  isOrgAdmin?: boolean;
+}
+
+export interface PrincipalRepository {
+  /**
+   * Inserts or updates principals; keeps their default-group memberships in step (every
+   * principal is in the platform-default group, org admins also in the admin-default group).
+   */
+  upsert(orgId: string, principals: PrincipalInput[]): Promise<Written<Principal[]>>;
+  get(orgId: string, userId: string): Promise<Principal>;
+  list(
+    orgId: string,
+    query?: { username?: string; type?: PrincipalType; orderBy?: "username" | "-username"; limit?: number; offset?: number },
+  ): Promise<Page<Principal>>;
+  /** Removes the principal, its memberships and its direct binding subjects. */
+  delete(orgId: string, userId: string): Promise<Written<{ userId: string }>>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reported resources (hosts)
+
+export interface Host {
+  orgId: string;
+  id: string;
+  workspaceId: string;
+  reported: Date;
+}
+
+export interface HostRepository {
+  /** Creates or moves the host into a workspace of the tenant (ReportResource). */
+  report(orgId: string, hostId: string, workspaceId: string): Promise<Written<Host>>;
+  /** DeleteResource: `not-found` if the host is unknown in the tenant. */
+  delete(orgId: string, hostId: string): Promise<Written<{ id: string }>>;
+  get(orgId: string, hostId: string): Promise<Host>;
+  list(orgId: string, query?: { workspaceId?: string; limit?: number; offset?: number }): Promise<Page<Host>>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Relationships, change feed, snapshot
+
+export interface RelationshipWrite {
+  /** Created if absent (idempotent). */
+  touch?: Relationship[];
+  /** Deleted if present (exact match). */
+  delete?: Relationship[];
+}
+
+/** One committed write transaction, as seen by the change feed. */
+export interface Change {
+  revision: Revision;
+  /** Tenant of the write; null for public data (seeded roles). */
+  orgId: string | null;
+  /** What kind of write produced it, e.g. `create_workspace`. */
+  kind: string;
+  /** Tuples that did not exist before this transaction. */
+  touched: Relationship[];
+  /** Tuples that existed before and were deleted. */
+  deleted: Relationship[];
+  committed: Date;
+}
+
+export interface RelationshipRepository {
+  /**
+   * Raw tuple write for the engine's ReportResource/DeleteResource and for imports. Deletes are
+   * applied before touches. Validates names (SpiceDB syntax) and rejects an empty write.
+   */
+  write(orgId: string, write: RelationshipWrite): Promise<Written<{ touched: number; deleted: number }>>;
+  /** Tuples of the tenant (and public tuples with `includePublic`) matching an exact filter. */
+  read(orgId: string, filter?: Partial<Relationship> & { includePublic?: boolean }): Promise<Relationship[]>;
+}
+
+export interface Snapshot {
+  /** Every change after this revision must be applied on top of the snapshot. */
+  revision: Revision;
+  /** Tuples in batches; consume fully (or `return()`) to release the read transaction. */
+  batches: AsyncIterable<Relationship[]>;
+}
+
+export interface SnapshotOptions {
+  /** Only this tenant's tuples plus public tuples; absent = all tenants. */
+  orgId?: string;
+  /** Tuples per batch. Default 10,000. */
+  batchSize?: number;
+}
+
+export interface FollowOptions {
+  /** Changes per batch at most. Default 1000. */
+  batchSize?: number;
+  /** Overrides the store's polling interval for this follower. */
+  pollIntervalMs?: number;
+  /** Called on errors the follower survives (dropped connection, failing `onBatch`). */
+  onError?: (error: unknown) => void;
+}
+
+export interface FollowHandle {
+  /** Highest revision delivered to `onBatch` (and not thrown back). */
+  readonly revision: Revision;
+  stop(): Promise<void>;
+}
+
+export interface ChangeFeed {
+  /** Head revision: the revision of the last committed write (0 for an empty store). */
+  headRevision(): Promise<Revision>;
+  /** Consistent snapshot of the tuples at one revision. */
+  snapshot(options?: SnapshotOptions): Promise<Snapshot>;
+  /** Changes after `fromRevision`, in order (for catch-up or paging). */
+  changesSince(fromRevision: Revision, limit?: number): Promise<Change[]>;
+  /**
+   * Delivers every change after `fromRevision`, in order, never twice and never skipping, woken by
+   * LISTEN/NOTIFY with polling as the fallback. `onBatch` is awaited before the next batch; if it
+   * throws, the same changes are delivered again later.
+   */
+  follow(fromRevision: Revision, onBatch: (changes: Change[]) => void | Promise<void>, options?: FollowOptions): FollowHandle;
+  /** Resolves once the head revision is ≥ `revision`; `timeout` error after `timeoutMs`. */
+  waitForRevision(revision: Revision, timeoutMs: number): Promise<Revision>;
+}
+
+export interface TokenCodec {
+  /** `GH1.` + base64url JSON `{v:1, r:"<revision>", s:"<store id>"}`. */
+  encode(revision: Revision): ConsistencyToken;
+  /** `malformed-token` for garbage, `foreign-token` for a token of another store. */
+  decode(token: ConsistencyToken): Revision;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The store
+
+export interface Store {
+  readonly backend: "pg" | "pglite";
+  /** Random id of this database, fixed at the first migration (tokens carry it). */
+  readonly storeId: string;
+  readonly domain: string;
+  readonly tenants: TenantRepository;
+  readonly workspaces: WorkspaceRepository;
+  readonly roles: RoleRepository;
+  readonly roleBindings: RoleBindingRepository;
+  readonly groups: GroupRepository;
+  readonly principals: PrincipalRepository;
+  readonly hosts: HostRepository;
+  readonly relationships: RelationshipRepository;
+  readonly feed: ChangeFeed;
+  readonly tokens: TokenCodec;
+  /** Stops followers and closes every connection. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,167 @@
+// One write transaction: domain rows, the tuples they imply and the change-feed entry commit
+// together, and the revision is assigned last (under the counter's row lock, held to commit),
+// so revision order equals commit order.
+import type { StoreContext } from "./context.js";
+import type { Queryable } from "./db/db.js";
+import { StoreError } from "./errors.js";
+import { tupleKey } from "./relationships.js";
+import type { Relationship, Revision, Written } from "./types.js";
+
+type TupleRow = { resource_type: string; resource_id: string; relation: string; subject_type: string; subject_id: string; subject_relation: string };
+
+export function rowToRelationship(r: TupleRow): Relationship {
+  const out: Relationship = {
+    resourceType: r.resource_type,
+    resourceId: r.resource_id,
+    relation: r.relation,
+    subjectType: r.subject_type,
+    subjectId: r.subject_id,
+  };
+  if (r.subject_relation) out.subjectRelation = r.subject_relation;
+  return out;
+}
+
+/** Column arrays for `unnest` (one round trip for any number of tuples). */
+function columns(rels: Relationship[]): string[][] {
+  const cols: string[][] = [[], [], [], [], [], []];
+  for (const r of rels) {
+    cols[0]!.push(r.resourceType);
+    cols[1]!.push(r.resourceId);
+    cols[2]!.push(r.relation);
+    cols[3]!.push(r.subjectType);
+    cols[4]!.push(r.subjectId);
+    cols[5]!.push(r.subjectRelation ?? "");
+  }
+  return cols;
+}
+
+const UNNEST = "unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS d(rt, rid, rel, st, sid, sr)";
+
+export class WriteContext {
+  /** Net effect of this transaction, keyed by tuple: true = created, false = deleted. */
+  private readonly effects = new Map<string, { rel: Relationship; created: boolean }>();
+  private unchanged = false;
+
+  constructor(
+    readonly tx: Queryable,
+    /** Tenant of the write; '' for public rows. */
+    readonly tupleOrg: string,
+  ) {}
+
+  /** Marks the transaction as a no-op: it commits without taking a new revision. */
+  markUnchanged(): void {
+    this.unchanged = true;
+  }
+
+  async touch(rels: Relationship[]): Promise<void> {
+    if (rels.length === 0) return;
+    const rows = await this.tx.query<TupleRow>(
+      `INSERT INTO gh_tuples (org_id, resource_type, resource_id, relation, subject_type, subject_id, subject_relation)
+       SELECT DISTINCT $1, rt, rid, rel, st, sid, sr FROM ${UNNEST}
+       ON CONFLICT DO NOTHING
+       RETURNING resource_type, resource_id, relation, subject_type, subject_id, subject_relation`,
+      [this.tupleOrg, ...columns(rels)],
+    );
+    for (const row of rows) this.record(rowToRelationship(row), true);
+  }
+
+  async remove(rels: Relationship[]): Promise<void> {
+    if (rels.length === 0) return;
+    const rows = await this.tx.query<TupleRow>(
+      `DELETE FROM gh_tuples t USING ${UNNEST}
+       WHERE t.org_id = $1 AND t.resource_type = d.rt AND t.resource_id = d.rid AND t.relation = d.rel
+         AND t.subject_type = d.st AND t.subject_id = d.sid AND t.subject_relation = d.sr
+       RETURNING t.resource_type, t.resource_id, t.relation, t.subject_type, t.subject_id, t.subject_relation`,
+      [this.tupleOrg, ...columns(rels)],
+    );
+    for (const row of rows) this.record(rowToRelationship(row), false);
+  }
+
+  private record(rel: Relationship, created: boolean): void {
+    const key = tupleKey(rel);
+    const previous = this.effects.get(key);
+    // Created then deleted (or the reverse) in one transaction: no net change.
+    if (previous && previous.created !== created) this.effects.delete(key);
+    else this.effects.set(key, { rel, created });
+  }
+
+  get changes(): { touched: Relationship[]; deleted: Relationship[] } {
+    const touched: Relationship[] = [];
+    const deleted: Relationship[] = [];
+    for (const { rel, created } of this.effects.values()) (created ? touched : deleted).push(rel);
+    return { touched, deleted };
+  }
+
+  /** Assigns the revision and appends the change-feed entry. Must be the last statement. */
+  async commitRevision(ctx: StoreContext, orgId: string | null, kind: string): Promise<Revision> {
+    const { touched, deleted } = this.changes;
+    if (this.unchanged && touched.length === 0 && deleted.length === 0) {
+      const [row] = await this.tx.query<{ head: string }>("SELECT head::text AS head FROM gh_revision");
+      return Number(row!.head);
+    }
+    const [row] = await this.tx.query<{ head: string }>("UPDATE gh_revision SET head = head + 1 RETURNING head::text AS head");
+    const revision = Number(row!.head);
+    await this.tx.query("INSERT INTO gh_changes (revision, org_id, kind, touched, deleted) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)", [
+      revision,
+      orgId,
+      kind,
+      JSON.stringify(touched.map(compact)),
+      JSON.stringify(deleted.map(compact)),
+    ]);
+    // Delivered at commit, never for a rolled-back transaction.
+    await this.tx.query("SELECT pg_notify($1, $2)", [ctx.channel, String(revision)]);
+    return revision;
+  }
+}
+
+/** Tuples in the change feed are stored as arrays to keep entries small. */
+type CompactTuple = [string, string, string, string, string, string?];
+function compact(r: Relationship): CompactTuple {
+  return r.subjectRelation
+    ? [r.resourceType, r.resourceId, r.relation, r.subjectType, r.subjectId, r.subjectRelation]
+    : [r.resourceType, r.resourceId, r.relation, r.subjectType, r.subjectId];
+}
+export function expand(t: CompactTuple): Relationship {
+  const out: Relationship = { resourceType: t[0], resourceId: t[1], relation: t[2], subjectType: t[3], subjectId: t[4] };
+  if (t[5]) out.subjectRelation = t[5];
+  return out;
+}
+
+/**
+ * Runs `fn` in one write transaction of tenant `orgId` (null = public data). Writers of one
+ * tenant are serialized by a transaction-level advisory lock taken first, so the checks inside
+ * `fn` see a stable tenant; the revision counter serializes the commit order across tenants.
+ */
+export async function runWrite<T>(
+  ctx: StoreContext,
+  orgId: string | null,
+  kind: string,
+  fn: (w: WriteContext) => Promise<T>,
+): Promise<Written<T>> {
+  const { value, revision } = await ctx.db.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`gatehouse:${ctx.db.schema}:${orgId ?? ""}`]);
+    const w = new WriteContext(tx, orgId ?? "");
+    const value = await fn(w);
+    const revision = await w.commitRevision(ctx, orgId, kind);
+    return { value, revision };
+  });
+  return { value, revision, token: ctx.tokens.encode(revision) };
+}
+
+/** Loads the tenant row inside a transaction, or fails with `tenant-not-found`. */
+export async function requireTenantRow(tx: Queryable, orgId: string): Promise<TenantRow> {
+  const [row] = await tx.query<TenantRow>("SELECT * FROM gh_tenants WHERE org_id = $1", [orgId]);
+  if (!row) throw new StoreError("tenant-not-found", `Tenant for org '${orgId}' does not exist.`);
+  return row;
+}
+
+export interface TenantRow {
+  org_id: string;
+  tenant_id: string;
+  root_workspace_id: string;
+  default_workspace_id: string;
+  platform_default_group_id: string;
+  admin_default_group_id: string;
+  created_at: Date;
+  [k: string]: unknown;
+}
