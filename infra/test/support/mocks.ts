@@ -31,11 +31,7 @@ export async function setupMocks(stack: string, config: Record<string, string>, 
     {
       newResource: (args) => {
         registered.push({ type: args.type, name: args.name, inputs: args.inputs as Record<string, unknown> });
-        const metadata = (args.inputs["metadata"] ?? {}) as Record<string, unknown>;
-        // Mimic Pulumi's auto-naming of Kubernetes objects that have no explicit name.
-        const state = args.type.startsWith("kubernetes:") && args.type !== "pulumi:providers:kubernetes"
-          ? { ...args.inputs, metadata: { ...metadata, name: metadata["name"] ?? `${args.name}-a1b2c3` } }
-          : args.inputs;
+        const state = args.type.startsWith("kubernetes:") ? autoname(args.name, args.inputs) : args.inputs;
         return { id: `${args.name}-id`, state };
       },
       call: (args) => args.inputs,
@@ -62,12 +58,17 @@ export async function runStack(stack: string, overrides: Record<string, string |
   await Promise.all(Object.values(deployed.services).map((s) => resolve(s.urn)));
   const objects = new Map<string, Record<string, unknown>>();
   for (const r of registered) {
-    if (!r.type.startsWith("kubernetes:") || r.type === "pulumi:providers:kubernetes") continue;
-    const obj = unwrapSecrets(r.inputs) as Record<string, unknown>;
-    const meta = obj["metadata"] as { name?: string } | undefined;
-    objects.set(`${String(obj["kind"])}/${meta?.name ?? r.name}`, obj);
+    if (!r.type.startsWith("kubernetes:")) continue;
+    const obj = autoname(r.name, unwrapSecrets(r.inputs) as Record<string, unknown>);
+    objects.set(`${String(obj["kind"])}/${(obj["metadata"] as { name: string }).name}`, obj);
   }
   return { stack, registered, deployed, objects };
+}
+
+/** Pulumi's auto-naming of objects without an explicit name (the provider appends a random suffix). */
+function autoname(resourceName: string, inputs: Record<string, unknown>): Record<string, unknown> {
+  const metadata = (inputs["metadata"] ?? {}) as Record<string, unknown>;
+  return { ...inputs, metadata: { ...metadata, name: metadata["name"] ?? `${resourceName}-a1b2c3` } };
 }
 
 export function resolve<T>(output: pulumi.Output<T>): Promise<T> {

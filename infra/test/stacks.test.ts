@@ -1,0 +1,172 @@
+// Every object of every component, per stack, against the expectations table.
+import { beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_RESOURCES, SERVICE_NAMES } from "../src/config.js";
+import { COMMON, SERVICES, STACKS } from "./support/expectations.js";
+import { runStack, type Run } from "./support/mocks.js";
+import { container, describePeer, envOf, get, portNumber, type K8sObject } from "./support/objects.js";
+import { readStackFile } from "./support/stack-config.js";
+
+const KINDS = ["ServiceAccount", "Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "NetworkPolicy"];
+
+describe.each(STACKS)("stack $stack", ({ stack, values }) => {
+  let run: Run;
+  beforeAll(async () => {
+    run = await runStack(stack);
+  });
+  const namespace = values["gatehouse:namespace"];
+  const secretName = () => get(run, "Secret", "gatehouse-connections-a1b2c3").metadata.name;
+
+  it("creates the namespace, the connections Secret and six objects per service, nothing else", () => {
+    const expected = [
+      `Namespace/${namespace}`,
+      "Secret/gatehouse-connections-a1b2c3",
+      ...SERVICE_NAMES.flatMap((s) => KINDS.map((k) => `${k}/${s}`)),
+    ];
+    expect([...run.objects.keys()].sort()).toEqual(expected.sort());
+  });
+
+  it("puts every object in the stack's namespace, labelled with the environment", () => {
+    for (const [key, obj] of run.objects) {
+      if (obj.kind === "Namespace") continue;
+      expect(obj.metadata.namespace, key).toBe(namespace);
+      expect(obj.metadata.labels["gatehouse.io/environment"], key).toBe(values["gatehouse:environment"]);
+      expect(obj.metadata.labels["app.kubernetes.io/part-of"], key).toBe("gatehouse");
+    }
+  });
+
+  describe.each(SERVICE_NAMES)("%s", (name) => {
+    const exp = SERVICES[name];
+    const setting = (field: string) => values[`gatehouse:services.${name}.${field}`];
+    const selector = { "app.kubernetes.io/name": name, "app.kubernetes.io/part-of": "gatehouse" };
+
+    it("Deployment: image, selector, ports, resources; the HPA owns the replica count", () => {
+      const d = get(run, "Deployment", name);
+      expect(d.spec.selector.matchLabels).toEqual(selector);
+      expect(d.spec.template.metadata.labels).toMatchObject({ ...selector, "gatehouse.io/environment": values["gatehouse:environment"] });
+      expect(d.spec.replicas).toBeUndefined();
+      const c = container(run, name);
+      expect(c.image).toBe(`${COMMON.imageRegistry}/${name}:${COMMON.imageTag}`);
+      expect(Object.fromEntries(c.ports.map((p: K8sObject) => [p.name, p.containerPort]))).toEqual(exp.ports);
+      expect(c.resources).toEqual(DEFAULT_RESOURCES[name]);
+    });
+
+    it("runs as non-root with a read-only root filesystem and a writable /tmp", () => {
+      const pod = get(run, "Deployment", name).spec.template.spec;
+      const c = container(run, name);
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 });
+      expect(c.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ["ALL"] },
+      });
+      expect(c.volumeMounts).toEqual([{ name: "tmp", mountPath: "/tmp" }]);
+      expect(pod.volumes).toEqual([{ name: "tmp", emptyDir: { sizeLimit: "64Mi" } }]);
+    });
+
+    it(`probes: ${exp.probes === "grpc" ? "gRPC health on the gRPC port" : "HTTP /livez and /readyz"}`, () => {
+      const c = container(run, name);
+      const servingPort = Object.values(exp.ports)[0]!;
+      if (exp.probes === "http") {
+        for (const [probe, path] of [["livenessProbe", "/livez"], ["readinessProbe", "/readyz"], ["startupProbe", "/livez"]] as const) {
+          expect(c[probe].httpGet.path, probe).toBe(path);
+          expect(portNumber(c, c[probe].httpGet.port), probe).toBe(servingPort);
+        }
+      } else {
+        expect(c.readinessProbe.grpc).toEqual({ port: servingPort });
+        expect(c.startupProbe.grpc).toEqual({ port: servingPort });
+        expect(c.livenessProbe.httpGet.path).toBe("/livez");
+        expect(portNumber(c, c.livenessProbe.httpGet.port)).toBe(exp.metricsPort);
+      }
+    });
+
+    it("env: stack values in plain text, connection strings only by Secret reference", () => {
+      const env = envOf(run, name);
+      expect(env.get("GATEHOUSE_ENV")?.value).toBe(values["gatehouse:environment"]);
+      expect(env.get("GATEHOUSE_DOMAIN")?.value).toBe("redhat");
+      expect(env.get("LOG_LEVEL")?.value).toBe(values["gatehouse:logLevel"]);
+      expect(env.get("PORT")?.value).toBe(String(Object.values(exp.ports)[0]));
+      expect(JSON.parse(env.get("SYSTEM_USERS")?.value)).toEqual(readStackFile(stack)["gatehouse:systemUsers"]);
+      const fromSecrets = [...env.values()].filter((e) => e.valueFrom);
+      expect(Object.fromEntries(fromSecrets.map((e) => [e.name, e.valueFrom.secretKeyRef]))).toEqual(
+        Object.fromEntries(Object.entries(exp.secretEnv).map(([k, key]) => [k, { name: secretName(), key }])),
+      );
+      if (exp.probes === "http") {
+        expect(env.get("TRUST_IDENTITY_HEADER")?.value).toBe("true");
+        expect(env.get("OIDC_ISSUER_URL")?.value).toBe(values["gatehouse:oidc.issuerUrl"]);
+      }
+    });
+
+    it("Service: selects the pods, exposes the named ports, carries the scrape annotations", () => {
+      const svc = get(run, "Service", name);
+      expect(svc.spec.selector).toEqual(selector);
+      expect(Object.fromEntries(svc.spec.ports.map((p: K8sObject) => [p.name, [p.port, p.targetPort]]))).toEqual(
+        Object.fromEntries(Object.entries(exp.ports).map(([n, p]) => [n, [p, n]])),
+      );
+      const scrape = { "prometheus.io/scrape": "true", "prometheus.io/port": String(exp.metricsPort), "prometheus.io/path": "/metrics" };
+      expect(svc.metadata.annotations).toEqual(scrape);
+      expect(get(run, "Deployment", name).spec.template.metadata.annotations).toEqual(scrape);
+    });
+
+    it("HorizontalPodAutoscaler and PodDisruptionBudget follow the stack's numbers", () => {
+      const hpa = get(run, "HorizontalPodAutoscaler", name);
+      expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: "apps/v1", kind: "Deployment", name });
+      expect(hpa.spec.minReplicas).toBe(setting("replicas"));
+      expect(hpa.spec.maxReplicas).toBe(setting("maxReplicas"));
+      expect(hpa.spec.metrics[0].resource.name).toBe("cpu");
+      const pdb = get(run, "PodDisruptionBudget", name);
+      expect(pdb.spec).toEqual({ minAvailable: setting("minAvailable"), selector: { matchLabels: selector } });
+    });
+
+    it("ServiceAccount: used by the pods, no API token mounted", () => {
+      const sa = get(run, "ServiceAccount", name);
+      const pod = get(run, "Deployment", name).spec.template.spec;
+      expect(sa.automountServiceAccountToken).toBe(false);
+      expect(pod.serviceAccountName).toBe(sa.metadata.name);
+      expect(pod.automountServiceAccountToken).toBe(false);
+    });
+
+    it("NetworkPolicy: isolates the pods and admits only the expected callers on each port", () => {
+      const np = get(run, "NetworkPolicy", name);
+      expect(np.spec.podSelector).toEqual({ matchLabels: selector });
+      expect(np.spec.policyTypes).toEqual(["Ingress"]);
+      const callers: Record<number, string[]> = {};
+      for (const rule of np.spec.ingress) {
+        // A rule without peers or ports would admit everyone or every port.
+        expect(rule.from?.length).toBeGreaterThan(0);
+        expect(rule.ports?.length).toBeGreaterThan(0);
+        for (const p of rule.ports) (callers[p.port] ??= []).push(...rule.from.map(describePeer));
+      }
+      const sorted = (m: Record<number, string[]>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, [...v].sort()]));
+      expect(sorted(callers)).toEqual(sorted(exp.callers));
+    });
+  });
+
+  it("the authz-engine receives the stack's OIDC authn block", () => {
+    const env = envOf(run, "authz-engine");
+    const plain = (k: string) => env.get(k)?.value;
+    expect(plain("AUTHN_MODE")).toBe("oidc");
+    expect(plain("AUTHN_OIDC_SERVER_URL")).toBe(values["gatehouse:authn.oidcServerUrl"]);
+    expect(plain("AUTHN_OIDC_CLIENT_ID")).toBe(COMMON.authnClientId);
+    expect(plain("AUTHN_OIDC_SKIP_CLIENT_ID_CHECK")).toBe(String(values["gatehouse:authn.skipClientIdCheck"]));
+    expect(plain("AUTHN_OIDC_INSECURE_CLIENT")).toBe("false");
+  });
+});
+
+describe("stage and prod", () => {
+  const runs: Record<string, Run> = {};
+  beforeAll(async () => {
+    runs["stage"] = await runStack("stage");
+    runs["prod"] = await runStack("prod");
+  });
+
+  it.each(SERVICE_NAMES)("%s: prod runs more replicas and tolerates fewer disrupted pods", (name) => {
+    const hpa = (s: string) => get(runs[s]!, "HorizontalPodAutoscaler", name).spec;
+    const pdb = (s: string) => get(runs[s]!, "PodDisruptionBudget", name).spec.minAvailable as number;
+    expect(hpa("prod").minReplicas).toBeGreaterThan(hpa("stage").minReplicas);
+    expect(hpa("prod").maxReplicas).toBeGreaterThan(hpa("stage").maxReplicas);
+    expect(pdb("prod")).toBeGreaterThan(pdb("stage"));
+    // Stricter also relative to size: a larger share of prod's pods must stay up.
+    expect(pdb("prod") / hpa("prod").minReplicas).toBeGreaterThan(pdb("stage") / hpa("stage").minReplicas);
+  });
+});
