@@ -10,12 +10,16 @@ export interface Registered {
   inputs: Record<string, unknown>;
 }
 
+// Rendered objects are plain JSON; tests read them loosely and assert on the values.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type K8sObject = any;
+
 export interface Run {
   stack: string;
   registered: Registered[];
   deployed: Deployed;
   /** Kubernetes objects as they would be sent to the API server (secrets unwrapped), keyed `Kind/name`. */
-  objects: Map<string, Record<string, unknown>>;
+  objects: Map<string, K8sObject>;
 }
 
 /** Connection strings and a client secret used by every run; tests search for them in plain text. */
@@ -56,7 +60,7 @@ export async function runStack(stack: string, overrides: Record<string, string |
   // Registrations are asynchronous: wait until every object has been registered.
   await Promise.all(kubernetesObjects(deployed).map((r) => resolve(r.urn)));
   await Promise.all(Object.values(deployed.services).map((s) => resolve(s.urn)));
-  const objects = new Map<string, Record<string, unknown>>();
+  const objects = new Map<string, K8sObject>();
   for (const r of registered) {
     if (!r.type.startsWith("kubernetes:")) continue;
     const obj = autoname(r.name, unwrapSecrets(r.inputs) as Record<string, unknown>);

@@ -1,10 +1,8 @@
 // Typed-enough accessors for the rendered Kubernetes objects the tests inspect.
 import { expect } from "vitest";
-import type { Run } from "./mocks.js";
+import type { K8sObject, Run } from "./mocks.js";
 
-// Rendered objects are plain JSON; the tests read them loosely and assert on values.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type K8sObject = any;
+export type { K8sObject };
 
 export function get(run: Run, kind: string, name: string): K8sObject {
   const obj = run.objects.get(`${kind}/${name}`);
