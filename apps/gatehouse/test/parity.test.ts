@@ -1,0 +1,140 @@
+import { readFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync, readFileSync as read } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { defaultAssetTypes, TYPES, type RelationshipTuple } from "@gatehouse/rbac";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { buildProgram } from "../src/program.js";
+import { loadGraph, planTuples, runParity } from "../src/migration/parity-run.js";
+import { planExport } from "../src/migration/plan.js";
+import { validateV1Export } from "../src/migration/v1-export-schema.js";
+import { randomExport } from "./support/random-export.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, "../../..");
+const schemaPath = path.join(repoRoot, "../shared/fixtures/rbac-config/stage/schema.zed");
+const examplePath = path.join(here, "../examples/v1-export.json");
+const schemaText = readFileSync(schemaPath, "utf8");
+const catalog = defaultAssetTypes();
+
+function parityOf(exp: ReturnType<typeof randomExport>, mutate?: (ts: RelationshipTuple[], planned: ReturnType<typeof planExport>) => RelationshipTuple[]) {
+  const valid = validateV1Export(exp);
+  const planned = planExport(valid, catalog);
+  let tuples = planTuples(planned, "stage");
+  if (mutate) tuples = mutate(tuples, planned);
+  const { graph, rejected } = loadGraph(schemaText, tuples);
+  return { report: runParity({ export: valid, catalog, planned, graph, relationships: tuples }), rejected, planned };
+}
+
+describe("parity of generated v1 data", () => {
+  it.each([1, 2, 3, 4, 5, 6])("seed %i: every v1 grant survives the migration", (seed) => {
+    const { report, rejected } = parityOf(randomExport(seed, catalog));
+    expect(rejected).toEqual([]);
+    expect(report.summary.grantsVerified).toBeGreaterThan(0);
+    expect(report.lost).toEqual([]);
+    expect(report.ok).toBe(true);
+  });
+
+  it("reports a mis-levelled binding (root-level role bound at the Default Workspace) as lost, with why", () => {
+    const exp = {
+      version: 1 as const,
+      system_roles: [],
+      tenants: [
+        {
+          org_id: "o1",
+          principals: [{ user_id: "alice" }],
+          roles: [{ name: "Acks", access: [{ permission: "advisor:disable-recommendations:write" }] }],
+          groups: [{ name: "Ackers", principals: ["alice"], roles: ["Acks"] }],
+        },
+      ],
+    };
+    const { report } = parityOf(exp, (tuples, planned) => {
+      const ids = planned[0]!.plan.ids;
+      const binding = planned[0]!.plan.bindings.find((b) => b.level === "root" && !b.roleId.startsWith("platform"))!;
+      // Move the role's binding from the Root Workspace down to the Default Workspace.
+      return tuples.map((t) =>
+        t.relation === "t_binding" && t.subjectId === binding.id && t.resourceId === ids.rootWorkspaceId
+          ? { ...t, resourceType: TYPES.workspace, resourceId: ids.defaultWorkspaceId }
+          : t,
+      );
+    });
+    expect(report.ok).toBe(false);
+    expect(report.lost).toHaveLength(1);
+    const lost = report.lost[0]!;
+    expect(lost).toMatchObject({
+      userId: "alice",
+      permission: "advisor:disable-recommendations:write",
+      v2Permission: "advisor_disable_recommendations_edit",
+      pattern: 4,
+      checkedAt: "root",
+      boundAt: ["default"],
+      heldVia: ["Acks via Ackers"],
+    });
+    expect(lost.reason).toBe("bound at Default Workspace, checked at Root Workspace");
+    expect(lost.explain).toBeTruthy();
+  });
+
+  it("lists over-grants of a role lifted to a higher level separately", () => {
+    const exp = {
+      version: 1 as const,
+      system_roles: [],
+      tenants: [
+        {
+          org_id: "o2",
+          principals: [{ user_id: "bob" }],
+          roles: [{ name: "Mixed", access: [{ permission: "advisor:disable-recommendations:write" }, { permission: "content-sources:repositories:read" }] }],
+          groups: [{ name: "G", principals: ["bob"], roles: ["Mixed"] }],
+        },
+      ],
+    };
+    const { report } = parityOf(exp);
+    expect(report.ok).toBe(true);
+    expect(report.overGrants).toContainEqual(
+      expect.objectContaining({ permission: "content-sources:repositories:read", checkedAt: "default", grantedAt: ["root"] }),
+    );
+  });
+});
+
+describe("gatehouse parity (CLI)", () => {
+  afterEach(() => {
+    process.exitCode = undefined;
+    vi.restoreAllMocks();
+  });
+
+  async function run(args: string[]): Promise<string> {
+    let out = "";
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((out += String(chunk)), true));
+    vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    await buildProgram().parseAsync(["node", "gatehouse", ...args]);
+    return out;
+  }
+
+  it("prints a table, writes JSON and exits 0 for the example export", async () => {
+    const jsonPath = path.join(mkdtempSync(path.join(tmpdir(), "parity-")), "report.json");
+    const out = await run(["parity", "--input", examplePath, "--schema", schemaPath, "--json", jsonPath]);
+    expect(out).toContain("OK: no v1 grant is lost");
+    expect(out).toContain("Accepted over-grants");
+    expect(process.exitCode ?? 0).toBe(0);
+    const report = JSON.parse(read(jsonPath, "utf8"));
+    expect(report.ok).toBe(true);
+    expect(report.summary.grantsVerified).toBeGreaterThan(10);
+  });
+
+  it("rejects an invalid export with every problem listed", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "parity-"));
+    const bad = path.join(dir, "bad.json");
+    writeFileSync(
+      bad,
+      JSON.stringify({
+        version: 1,
+        system_roles: [],
+        tenants: [{ org_id: "o1", principals: [{ user_id: "a" }], groups: [{ name: "G", principals: ["ghost"], roles: ["Nope"] }], roles: [{ name: "R", access: [{ permission: "inventory:hosts" }] }] }],
+      }),
+    );
+    await expect(run(["parity", "--input", bad, "--schema", schemaPath])).rejects.toThrow(
+      /unknown principal 'ghost'[\s\S]*unknown role 'Nope'|invalid-permission|inventory:hosts/,
+    );
+    await expect(run(["parity", "--input", path.join(dir, "missing.json"), "--schema", schemaPath])).rejects.toThrow(/no such file/);
+  });
+});
