@@ -1,6 +1,8 @@
 // The one place where errors become gRPC statuses (contract §5.4).
 import { status } from "@grpc/grpc-js";
 import { isAuthError, type AuthErrorCode } from "@gatehouse/auth";
+import { EvaluatorError, type EvaluatorErrorCode } from "@gatehouse/evaluator";
+import { isStoreError, type StoreErrorCode } from "@gatehouse/store";
 import { EngineError, type EngineErrorCode } from "../errors.js";
 
 export interface GrpcFailure {
@@ -38,39 +40,51 @@ const AUTH_CODES: Record<AuthErrorCode, status> = {
   "invalid-config": status.INTERNAL,
 };
 
-/** Evaluator codes: bad names in the request are the caller's; runaway recursion is a schema limit. */
-function evaluationStatus(code: string): status {
+/** Evaluator codes: bad names or ids in the request are the caller's; runaway recursion is a schema limit. */
+function evaluatorStatus(code: EvaluatorErrorCode): status {
   if (code === "max-depth-exceeded") return status.RESOURCE_EXHAUSTED;
-  if (code.startsWith("unknown-") || code.startsWith("invalid-")) return status.INVALID_ARGUMENT;
-  return status.INTERNAL;
-}
-
-/** Store codes: a bad consistency token is the caller's; connectivity is retryable. */
-function storeStatus(code: string): status {
-  if (code.includes("token")) return status.INVALID_ARGUMENT;
-  if (code === "not-found") return status.NOT_FOUND;
-  if (code === "unavailable" || code.includes("connection") || code === "read-only") return status.UNAVAILABLE;
-  return status.INTERNAL;
-}
-
-function codedError(error: unknown, name: string): string | null {
-  if (error instanceof Error && error.name === name) {
-    const code = (error as Error & { code?: unknown }).code;
-    if (typeof code === "string") return code;
+  if (
+    code === "unknown-type" ||
+    code === "unknown-relation" ||
+    code === "unknown-permission" ||
+    code === "invalid-object-id" ||
+    code === "wildcard-subject" ||
+    code === "invalid-relationship" ||
+    code === "subject-type-not-allowed"
+  ) {
+    return status.INVALID_ARGUMENT;
   }
-  return null;
+  return status.INTERNAL;
 }
+
+const STORE_CODES: Record<StoreErrorCode, status> = {
+  "invalid-argument": status.INVALID_ARGUMENT,
+  "malformed-token": status.INVALID_ARGUMENT,
+  "foreign-token": status.INVALID_ARGUMENT,
+  "not-found": status.NOT_FOUND,
+  "tenant-not-found": status.NOT_FOUND,
+  "cross-tenant": status.PERMISSION_DENIED,
+  "duplicate-name": status.ALREADY_EXISTS,
+  "depth-exceeded": status.FAILED_PRECONDITION,
+  "unknown-parent": status.FAILED_PRECONDITION,
+  "move-into-descendant": status.FAILED_PRECONDITION,
+  immutable: status.FAILED_PRECONDITION,
+  "not-empty": status.FAILED_PRECONDITION,
+  "not-assignable": status.FAILED_PRECONDITION,
+  conflict: status.ABORTED,
+  timeout: status.UNAVAILABLE,
+  unavailable: status.UNAVAILABLE,
+  internal: status.INTERNAL,
+};
 
 export function toGrpcFailure(error: unknown): GrpcFailure {
   if (error instanceof EngineError) return { code: ENGINE_CODES[error.code], message: error.message };
   if (isAuthError(error)) return { code: AUTH_CODES[error.code], message: error.message };
-  const evaluationCode = codedError(error, "EvaluationError");
-  if (evaluationCode) return { code: evaluationStatus(evaluationCode), message: (error as Error).message };
-  const storeCode = codedError(error, "StoreError");
-  if (storeCode) {
-    const code = storeStatus(storeCode);
+  if (error instanceof EvaluatorError) return { code: evaluatorStatus(error.code), message: error.message };
+  if (isStoreError(error)) {
+    const code = STORE_CODES[error.code];
     // Never leak database internals to callers.
-    return { code, message: code === status.INTERNAL ? "internal error" : (error as Error).message };
+    return { code, message: code === status.INTERNAL ? "internal error" : error.message };
   }
   return { code: status.INTERNAL, message: "internal error" };
 }
