@@ -7,7 +7,7 @@ for (const scenario of loadScenarios()) {
   describe(`scenario ${scenario.name} on SpiceDB`, () => {
     let oracle: SpiceDbOracle | undefined;
     const db = async (): Promise<SpiceDbOracle> => (oracle ??= await SpiceDbOracle.start(scenario.schema, scenario.relationships));
-    afterAll(() => oracle?.close());
+    afterAll(async () => oracle?.close());
 
     it("agrees with the assertions and expected lookups", async () => {
       const spicedb = await db();

@@ -66,7 +66,14 @@ export class SpiceDbOracle {
     return [...new Set(responses.map((r) => r.resourceObjectId))].sort();
   }
 
-  close(): void {
+  /**
+   * Disposing while the streaming proxy still has an open connection blocks for seconds (graceful
+   * server stop), so the client channel is closed first and given a moment to hang up.
+   */
+  async close(): Promise<void> {
+    const streaming = (this.db as unknown as { streamingClient?: { close(): void } }).streamingClient;
+    streaming?.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
     this.db.close();
   }
 }
