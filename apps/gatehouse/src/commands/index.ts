@@ -1,9 +1,10 @@
 import type { Command } from "commander";
 import { registerAdvise } from "./advise.js";
+import { registerMigrate } from "./migrate.js";
 import { registerParity } from "./parity.js";
 
 /** A sub-command registers itself on the root program. */
 export type RegisterCommand = (program: Command) => void;
 
 // One line per command module (keep sorted).
-export const commands: RegisterCommand[] = [registerAdvise, registerParity];
+export const commands: RegisterCommand[] = [registerAdvise, registerMigrate, registerParity];
