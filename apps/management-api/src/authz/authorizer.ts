@@ -1,0 +1,142 @@
+import { check, lookupResources, RelationshipGraph, type Model, type Relationship } from "@gatehouse/evaluator";
+import type { Change, FollowHandle, Store } from "@gatehouse/store";
+import type { Logger } from "@gatehouse/telemetry";
+import { ApiError } from "../http/problem.js";
+
+/** The permission a caller needs, on Gatehouse's own schema. */
+export interface AccessCheck {
+  resourceType: "rbac/workspace" | "rbac/tenant";
+  resourceId: string;
+  permission: string;
+}
+
+interface Waiter {
+  revision: number;
+  resolve: () => void;
+}
+
+/**
+ * Decides who may do what by evaluating Gatehouse's own schema over its own tuples
+ * (dogfooding). The graph is loaded from a store snapshot and kept current by the change feed;
+ * `waitFor` gives read-your-writes across requests.
+ */
+export class Authorizer {
+  private readonly graph: RelationshipGraph;
+  private follower: FollowHandle | null = null;
+  private waiters: Waiter[] = [];
+  private applied = 0;
+
+  constructor(
+    private readonly store: Store,
+    model: Model,
+    private readonly logger: Logger,
+  ) {
+    this.graph = new RelationshipGraph(model);
+  }
+
+  get revision(): number {
+    return this.applied;
+  }
+
+  async start(): Promise<void> {
+    const snapshot = await this.store.feed.snapshot();
+    for await (const batch of snapshot.batches) for (const tuple of batch) this.addTuple(tuple);
+    this.setRevision(snapshot.revision);
+    this.follower = this.store.feed.follow(snapshot.revision, (changes) => this.apply(changes), {
+      onError: (error) => this.logger.warn({ err: error }, "change feed follower error"),
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.follower?.stop();
+    this.follower = null;
+    for (const waiter of this.waiters) waiter.resolve();
+    this.waiters = [];
+  }
+
+  /** Resolves once every write up to `revision` is in the graph. */
+  async waitFor(revision: number, timeoutMs: number): Promise<void> {
+    if (this.applied >= revision) return;
+    let timer: NodeJS.Timeout | undefined;
+    const reached = new Promise<void>((resolve) => this.waiters.push({ revision, resolve }));
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new ApiError(500, [{ message: "Timed out waiting for the write to become visible.", field: "detail" }])),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([reached, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Pulls changes up to `revision` from the feed now instead of waiting for the follower, so a
+   * caller's next request sees its own write. Safe alongside the follower: changes at or below
+   * the applied revision are skipped and both paths apply contiguous, ordered prefixes.
+   */
+  async catchUp(revision: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.applied < revision) {
+      const changes = await this.store.feed.changesSince(this.applied, 1000);
+      if (changes.length > 0) {
+        this.apply(changes);
+        continue;
+      }
+      // The write committed but is not yet visible to this reader: retry briefly.
+      if (Date.now() >= deadline) {
+        throw new ApiError(500, [{ message: "Timed out waiting for the write to become visible.", field: "detail" }]);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  check(principalId: string, access: AccessCheck): boolean {
+    return check(this.graph, { type: access.resourceType, id: access.resourceId }, access.permission, {
+      type: "rbac/principal",
+      id: principalId,
+    });
+  }
+
+  /** Ids of every workspace on which the principal holds `permission`. */
+  workspacesWith(principalId: string, permission: string): Set<string> {
+    return new Set(lookupResources(this.graph, "rbac/workspace", permission, { type: "rbac/principal", id: principalId }));
+  }
+
+  private apply(changes: Change[]): void {
+    for (const change of changes) {
+      if (change.revision <= this.applied) continue;
+      for (const tuple of change.deleted) this.removeTuple(tuple);
+      for (const tuple of change.touched) this.addTuple(tuple);
+      this.setRevision(change.revision);
+    }
+  }
+
+  // Tuples of types this schema does not know (e.g. other reporters) are not ours to judge.
+  private addTuple(tuple: Relationship): void {
+    try {
+      this.graph.add(tuple);
+    } catch (error) {
+      this.logger.debug({ err: error, tuple }, "tuple ignored by the authorization graph");
+    }
+  }
+
+  private removeTuple(tuple: Relationship): void {
+    try {
+      this.graph.remove(tuple);
+    } catch {
+      // Unknown to the schema, so never added.
+    }
+  }
+
+  private setRevision(revision: number): void {
+    this.applied = Math.max(this.applied, revision);
+    this.graph.revision = this.applied;
+    if (this.waiters.length === 0) return;
+    const still: Waiter[] = [];
+    for (const waiter of this.waiters) (waiter.revision <= this.applied ? waiter.resolve() : still.push(waiter));
+    this.waiters = still;
+  }
+}

@@ -1,0 +1,175 @@
+import { isStoreError, type Role, type RoleListQuery, type RoleScope, type Written } from "@gatehouse/store";
+import type { RequestContext } from "../http/identity.js";
+import { ApiError, badRequest, notFound } from "../http/problem.js";
+import { requireOnTenant, settled, type Services } from "./services.js";
+
+export interface PermissionRecord {
+  application: string;
+  resource_type: string;
+  operation: string;
+}
+
+export interface RoleRecord {
+  id: string;
+  name: string;
+  description: string | null;
+  permissions_count: number;
+  permissions: PermissionRecord[];
+  last_modified: string;
+  org_id: string | null;
+}
+
+export function roleRecord(role: Role): RoleRecord {
+  return {
+    id: role.id,
+    name: role.name,
+    description: role.description,
+    permissions_count: role.permissions.length,
+    permissions: role.permissions.map((p) => {
+      const [application = "", resource_type = "", operation = ""] = p.split(":");
+      return { application, resource_type, operation };
+    }),
+    last_modified: role.modified.toISOString(),
+    org_id: role.orgId,
+  };
+}
+
+/** Roles a tenant sees: its custom roles and the public seeded ones; platform roles stay hidden. */
+const LISTED_KINDS: RoleListQuery["kinds"] = ["custom", "seeded"];
+
+export interface RoleFilters {
+  name?: string | undefined;
+  permissions?: string[] | undefined;
+  resourceType?: string | undefined;
+  resourceId?: string | undefined;
+  tenantOrgId?: string | undefined;
+  orderBy?: "name" | "-name" | "last_modified" | "-last_modified" | undefined;
+}
+
+/** Scope a resource filter stands for; null = the filter matches nothing. */
+async function scopeOfResource(services: Services, ctx: RequestContext, filters: RoleFilters): Promise<RoleScope | undefined | null> {
+  if (filters.tenantOrgId !== undefined) {
+    if (filters.resourceId !== undefined) throw badRequest("Use either resource_id or resource.tenant.org_id.", "resource.tenant.org_id");
+    if (filters.resourceType !== undefined && filters.resourceType !== "tenant") throw badRequest("resource_type must be 'tenant' with resource.tenant.org_id.", "resource_type");
+    return filters.tenantOrgId === ctx.tenant.orgId ? "tenant" : null;
+  }
+  if (filters.resourceId !== undefined && filters.resourceType === undefined) throw badRequest("resource_id requires resource_type.", "resource_type");
+  if (filters.resourceType === undefined) return undefined;
+  if (filters.resourceType === "tenant") {
+    return filters.resourceId === undefined || filters.resourceId === ctx.tenant.tenantId ? "tenant" : null;
+  }
+  if (filters.resourceType !== "workspace") return null;
+  if (filters.resourceId === undefined) return undefined;
+  const ws = await services.store.workspaces.get(ctx.tenant.orgId, filters.resourceId.toLowerCase()).catch(() => null);
+  if (!ws) return null;
+  return ws.type === "root" ? "root" : "default";
+}
+
+export async function listRoles(
+  services: Services,
+  ctx: RequestContext,
+  filters: RoleFilters,
+  page: { limit: number; offset: number },
+): Promise<{ count: number; data: RoleRecord[] }> {
+  await requireOnTenant(services, ctx, "rbac_roles_read");
+  const scope = await scopeOfResource(services, ctx, filters);
+  if (scope === null) return { count: 0, data: [] };
+  const name = filters.name?.trim();
+  const orderBy = filters.orderBy?.replace("last_modified", "modified") as RoleListQuery["orderBy"];
+  const result = await services.store.roles.list(ctx.tenant.orgId, {
+    kinds: LISTED_KINDS,
+    limit: page.limit,
+    offset: page.offset,
+    ...(name && name !== "*" ? { name } : {}),
+    ...(filters.permissions && filters.permissions.length > 0 ? { permissions: filters.permissions } : {}),
+    ...(scope ? { scope } : {}),
+    ...(orderBy ? { orderBy } : {}),
+  });
+  return { count: result.count, data: result.data.map(roleRecord) };
+}
+
+async function loadVisibleRole(services: Services, ctx: RequestContext, id: string): Promise<Role> {
+  const role = await services.store.roles.get(ctx.tenant.orgId, id).catch((error: unknown) => {
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
+    throw error;
+  });
+  if (role.kind === "platform") throw notFound();
+  return role;
+}
+
+export async function getRole(services: Services, ctx: RequestContext, id: string): Promise<RoleRecord> {
+  await requireOnTenant(services, ctx, "rbac_roles_read");
+  return roleRecord(await loadVisibleRole(services, ctx, id));
+}
+
+export interface RoleWrite {
+  name: string;
+  description?: string | null | undefined;
+  permissions: PermissionRecord[];
+}
+
+/** Catalogue and single-scope rules; returns the permission strings and their common scope. */
+async function validateRoleWrite(services: Services, ctx: RequestContext, input: RoleWrite, id?: string): Promise<{ permissions: string[]; scope: RoleScope }> {
+  const permissions = [...new Set(input.permissions.map((p) => `${p.application}:${p.resource_type}:${p.operation}`))];
+  const unknown = permissions.filter((p) => !services.catalogue.has(p));
+  if (unknown.length > 0) throw badRequest(`The following permissions do not exist: ${unknown.join(", ")}`, "permissions");
+  const scopes = new Set(permissions.map((p) => services.catalogue.scopeOf(p)));
+  if (scopes.size > 1) {
+    throw badRequest(
+      `All permissions in a role must belong to the same scope; found scopes: ${[...scopes].sort().join(", ")}.`,
+      "permissions",
+    );
+  }
+  // Custom roles may not take the name of a public (seeded or platform) role.
+  const clash = await services.store.roles.list(ctx.tenant.orgId, { name: input.name, kinds: ["seeded", "platform"], limit: -1 });
+  if (clash.data.some((role) => role.name.toLowerCase() === input.name.toLowerCase() && role.id !== id)) {
+    throw badRequest(`A system role with the name '${input.name}' already exists.`, "name");
+  }
+  return { permissions, scope: [...scopes][0] ?? "default" };
+}
+
+function duplicateName(name: string) {
+  return (error: unknown): never => {
+    if (isStoreError(error, "duplicate-name")) throw badRequest(`A role with the name '${name}' already exists.`, "name");
+    throw error;
+  };
+}
+
+export async function createRole(services: Services, ctx: RequestContext, input: RoleWrite): Promise<Written<RoleRecord>> {
+  await requireOnTenant(services, ctx, "rbac_roles_write");
+  const { permissions, scope } = await validateRoleWrite(services, ctx, input);
+  const written = await services.store.roles
+    .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null, permissions, scope })
+    .catch(duplicateName(input.name));
+  await settled(services, written);
+  return { ...written, value: roleRecord(written.value) };
+}
+
+export async function updateRole(services: Services, ctx: RequestContext, id: string, input: RoleWrite): Promise<Written<RoleRecord>> {
+  await requireOnTenant(services, ctx, "rbac_roles_write");
+  const existing = await loadVisibleRole(services, ctx, id);
+  if (existing.kind !== "custom") throw badRequest("System roles may not be updated.");
+  const { permissions, scope } = await validateRoleWrite(services, ctx, input, id);
+  const written = await services.store.roles
+    .update(ctx.tenant.orgId, id, { name: input.name, description: input.description ?? null, permissions, scope })
+    .catch(duplicateName(input.name));
+  await settled(services, written);
+  return { ...written, value: roleRecord(written.value) };
+}
+
+export async function batchDeleteRoles(services: Services, ctx: RequestContext, ids: string[]): Promise<Written<{ ids: string[] }>> {
+  await requireOnTenant(services, ctx, "rbac_roles_write");
+  const unique = [...new Set(ids)];
+  // Check everything first so that nothing is deleted when one id is bad.
+  for (const id of unique) {
+    const role = await services.store.roles.get(ctx.tenant.orgId, id).catch((error: unknown) => {
+      if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) {
+        throw new ApiError(404, [{ message: `Role '${id}' not found.`, field: "ids" }]);
+      }
+      throw error;
+    });
+    if (role.kind !== "custom") throw badRequest("System roles may not be deleted.", "ids");
+  }
+  const written = await services.store.roles.deleteMany(ctx.tenant.orgId, unique);
+  return settled(services, written);
+}

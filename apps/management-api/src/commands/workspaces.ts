@@ -1,0 +1,211 @@
+import { isStoreError, type Workspace, type WorkspaceListQuery, type WorkspaceType, type Written } from "@gatehouse/store";
+import type { RequestContext } from "../http/identity.js";
+import { badRequest, forbidden, workspaceNotFound } from "../http/problem.js";
+import { canOnWorkspace, graphReady, isAdmin, settled, type Services } from "./services.js";
+
+export interface WorkspaceRecord {
+  id: string;
+  parent_id: string | null;
+  type: WorkspaceType;
+  name: string;
+  description: string | null;
+  created: string;
+  modified: string;
+}
+
+export function workspaceRecord(ws: Workspace): WorkspaceRecord {
+  return {
+    id: ws.id,
+    parent_id: ws.parentId,
+    type: ws.type,
+    name: ws.name,
+    description: ws.description,
+    created: ws.created.toISOString(),
+    modified: ws.modified.toISOString(),
+  };
+}
+
+/** Built-ins every member of the org may see (insights-rbac always allows `view` on them). */
+const ALWAYS_VISIBLE: readonly WorkspaceType[] = ["root", "default", "ungrouped-hosts"];
+
+export interface WorkspaceFilters {
+  types?: WorkspaceType[];
+  name?: string;
+  parentId?: string;
+  ids?: string[];
+  orderBy?: WorkspaceListQuery["orderBy"];
+  withAncestry?: boolean;
+}
+
+/** The workspaces a non-admin may list: granted `view`, plus ancestors/fallbacks with ancestry. */
+async function visibleIds(services: Services, ctx: RequestContext, withAncestry: boolean): Promise<Set<string>> {
+  await graphReady(services, ctx);
+  const granted = services.authz.workspacesWith(ctx.principalId, "view");
+  if (!withAncestry) {
+    if (granted.size === 0) throw forbidden();
+    return granted;
+  }
+  const all = await services.store.workspaces.list(ctx.tenant.orgId, { limit: -1 });
+  const visible = new Set<string>();
+  if (granted.size === 0) {
+    for (const ws of all.data) if (ALWAYS_VISIBLE.includes(ws.type)) visible.add(ws.id);
+    return visible;
+  }
+  const parentOf = new Map(all.data.map((ws) => [ws.id, ws.parentId]));
+  for (const id of granted) {
+    if (!parentOf.has(id)) continue;
+    for (let at: string | null | undefined = id; at && !visible.has(at); at = parentOf.get(at)) visible.add(at);
+  }
+  return visible;
+}
+
+export async function listWorkspaces(
+  services: Services,
+  ctx: RequestContext,
+  filters: WorkspaceFilters,
+  page: { limit: number; offset: number },
+): Promise<{ count: number; data: WorkspaceRecord[] }> {
+  let ids = filters.ids;
+  if (!isAdmin(ctx)) {
+    const visible = await visibleIds(services, ctx, filters.withAncestry ?? false);
+    ids = ids ? ids.filter((id) => visible.has(id)) : [...visible];
+  }
+  if (ids && ids.length === 0) return { count: 0, data: [] };
+  const name = filters.name?.trim();
+  const query: WorkspaceListQuery = {
+    limit: page.limit,
+    offset: page.offset,
+    ...(filters.types && filters.types.length > 0 ? { types: filters.types } : {}),
+    ...(name && name !== "*" ? { name } : {}),
+    ...(filters.parentId ? { parentId: filters.parentId } : {}),
+    ...(ids ? { ids } : {}),
+    ...(filters.orderBy ? { orderBy: filters.orderBy } : {}),
+  };
+  const result = await services.store.workspaces.list(ctx.tenant.orgId, query);
+  return { count: result.count, data: result.data.map(workspaceRecord) };
+}
+
+/** Loads a workspace the caller holds `permission` on; missing or hidden answers 404 alike. */
+async function loadAuthorized(services: Services, ctx: RequestContext, id: string, permission: string): Promise<Workspace> {
+  const ws = await services.store.workspaces.get(ctx.tenant.orgId, id).catch((error: unknown) => {
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw workspaceNotFound();
+    throw error;
+  });
+  const exempt = permission === "view" && ALWAYS_VISIBLE.includes(ws.type);
+  if (!exempt && !(await canOnWorkspace(services, ctx, ws.id, permission))) throw workspaceNotFound();
+  return ws;
+}
+
+export async function getWorkspace(
+  services: Services,
+  ctx: RequestContext,
+  id: string,
+  includeAncestry: boolean,
+): Promise<WorkspaceRecord & { ancestry?: { id: string; name: string; parent_id: string | null }[] }> {
+  const ws = await loadAuthorized(services, ctx, id, "view");
+  if (!includeAncestry) return workspaceRecord(ws);
+  const ancestry = await services.store.workspaces.ancestry(ctx.tenant.orgId, ws.id);
+  return { ...workspaceRecord(ws), ancestry: ancestry.map((a) => ({ id: a.id, name: a.name, parent_id: a.parentId })) };
+}
+
+function rootPeerRule(services: Services, parent: Workspace, verb: "created" | "moved"): void {
+  if (parent.type === "root" && !services.config.allowChildrenUnderRoot) {
+    throw badRequest(`Sub-workspaces may only be ${verb} under the default workspace.`, "parent_id");
+  }
+}
+
+export async function createWorkspace(
+  services: Services,
+  ctx: RequestContext,
+  input: { name: string; description?: string | null | undefined; parentId?: string | undefined },
+): Promise<Written<WorkspaceRecord>> {
+  const parentId = input.parentId ?? ctx.tenant.defaultWorkspaceId;
+  const parent = await services.store.workspaces.get(ctx.tenant.orgId, parentId).catch((error: unknown) => {
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) {
+      throw badRequest(`Parent workspace '${parentId}' doesn't exist in tenant`, "parent_id");
+    }
+    throw error;
+  });
+  if (!(await canOnWorkspace(services, ctx, parent.id, "create"))) throw forbidden();
+  rootPeerRule(services, parent, "created");
+  const written = await services.store.workspaces
+    .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null, parentId: parent.id })
+    .catch((error: unknown) => {
+      if (isStoreError(error, "duplicate-name")) throw badRequest("Can't create workspace with same name within same parent workspace", "name");
+      throw error;
+    });
+  await settled(services, written);
+  return { ...written, value: workspaceRecord(written.value) };
+}
+
+export interface WorkspaceChange {
+  name?: string | undefined;
+  description?: string | null | undefined;
+  /** `undefined` = not sent; the parent can only be repeated, never changed here. */
+  parentId?: string | null | undefined;
+}
+
+/** PUT (`replace`: name required, parent_id required for standard/default) and PATCH. */
+export async function updateWorkspace(
+  services: Services,
+  ctx: RequestContext,
+  id: string,
+  change: WorkspaceChange,
+  replace: boolean,
+): Promise<Written<WorkspaceRecord> | { value: WorkspaceRecord; revision: null }> {
+  const ws = await loadAuthorized(services, ctx, id, "edit");
+  if (ws.type === "root") throw badRequest("The root workspace cannot be updated.");
+  if (ws.type === "ungrouped-hosts") throw badRequest("The ungrouped-hosts workspace cannot be updated.");
+  if (replace && change.parentId === undefined) throw badRequest("This field is required.", "parent_id");
+  if (change.parentId !== undefined && change.parentId !== ws.parentId) {
+    throw badRequest("Can't update the 'parent_id' on a workspace directly", "parent_id");
+  }
+  const patch: { name?: string; description?: string | null } = {};
+  if (change.name !== undefined && change.name !== ws.name) patch.name = change.name;
+  if (change.description !== undefined && change.description !== ws.description) patch.description = change.description;
+  if (Object.keys(patch).length === 0) return { value: workspaceRecord(ws), revision: null };
+  const written = await services.store.workspaces.update(ctx.tenant.orgId, ws.id, patch).catch((error: unknown) => {
+    if (isStoreError(error, "duplicate-name")) {
+      throw badRequest(`A workspace with the name '${change.name ?? ws.name}' already exists under same parent.`, "name");
+    }
+    throw error;
+  });
+  await settled(services, written);
+  return { ...written, value: workspaceRecord(written.value) };
+}
+
+export async function deleteWorkspace(services: Services, ctx: RequestContext, id: string): Promise<Written<{ id: string }>> {
+  const ws = await loadAuthorized(services, ctx, id, "delete");
+  if (ws.type !== "standard") throw badRequest(`Unable to delete ${ws.type} workspace`);
+  const written = await services.store.workspaces.delete(ctx.tenant.orgId, ws.id).catch((error: unknown) => {
+    if (isStoreError(error, "not-empty")) throw badRequest("Unable to delete due to workspace dependencies");
+    throw error;
+  });
+  return settled(services, written);
+}
+
+export async function moveWorkspace(
+  services: Services,
+  ctx: RequestContext,
+  id: string,
+  targetId: string | undefined,
+): Promise<Written<{ id: string; parent_id: string }>> {
+  if (targetId === undefined) throw badRequest("The 'parent_id' field is required.", "parent_id");
+  const ws = await loadAuthorized(services, ctx, id, "move");
+  if (ws.type !== "standard") throw badRequest("Cannot move non-standard workspace.");
+  if (targetId === ws.id) throw badRequest("The parent_id and id values must not be the same.", "parent_id");
+  const noTarget = () => forbidden("You do not have permission to access the target workspace.");
+  const target = await services.store.workspaces.get(ctx.tenant.orgId, targetId).catch((error: unknown) => {
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw noTarget();
+    throw error;
+  });
+  if (!(await canOnWorkspace(services, ctx, target.id, "create"))) throw noTarget();
+  rootPeerRule(services, target, "moved");
+  const written = await services.store.workspaces.move(ctx.tenant.orgId, ws.id, target.id).catch((error: unknown) => {
+    if (isStoreError(error, "move-into-descendant")) throw badRequest("Cannot move workspace under one of its own descendants.", "parent_id");
+    if (isStoreError(error, "duplicate-name")) throw badRequest("A workspace with the same name already exists under the target parent.", "parent_id");
+    throw error;
+  });
+  await settled(services, written);
+  return { ...written, value: { id: written.value.id, parent_id: target.id } };
+}

@@ -1,0 +1,93 @@
+import { parseSystemUsers, type SystemUsers } from "@gatehouse/auth";
+
+/** Everything `buildServer` needs; `configFromEnv` fills it from the environment. */
+export interface ManagementApiConfig {
+  port: number;
+  host: string;
+  /** Postgres URL; without it the store runs on embedded PGlite. */
+  databaseUrl?: string;
+  /** PGlite data directory; in-memory when absent. */
+  dataDir?: string;
+  /** `<domain>` of tenant and principal ids (`rbac/tenant:<domain>/<org_id>`). */
+  domain: string;
+  /** Role configuration environment (`stage` or `prod`). */
+  env: "stage" | "prod";
+  /** Accept `x-rh-identity` as proof of identity (behind a trusted gateway, or locally). */
+  trustIdentityHeader: boolean;
+  oidc?: { issuerUrl: string; audience?: string; clientId?: string; skipClientIdCheck?: boolean; insecure?: boolean };
+  systemUsers: SystemUsers;
+  /** Edges a workspace may sit below root (root → default → 4 more = 5). */
+  workspaceMaxDepth: number;
+  /** When false, nothing may be created or moved directly under root. */
+  allowChildrenUnderRoot: boolean;
+  maxBodyBytes: number;
+  /** Bound on waiting for the authorization graph to catch up with a write, ms. */
+  readYourWritesTimeoutMs: number;
+  logLevel?: string;
+}
+
+export const DEFAULT_CONFIG: ManagementApiConfig = {
+  port: 8000,
+  host: "0.0.0.0",
+  domain: "redhat",
+  env: "stage",
+  trustIdentityHeader: true,
+  systemUsers: new Map(),
+  workspaceMaxDepth: 5,
+  allowChildrenUnderRoot: false,
+  maxBodyBytes: 1_048_576,
+  readYourWritesTimeoutMs: 10_000,
+};
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+function int(env: NodeJS.ProcessEnv, key: string, fallback: number, min: number): number {
+  const raw = env[key];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${key} must be an integer ≥ ${min}, got '${raw}'.`);
+  return value;
+}
+
+function bool(env: NodeJS.ProcessEnv, key: string, fallback: boolean): boolean {
+  const raw = env[key]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (["1", "true", "yes", "on"].includes(raw)) return true;
+  if (["0", "false", "no", "off"].includes(raw)) return false;
+  throw new ConfigError(`${key} must be true or false, got '${env[key]}'.`);
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementApiConfig {
+  const environment = env["GATEHOUSE_ENV"] ?? DEFAULT_CONFIG.env;
+  if (environment !== "stage" && environment !== "prod") throw new ConfigError(`GATEHOUSE_ENV must be stage or prod, got '${environment}'.`);
+  const issuerUrl = env["OIDC_ISSUER_URL"];
+  return {
+    ...DEFAULT_CONFIG,
+    port: int(env, "PORT", DEFAULT_CONFIG.port, 0),
+    host: env["HOST"] ?? DEFAULT_CONFIG.host,
+    ...(env["DATABASE_URL"] ? { databaseUrl: env["DATABASE_URL"] } : {}),
+    ...(env["GATEHOUSE_DATA_DIR"] ? { dataDir: env["GATEHOUSE_DATA_DIR"] } : {}),
+    domain: env["GATEHOUSE_DOMAIN"] ?? DEFAULT_CONFIG.domain,
+    env: environment,
+    trustIdentityHeader: bool(env, "TRUST_IDENTITY_HEADER", DEFAULT_CONFIG.trustIdentityHeader),
+    ...(issuerUrl
+      ? {
+          oidc: {
+            issuerUrl,
+            ...(env["OIDC_AUDIENCE"] ? { audience: env["OIDC_AUDIENCE"] } : {}),
+            ...(env["OIDC_CLIENT_ID"] ? { clientId: env["OIDC_CLIENT_ID"] } : {}),
+            skipClientIdCheck: bool(env, "OIDC_SKIP_CLIENT_ID_CHECK", false),
+            insecure: bool(env, "OIDC_INSECURE", false),
+          },
+        }
+      : {}),
+    systemUsers: parseSystemUsers(env["SYSTEM_USERS"]),
+    workspaceMaxDepth: int(env, "WORKSPACE_MAX_DEPTH", DEFAULT_CONFIG.workspaceMaxDepth, 1),
+    allowChildrenUnderRoot: bool(env, "ALLOW_CHILDREN_UNDER_ROOT", DEFAULT_CONFIG.allowChildrenUnderRoot),
+    maxBodyBytes: int(env, "MAX_BODY_BYTES", DEFAULT_CONFIG.maxBodyBytes, 1),
+    readYourWritesTimeoutMs: int(env, "READ_YOUR_WRITES_TIMEOUT_MS", DEFAULT_CONFIG.readYourWritesTimeoutMs, 1),
+    ...(env["LOG_LEVEL"] ? { logLevel: env["LOG_LEVEL"] } : {}),
+  };
+}

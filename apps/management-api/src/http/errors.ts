@@ -1,0 +1,124 @@
+import { isAuthError, type AuthError } from "@gatehouse/auth";
+import type { Logger } from "@gatehouse/telemetry";
+import type { ErrorRequestHandler, Request, Response } from "express";
+import { isStoreError, type StoreErrorCode } from "@gatehouse/store";
+import { ZodError } from "zod";
+import { ApiError, problemTitle, problemType, type FieldError } from "./problem.js";
+import { zodFieldErrors } from "./validate.js";
+
+/** Wire status of each store error code; anything unlisted is a 500. */
+const STORE_STATUS: Partial<Record<StoreErrorCode, number>> = {
+  "invalid-argument": 400,
+  "not-found": 404,
+  "cross-tenant": 404,
+  "tenant-not-found": 404,
+  "duplicate-name": 400,
+  "depth-exceeded": 400,
+  "unknown-parent": 400,
+  "move-into-descendant": 400,
+  immutable: 400,
+  "not-empty": 400,
+  "not-assignable": 400,
+  "malformed-token": 400,
+  "foreign-token": 400,
+  conflict: 409,
+  unavailable: 503,
+};
+
+function fromAuthError(error: AuthError): ApiError {
+  switch (error.code) {
+    case "missing-credentials":
+    case "no-principal":
+      // insights-rbac's middleware answers a missing identity with an empty 401.
+      return new ApiError(401, [{ message: error.message, field: "detail" }], { emptyBody: true });
+    case "missing-org-id":
+    case "missing-client-id":
+      return new ApiError(400, [{ message: error.message, field: "detail" }], {
+        plainBody: { code: 400, message: error.message },
+      });
+    case "discovery-failed":
+      return new ApiError(503, [{ message: "The identity provider is unavailable.", field: "detail" }], {
+        headers: { "retry-after": "5" },
+      });
+    case "org-mismatch":
+    case "unknown-system-user":
+      return new ApiError(403, [{ message: error.message, field: "detail" }]);
+    default:
+      return new ApiError(401, [{ message: error.message, field: "detail" }]);
+  }
+}
+
+/** Errors raised by express.json() and the raw body reader. */
+function fromBodyParserError(error: unknown): ApiError | null {
+  if (typeof error !== "object" || error === null || !("type" in error)) return null;
+  switch ((error as { type: unknown }).type) {
+    case "entity.parse.failed":
+      return new ApiError(400, [{ message: "JSON parse error: the request body is not valid JSON.", field: "detail" }]);
+    case "entity.too.large":
+      return new ApiError(413, [{ message: "The request body is too large.", field: "detail" }]);
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return new ApiError(415, [{ message: "Unsupported request body encoding.", field: "detail" }]);
+    case "request.aborted":
+      return new ApiError(400, [{ message: "The request was aborted.", field: "detail" }]);
+    default:
+      return null;
+  }
+}
+
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ZodError) return new ApiError(400, zodFieldErrors(error));
+  if (isAuthError(error)) return fromAuthError(error);
+  if (isStoreError(error)) {
+    const status = STORE_STATUS[error.code] ?? 500;
+    if (status === 500) return new ApiError(500, [{ message: "Unexpected error occurred.", field: "detail" }]);
+    // insights-rbac answers lost serialization races with a plain JSON body.
+    if (error.code === "conflict") return new ApiError(409, [{ message: error.message, field: "detail" }], { plainBody: { detail: "Too many concurrent updates. Please retry." } });
+    if (error.code === "unavailable") return new ApiError(503, [{ message: error.message, field: "detail" }], { headers: { "retry-after": "1" } });
+    const field = status === 404 ? "detail" : (error.field ?? "detail");
+    const message = status === 404 ? "Not found." : error.message;
+    return new ApiError(status, [{ message, field }]);
+  }
+  const parsed = fromBodyParserError(error);
+  if (parsed) return parsed;
+  return new ApiError(500, [{ message: "Unexpected error occurred.", field: "detail" }]);
+}
+
+function problemBody(req: Request, error: ApiError): Record<string, unknown> {
+  const errors: FieldError[] = error.errors.length > 0 ? error.errors : [{ message: problemTitle(error.status), field: "detail" }];
+  const body: Record<string, unknown> = {
+    status: error.status,
+    title: problemTitle(error.status),
+    detail: errors[0]!.message,
+    type: error.options.type ?? problemType(error.status),
+    errors,
+  };
+  if (req.method === "PUT" || req.method === "PATCH" || req.method === "DELETE") body["instance"] = req.originalUrl.split("?")[0];
+  return body;
+}
+
+export function sendError(req: Request, res: Response, error: ApiError): void {
+  for (const [name, value] of Object.entries(error.options.headers ?? {})) res.setHeader(name, value);
+  res.status(error.status);
+  if (error.options.emptyBody) {
+    res.end();
+  } else if (error.options.plainBody !== undefined) {
+    res.json(error.options.plainBody);
+  } else {
+    res.type("application/problem+json").send(JSON.stringify(problemBody(req, error)));
+  }
+}
+
+/** The one place where any thrown error becomes an HTTP answer. */
+export function problemMiddleware(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) logger.error({ err: error, path: req.path }, "request failed");
+    sendError(req, res, apiError);
+  };
+}

@@ -1,0 +1,147 @@
+import {
+  AuthError,
+  parseIdentityHeader,
+  resolveSystemPrincipal,
+  type OidcVerifier,
+  type SystemUsers,
+} from "@gatehouse/auth";
+import type { Store, Tenant } from "@gatehouse/store";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+
+/** Who is calling, whichever way they authenticated. */
+export interface Caller {
+  orgId: string;
+  /** External user id; the relation-graph principal is `<domain>/<userId>`. */
+  userId: string;
+  username: string;
+  isOrgAdmin: boolean;
+  isServiceAccount: boolean;
+  /** Authenticated by a bearer token of a configured system user. */
+  isSystemUser: boolean;
+}
+
+export interface RequestContext {
+  caller: Caller;
+  tenant: Tenant;
+  /** `<domain>/<userId>`, the id of the caller's `rbac/principal`. */
+  principalId: string;
+  /** Revision the authorization graph must reach before deciding for this request. */
+  minRevision: number;
+}
+
+export interface IdentityOptions {
+  trustIdentityHeader: boolean;
+  verifier?: OidcVerifier;
+  systemUsers: SystemUsers;
+}
+
+function header(req: Request, name: string): string | null {
+  const value = req.headers[name];
+  return typeof value === "string" ? value : null;
+}
+
+/** x-rh-identity (when trusted) first, then a bearer token; neither → empty 401. */
+export async function authenticate(req: Request, options: IdentityOptions): Promise<Caller> {
+  const identityHeader = options.trustIdentityHeader ? header(req, "x-rh-identity") : null;
+  const authorization = header(req, "authorization");
+  const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? null;
+  const orgHeader = header(req, "x-rh-rbac-org-id");
+
+  if (identityHeader !== null && (identityHeader.trim() !== "" || bearer === null)) {
+    const identity = parseIdentityHeader(identityHeader);
+    if (orgHeader !== null && orgHeader.trim() !== identity.orgId) {
+      throw new AuthError("org-mismatch", "The x-rh-rbac-org-id header does not match the caller's organisation.");
+    }
+    return {
+      orgId: identity.orgId,
+      userId: identity.userId ?? identity.username,
+      username: identity.username,
+      isOrgAdmin: identity.isOrgAdmin,
+      isServiceAccount: identity.isServiceAccount,
+      isSystemUser: false,
+    };
+  }
+  if (bearer !== null) {
+    if (!options.verifier) throw new AuthError("invalid-token", "Bearer tokens are not accepted: no OIDC issuer is configured.");
+    const token = await options.verifier.verify(bearer);
+    const principal = resolveSystemPrincipal(token, options.systemUsers, {
+      orgId: orgHeader,
+      accountNumber: header(req, "x-rh-rbac-account"),
+    });
+    return {
+      orgId: principal.orgId,
+      userId: principal.userId,
+      username: principal.username,
+      isOrgAdmin: principal.isOrgAdmin,
+      isServiceAccount: principal.isServiceAccount,
+      isSystemUser: true,
+    };
+  }
+  throw new AuthError("missing-credentials", "No credentials were provided.");
+}
+
+const ORG_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Resolves the caller and its tenant. The first request of an unknown organisation bootstraps
+ * the tenant; a user seen for the first time (or whose admin flag changed) is recorded as a
+ * principal so that default-group bindings apply to it.
+ */
+export function identityMiddleware(store: Store, options: IdentityOptions): RequestHandler {
+  const tenants = new Map<string, Promise<{ tenant: Tenant; revision: number }>>();
+  const principals = new Map<string, Promise<number>>();
+
+  const tenantOf = (orgId: string) => {
+    let pending = tenants.get(orgId);
+    if (!pending) {
+      pending = store.tenants.bootstrap(orgId).then((written) => ({ tenant: written.value, revision: written.revision }));
+      tenants.set(orgId, pending);
+      pending.catch(() => tenants.delete(orgId));
+    }
+    return pending;
+  };
+
+  const principalRevision = (caller: Caller) => {
+    const key = JSON.stringify([caller.orgId, caller.userId, caller.username, caller.isOrgAdmin, caller.isServiceAccount]);
+    let pending = principals.get(key);
+    if (!pending) {
+      pending = store.principals
+        .upsert(caller.orgId, [
+          {
+            userId: caller.userId,
+            username: caller.username,
+            type: caller.isServiceAccount ? "service-account" : "user",
+            isOrgAdmin: caller.isOrgAdmin,
+          },
+        ])
+        .then((written) => written.revision);
+      principals.set(key, pending);
+      pending.catch(() => principals.delete(key));
+    }
+    return pending;
+  };
+
+  return (req: Request, res: Response, next: NextFunction) => {
+    (async () => {
+      const caller = await authenticate(req, options);
+      if (!ORG_ID.test(caller.orgId)) {
+        throw new AuthError("missing-org-id", "The org_id in the identity is not valid.");
+      }
+      const { tenant, revision } = await tenantOf(caller.orgId);
+      const upserted = caller.isSystemUser ? 0 : await principalRevision(caller);
+      const ctx: RequestContext = {
+        caller,
+        tenant,
+        principalId: `${store.domain}/${caller.userId}`,
+        minRevision: Math.max(revision, upserted),
+      };
+      res.locals["ctx"] = ctx;
+    })().then(() => next(), next);
+  };
+}
+
+export function contextOf(res: Response): RequestContext {
+  const ctx = res.locals["ctx"] as RequestContext | undefined;
+  if (!ctx) throw new Error("identity middleware did not run");
+  return ctx;
+}

@@ -1,0 +1,102 @@
+import { Router } from "express";
+import {
+  addGroupPrincipals,
+  createGroup,
+  deleteGroup,
+  getGroup,
+  groupPrincipals,
+  listGroups,
+  removeGroupPrincipals,
+} from "../commands/groups.js";
+import { getPrincipal, listPrincipals } from "../commands/principals.js";
+import type { Services } from "../commands/services.js";
+import { contextOf } from "../http/identity.js";
+import { offsetEnvelope, parseOffsetPage } from "../http/pagination.js";
+import { route, sendJson } from "../http/respond.js";
+import { parseBody, parseQuery } from "../http/validate.js";
+import { groupBody, groupListQuery, groupPrincipalsBody, groupPrincipalsDeleteQuery } from "../schemas/groups.js";
+import { principalListQuery } from "../schemas/principals.js";
+
+export const PRINCIPAL_PAGE_MAX = 1000;
+
+/** Read-only principals (v2, and the v1 path older clients use). */
+export function principalRoutes(services: Services): Router {
+  const router = Router();
+  router.get(
+    "/principals/",
+    route(async (req, res) => {
+      const query = parseQuery(principalListQuery, req);
+      const page = parseOffsetPage(query, PRINCIPAL_PAGE_MAX);
+      const result = await listPrincipals(services, contextOf(res), { username: query.username, type: query.type, orderBy: query.order_by }, page);
+      sendJson(res, 200, offsetEnvelope(req, page, result.count, result.data));
+    }),
+  );
+  router.get(
+    "/principals/:id/",
+    route(async (req, res) => {
+      sendJson(res, 200, await getPrincipal(services, contextOf(res), String(req.params["id"])));
+    }),
+  );
+  return router;
+}
+
+/** v1 group management: what a user needs to put principals into groups. */
+export function groupRoutes(services: Services): Router {
+  const router = Router();
+  router.get(
+    "/groups/",
+    route(async (req, res) => {
+      const query = parseQuery(groupListQuery, req);
+      const page = parseOffsetPage(query, PRINCIPAL_PAGE_MAX);
+      const result = await listGroups(services, contextOf(res), query.name, page);
+      sendJson(res, 200, offsetEnvelope(req, page, result.count, result.data));
+    }),
+  );
+  router.post(
+    "/groups/",
+    route(async (req, res) => {
+      const written = await createGroup(services, contextOf(res), parseBody(groupBody, req));
+      sendJson(res, 201, written.value, written.token);
+    }),
+  );
+  router.get(
+    "/groups/:uuid/",
+    route(async (req, res) => {
+      sendJson(res, 200, await getGroup(services, contextOf(res), String(req.params["uuid"])));
+    }),
+  );
+  router.delete(
+    "/groups/:uuid/",
+    route(async (req, res) => {
+      const written = await deleteGroup(services, contextOf(res), String(req.params["uuid"]));
+      sendJson(res, 204, null, written.token);
+    }),
+  );
+  router.get(
+    "/groups/:uuid/principals/",
+    route(async (req, res) => {
+      const principals = await groupPrincipals(services, contextOf(res), String(req.params["uuid"]));
+      const page = parseOffsetPage(parseQuery(groupListQuery, req), PRINCIPAL_PAGE_MAX);
+      const end = page.limit === -1 ? undefined : page.offset + page.limit;
+      sendJson(res, 200, offsetEnvelope(req, page, principals.length, principals.slice(page.offset, end)));
+    }),
+  );
+  router.post(
+    "/groups/:uuid/principals/",
+    route(async (req, res) => {
+      const body = parseBody(groupPrincipalsBody, req);
+      const written = await addGroupPrincipals(services, contextOf(res), String(req.params["uuid"]), body.principals);
+      sendJson(res, 200, written.value, written.token);
+    }),
+  );
+  router.delete(
+    "/groups/:uuid/principals/",
+    route(async (req, res) => {
+      const { usernames } = parseQuery(groupPrincipalsDeleteQuery, req);
+      const names = usernames.split(",").map((n) => n.trim()).filter((n) => n !== "");
+      const written = await removeGroupPrincipals(services, contextOf(res), String(req.params["uuid"]), names);
+      sendJson(res, 204, null, written.token);
+    }),
+  );
+  return router;
+}

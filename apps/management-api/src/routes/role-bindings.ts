@@ -1,0 +1,83 @@
+import { Router } from "express";
+import { batchCreateRoleBindings, listBySubject, listRoleBindings, replaceBySubject } from "../commands/role-bindings.js";
+import type { Services } from "../commands/services.js";
+import { applyFieldMask, parseFieldMask, type FieldMask } from "../http/field-mask.js";
+import { contextOf } from "../http/identity.js";
+import { cursorEnvelope, parseCursorPage } from "../http/pagination.js";
+import { route, sendJson } from "../http/respond.js";
+import { parseBody, parseQuery } from "../http/validate.js";
+import {
+  BATCH_CREATE_DEFAULT_FIELDS,
+  BINDING_FIELDS,
+  BINDING_LIST_DEFAULT_FIELDS,
+  BY_SUBJECT_DEFAULT_FIELDS,
+  BY_SUBJECT_FIELDS,
+  BY_SUBJECT_PUT_DEFAULT_FIELDS,
+  batchCreateBody,
+  bySubjectListQuery,
+  bySubjectPutBody,
+  bySubjectPutQuery,
+  roleBindingListQuery,
+} from "../schemas/role-bindings.js";
+
+export const BINDING_PAGE_MAX = 1000;
+
+/** Which costly details a mask asks for (group/user records, resource names). */
+function details(mask: FieldMask): { subject: boolean; resourceName: boolean } {
+  const subject = mask.get("subject");
+  const wantsSubject = subject === null || (subject !== undefined && (subject.has("group") || subject.has("user")));
+  const named = (key: string) => {
+    const inner = mask.get(key);
+    return inner === null || (inner !== undefined && inner.has("name"));
+  };
+  return { subject: wantsSubject, resourceName: named("resource") || named("sources") };
+}
+
+export function roleBindingRoutes(services: Services): Router {
+  const router = Router();
+
+  router.get(
+    "/role-bindings/",
+    route(async (req, res) => {
+      const query = parseQuery(roleBindingListQuery, req);
+      const mask = parseFieldMask(query.fields ?? BINDING_LIST_DEFAULT_FIELDS, BINDING_FIELDS);
+      const page = parseCursorPage(query, BINDING_PAGE_MAX);
+      const result = await listRoleBindings(services, contextOf(res), query, page, details(mask));
+      sendJson(res, 200, cursorEnvelope(req, page, result.count, result.data.map((row) => applyFieldMask(row, mask))));
+    }),
+  );
+
+  router.post(
+    "/role-bindings\\:batchCreate/",
+    route(async (req, res) => {
+      const mask = parseFieldMask(BATCH_CREATE_DEFAULT_FIELDS, BINDING_FIELDS);
+      const body = parseBody(batchCreateBody, req);
+      const written = await batchCreateRoleBindings(services, contextOf(res), body.requests);
+      sendJson(res, 201, { role_bindings: written.value.map((row) => applyFieldMask(row, mask)) }, written.token);
+    }),
+  );
+
+  router.get(
+    "/role-bindings/by-subject/",
+    route(async (req, res) => {
+      const query = parseQuery(bySubjectListQuery, req);
+      const mask = parseFieldMask(query.fields ?? BY_SUBJECT_DEFAULT_FIELDS, BY_SUBJECT_FIELDS);
+      const page = parseCursorPage(query, BINDING_PAGE_MAX);
+      const result = await listBySubject(services, contextOf(res), query, page, details(mask));
+      sendJson(res, 200, cursorEnvelope(req, page, result.count, result.data.map((row) => applyFieldMask(row, mask))));
+    }),
+  );
+
+  router.put(
+    "/role-bindings/by-subject/",
+    route(async (req, res) => {
+      const query = parseQuery(bySubjectPutQuery, req);
+      const mask = parseFieldMask(query.fields ?? BY_SUBJECT_PUT_DEFAULT_FIELDS, BY_SUBJECT_FIELDS);
+      const body = parseBody(bySubjectPutBody, req);
+      const written = await replaceBySubject(services, contextOf(res), query, body.roles.map((role) => role.id));
+      sendJson(res, 200, applyFieldMask(written.value, mask), written.token);
+    }),
+  );
+
+  return router;
+}

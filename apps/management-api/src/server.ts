@@ -1,0 +1,142 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createOidcVerifier } from "@gatehouse/auth";
+import { openStore, type Store } from "@gatehouse/store";
+import { createLogger, createMetrics, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import express, { type Express } from "express";
+import { Authorizer } from "./authz/authorizer.js";
+import { loadRoleConfiguration, type RoleConfiguration } from "./authz/role-config.js";
+import type { Services } from "./commands/services.js";
+import { DEFAULT_CONFIG, type ManagementApiConfig } from "./config.js";
+import { problemMiddleware } from "./http/errors.js";
+import { identityMiddleware } from "./http/identity.js";
+import { ApiError } from "./http/problem.js";
+import { requestLogging } from "./http/request-log.js";
+import { rejectNulBytes, requireJsonBody } from "./http/validate.js";
+import { buildOpenApiDocument } from "./openapi.js";
+import { groupRoutes, principalRoutes } from "./routes/groups.js";
+import { roleBindingRoutes } from "./routes/role-bindings.js";
+import { roleRoutes } from "./routes/roles.js";
+import { workspaceRoutes } from "./routes/workspaces.js";
+
+export const API_V2_PREFIX = "/api/rbac/v2";
+export const API_V1_PREFIX = "/api/rbac/v1";
+
+export interface BuildServerOptions {
+  /** Use this store (shared with other services) instead of opening one; it is not closed on stop. */
+  store?: Store;
+  /** Postgres schema for the store's tables (test isolation). */
+  databaseSchema?: string;
+  /** Schema, catalogue and system roles; default: @gatehouse/role-config for `config.env`. */
+  roleConfiguration?: RoleConfiguration;
+  logger?: Logger;
+}
+
+export interface ManagementApiServer {
+  start(): Promise<{ port: number }>;
+  stop(): Promise<void>;
+  readonly app: Express;
+}
+
+export function buildServer(partial: Partial<ManagementApiConfig> = {}, options: BuildServerOptions = {}): ManagementApiServer {
+  const config: ManagementApiConfig = { ...DEFAULT_CONFIG, ...partial };
+  const logger = options.logger ?? createLogger({ name: "management-api", ...(config.logLevel ? { level: config.logLevel } : {}) });
+  const metrics = createMetrics({ prefix: "gatehouse_management_", processMetrics: false });
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  // Query strings are parsed flat (`a.b` stays a key), repeated keys become arrays.
+  app.set("query parser", "simple");
+
+  let services: Services | null = null;
+  let server: Server | null = null;
+  let ownedStore: Store | null = null;
+  let ready = false;
+
+  app.get("/livez", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", (_req, res) => {
+    res.status(ready ? 200 : 503).json({ status: ready ? "ok" : "starting" });
+  });
+  app.get("/metrics", (_req, res, next) => {
+    metrics.render().then((text) => res.type(metricsContentType).send(text), next);
+  });
+  app.get(`${API_V2_PREFIX}/openapi.json`, (_req, res) => {
+    res.json(buildOpenApiDocument());
+  });
+
+  app.use(requestLogging(logger, metrics));
+  app.use(requireJsonBody);
+  app.use(express.json({ limit: config.maxBodyBytes, strict: false, type: ["application/json", "application/*+json"] }));
+  app.use(rejectNulBytes);
+
+  // Routes are attached in start(), once the store and the authorization graph exist.
+  let identity: ReturnType<typeof identityMiddleware> | null = null;
+  const v2 = express.Router({ caseSensitive: true, strict: true });
+  const v1 = express.Router({ caseSensitive: true, strict: true });
+  for (const router of [v2, v1]) {
+    router.use((req, res, next) => {
+      if (!identity) next(new ApiError(503, [{ message: "The service is starting.", field: "detail" }], { headers: { "retry-after": "1" } }));
+      else identity(req, res, next);
+    });
+  }
+  app.use(API_V2_PREFIX, v2);
+  app.use(API_V1_PREFIX, v1);
+  app.use((req, _res, next) => next(new ApiError(404, [{ message: "Not found.", field: "detail" }])));
+  app.use(problemMiddleware(logger));
+
+  return {
+    app,
+    async start() {
+      const store =
+        options.store ??
+        (ownedStore = await openStore({
+          ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+          ...(config.dataDir ? { dataDir: config.dataDir } : {}),
+          ...(options.databaseSchema ? { schema: options.databaseSchema } : {}),
+          domain: config.domain,
+          workspaceDepthLimit: config.workspaceMaxDepth,
+        }));
+      const roleConfiguration = options.roleConfiguration ?? (await loadRoleConfiguration(config.env));
+      if (roleConfiguration.systemRoles.length > 0) await store.roles.seedSystemRoles(roleConfiguration.systemRoles);
+      const authz = new Authorizer(store, roleConfiguration.model, logger);
+      await authz.start();
+      services = { store, authz, catalogue: roleConfiguration.catalogue, config };
+      identity = identityMiddleware(store, {
+        trustIdentityHeader: config.trustIdentityHeader,
+        systemUsers: config.systemUsers,
+        ...(config.oidc ? { verifier: createOidcVerifier(config.oidc) } : {}),
+      });
+      v2.use(workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services));
+      v1.use(groupRoutes(services), principalRoutes(services));
+      const listening = app.listen(config.port, config.host);
+      server = listening;
+      await new Promise<void>((resolve, reject) => {
+        listening.once("listening", resolve);
+        listening.once("error", reject);
+      });
+      listening.keepAliveTimeout = 65_000;
+      ready = true;
+      const port = (listening.address() as AddressInfo).port;
+      logger.info({ port }, "management API listening");
+      return { port };
+    },
+    async stop() {
+      ready = false;
+      if (server) {
+        const closing = server;
+        server = null;
+        await new Promise<void>((resolve) => {
+          closing.close(() => resolve());
+          closing.closeAllConnections();
+        });
+      }
+      await services?.authz.stop();
+      services = null;
+      identity = null;
+      if (ownedStore) await ownedStore.close();
+      ownedStore = null;
+    },
+  };
+}
