@@ -77,7 +77,8 @@ async function assertNameFree(tx: Queryable, orgId: string, parentId: string, na
   if (rows.length > 0) throw new StoreError("duplicate-name", message, "name");
 }
 
-const ORDER_COLUMNS: Record<string, string> = { name: "name", created: "created_at", modified: "modified_at", type: "type" };
+// lower(name) first: the same order on every backend, whatever the database collation.
+const ORDER_COLUMNS: Record<string, string> = { name: "lower(name)", created: "created_at", modified: "modified_at", type: "type" };
 
 export function workspaceRepository(ctx: StoreContext): WorkspaceRepository {
   const limit = ctx.depthLimit;
