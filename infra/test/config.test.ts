@@ -1,0 +1,124 @@
+// A broken stack configuration fails before any resource is created, naming every key to fix.
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.js";
+import { SECRETS, setupMocks } from "./support/mocks.js";
+import { stackConfig } from "./support/stack-config.js";
+
+async function load(stack: string, change: (config: Record<string, string>) => void) {
+  const config = { ...stackConfig(stack), ...SECRETS, "gatehouse:authzClientId": "inventory-api" };
+  change(config);
+  const registered = await setupMocks(stack, config, Object.keys(SECRETS));
+  return { result: () => loadConfig(), registered };
+}
+
+function errorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+const patch = (key: string, edit: (v: Record<string, unknown>) => void) => (c: Record<string, string>) => {
+  const v = JSON.parse(c[key]!) as Record<string, unknown>;
+  edit(v);
+  c[key] = JSON.stringify(v);
+};
+
+describe("required keys", () => {
+  it.each([
+    ["gatehouse:environment", /gatehouse:environment is required .*Pulumi\.stage\.yaml.*pulumi config set gatehouse:environment/],
+    ["gatehouse:imageTag", /gatehouse:imageTag is required/],
+    ["gatehouse:imageRegistry", /gatehouse:imageRegistry is required/],
+    ["gatehouse:domain", /gatehouse:domain is required/],
+    ["gatehouse:services", /gatehouse:services is required/],
+    ["gatehouse:authn", /gatehouse:authn is required/],
+    ["gatehouse:databaseUrl", /gatehouse:databaseUrl is required as a secret: `pulumi config set --secret gatehouse:databaseUrl/],
+    ["gatehouse:redisUrl", /gatehouse:redisUrl is required as a secret/],
+  ])("missing %s fails with a message naming it", async (key, message) => {
+    const { result } = await load("stage", (c) => delete c[key]);
+    const error = errorOf(result);
+    expect(error.message).toMatch(/^Invalid configuration for stack 'stage' \(1 problem\):/);
+    expect(error.message).toMatch(message);
+    expect(error.problems).toHaveLength(1);
+  });
+
+  it("reports every problem at once", async () => {
+    const { result } = await load("prod", (c) => {
+      delete c["gatehouse:imageTag"];
+      delete c["gatehouse:databaseUrl"];
+    });
+    expect(errorOf(result).problems.map((p) => p.split(" ")[0])).toEqual(["gatehouse:imageTag", "gatehouse:databaseUrl"]);
+  });
+
+  it("the program entry point fails the same way, before creating any resource", async () => {
+    const { registered } = await load("prod", (c) => delete c["gatehouse:imageTag"]);
+    const entry = await import("../src/index.js");
+    await expect(entry.default()).rejects.toThrow(/gatehouse:imageTag is required/);
+    expect(registered).toEqual([]);
+  });
+
+  it("the connection secrets are not needed when rendering YAML", async () => {
+    const { result } = await load("stage", (c) => {
+      delete c["gatehouse:databaseUrl"];
+      delete c["gatehouse:redisUrl"];
+      c["gatehouse:renderYamlTo"] = "rendered/stage";
+    });
+    expect(result().connections).toBeUndefined();
+  });
+});
+
+describe("invalid values", () => {
+  it.each<[string, (c: Record<string, string>) => void, RegExp]>([
+    ["an unknown environment", (c) => (c["gatehouse:environment"] = "qa"), /gatehouse:environment must be 'stage' or 'prod', got 'qa'/],
+    ["a service block missing", patch("gatehouse:services", (s) => delete s["authz-engine"]), /gatehouse:services\.authz-engine is required/],
+    ["an unknown service", patch("gatehouse:services", (s) => (s["authz"] = { replicas: 1 })), /gatehouse:services\.authz is not a Gatehouse service/],
+    [
+      "a replica count that is not an integer",
+      patch("gatehouse:services", (s) => ((s["workspace-cache"] as Record<string, unknown>)["replicas"] = "two")),
+      /gatehouse:services\.workspace-cache\.replicas must be an integer ≥ 1, got 'two'/,
+    ],
+    [
+      "a budget that would block node drains",
+      patch("gatehouse:services", (s) => ((s["authz-engine"] as Record<string, unknown>)["minAvailable"] = 3)),
+      /gatehouse:services\.authz-engine\.minAvailable \(3\) must be below replicas \(3\)/,
+    ],
+    [
+      "maxReplicas below replicas",
+      patch("gatehouse:services", (s) => ((s["management-api"] as Record<string, unknown>)["maxReplicas"] = 1)),
+      /gatehouse:services\.management-api\.maxReplicas \(1\) must be ≥ replicas \(3\)/,
+    ],
+    [
+      "a malformed resource quantity",
+      patch("gatehouse:services", (s) => ((s["management-api"] as Record<string, unknown>)["resources"] = { limits: { memory: "lots" } })),
+      /resources\.limits\.memory must be a Kubernetes quantity/,
+    ],
+    ["OIDC without a server URL", patch("gatehouse:authn", (a) => delete a["oidcServerUrl"]), /gatehouse:authn\.oidcServerUrl is required when authn\.mode is oidc/],
+    ["OIDC without a client id", patch("gatehouse:authn", (a) => delete a["clientId"]), /gatehouse:authn\.clientId is required unless authn\.skipClientIdCheck is true/],
+    ["authn turned off in prod", patch("gatehouse:authn", (a) => (a["mode"] = "none")), /gatehouse:authn must use mode oidc with insecureClient false in prod/],
+    ["an insecure OIDC client in prod", patch("gatehouse:authn", (a) => (a["insecureClient"] = true)), /insecureClient false in prod/],
+    ["a non-boolean flag", patch("gatehouse:authn", (a) => (a["skipClientIdCheck"] = "maybe")), /gatehouse:authn\.skipClientIdCheck must be true or false/],
+    ["a client secret without a client id", (c) => delete c["gatehouse:authzClientId"], /gatehouse:authzClientSecret is set without gatehouse:authzClientId/],
+  ])("rejects %s", async (_label, change, message) => {
+    const { result } = await load("prod", change);
+    expect(errorOf(result).message).toMatch(message);
+  });
+
+  it("accepts authn mode none outside prod", async () => {
+    const { result } = await load("stage", patch("gatehouse:authn", (a) => (a["mode"] = "none")));
+    expect(result().authn).toEqual({ mode: "none", skipClientIdCheck: true, insecureClient: false });
+  });
+
+  it("accepts per-service resource and image tag overrides", async () => {
+    const { result } = await load(
+      "stage",
+      patch("gatehouse:services", (s) => Object.assign(s["authz-engine"] as object, { imageTag: "0.2.0-rc1", resources: { limits: { memory: "4Gi" } } })),
+    );
+    const engine = result().services["authz-engine"];
+    expect(engine.imageTag).toBe("0.2.0-rc1");
+    expect(engine.resources.limits).toEqual({ cpu: "2", memory: "4Gi" });
+    expect(engine.resources.requests).toEqual({ cpu: "500m", memory: "1Gi" });
+  });
+});
