@@ -1,0 +1,43 @@
+// The "new enemy" sequence: once a revoke is committed, a check that carries the revoke's token
+// must see it, however far behind the engine's change feed is.
+import { Allowed } from "@gatehouse/proto";
+import { openStore } from "@gatehouse/store";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { call, principal, readGrant, startEngine, workspace, type RunningEngine } from "./helpers.js";
+
+let engine: RunningEngine;
+
+beforeAll(async () => {
+  // Slow change-feed polling: only the token's bounded wait can make the revoke visible in time.
+  engine = await startEngine({}, await openStore({ pollIntervalMs: 1000 }));
+});
+
+afterAll(async () => {
+  await engine?.close();
+  await engine?.store.close();
+});
+
+it("revoke, then check with the revoke's token, denies", async () => {
+  const tenant = (await engine.store.tenants.bootstrap("enemy-org")).value;
+  const grant = readGrant(tenant.defaultWorkspaceId, "mallory");
+  const granted = await engine.store.relationships.write("enemy-org", { touch: grant });
+  const checkAt = (token: string) =>
+    call(engine.client, engine.client.check, {
+      object: workspace(tenant.defaultWorkspaceId),
+      relation: "view",
+      subject: { resource: principal("mallory") },
+      consistency: { atLeastAsFresh: { token } },
+    });
+  expect((await checkAt(granted.token)).allowed).toBe(Allowed.ALLOWED_TRUE);
+
+  for (let round = 0; round < 5; round++) {
+    const binding = grant.find((r) => r.relation === "t_subject")!;
+    const revoked = await engine.store.relationships.write("enemy-org", { delete: [binding] });
+    // Immediately after the commit: no sleep, no polling.
+    const afterRevoke = await checkAt(revoked.token);
+    expect(afterRevoke.allowed).toBe(Allowed.ALLOWED_FALSE);
+    expect(engine.store.tokens.decode(afterRevoke.consistencyToken!.token)).toBeGreaterThanOrEqual(revoked.revision);
+    const regranted = await engine.store.relationships.write("enemy-org", { touch: [binding] });
+    expect((await checkAt(regranted.token)).allowed).toBe(Allowed.ALLOWED_TRUE);
+  }
+});
