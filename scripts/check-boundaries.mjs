@@ -24,6 +24,8 @@ const allowed = {
   "apps/authz-engine": "packages",
   "apps/workspace-cache": "packages",
   "apps/gatehouse": ["*"],
+  // The example application runs the whole stack in-process in its tests.
+  "apps/example-host-inventory": ["*"],
   infra: [],
   loadtest: [],
 };

@@ -6,3 +6,4 @@ export { WorkspaceCacheError } from "./errors.js";
 export type { WorkspaceCacheErrorCode } from "./errors.js";
 export { createWorkspaceLookup } from "./workspaces.js";
 export type { BuiltInWorkspaces, BuiltInWorkspaceType, WorkspaceDirectory, WorkspaceLookup, WorkspaceRecord } from "./workspaces.js";
+export { workspaceDirectoryFromStore } from "./store-directory.js";

@@ -2,10 +2,12 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import express from "express";
 import { type Cache, type CacheMetrics, type RedisCache, createMemoryCache, createRedisCache } from "@gatehouse/cache";
+import { type Store, type StoreConfig, openStore } from "@gatehouse/store";
 import { createLogger, createMetrics, metricsContentType } from "@gatehouse/telemetry";
 import { type AuthConfig, createAuthenticator } from "./authn.js";
 import { WorkspaceCacheError } from "./errors.js";
 import { problemHandler } from "./http/problem.js";
+import { workspaceDirectoryFromStore } from "./store-directory.js";
 import { workspaceRoutes } from "./http/routes.js";
 import { type WorkspaceDirectory, createWorkspaceLookup } from "./workspaces.js";
 
@@ -19,8 +21,11 @@ export interface WorkspaceCacheConfig {
   host?: string;
   /** Default: in-process memory cache (the embedded default). */
   cache?: CacheConfig;
-  /** Source of truth for the built-in workspaces, usually `workspaceDirectoryFromStore(store)`. */
-  directory: WorkspaceDirectory;
+  /**
+   * Source of truth for the built-in workspaces: a directory (e.g. `workspaceDirectoryFromStore`
+   * over a store the caller owns), or the store's config, opened and closed by this server.
+   */
+  source: { directory: WorkspaceDirectory } | { store: StoreConfig };
   auth: AuthConfig;
   /** Deadline of a cache round trip before the store answers instead (default 100 ms). */
   cacheTimeoutMs?: number;
@@ -43,7 +48,9 @@ function openCache(config: CacheConfig | undefined): Cache | RedisCache {
 export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer {
   const port = config.port ?? 8001;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new WorkspaceCacheError("invalid-config", `Invalid port ${String(port)}.`);
-  if (!config.directory) throw new WorkspaceCacheError("invalid-config", "A workspace directory (the store) is required.");
+  if (!config.source || !("directory" in config.source || "store" in config.source)) {
+    throw new WorkspaceCacheError("invalid-config", "A source is required: { directory } or { store: StoreConfig }.");
+  }
   const logger = createLogger({ name: "workspace-cache", level: config.logLevel });
   const metrics = createMetrics({ prefix: "gatehouse_workspace_cache_" });
   const hits = metrics.counter("cache_hits_total", "Lookups answered from the cache", ["cache"]);
@@ -59,7 +66,22 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
   };
 
   const cache = openCache(config.cache);
-  const lookup = createWorkspaceLookup({ cache, directory: config.directory, metrics: cacheMetrics, cacheTimeoutMs: config.cacheTimeoutMs });
+  let ownedStore: Store | undefined;
+  let directory: WorkspaceDirectory;
+  if ("directory" in config.source) {
+    directory = config.source.directory;
+  } else {
+    const storeConfig = config.source.store;
+    // Opened lazily and once: a store that is down at start-up must not stop cached answers.
+    let opening: Promise<WorkspaceDirectory> | undefined;
+    const open = () => {
+      opening ??= openStore(storeConfig).then((store) => ((ownedStore = store), workspaceDirectoryFromStore(store)));
+      opening.catch(() => (opening = undefined));
+      return opening;
+    };
+    directory = { builtInWorkspaces: async (orgId) => (await open()).builtInWorkspaces(orgId) };
+  }
+  const lookup = createWorkspaceLookup({ cache, directory, metrics: cacheMetrics, cacheTimeoutMs: config.cacheTimeoutMs });
   const authenticator = createAuthenticator(config.auth);
 
   const app = express();
@@ -96,6 +118,7 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
         await new Promise<void>((resolve) => running.close(() => resolve()));
       }
       await cache.close();
+      await ownedStore?.close();
     },
   };
 }

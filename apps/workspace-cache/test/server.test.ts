@@ -41,7 +41,7 @@ describe.each(["memory", "redis"] as const)("workspace-cache over %s", (kind) =>
     const server = buildServer({
       port: 0,
       host: "127.0.0.1",
-      directory,
+      source: { directory },
       cache: kind === "memory" ? { kind } : { kind, url: await sharedRedisUrl(), keyPrefix: `test:wsc:${randomUUID()}:` },
       auth: {
         mode: "oidc",
@@ -129,7 +129,7 @@ describe("workspace-cache with Redis stopped mid-test", () => {
     redis = await startThrowawayRedis();
     const orgs = new Map([["o1", workspacesFor("o1")]]);
     const { directory, state } = switchableDirectory(orgs);
-    const server = buildServer({ port: 0, host: "127.0.0.1", directory, auth: { mode: "disabled" }, cache: { kind: "redis", url: redis.url, commandTimeoutMs: 200 } });
+    const server = buildServer({ port: 0, host: "127.0.0.1", source: { directory }, auth: { mode: "disabled" }, cache: { kind: "redis", url: redis.url, commandTimeoutMs: 200 } });
     const { port } = await server.start();
     const get = () => fetch(`http://127.0.0.1:${port}/api/rbac/v2/workspaces/?type=root`, { headers: { "x-rh-rbac-org-id": "o1" } });
     try {

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodeIdentityHeader } from "@gatehouse/auth";
+import { createAuthzClient, loadClientConfig } from "@gatehouse/client";
+import { type Host, Inventory, buildServer } from "@gatehouse/example-host-inventory";
+import { type Stack, startStack } from "./stack.js";
+
+const ORG = "o1";
+const identity = (userId: string) => encodeIdentityHeader({ orgId: ORG, userId, username: userId });
+
+describe("example host inventory against the real stack", () => {
+  let stack: Stack;
+  let base: string;
+  let stopApp: () => Promise<void>;
+  const inventory = new Inventory();
+  const get = async (path: string, userId: string) => {
+    const response = await fetch(`${base}${path}`, { headers: { "x-rh-identity": identity(userId) } });
+    return { status: response.status, body: (await response.json()) as { data?: Host[]; id?: string } };
+  };
+  /** The engine follows the store's change feed; wait until it has applied the seed. */
+  const eventually = async (probe: () => Promise<boolean>) => {
+    for (let i = 0; i < 100 && !(await probe()); i++) await new Promise((r) => setTimeout(r, 50));
+  };
+
+  beforeAll(async () => {
+    stack = await startStack();
+    const { store } = stack;
+    const tenant = (await store.tenants.bootstrap(ORG)).value;
+    await store.principals.upsert(ORG, [
+      { userId: "alice", username: "alice" },
+      { userId: "bob", username: "bob" },
+    ]);
+    const a = (await store.workspaces.create(ORG, { name: "Team A" })).value;
+    const b = (await store.workspaces.create(ORG, { name: "Team B" })).value;
+    for (const [id, workspaceId] of [["h-a", a.id], ["h-b", b.id], ["h-d", tenant.defaultWorkspaceId]] as const) {
+      await store.hosts.report(ORG, id, workspaceId);
+      inventory.addHost({ id, orgId: ORG, name: `host ${id}`, workspaceId });
+    }
+    inventory.addSavedView({ id: "v1", orgId: ORG, name: "RHEL 9", query: "os=rhel9" });
+    const role = (await store.roles.create(ORG, { name: "Host viewer", permissions: ["inventory:hosts:read"], scope: "default" })).value;
+    await store.roleBindings.batchCreate(ORG, [
+      { resource: { type: "workspace", id: a.id }, subject: { type: "principal", id: "alice" }, roleId: role.id },
+      { resource: { type: "workspace", id: tenant.defaultWorkspaceId }, subject: { type: "principal", id: "bob" }, roleId: role.id },
+    ]);
+    const app = buildServer({ port: 0, host: "127.0.0.1", authz: stack.client(), inventory });
+    base = `http://127.0.0.1:${(await app.start()).port}`;
+    stopApp = app.stop;
+    await eventually(async () => (await get("/api/inventory/v1/hosts", "bob")).body.data?.length === 3);
+  });
+  afterAll(async () => {
+    await stopApp();
+    await stack.close();
+  });
+
+  it("Pattern 2: lists only hosts in workspaces the user may view (bindings inherit downward)", async () => {
+    expect((await get("/api/inventory/v1/hosts", "alice")).body.data?.map((h) => h.id)).toEqual(["h-a"]);
+    expect((await get("/api/inventory/v1/hosts", "bob")).body.data?.map((h) => h.id)).toEqual(["h-a", "h-b", "h-d"]);
+    expect((await get("/api/inventory/v1/hosts", "mallory")).body.data).toEqual([]);
+  });
+
+  it("detail: a Check on the host; denied hosts look like missing ones", async () => {
+    expect(await get("/api/inventory/v1/hosts/h-a", "alice")).toMatchObject({ status: 200, body: { id: "h-a" } });
+    expect((await get("/api/inventory/v1/hosts/h-b", "alice")).status).toBe(404);
+    expect((await get("/api/inventory/v1/hosts/nope", "bob")).status).toBe(404);
+  });
+
+  it("Pattern 3: saved views are checked on the Default Workspace; a binding lower down does not reach it", async () => {
+    expect(await get("/api/inventory/v1/saved-views", "bob")).toMatchObject({ status: 200, body: { data: [{ id: "v1" }] } });
+    expect((await get("/api/inventory/v1/saved-views", "alice")).status).toBe(403);
+  });
+
+  it("the workspace lookup got the service's token and org id, never the user's identity header", async () => {
+    expect(stack.lookupProxy.seen.length).toBeGreaterThan(0);
+    for (const headers of stack.lookupProxy.seen) {
+      expect(headers["x-rh-identity"]).toBeUndefined();
+      expect(headers["x-rh-rbac-org-id"]).toBe(ORG);
+      expect(headers["authorization"]).toMatch(/^Bearer /);
+    }
+  });
+
+  it("refreshes the service token when it expires, and keeps working", async () => {
+    stack.issuer.setExpiresIn(2);
+    const client = stack.client();
+    try {
+      const before = stack.issuer.tokenRequests();
+      expect(await client.checkDefaultWorkspace({ orgId: ORG, permission: "inventory_host_view", subject: "bob" })).toBe(true);
+      expect(await client.checkResource({ resource: { type: "host", reporter: "hbi", id: "h-a" }, permission: "inventory_host_view", subject: "alice" })).toBe(true);
+      expect(stack.issuer.tokenRequests() - before).toBe(1);
+      await new Promise((r) => setTimeout(r, 2_200)); // past expiry: the engine would refuse the old token
+      expect(await client.checkResource({ resource: { type: "host", reporter: "hbi", id: "h-a" }, permission: "inventory_host_view", subject: "alice" })).toBe(true);
+      expect(stack.issuer.tokenRequests() - before).toBe(2);
+    } finally {
+      stack.issuer.setExpiresIn(3600);
+      client.close();
+    }
+  });
+
+  it("a token for the wrong audience is refused by the engine and by the lookup", async () => {
+    const client = stack.client("wrong-audience", "other-secret");
+    try {
+      await expect(client.checkTenant({ orgId: ORG, permission: "inventory_host_view", subject: "bob" })).rejects.toMatchObject({ code: "unauthenticated" });
+      await expect(client.rootWorkspaceId(ORG)).rejects.toMatchObject({ code: "unauthenticated" });
+    } finally {
+      client.close();
+    }
+  });
+
+  it("keeps answering when Redis stops mid-test (workspace-cache falls back to the store)", async () => {
+    await stack.redis.stop();
+    // A fresh application instance: nothing cached in its SDK, so the lookup must really be served.
+    const app = buildServer({ port: 0, host: "127.0.0.1", authz: stack.client(), inventory });
+    const { port } = await app.start();
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/api/inventory/v1/saved-views`, { headers: { "x-rh-identity": identity("bob") } });
+      expect(response.status).toBe(200);
+      const denied = await fetch(`http://127.0.0.1:${port}/api/inventory/v1/saved-views`, { headers: { "x-rh-identity": identity("alice") } });
+      expect(denied.status).toBe(403);
+    } finally {
+      await app.stop();
+      await stack.redis.restart();
+    }
+  });
+
+  it("AUTHZ_ENABLED=false: the SDK makes no call and the example serves every host of the organisation", async () => {
+    const app = buildServer({ port: 0, host: "127.0.0.1", authz: createAuthzClient(loadClientConfig({ AUTHZ_ENABLED: "false" })), inventory });
+    const { port } = await app.start();
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/api/inventory/v1/hosts`, { headers: { "x-rh-identity": identity("mallory") } });
+      expect(response.headers.get("x-authz")).toBe("disabled");
+      expect(((await response.json()) as { data: Host[] }).data).toHaveLength(3);
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it("rejects a request without an identity", async () => {
+    expect((await fetch(`${base}/api/inventory/v1/hosts`)).status).toBe(401);
+  });
+});
