@@ -2,7 +2,27 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
-import { KesselInventoryServiceClient, type StreamedListObjectsRequest, type StreamedListObjectsResponse } from "@gatehouse/proto";
+import {
+  KesselInventoryServiceClient,
+  type CheckBulkRequest,
+  type CheckBulkResponse,
+  type CheckForUpdateBulkRequest,
+  type CheckForUpdateBulkResponse,
+  type CheckForUpdateRequest,
+  type CheckForUpdateResponse,
+  type CheckRequest,
+  type CheckResponse,
+  type CheckSelfBulkRequest,
+  type CheckSelfBulkResponse,
+  type CheckSelfRequest,
+  type CheckSelfResponse,
+  type DeleteResourceRequest,
+  type DeleteResourceResponse,
+  type ReportResourceRequest,
+  type ReportResourceResponse,
+  type StreamedListObjectsRequest,
+  type StreamedListObjectsResponse,
+} from "@gatehouse/proto";
 import { openStore, type Relationship, type Store } from "@gatehouse/store";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { buildServer, type EngineConfig, type EngineServer } from "../src/index.js";
@@ -49,15 +69,29 @@ export async function startEngine(overrides: Partial<EngineConfig> = {}, store?:
   };
 }
 
-/** Calls a callback-style unary method of the generated client and returns a promise. */
-export function call<Req, Res>(
+interface UnaryMethods {
+  check: [CheckRequest, CheckResponse];
+  checkForUpdate: [CheckForUpdateRequest, CheckForUpdateResponse];
+  checkBulk: [CheckBulkRequest, CheckBulkResponse];
+  checkForUpdateBulk: [CheckForUpdateBulkRequest, CheckForUpdateBulkResponse];
+  checkSelf: [CheckSelfRequest, CheckSelfResponse];
+  checkSelfBulk: [CheckSelfBulkRequest, CheckSelfBulkResponse];
+  reportResource: [ReportResourceRequest, ReportResourceResponse];
+  deleteResource: [DeleteResourceRequest, DeleteResourceResponse];
+}
+
+type UnaryFn<Req, Res> = (request: Req, metadata: Metadata, callback: (error: ServiceError | null, response: Res) => void) => unknown;
+
+/** Calls a unary method of the generated (callback-style) client and returns a promise. */
+export function call<M extends keyof UnaryMethods>(
   client: KesselInventoryServiceClient,
-  method: (request: Req, metadata: Metadata, callback: (error: ServiceError | null, response: Res) => void) => unknown,
-  request: Req,
+  method: M,
+  request: Partial<UnaryMethods[M][0]>,
   metadata: Metadata = new Metadata(),
-): Promise<Res> {
+): Promise<UnaryMethods[M][1]> {
+  const fn = client[method] as unknown as UnaryFn<Partial<UnaryMethods[M][0]>, UnaryMethods[M][1]>;
   return new Promise((resolve, reject) => {
-    method.call(client, request, metadata, (error, response) => (error ? reject(error) : resolve(response)));
+    fn.call(client, request, metadata, (error, response) => (error ? reject(error) : resolve(response)));
   });
 }
 

@@ -22,7 +22,7 @@ it("revoke, then check with the revoke's token, denies", async () => {
   const grant = readGrant(tenant.defaultWorkspaceId, "mallory");
   const granted = await engine.store.relationships.write("enemy-org", { touch: grant });
   const checkAt = (token: string) =>
-    call(engine.client, engine.client.check, {
+    call(engine.client, "check", {
       object: workspace(tenant.defaultWorkspaceId),
       relation: "view",
       subject: { resource: principal("mallory") },

@@ -25,7 +25,7 @@ beforeAll(async () => {
   const { revision } = await engine.store.relationships.write("rpc-org", {
     touch: [...readGrant(tenant.defaultWorkspaceId, "alice"), childWorkspace("ws-child", tenant.defaultWorkspaceId)],
   });
-  await call(engine.client, engine.client.check, {
+  await call(engine.client, "check", {
     object: workspace(tenant.defaultWorkspaceId),
     relation: "view",
     subject: { resource: principal("alice") },
@@ -39,20 +39,20 @@ afterAll(async () => {
 
 describe("Check / CheckForUpdate", () => {
   it("allows, denies, and returns a consistency token", async () => {
-    const allowed = await call(engine.client, engine.client.check, {
+    const allowed = await call(engine.client, "check", {
       object: workspace("ws-child"),
       relation: "view",
       subject: { resource: principal("alice") },
     });
     expect(allowed.allowed).toBe(Allowed.ALLOWED_TRUE);
     expect(engine.store.tokens.decode(allowed.consistencyToken!.token)).toBeGreaterThan(0);
-    const denied = await call(engine.client, engine.client.check, {
+    const denied = await call(engine.client, "check", {
       object: workspace("ws-child"),
       relation: "view",
       subject: { resource: principal("bob") },
     });
     expect(denied.allowed).toBe(Allowed.ALLOWED_FALSE);
-    const forUpdate = await call(engine.client, engine.client.checkForUpdate, {
+    const forUpdate = await call(engine.client, "checkForUpdate", {
       object: workspace(tenant.rootWorkspaceId),
       relation: "view",
       subject: { resource: principal("alice") },
@@ -64,15 +64,15 @@ describe("Check / CheckForUpdate", () => {
 
   it("rejects bad input with INVALID_ARGUMENT naming the field and rule", async () => {
     const noRelation = await rejection(
-      call(engine.client, engine.client.check, { object: workspace("w"), relation: "", subject: { resource: principal("a") } }),
+      call(engine.client, "check", { object: workspace("w"), relation: "", subject: { resource: principal("a") } }),
     );
     expect(noRelation.code).toBe(status.INVALID_ARGUMENT);
     expect(noRelation.details).toMatch(/relation.*string\.min_len/);
-    const noSubject = await rejection(call(engine.client, engine.client.check, { object: workspace("w"), relation: "view" }));
+    const noSubject = await rejection(call(engine.client, "check", { object: workspace("w"), relation: "view" }));
     expect(noSubject.code).toBe(status.INVALID_ARGUMENT);
     expect(noSubject.details).toContain("subject");
     const badToken = await rejection(
-      call(engine.client, engine.client.check, {
+      call(engine.client, "check", {
         object: workspace("w"),
         relation: "view",
         subject: { resource: principal("a") },
@@ -81,7 +81,7 @@ describe("Check / CheckForUpdate", () => {
     );
     expect(badToken.code).toBe(status.INVALID_ARGUMENT);
     const unknownPermission = await rejection(
-      call(engine.client, engine.client.check, { object: workspace("w"), relation: "no_such_permission", subject: { resource: principal("a") } }),
+      call(engine.client, "check", { object: workspace("w"), relation: "no_such_permission", subject: { resource: principal("a") } }),
     );
     expect(unknownPermission.code).toBe(status.INVALID_ARGUMENT);
   });
@@ -92,26 +92,26 @@ describe("bulk checks", () => {
 
   it("answers one pair per item in order, with per-item errors", async () => {
     const items = [item("ws-child", "alice"), item("ws-child", "bob"), item("ws-child", "alice", "no_such_permission")];
-    const response = await call(engine.client, engine.client.checkBulk, { items });
+    const response = await call(engine.client, "checkBulk", { items });
     expect(response.pairs).toHaveLength(3);
     expect(response.pairs.map((p) => p.request?.subject?.resource?.resourceId)).toEqual(["redhat/alice", "redhat/bob", "redhat/alice"]);
     expect(response.pairs[0]?.item?.allowed).toBe(Allowed.ALLOWED_TRUE);
     expect(response.pairs[1]?.item?.allowed).toBe(Allowed.ALLOWED_FALSE);
     expect(response.pairs[2]?.error?.code).toBe(status.INVALID_ARGUMENT);
     expect(response.consistencyToken?.token).toBeTruthy();
-    const forUpdate = await call(engine.client, engine.client.checkForUpdateBulk, { items: items.slice(0, 2) });
+    const forUpdate = await call(engine.client, "checkForUpdateBulk", { items: items.slice(0, 2) });
     expect(forUpdate.pairs.map((p) => p.item?.allowed)).toEqual([Allowed.ALLOWED_TRUE, Allowed.ALLOWED_FALSE]);
   });
 
   it("enforces 1..1000 items and rejects at_least_as_acknowledged", async () => {
-    expect((await rejection(call(engine.client, engine.client.checkBulk, { items: [] }))).code).toBe(status.INVALID_ARGUMENT);
+    expect((await rejection(call(engine.client, "checkBulk", { items: [] }))).code).toBe(status.INVALID_ARGUMENT);
     const tooMany = Array.from({ length: 1001 }, () => item("ws-child", "alice"));
-    const error = await rejection(call(engine.client, engine.client.checkBulk, { items: tooMany }));
+    const error = await rejection(call(engine.client, "checkBulk", { items: tooMany }));
     expect(error.details).toMatch(/max_items/);
-    const thousand = await call(engine.client, engine.client.checkBulk, { items: tooMany.slice(1) });
+    const thousand = await call(engine.client, "checkBulk", { items: tooMany.slice(1) });
     expect(thousand.pairs).toHaveLength(1000);
     const acknowledged = await rejection(
-      call(engine.client, engine.client.checkBulk, { items: [item("ws-child", "alice")], consistency: { atLeastAsAcknowledged: true } }),
+      call(engine.client, "checkBulk", { items: [item("ws-child", "alice")], consistency: { atLeastAsAcknowledged: true } }),
     );
     expect(acknowledged.details).toContain("inventory-managed consistency tokens aren't available");
   });
@@ -125,11 +125,9 @@ describe("self checks", () => {
   };
 
   it("derives the subject from the caller's identity", async () => {
-    const self = await call(engine.client, engine.client.checkSelf, { object: workspace("ws-child"), relation: "view" }, identity("alice"));
+    const self = await call(engine.client, "checkSelf", { object: workspace("ws-child"), relation: "view" }, identity("alice"));
     expect(self.allowed).toBe(Allowed.ALLOWED_TRUE);
-    const bulk = await call(
-      engine.client,
-      engine.client.checkSelfBulk,
+    const bulk = await call(engine.client, "checkSelfBulk",
       { items: [{ object: workspace("ws-child"), relation: "view" }, { object: workspace(tenant.rootWorkspaceId), relation: "view" }] },
       identity("alice"),
     );
@@ -137,7 +135,7 @@ describe("self checks", () => {
   });
 
   it("is UNAUTHENTICATED without an identity", async () => {
-    const error = await rejection(call(engine.client, engine.client.checkSelf, { object: workspace("ws-child"), relation: "view" }));
+    const error = await rejection(call(engine.client, "checkSelf", { object: workspace("ws-child"), relation: "view" }));
     expect(error.code).toBe(status.UNAUTHENTICATED);
   });
 });
@@ -174,7 +172,7 @@ describe("StreamedListObjects / StreamedListSubjects", () => {
           delete: [parents[15]!],
           touch: [childWorkspace("carol-ws-00a", tenant.defaultWorkspaceId), childWorkspace("carol-ws-99", tenant.defaultWorkspaceId)],
         });
-        await call(engine.client, engine.client.checkForUpdate, { object: workspace("x"), relation: "view", subject: { resource: principal("carol") } });
+        await call(engine.client, "checkForUpdate", { object: workspace("x"), relation: "view", subject: { resource: principal("carol") } });
       }
       expect(pages).toBeLessThan(10);
     }
@@ -230,29 +228,29 @@ describe("ReportResource / DeleteResource", () => {
   const hostView = (id: string) => ({ object: host(id), relation: "view", subject: { resource: principal("alice") } });
 
   it("places a host in its workspace; IMMEDIATE makes it visible at once; delete removes it", async () => {
-    await call(engine.client, engine.client.reportResource, report("host-1", hostWorkspaceId));
-    expect((await call(engine.client, engine.client.check, hostView("host-1"))).allowed).toBe(Allowed.ALLOWED_TRUE);
+    await call(engine.client, "reportResource", report("host-1", hostWorkspaceId));
+    expect((await call(engine.client, "check", hostView("host-1"))).allowed).toBe(Allowed.ALLOWED_TRUE);
     // Moving the host to the root workspace (alice has no grant there) replaces the tuple.
-    await call(engine.client, engine.client.reportResource, report("host-1", tenant.rootWorkspaceId));
-    expect((await call(engine.client, engine.client.check, hostView("host-1"))).allowed).toBe(Allowed.ALLOWED_FALSE);
-    await call(engine.client, engine.client.reportResource, report("host-1", hostWorkspaceId));
-    await call(engine.client, engine.client.deleteResource, { reference: host("host-1") });
-    expect((await call(engine.client, engine.client.checkForUpdate, hostView("host-1"))).allowed).toBe(Allowed.ALLOWED_FALSE);
-    const again = await rejection(call(engine.client, engine.client.deleteResource, { reference: host("host-1") }));
+    await call(engine.client, "reportResource", report("host-1", tenant.rootWorkspaceId));
+    expect((await call(engine.client, "check", hostView("host-1"))).allowed).toBe(Allowed.ALLOWED_FALSE);
+    await call(engine.client, "reportResource", report("host-1", hostWorkspaceId));
+    await call(engine.client, "deleteResource", { reference: host("host-1") });
+    expect((await call(engine.client, "checkForUpdate", hostView("host-1"))).allowed).toBe(Allowed.ALLOWED_FALSE);
+    const again = await rejection(call(engine.client, "deleteResource", { reference: host("host-1") }));
     expect(again.code).toBe(status.NOT_FOUND);
   });
 
   it("validates the report", async () => {
-    const noWorkspace = await rejection(call(engine.client, engine.client.reportResource, report("host-2", undefined)));
+    const noWorkspace = await rejection(call(engine.client, "reportResource", report("host-2", undefined)));
     expect(noWorkspace.code).toBe(status.INVALID_ARGUMENT);
     expect(noWorkspace.details).toContain("workspace_id");
-    const badType = await rejection(call(engine.client, engine.client.reportResource, { ...report("h", "ws-child"), type: "ho st" }));
+    const badType = await rejection(call(engine.client, "reportResource", { ...report("h", "ws-child"), type: "ho st" }));
     expect(badType.details).toMatch(/type.*pattern/);
-    const badVisibility = await rejection(call(engine.client, engine.client.reportResource, { ...report("h", "ws-child"), writeVisibility: 7 }));
+    const badVisibility = await rejection(call(engine.client, "reportResource", { ...report("h", "ws-child"), writeVisibility: 7 as WriteVisibility }));
     expect(badVisibility.details).toContain("write_visibility");
-    const unknownWorkspace = await rejection(call(engine.client, engine.client.reportResource, report("h", "no-such-workspace")));
+    const unknownWorkspace = await rejection(call(engine.client, "reportResource", report("h", "no-such-workspace")));
     expect(unknownWorkspace.code).toBe(status.NOT_FOUND);
-    const noReference = await rejection(call(engine.client, engine.client.deleteResource, {}));
+    const noReference = await rejection(call(engine.client, "deleteResource", {}));
     expect(noReference.code).toBe(status.INVALID_ARGUMENT);
   });
 });

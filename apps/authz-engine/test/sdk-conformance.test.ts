@@ -81,7 +81,7 @@ describe("official Node SDK 3.3.1, unchanged", () => {
       ],
       consistency: { minimizeLatency: true },
     });
-    expect(bulk.pairs.map((pair) => pair.item?.allowed)).toEqual([1, 2]);
+    expect(bulk.pairs.map((pair: { item?: { allowed: number } }) => pair.item?.allowed)).toEqual([1, 2]);
     expect(bulk.pairs[1]?.request?.subject?.resource?.resourceId).toBe("redhat/stranger");
   });
 
