@@ -42,7 +42,7 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
   async function changesSince(fromRevision: Revision, limit = 1000): Promise<Change[]> {
     if (!Number.isSafeInteger(fromRevision) || fromRevision < 0) throw new StoreError("invalid-argument", "fromRevision must be a non-negative integer.");
     const rows = await ctx.db.query<ChangeRow>(
-      "SELECT revision::text AS revision, org_id, kind, touched, deleted, committed_at FROM gh_changes WHERE revision > $1 ORDER BY revision LIMIT $2",
+      "SELECT revision::text AS revision, org_id, kind, touched, deleted, committed_at FROM gh_changes c WHERE c.revision > $1 ORDER BY c.revision LIMIT $2",
       [fromRevision, limit],
     );
     return rows.map(toChange);
