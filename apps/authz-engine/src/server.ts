@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from "nod
 import type { AddressInfo } from "node:net";
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { compileSchema, type Model } from "@gatehouse/evaluator";
+import { compileRoleModel } from "@gatehouse/role-config";
 import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService } from "@gatehouse/proto";
 import { createLogger, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import type { EngineContext } from "./commands/context.js";
@@ -30,7 +31,7 @@ export interface EngineServer {
 function modelOf(config: EngineConfig): Model {
   if (config.model) return config.model;
   if (config.schemaText !== undefined) return compileSchema(config.schemaText);
-  throw new EngineError("invalid-config", "No authorization schema configured: give model or schemaText.");
+  return compileRoleModel(config.environment ?? "stage");
 }
 
 function inventoryService(ctx: EngineContext, resolved: ResolvedConfig, deps: CallDeps): UntypedServiceImplementation {
