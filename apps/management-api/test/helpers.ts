@@ -1,54 +1,17 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { encodeIdentityHeader } from "@gatehouse/auth";
-import { compileSchema } from "@gatehouse/evaluator";
-import type { SystemRoleDefinition } from "@gatehouse/store";
 import {
   buildServer,
-  createPermissionCatalogue,
   loadRoleConfiguration,
   type BuildServerOptions,
   type ManagementApiConfig,
   type RoleConfiguration,
 } from "../src/index.js";
 
-/** The real rbac-config fixtures (read-only reference data next to the repository). */
-const FIXTURES = new URL("../../../../shared/fixtures/rbac-config/", import.meta.url);
-
-/** Scopes used by the tests: RBAC administration at the organisation, advisor at root. */
-export function testScopeOf(permission: string): "tenant" | "root" | "default" {
-  if (permission.startsWith("rbac:")) return "tenant";
-  if (permission.startsWith("advisor:")) return "root";
-  return "default";
-}
-
-function fixtureRoleConfiguration(): RoleConfiguration {
-  const permissions: string[] = [];
-  for (const file of readdirSync(new URL("permissions/", FIXTURES))) {
-    const app = file.replace(/\.json$/, "");
-    const body = JSON.parse(readFileSync(new URL(`permissions/${file}`, FIXTURES), "utf8")) as Record<string, { verb: string }[]>;
-    for (const [resource, verbs] of Object.entries(body)) {
-      for (const { verb } of verbs) permissions.push(`${app}:${resource}:${verb}`);
-      permissions.push(`${app}:${resource}:*`);
-    }
-    permissions.push(`${app}:*:*`);
-  }
-  const systemRoles: SystemRoleDefinition[] = [];
-  for (const file of readdirSync(new URL("roles/", FIXTURES))) {
-    const body = JSON.parse(readFileSync(new URL(`roles/${file}`, FIXTURES), "utf8")) as { roles: SystemRoleDefinition[] };
-    systemRoles.push(...body.roles.map((role) => ({ ...role, scope: testScopeOf(role.access[0]?.permission ?? "") })));
-  }
-  return {
-    model: compileSchema(readFileSync(new URL("stage/schema.zed", FIXTURES), "utf8")),
-    catalogue: createPermissionCatalogue(permissions, testScopeOf),
-    systemRoles,
-  };
-}
-
 let shared: Promise<RoleConfiguration> | null = null;
 
-/** The project's role configuration when it is available, else the rbac-config fixtures. */
+/** The project's stage role configuration, loaded once per test file. */
 export function testRoleConfiguration(): Promise<RoleConfiguration> {
-  shared ??= loadRoleConfiguration("stage").catch(() => fixtureRoleConfiguration());
+  shared ??= loadRoleConfiguration("stage");
   return shared;
 }
 

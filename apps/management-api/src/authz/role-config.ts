@@ -1,4 +1,6 @@
 import type { Model } from "@gatehouse/evaluator";
+import { defaultAssetTypes, permissionLevelsFromCatalog } from "@gatehouse/rbac";
+import { compileRoleModel, loadRoleConfig, type Environment, type RoleDefinition } from "@gatehouse/role-config";
 import type { SystemRoleDefinition } from "@gatehouse/store";
 import { createPermissionCatalogue, type PermissionCatalogue, type PermissionScope } from "./catalogue.js";
 
@@ -10,36 +12,46 @@ export interface RoleConfiguration {
   systemRoles: SystemRoleDefinition[];
 }
 
-/** The parts of @gatehouse/role-config used here, looked up at run time (see loadRoleConfiguration). */
-interface RoleConfigModule {
-  compileRoleModel?: (env: "stage" | "prod") => Model;
-  loadRoleConfig?: (env: "stage" | "prod") => {
-    roles?: SystemRoleDefinition[];
-    permissions?: Iterable<string> | Record<string, unknown>;
-    scopeOf?: (permission: string) => PermissionScope | undefined;
+/** Level a permission needs, from the asset types of the rbac package (DEFAULT when unknown). */
+export function defaultScopeOf(): (permission: string) => PermissionScope | undefined {
+  const levelOf = permissionLevelsFromCatalog(defaultAssetTypes());
+  return (permission) => {
+    try {
+      return levelOf(permission);
+    } catch {
+      return undefined;
+    }
   };
 }
 
-function permissionStrings(permissions: Iterable<string> | Record<string, unknown> | undefined): string[] {
-  if (!permissions) return [];
-  if (Symbol.iterator in Object(permissions)) return [...(permissions as Iterable<string>)];
-  return Object.keys(permissions);
+const RANK: Record<PermissionScope, number> = { default: 0, root: 1, tenant: 2 };
+
+/** A system role is bound at the highest level any of its permissions needs. */
+export function toSystemRole(role: RoleDefinition, scopeOf: (permission: string) => PermissionScope): SystemRoleDefinition | null {
+  if (!role.access) return null;
+  const access = role.access.map((a) => ({ permission: a.permission }));
+  const scope = access.map((a) => scopeOf(a.permission)).reduce<PermissionScope>((top, s) => (RANK[s] > RANK[top] ? s : top), "default");
+  return {
+    name: role.name,
+    ...(role.display_name ? { display_name: role.display_name } : {}),
+    description: role.description,
+    platform_default: role.platform_default,
+    admin_default: role.admin_default,
+    access,
+    scope,
+  };
 }
 
-/**
- * Gatehouse's own schema, permission catalogue and system roles for `env`, from
- * @gatehouse/role-config. Resolved dynamically so that this app does not pin the shape of a
- * package developed alongside it; a missing piece is a startup error, never a silent default.
- */
-export async function loadRoleConfiguration(env: "stage" | "prod"): Promise<RoleConfiguration> {
-  const mod = (await import("@gatehouse/role-config")) as RoleConfigModule;
-  if (typeof mod.compileRoleModel !== "function" || typeof mod.loadRoleConfig !== "function") {
-    throw new Error("@gatehouse/role-config does not provide compileRoleModel/loadRoleConfig; pass roleConfiguration to buildServer.");
-  }
-  const config = mod.loadRoleConfig(env);
+/** Gatehouse's own schema, permission catalogue and system roles for `env`. */
+export async function loadRoleConfiguration(env: Environment): Promise<RoleConfiguration> {
+  const config = loadRoleConfig(env);
+  const permissions = Object.entries(config.permissions).flatMap(([app, resources]) =>
+    Object.entries(resources).flatMap(([resource, verbs]) => verbs.map((v) => `${app}:${resource}:${v.verb}`)),
+  );
+  const catalogue = createPermissionCatalogue(permissions, defaultScopeOf());
   return {
-    model: mod.compileRoleModel(env),
-    catalogue: createPermissionCatalogue(permissionStrings(config.permissions), config.scopeOf),
-    systemRoles: config.roles ?? [],
+    model: compileRoleModel(env),
+    catalogue,
+    systemRoles: config.roles.flatMap((role) => toSystemRole(role, catalogue.scopeOf) ?? []),
   };
 }
