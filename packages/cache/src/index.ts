@@ -11,5 +11,5 @@ export { createCountingMetrics, noopCacheMetrics } from "./metrics.js";
 export type { CacheCounts, CacheMetrics, CacheOperation } from "./metrics.js";
 export { jsonCodec, readThrough, withTimeout } from "./read-through.js";
 export type { Codec, ReadThroughOptions, ReadThroughResult } from "./read-through.js";
-export { Pattern2ListCache, pattern2Key } from "./pattern2.js";
+export { PATTERN2_LIST_CACHE_DEFAULT_ENABLED, Pattern2ListCache, pattern2Key } from "./pattern2.js";
 export type { Pattern2ListCacheOptions, Pattern2Query } from "./pattern2.js";
