@@ -2,9 +2,12 @@ import type { Command } from "commander";
 import { registerAdvise } from "./advise.js";
 import { registerMigrate } from "./migrate.js";
 import { registerParity } from "./parity.js";
+import { registerQueryCommands } from "./query.js";
+import { registerSchemaCommand } from "./schema.js";
+import { registerStartCommand } from "./start.js";
 
 /** A sub-command registers itself on the root program. */
 export type RegisterCommand = (program: Command) => void;
 
 // One line per command module (keep sorted).
-export const commands: RegisterCommand[] = [registerAdvise, registerMigrate, registerParity];
+export const commands: RegisterCommand[] = [registerAdvise, registerMigrate, registerParity, registerQueryCommands, registerSchemaCommand, registerStartCommand];

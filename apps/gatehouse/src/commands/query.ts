@@ -1,0 +1,104 @@
+import type { Command } from "commander";
+import { credentials, Metadata } from "@grpc/grpc-js";
+import { Allowed, KesselInventoryServiceClient, type ResourceReference, type SubjectReference } from "@gatehouse/proto";
+
+/** `type/name:id` (e.g. `rbac/workspace:<uuid>`, `hbi/host:<id>`) → a Kessel resource reference. */
+export function parseObject(text: string): ResourceReference {
+  const match = /^([A-Za-z0-9_]+)\/([A-Za-z0-9_]+):(.+)$/.exec(text);
+  if (!match) throw new QueryInputError(`'${text}' is not '<reporter>/<type>:<id>' (e.g. rbac/workspace:1234 or hbi/host:abc)`);
+  return { resourceType: match[2]!, resourceId: match[3]!, reporter: { type: match[1]! } };
+}
+
+function principal(userId: string, domain: string): SubjectReference {
+  const id = userId.includes("/") ? userId : `${domain}/${userId}`;
+  return { resource: { resourceType: "principal", resourceId: id, reporter: { type: "rbac" } } };
+}
+
+export class QueryInputError extends Error {
+  override readonly name = "QueryInputError";
+}
+
+interface QueryFlags {
+  target: string;
+  relation: string;
+  subject: string;
+  domain: string;
+  forUpdate?: boolean;
+}
+
+function client(target: string): KesselInventoryServiceClient {
+  return new KesselInventoryServiceClient(target, credentials.createInsecure());
+}
+
+const deadline = (): Date => new Date(Date.now() + 10_000);
+
+export function registerQueryCommands(program: Command): void {
+  program
+    .command("check")
+    .description("Ask the authz-engine whether a principal holds a relation on an object (gRPC Check / CheckForUpdate)")
+    .requiredOption("--object <ref>", "object as <reporter>/<type>:<id>, e.g. rbac/workspace:<id> or hbi/host:<id>")
+    .requiredOption("--relation <name>", "permission to check, e.g. inventory_host_view")
+    .requiredOption("--subject <user>", "principal user id (the domain is added) or <domain>/<user_id>")
+    .option("--target <host:port>", "authz-engine address", "127.0.0.1:9091")
+    .option("--domain <domain>", "principal id domain", "redhat")
+    .option("--for-update", "use CheckForUpdate (fully consistent)")
+    .action(async (flags: QueryFlags & { object: string }) => {
+      const c = client(flags.target);
+      const request = { object: parseObject(flags.object), relation: flags.relation, subject: principal(flags.subject, flags.domain) };
+      try {
+        const allowed = await new Promise<Allowed>((resolve, reject) => {
+          const done = (error: Error | null, response?: { allowed: Allowed }): void => (error ? reject(error) : resolve(response!.allowed));
+          if (flags.forUpdate) c.checkForUpdate(request, new Metadata(), { deadline: deadline() }, done);
+          else c.check(request, new Metadata(), { deadline: deadline() }, done);
+        });
+        const verdict = allowed === Allowed.ALLOWED_TRUE ? "ALLOWED" : "DENIED";
+        process.stdout.write(`${verdict}  ${flags.subject} ${flags.relation} ${flags.object}\n`);
+        if (allowed !== Allowed.ALLOWED_TRUE) process.exitCode = 1;
+      } finally {
+        c.close();
+      }
+    });
+
+  program
+    .command("list")
+    .description("List the objects of a type on which a principal holds a relation (gRPC StreamedListObjects, all pages)")
+    .requiredOption("--type <type>", "object type as <reporter>/<type>, e.g. rbac/workspace or hbi/host")
+    .requiredOption("--relation <name>", "permission, e.g. inventory_host_view")
+    .requiredOption("--subject <user>", "principal user id (the domain is added) or <domain>/<user_id>")
+    .option("--target <host:port>", "authz-engine address", "127.0.0.1:9091")
+    .option("--domain <domain>", "principal id domain", "redhat")
+    .action(async (flags: QueryFlags & { type: string }) => {
+      const [reporterType, resourceType] = flags.type.split("/");
+      if (!reporterType || !resourceType) throw new QueryInputError(`'${flags.type}' is not '<reporter>/<type>'`);
+      const c = client(flags.target);
+      try {
+        let token: string | undefined;
+        let total = 0;
+        for (;;) {
+          const page: string[] = [];
+          let last: string | undefined;
+          const stream = c.streamedListObjects(
+            {
+              objectType: { resourceType, reporterType },
+              relation: flags.relation,
+              subject: principal(flags.subject, flags.domain),
+              pagination: { limit: 1000, ...(token ? { continuationToken: token } : {}) },
+            },
+            new Metadata(),
+            { deadline: deadline() },
+          );
+          for await (const item of stream as AsyncIterable<{ object?: ResourceReference; pagination?: { continuationToken: string } }>) {
+            if (item.object) page.push(item.object.resourceId);
+            last = item.pagination?.continuationToken;
+          }
+          for (const id of page) process.stdout.write(`${reporterType}/${resourceType}:${id}\n`);
+          total += page.length;
+          if (page.length === 0 || !last) break;
+          token = last;
+        }
+        process.stderr.write(`${total} object(s)\n`);
+      } finally {
+        c.close();
+      }
+    });
+}

@@ -1,0 +1,80 @@
+import { mkdirSync } from "node:fs";
+import { buildServer as buildAuthzEngine } from "@gatehouse/authz-engine";
+import { buildServer as buildManagementApi } from "@gatehouse/management-api";
+import { openStore, type Store } from "@gatehouse/store";
+import { createLogger, type Logger } from "@gatehouse/telemetry";
+import { buildServer as buildWorkspaceCache, workspaceDirectoryFromStore } from "@gatehouse/workspace-cache";
+import { seedDemoOrg, type SeedResult } from "../demo/seed.js";
+import type { StartConfig } from "./config.js";
+
+export interface RunningGatehouse {
+  store: Store;
+  ports: { http: number; grpc: number; cache: number; metrics: number };
+  demo: SeedResult | null;
+  stop(): Promise<void>;
+}
+
+/** Turns a bind failure into the message a person needs (which port, what to do). */
+export class PortInUseError extends Error {
+  override readonly name = "PortInUseError";
+  constructor(readonly service: string, readonly port: number, options?: ErrorOptions) {
+    super(`Port ${port} (${service}) is already in use. Stop whatever holds it, or choose another port (see 'gatehouse start --help').`, options);
+  }
+}
+
+async function bind<T>(service: string, port: number, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+    const message = error instanceof Error ? error.message : String(error);
+    if (code === "EADDRINUSE" || /EADDRINUSE|address already in use|No address added out of total/i.test(message)) {
+      throw new PortInUseError(service, port, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Starts management API, authz-engine and workspace-cache in one process over ONE store (PGlite
+ * allows a single opener), seeding the demo organisation on first start.
+ */
+export async function startGatehouse(config: StartConfig, logger: Logger = createLogger({ name: "gatehouse" })): Promise<RunningGatehouse> {
+  if (!config.databaseUrl && config.dataDir) mkdirSync(config.dataDir, { recursive: true });
+  const store = await openStore({
+    ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : config.dataDir ? { dataDir: config.dataDir } : {}),
+    domain: config.domain,
+  });
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.reverse()) await stop().catch((e: unknown) => logger.error({ err: e }, "stop failed"));
+    await store.close();
+  };
+  try {
+    // The management API seeds the role configuration's system roles, which the demo binds.
+    const management = buildManagementApi({ port: config.httpPort, host: config.host, domain: config.domain, env: config.env, trustIdentityHeader: true }, { store, logger: logger.child({ service: "management-api" }) });
+    const http = await bind("management API", config.httpPort, () => management.start());
+    stops.push(() => management.stop());
+
+    const demo = config.seedDemo ? await seedDemoOrg(store) : null;
+
+    const engine = buildAuthzEngine({ host: config.host, port: config.grpcPort, metricsPort: config.metricsPort, store, domain: config.domain, environment: config.env, authn: { mode: "unauthenticated" }, logger: logger.child({ service: "authz-engine" }) });
+    const grpc = await bind("authz-engine gRPC", config.grpcPort, () => engine.start());
+    stops.push(() => engine.stop());
+
+    const cache = buildWorkspaceCache({
+      port: config.cachePort,
+      host: config.host,
+      source: { directory: workspaceDirectoryFromStore(store) },
+      cache: config.redisUrl ? { kind: "redis", url: config.redisUrl } : { kind: "memory" },
+      auth: { mode: "disabled" },
+    });
+    const cached = await bind("workspace-cache", config.cachePort, () => cache.start());
+    stops.push(() => cache.stop());
+
+    return { store, demo, ports: { http: http.port, grpc: grpc.port, cache: cached.port, metrics: grpc.metricsPort }, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

@@ -1,0 +1,59 @@
+import type { RunningGatehouse } from "./all-in-one.js";
+import type { StartConfig } from "./config.js";
+
+/** base64 `x-rh-identity` of a demo user, as a gateway would send it. */
+export function demoIdentityHeader(orgId: string, userId: string, isOrgAdmin: boolean): string {
+  const identity = { identity: { org_id: orgId, type: "User", user: { user_id: userId, username: userId, is_org_admin: isOrgAdmin } } };
+  return Buffer.from(JSON.stringify(identity)).toString("base64");
+}
+
+/** What started, where, and three calls a person can paste into a shell. */
+export function startBanner(running: RunningGatehouse, config: StartConfig): string {
+  const { http, grpc, cache, metrics } = running.ports;
+  const host = config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
+  const backend = config.databaseUrl ? `Postgres (${redact(config.databaseUrl)})` : config.dataDir ? `embedded PGlite (data in ${config.dataDir})` : "embedded PGlite (in memory)";
+  const cacheBackend = config.redisUrl ? `Redis (${redact(config.redisUrl)})` : "in-process memory cache";
+  const lines = [
+    "",
+    "Gatehouse is running",
+    `  management API   http://${host}:${http}/api/rbac/v2/   (OpenAPI: /api/rbac/v2/openapi.json)`,
+    `  authz-engine     ${host}:${grpc}  gRPC kessel.inventory.v1beta2 (plaintext h2c, unauthenticated)`,
+    `  workspace-cache  http://${host}:${cache}/api/rbac/v2/workspaces/?type=root`,
+    `  engine metrics   http://${host}:${metrics}/metrics`,
+    `  store            ${backend}`,
+    `  cache            ${cacheBackend}`,
+  ];
+  const demo = running.demo;
+  if (demo) {
+    const production = demo.workspaces["production"] ?? "<workspace-id>";
+    const identity = demoIdentityHeader(demo.orgId, "alice", true);
+    lines.push(
+      "",
+      `Demo organisation ${demo.orgId} (${demo.created ? "seeded now" : "already present"}): users alice (org admin), bob (viewer at Default Workspace), carol (patch operator on Production), dave (no access).`,
+      "",
+      "Try:",
+      "  # 1. List workspaces over HTTP as alice",
+      `  curl -s -H 'x-rh-identity: ${identity}' 'http://${host}:${http}/api/rbac/v2/workspaces/?limit=10'`,
+      "",
+      "  # 2. gRPC Check: may carol edit patch systems in Production? (Pattern 2 contingent permission)",
+      `  pnpm gatehouse check --target ${host}:${grpc} --object rbac/workspace:${production} --relation patch_system_edit --subject carol`,
+      `  grpcurl -plaintext -import-path packages/proto/proto -proto kessel/inventory/v1beta2/inventory_service.proto -d '{"object":{"resource_type":"workspace","resource_id":"${production}","reporter":{"type":"rbac"}},"relation":"patch_system_edit","subject":{"resource":{"resource_type":"principal","resource_id":"${config.domain}/carol","reporter":{"type":"rbac"}}}}' ${host}:${grpc} kessel.inventory.v1beta2.KesselInventoryService/Check`,
+      "",
+      "  # 3. StreamedListObjects: which workspaces may bob see hosts in?",
+      `  pnpm gatehouse list --target ${host}:${grpc} --type rbac/workspace --relation inventory_host_view --subject bob`,
+      `  grpcurl -plaintext -import-path packages/proto/proto -proto kessel/inventory/v1beta2/inventory_service.proto -d '{"object_type":{"resource_type":"workspace","reporter_type":"rbac"},"relation":"inventory_host_view","subject":{"resource":{"resource_type":"principal","resource_id":"${config.domain}/bob","reporter":{"type":"rbac"}}}}' ${host}:${grpc} kessel.inventory.v1beta2.KesselInventoryService/StreamedListObjects`,
+    );
+  }
+  lines.push("", "Press Ctrl+C to stop.", "");
+  return lines.join("\n");
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "<unparseable url>";
+  }
+}
