@@ -74,9 +74,10 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
         }
       } else {
         expect(c.readinessProbe.grpc).toEqual({ port: servingPort });
-        expect(c.startupProbe.grpc).toEqual({ port: servingPort });
-        expect(c.livenessProbe.httpGet.path).toBe("/livez");
-        expect(portNumber(c, c.livenessProbe.httpGet.port)).toBe(exp.metricsPort);
+        for (const probe of ["livenessProbe", "startupProbe"] as const) {
+          expect(c[probe].httpGet.path, probe).toBe("/livez");
+          expect(portNumber(c, c[probe].httpGet.port), probe).toBe(exp.metricsPort);
+        }
       }
     });
 
@@ -86,6 +87,9 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
       expect(env.get("GATEHOUSE_DOMAIN")?.value).toBe("redhat");
       expect(env.get("LOG_LEVEL")?.value).toBe(values["gatehouse:logLevel"]);
       expect(env.get("PORT")?.value).toBe(String(Object.values(exp.ports)[0]));
+      // Every port a variable configures is one the container declares (probes and Services use those).
+      const declared = Object.values(exp.ports).map(String);
+      for (const e of env.values()) if (/PORT$/.test(e.name)) expect(declared, e.name).toContain(e.value);
       expect(JSON.parse(env.get("SYSTEM_USERS")?.value)).toEqual(readStackFile(stack)["gatehouse:systemUsers"]);
       const fromSecrets = [...env.values()].filter((e) => e.valueFrom);
       expect(Object.fromEntries(fromSecrets.map((e) => [e.name, e.valueFrom.secretKeyRef]))).toEqual(
@@ -150,6 +154,7 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
     expect(plain("AUTHN_OIDC_CLIENT_ID")).toBe(COMMON.authnClientId);
     expect(plain("AUTHN_OIDC_SKIP_CLIENT_ID_CHECK")).toBe(String(values["gatehouse:authn.skipClientIdCheck"]));
     expect(plain("AUTHN_OIDC_INSECURE_CLIENT")).toBe("false");
+    expect([plain("METRICS_PORT"), plain("AUTHZ_METRICS_PORT"), plain("AUTHZ_GRPC_PORT")]).toEqual(["9000", "9000", "9091"]);
   });
 });
 

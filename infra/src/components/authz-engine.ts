@@ -26,6 +26,10 @@ export function authzEngine({ cfg, namespace, secretName, opts }: ServiceContext
       env: [
         ...commonEnv(cfg, AUTHZ_ENGINE_PORT),
         { name: "METRICS_PORT", value: String(AUTHZ_ENGINE_METRICS_PORT) },
+        // The engine's entry point currently reads the AUTHZ_-prefixed names (its metrics default is
+        // another port); both are set so probes and scrapes hit the port the process listens on.
+        { name: "AUTHZ_GRPC_PORT", value: String(AUTHZ_ENGINE_PORT) },
+        { name: "AUTHZ_METRICS_PORT", value: String(AUTHZ_ENGINE_METRICS_PORT) },
         secretEnv("DATABASE_URL", secretName, "databaseUrl"),
         secretEnv("REDIS_URL", secretName, "redisUrl"),
         ...engineAuthnEnv(cfg),

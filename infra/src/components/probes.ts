@@ -22,15 +22,15 @@ export function httpProbes(port: string): ProbeSet {
 }
 
 /**
- * The authz-engine: readiness and startup use the standard `grpc.health.v1.Health` service on the
- * gRPC port (it reports SERVING once the graph snapshot is loaded); liveness uses the HTTP `/livez` of
- * the metrics port so a lagging change feed makes the pod unready but never restarts it.
+ * The authz-engine: readiness uses the standard `grpc.health.v1.Health` service on the gRPC port, which
+ * reports SERVING only once the graph snapshot is loaded and the change feed is healthy. Liveness and
+ * startup use the HTTP `/livez` of the metrics port, so a long snapshot load or a lagging feed keeps the
+ * pod out of rotation but never gets it restarted.
  */
 export function grpcProbes(grpcPort: number, metricsPort: string): ProbeSet {
   return {
     liveness: { httpGet: { path: "/livez", port: metricsPort }, ...timing, failureThreshold: 3 },
     readiness: { grpc: { port: grpcPort }, ...timing, failureThreshold: 2 },
-    // Loading the relationship snapshot of a large store takes a while: allow up to 5 minutes.
-    startup: { grpc: { port: grpcPort }, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 60 },
+    startup: { httpGet: { path: "/livez", port: metricsPort }, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 30 },
   };
 }
