@@ -83,6 +83,7 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
   }
   const lookup = createWorkspaceLookup({ cache, directory, metrics: cacheMetrics, cacheTimeoutMs: config.cacheTimeoutMs });
   const authenticator = createAuthenticator(config.auth);
+  if (config.auth.mode === "disabled") logger.warn("authentication disabled: x-rh-rbac-org-id is trusted (local use only)");
 
   const app = express();
   app.disable("x-powered-by");
