@@ -1,3 +1,4 @@
+import type { ServiceDefinition, UntypedServiceImplementation } from "@grpc/grpc-js";
 import type { Model } from "@gatehouse/evaluator";
 import type { Logger } from "@gatehouse/telemetry";
 import { EngineError } from "./errors.js";
@@ -35,6 +36,8 @@ export interface EngineConfig {
   /** How long stop() lets in-flight calls and streams finish before cancelling them. */
   shutdownTimeoutMs?: number;
   logger?: Logger;
+  /** More gRPC services on the same port (embedding; the benchmark's transport-floor handler). */
+  extraServices?: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>;
 }
 
 export interface ResolvedConfig {

@@ -130,6 +130,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const standardHealth = standardHealthService(readiness);
     endWatches = standardHealth.endWatches;
     grpcServer.addService(HealthService, standardHealth.implementation);
+    for (const extra of config.extraServices ?? []) grpcServer.addService(extra.definition, extra.implementation);
 
     const credentials = resolved.tls
       ? ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(resolved.tls.cert), private_key: Buffer.from(resolved.tls.key) }], false)

@@ -1,0 +1,71 @@
+// Load generator, run as a child process so its CPU is not charged to the server.
+import { credentials, Metadata, type Client } from "@grpc/grpc-js";
+import { CheckRequest as Req, CheckResponse as Res, KesselInventoryServiceClient, type CheckRequest } from "@gatehouse/proto";
+import { percentile } from "./stats.js";
+
+interface Job {
+  kind: "unary";
+  path: "floor" | "check";
+  concurrency: number;
+  seconds: number;
+  port: number;
+  request: CheckRequest;
+}
+interface StreamJob {
+  kind: "stream";
+  port: number;
+  request: Parameters<KesselInventoryServiceClient["streamedListObjects"]>[0];
+}
+
+async function unary(job: Job) {
+  const client = new KesselInventoryServiceClient(`127.0.0.1:${job.port}`, credentials.createInsecure());
+  const raw = client as unknown as Client;
+  const path = job.path === "floor" ? "/bench.Floor/Check" : "/kessel.inventory.v1beta2.KesselInventoryService/Check";
+  const once = () =>
+    new Promise<void>((resolve, reject) =>
+      raw.makeUnaryRequest(path, (r: CheckRequest) => Buffer.from(Req.encode(r).finish()), (b: Buffer) => Res.decode(b), job.request, new Metadata(), (error) =>
+        error ? reject(error) : resolve(),
+      ),
+    );
+  for (let i = 0; i < 200; i++) await once(); // warm-up
+  const latencies: number[] = [];
+  const deadline = performance.now() + job.seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: job.concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        await once();
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  client.close();
+  return { calls: latencies.length, perSecond: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+async function stream(job: StreamJob) {
+  const client = new KesselInventoryServiceClient(`127.0.0.1:${job.port}`, credentials.createInsecure(), {
+    "grpc.max_receive_message_length": -1,
+  });
+  const t0 = performance.now();
+  let first = -1;
+  let count = 0;
+  for await (const _ of client.streamedListObjects(job.request)) {
+    if (first < 0) first = performance.now() - t0;
+    count++;
+  }
+  const total = performance.now() - t0;
+  client.close();
+  return { count, firstMs: first, totalMs: total };
+}
+
+process.on("message", (message: Job | StreamJob) => {
+  const run = message.kind === "unary" ? unary(message) : stream(message);
+  run.then(
+    (result) => process.send!({ ok: true, result }),
+    (error: unknown) => process.send!({ ok: false, error: String(error) }),
+  );
+});

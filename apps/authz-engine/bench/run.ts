@@ -1,0 +1,116 @@
+// Engine benchmark: server here, load generator in a child process (separate CPU). Compares Check
+// with an empty unary handler on the same server (the transport floor), then measures a 100,000-host
+// StreamedListObjects and commit-to-visible lag. Run: pnpm --filter @gatehouse/authz-engine bench
+import { fork, type ChildProcess } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { credentials, Metadata, type sendUnaryData, type ServerUnaryCall } from "@grpc/grpc-js";
+import { Allowed, CheckResponse, KesselInventoryServiceClient, KesselInventoryServiceService, type CheckRequest } from "@gatehouse/proto";
+import { openStore, type Relationship } from "@gatehouse/store";
+import { createSilentLogger } from "@gatehouse/telemetry";
+import { buildServer } from "../src/index.js";
+import { percentile } from "./stats.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const HOSTS = Number(process.env["BENCH_HOSTS"] ?? 100_000);
+const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 4);
+const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
+// A fixed schema so reruns reuse the seeded tuples (writes are idempotent); lag users are per run.
+const schema = "bench_engine";
+
+const rel = (resourceType: string, resourceId: string, relation: string, subjectType: string, subjectId: string): Relationship => ({
+  resourceType, resourceId, relation, subjectType, subjectId,
+});
+
+async function main() {
+  const store = await openStore({ databaseUrl, schema, pollIntervalMs: 1000 });
+  const tenant = (await store.tenants.bootstrap("bench-org")).value;
+  const ws = tenant.defaultWorkspaceId;
+  const grant = [
+    rel("rbac/role", "bench-role", "t_inventory_hosts_read", "rbac/principal", "*"),
+    rel("rbac/role", "bench-role", "t_inventory_groups_read", "rbac/principal", "*"),
+    rel("rbac/role_binding", "bench-binding", "t_role", "rbac/role", "bench-role"),
+    rel("rbac/role_binding", "bench-binding", "t_subject", "rbac/principal", "redhat/bench-user"),
+    rel("rbac/workspace", ws, "t_binding", "rbac/role_binding", "bench-binding"),
+  ];
+  await store.relationships.write("bench-org", { touch: grant });
+  for (let start = 0; start < HOSTS; start += 10_000) {
+    const batch = Array.from({ length: Math.min(10_000, HOSTS - start) }, (_, i) => rel("hbi/host", `host-${String(start + i).padStart(7, "0")}`, "t_workspace", "rbac/workspace", ws));
+    await store.relationships.write("bench-org", { touch: batch });
+  }
+
+  const floorResponse: CheckResponse = { allowed: Allowed.ALLOWED_TRUE };
+  const floorDefinition = { Check: { ...KesselInventoryServiceService.check, path: "/bench.Floor/Check", originalName: "Check" } };
+  const server = buildServer({
+    host: "127.0.0.1", port: 0, metricsPort: 0, store, logger: createSilentLogger(),
+    list: { defaultLimit: 1000, maxLimit: HOSTS },
+    extraServices: [{ definition: floorDefinition, implementation: { Check: (_c: ServerUnaryCall<CheckRequest, CheckResponse>, cb: sendUnaryData<CheckResponse>) => cb(null, floorResponse) } }],
+  });
+  const { port } = await server.start();
+  const client: ChildProcess = fork(join(here, "client.ts"), { execArgv: ["--import", "tsx", "--conditions=source"], stdio: "inherit" });
+  const ask = <T>(job: object): Promise<T> =>
+    new Promise((resolve, reject) => {
+      client.once("message", (m: { ok: boolean; result?: T; error?: string }) => (m.ok ? resolve(m.result!) : reject(new Error(m.error))));
+      client.send(job);
+    });
+
+  const request: CheckRequest = {
+    object: { resourceType: "host", resourceId: "host-0004242", reporter: { type: "hbi" } },
+    relation: "view",
+    subject: { resource: { resourceType: "principal", resourceId: "redhat/bench-user", reporter: { type: "rbac" } } },
+  };
+  console.log(`hosts=${HOSTS} duration=${SECONDS}s per cell, node ${process.version}`);
+  console.log("method  inflight  calls/s   p50 ms   p99 ms   server CPU µs/call");
+  const results: Record<string, { perSecond: number; p50: number; p99: number; cpu: number }> = {};
+  for (const concurrency of [1, 16, 64]) {
+    for (const path of ["floor", "check"] as const) {
+      const cpu0 = process.cpuUsage();
+      const r = await ask<{ calls: number; perSecond: number; p50: number; p99: number }>({ kind: "unary", path, concurrency, seconds: SECONDS, port, request });
+      const cpu = process.cpuUsage(cpu0);
+      const cpuPerCall = (cpu.user + cpu.system) / (r.calls + 200);
+      results[`${path}@${concurrency}`] = { ...r, cpu: cpuPerCall };
+      console.log(`${path.padEnd(7)} ${String(concurrency).padStart(8)} ${r.perSecond.toFixed(0).padStart(8)} ${r.p50.toFixed(3).padStart(8)} ${r.p99.toFixed(3).padStart(8)} ${cpuPerCall.toFixed(1).padStart(10)}`);
+    }
+    const f = results[`floor@${concurrency}`]!;
+    const c = results[`check@${concurrency}`]!;
+    console.log(`  ratio check/floor @${concurrency}: throughput ${(f.perSecond / c.perSecond).toFixed(2)}x slower, p50 ${(c.p50 / f.p50).toFixed(2)}x, CPU/call ${(c.cpu / f.cpu).toFixed(2)}x`);
+  }
+
+  const listRequest = (limit: number) => ({
+    objectType: { resourceType: "host", reporterType: "hbi" },
+    relation: "view",
+    subject: { resource: { resourceType: "principal", resourceId: "redhat/bench-user", reporter: { type: "rbac" } } },
+    pagination: { limit },
+  });
+  for (let run = 0; run < 3; run++) {
+    const one = await ask<{ count: number; firstMs: number; totalMs: number }>({ kind: "stream", port, request: listRequest(HOSTS) });
+    console.log(`StreamedListObjects ${one.count} hosts in one stream (run ${run + 1}): first message ${one.firstMs.toFixed(1)} ms, end ${one.totalMs.toFixed(1)} ms`);
+  }
+
+  // Commit-to-visible: commit a grant, then poll Check (minimize_latency) until it flips.
+  const local = new KesselInventoryServiceClient(`127.0.0.1:${port}`, credentials.createInsecure());
+  const check = (user: string) =>
+    new Promise<number>((resolve, reject) =>
+      local.check({ ...request, object: { resourceType: "workspace", resourceId: ws, reporter: { type: "rbac" } }, subject: { resource: { resourceType: "principal", resourceId: `redhat/${user}`, reporter: { type: "rbac" } } } }, new Metadata(), (e, r) => (e ? reject(e) : resolve(r.allowed))),
+    );
+  const lags: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const user = `lag-${process.pid}-${i}`;
+    await store.relationships.write("bench-org", { touch: [rel("rbac/role_binding", "bench-binding", "t_subject", "rbac/principal", `redhat/${user}`)] });
+    const committed = performance.now();
+    while ((await check(user)) !== Allowed.ALLOWED_TRUE) { /* poll */ }
+    lags.push(performance.now() - committed);
+  }
+  lags.sort((a, b) => a - b);
+  console.log(`commit-to-visible lag over ${lags.length} writes: p50 ${percentile(lags, 50).toFixed(2)} ms, p99 ${percentile(lags, 99).toFixed(2)} ms`);
+
+  local.close();
+  client.kill();
+  await server.stop();
+  await store.close();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
