@@ -21,7 +21,7 @@ export const PRINCIPAL_PAGE_MAX = 1000;
 
 /** Read-only principals (v2, and the v1 path older clients use). */
 export function principalRoutes(services: Services): Router {
-  const router = Router();
+  const router = Router({ strict: true, caseSensitive: true });
   router.get(
     "/principals/",
     route(async (req, res) => {
@@ -42,7 +42,7 @@ export function principalRoutes(services: Services): Router {
 
 /** v1 group management: what a user needs to put principals into groups. */
 export function groupRoutes(services: Services): Router {
-  const router = Router();
+  const router = Router({ strict: true, caseSensitive: true });
   router.get(
     "/groups/",
     route(async (req, res) => {

@@ -34,7 +34,7 @@ function details(mask: FieldMask): { subject: boolean; resourceName: boolean } {
 }
 
 export function roleBindingRoutes(services: Services): Router {
-  const router = Router();
+  const router = Router({ strict: true, caseSensitive: true });
 
   router.get(
     "/role-bindings/",

@@ -20,7 +20,7 @@ import {
 export const ROLE_PAGE_MAX = 1000;
 
 export function roleRoutes(services: Services): Router {
-  const router = Router();
+  const router = Router({ strict: true, caseSensitive: true });
   const mask = (fields: string | undefined, fallback: string) => parseFieldMask(fields ?? fallback, ROLE_FIELDS);
 
   router.get(

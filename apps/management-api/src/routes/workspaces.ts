@@ -28,7 +28,7 @@ import { parseWith } from "../http/validate.js";
 export const WORKSPACE_PAGE_MAX = 3000;
 
 export function workspaceRoutes(services: Services): Router {
-  const router = Router();
+  const router = Router({ strict: true, caseSensitive: true });
   const token = (revision: number | null) => (revision === null ? null : services.store.tokens.encode(revision));
 
   router.get(
