@@ -4,7 +4,7 @@
 import type { StoreContext } from "./context.js";
 import type { Subscription } from "./db/db.js";
 import { StoreError } from "./errors.js";
-import { expand, rowToRelationship } from "./write.js";
+import { expand } from "./write.js";
 import type { Change, ChangeFeed, FollowHandle, FollowOptions, Relationship, Revision, Snapshot, SnapshotOptions } from "./types.js";
 import { requireOrgId } from "./validate.js";
 
@@ -29,6 +29,13 @@ function toChange(r: ChangeRow): Change {
     deleted: (parseJson(r.deleted) as Parameters<typeof expand>[0][]).map(expand),
     committed: r.committed_at,
   };
+}
+
+function fromTabbed(line: string): Relationship {
+  const [resourceType, resourceId, relation, subjectType, subjectId, subjectRelation] = line.split("\t") as [string, string, string, string, string, string];
+  const out: Relationship = { resourceType, resourceId, relation, subjectType, subjectId };
+  if (subjectRelation) out.subjectRelation = subjectRelation;
+  return out;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -61,7 +68,10 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
       revision = Number(head!.head);
       const where = orgId === undefined ? "" : "WHERE org_id = '' OR org_id = $1";
       await tx.query(
-        `DECLARE gh_snapshot NO SCROLL CURSOR FOR SELECT resource_type, resource_id, relation, subject_type, subject_id, subject_relation FROM gh_tuples ${where}`,
+        // One tab-joined text column per tuple: decoding one column is several times cheaper than
+        // six (most of all on PGlite), and no validated id or type can contain a tab.
+        `DECLARE gh_snapshot NO SCROLL CURSOR FOR
+           SELECT concat_ws(E'\\t', resource_type, resource_id, relation, subject_type, subject_id, subject_relation) AS t FROM gh_tuples ${where}`,
         orgId === undefined ? [] : [orgId],
       );
     } catch (e) {
@@ -71,9 +81,9 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
     async function* batches(): AsyncGenerator<Relationship[]> {
       try {
         for (;;) {
-          const rows = await tx.query<Parameters<typeof rowToRelationship>[0] & Record<string, unknown>>(`FETCH ${batchSize} FROM gh_snapshot`);
+          const rows = await tx.query<{ t: string }>(`FETCH ${batchSize} FROM gh_snapshot`);
           if (rows.length === 0) return;
-          yield rows.map(rowToRelationship);
+          yield rows.map((r) => fromTabbed(r.t));
           if (rows.length < batchSize) return;
         }
       } finally {

@@ -209,14 +209,33 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
       }
       return runWrite(ctx, orgId, "batch_create_role_binding", async (w) => {
         const tenant = await requireTenantRow(w.tx, orgId);
+        // A batch usually repeats resources and roles: resolve each distinct one once.
+        const memo = new Map<string, Promise<unknown>>();
+        const once = <T>(key: string, f: () => Promise<T>): Promise<T> => {
+          if (!memo.has(key)) memo.set(key, f());
+          return memo.get(key) as Promise<T>;
+        };
         const bindingIds: string[] = [];
+        const newSubjects: { bindingId: string; subject: BindingSubject }[] = [];
         for (const [i, g] of grants.entries()) {
-          const { resource, level } = await resolveResource(w.tx, tenant, g?.resource);
-          const subject = await resolveSubject(w.tx, orgId, g.subject);
-          const roleId = await resolveAssignableRole(w.tx, orgId, g.roleId, level, `requests[${i}].role.id`);
-          const bindingId = await findOrCreateBinding(ctx, w, orgId, roleId, resource);
-          await addSubject(ctx, w, orgId, bindingId, subject);
+          const { resource, level } = await once(`r:${g?.resource?.type}:${g?.resource?.id}`, () => resolveResource(w.tx, tenant, g?.resource));
+          const subject = await once(`s:${g.subject?.type}:${g.subject?.id}`, () => resolveSubject(w.tx, orgId, g.subject));
+          const roleId = await once(`role:${g.roleId}:${level}`, () => resolveAssignableRole(w.tx, orgId, g.roleId, level, `requests[${i}].role.id`));
+          const bindingId = await once(`b:${roleId}:${resource.type}:${resource.id}`, () => findOrCreateBinding(ctx, w, orgId, roleId, resource));
           bindingIds.push(bindingId);
+          newSubjects.push({ bindingId, subject });
+        }
+        // Subjects in one statement; only rows that did not exist yet imply new tuples.
+        const inserted = await w.tx.query<{ binding_id: string; subject_type: BindingSubject["type"]; subject_id: string }>(
+          `INSERT INTO gh_role_binding_subjects (org_id, binding_id, subject_type, subject_id)
+           SELECT DISTINCT $1, b, t, s FROM unnest($2::uuid[], $3::text[], $4::text[]) AS x(b, t, s)
+           ON CONFLICT DO NOTHING RETURNING binding_id, subject_type, subject_id`,
+          [orgId, newSubjects.map((n) => n.bindingId), newSubjects.map((n) => n.subject.type), newSubjects.map((n) => n.subject.id)],
+        );
+        await w.touch(inserted.map((r) => bindingSubject(r.binding_id, { type: r.subject_type, id: r.subject_id }, ctx.domain)));
+        const touchedBindings = [...new Set(inserted.map((r) => r.binding_id))];
+        if (touchedBindings.length > 0) {
+          await w.tx.query("UPDATE gh_role_bindings SET modified_at = clock_timestamp() WHERE id = ANY($1::uuid[])", [touchedBindings]);
         }
         const rows = await w.tx.query<BindingRow>("SELECT * FROM gh_role_bindings WHERE id = ANY($1::uuid[])", [bindingIds]);
         const byId = new Map((await toBindings(w.tx, rows)).map((b) => [b.id, b]));
