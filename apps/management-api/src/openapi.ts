@@ -39,8 +39,18 @@ import {
 type Json = Record<string, unknown>;
 
 // The same zod schemas validate requests; the document is derived from them, never hand-written.
-const inputSchema = (schema: z.ZodType): Json => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json;
-const outputSchema = (schema: z.ZodType): Json => z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Json;
+// Named schemas (`.meta({ id })`) end up in components.schemas and are referenced from operations.
+let components: Record<string, Json> = {};
+
+function hoist(json: Json): Json {
+  const { $schema: _schema, $defs, ...rest } = json as Json & { $defs?: Record<string, Json> };
+  const rewrite = (value: Json): Json => JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
+  for (const [id, def] of Object.entries($defs ?? {})) components[id] ??= rewrite(def);
+  return rewrite(rest);
+}
+
+const inputSchema = (schema: z.ZodType): Json => hoist(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json);
+const outputSchema = (schema: z.ZodType): Json => hoist(z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Json);
 
 function queryParameters(schema: z.ZodObject): Json[] {
   const json = inputSchema(schema) as { properties?: Record<string, Json>; required?: string[] };
@@ -77,6 +87,7 @@ let cached: Json | null = null;
 
 export function buildOpenApiDocument(): Json {
   if (cached) return cached;
+  components = {};
   const v2 = "/api/rbac/v2";
   const v1 = "/api/rbac/v1";
   const paths: Record<string, Record<string, Operation>> = {
@@ -144,6 +155,7 @@ export function buildOpenApiDocument(): Json {
     openapi: "3.1.0",
     info: { title: "Gatehouse management API", version: "2.0.0", description: "insights-rbac compatible /api/rbac/v2 management interface." },
     components: {
+      schemas: components,
       securitySchemes: {
         identity: { type: "apiKey", in: "header", name: "x-rh-identity" },
         bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApp, V2, type TestApp } from "./helpers.js";
+
+const DATABASE_URL = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
+const V1 = "/api/rbac/v1";
+
+// The same isolation suite on embedded PGlite and on real Postgres (own schema per run).
+describe.each([
+  ["pglite", {}, {}],
+  ["postgres", { databaseUrl: DATABASE_URL }, { databaseSchema: `mgmt_tenancy_${process.pid}_${Date.now()}` }],
+] as const)("tenant isolation on %s", (_backend, config, options) => {
+  let app: TestApp;
+  const alice = { org: "tenant-a", user: "alice", admin: true };
+  const mallory = { org: "tenant-b", user: "mallory", admin: true };
+  let aWorkspace: string;
+  let aRole: string;
+  let aGroup: string;
+  let aDefault: string;
+
+  beforeAll(async () => {
+    app = await startApp(config, options);
+    aDefault = (await app.request("GET", `${V2}/workspaces/?type=default`, { as: alice })).body.data[0].id;
+    aWorkspace = (await app.request("POST", `${V2}/workspaces/`, { as: alice, body: { name: "A only" } })).body.id;
+    aRole = (
+      await app.request("POST", `${V2}/roles/`, {
+        as: alice,
+        body: { name: "A role", permissions: [{ application: "inventory", resource_type: "hosts", operation: "read" }] },
+      })
+    ).body.id;
+    aGroup = (await app.request("POST", `${V1}/groups/`, { as: alice, body: { name: "A group" } })).body.uuid;
+  });
+  afterAll(() => app?.stop());
+
+  it("gives each organisation its own root and default", async () => {
+    const bDefault = (await app.request("GET", `${V2}/workspaces/?type=default`, { as: mallory })).body.data[0].id;
+    expect(bDefault).not.toBe(aDefault);
+  });
+
+  it("does not let another organisation read anything", async () => {
+    expect((await app.request("GET", `${V2}/workspaces/${aWorkspace}/`, { as: mallory })).status).toBe(404);
+    const list = await app.request("GET", `${V2}/workspaces/?limit=-1`, { as: mallory });
+    expect(list.body.data.map((w: { id: string }) => w.id)).not.toContain(aWorkspace);
+    const byIds = await app.request("GET", `${V2}/workspaces/?ids=${aWorkspace}`, { as: mallory });
+    expect(byIds.body.meta.count).toBe(0);
+    expect((await app.request("GET", `${V2}/roles/${aRole}/`, { as: mallory })).status).toBe(404);
+    const roles = await app.request("GET", `${V2}/roles/?limit=-1`, { as: mallory });
+    expect(roles.body.data.map((r: { id: string }) => r.id)).not.toContain(aRole);
+    expect((await app.request("GET", `${V1}/groups/${aGroup}/`, { as: mallory })).status).toBe(404);
+    expect((await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${aWorkspace}`, { as: mallory })).status).toBe(404);
+    expect((await app.request("GET", `${V2}/role-bindings/?resource.tenant.org_id=tenant-a`, { as: mallory })).status).toBe(404);
+  });
+
+  it("does not let another organisation change anything", async () => {
+    expect((await app.request("PATCH", `${V2}/workspaces/${aWorkspace}/`, { as: mallory, body: { name: "pwned" } })).status).toBe(404);
+    expect((await app.request("DELETE", `${V2}/workspaces/${aWorkspace}/`, { as: mallory })).status).toBe(404);
+    expect((await app.request("POST", `${V2}/workspaces/${aWorkspace}/move/`, { as: mallory, body: { parent_id: aDefault } })).status).toBe(404);
+    const under = await app.request("POST", `${V2}/workspaces/`, { as: mallory, body: { name: "Inside A", parent_id: aWorkspace } });
+    expect(under.status).toBe(400);
+    expect((await app.request("PUT", `${V2}/roles/${aRole}/`, {
+      as: mallory,
+      body: { name: "x", permissions: [{ application: "inventory", resource_type: "hosts", operation: "read" }] },
+    })).status).toBe(404);
+    expect((await app.request("POST", `${V2}/roles:batchDelete/`, { as: mallory, body: { ids: [aRole] } })).status).toBe(404);
+    const bind = await app.request("POST", `${V2}/role-bindings:batchCreate/`, {
+      as: mallory,
+      body: { requests: [{ resource: { id: aWorkspace, type: "workspace" }, subject: { id: aGroup, type: "group" }, role: { id: aRole } }] },
+    });
+    expect(bind.status).toBe(404);
+    expect((await app.request("DELETE", `${V1}/groups/${aGroup}/`, { as: mallory })).status).toBe(404);
+
+    // Everything of A is unchanged.
+    const ws = await app.request("GET", `${V2}/workspaces/${aWorkspace}/`, { as: alice });
+    expect(ws.body.name).toBe("A only");
+    expect((await app.request("GET", `${V2}/roles/${aRole}/`, { as: alice })).body.name).toBe("A role");
+    const bindings = await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${aWorkspace}&exclude_sources=indirect`, { as: alice });
+    expect(bindings.body.data).toHaveLength(0);
+  });
+
+  it("rejects an org header that does not match the identity", async () => {
+    const res = await app.request("GET", `${V2}/workspaces/`, { as: alice, headers: { "x-rh-rbac-org-id": "tenant-b" } });
+    expect(res.status).toBe(403);
+  });
+});
