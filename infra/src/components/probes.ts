@@ -11,13 +11,15 @@ export interface ProbeSet {
 }
 
 const timing = { periodSeconds: 10, timeoutSeconds: 2 };
+// Up to two minutes to open the ports: connecting to the store and checking migrations come first.
+const startupTiming = { periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 60 };
 
 /** HTTP `/livez` and `/readyz` on a named container port. */
 export function httpProbes(port: string): ProbeSet {
   return {
     liveness: { httpGet: { path: "/livez", port }, ...timing, failureThreshold: 3 },
     readiness: { httpGet: { path: "/readyz", port }, ...timing, failureThreshold: 2 },
-    startup: { httpGet: { path: "/livez", port }, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 30 },
+    startup: { httpGet: { path: "/livez", port }, ...startupTiming },
   };
 }
 
@@ -31,6 +33,6 @@ export function grpcProbes(grpcPort: number, metricsPort: string): ProbeSet {
   return {
     liveness: { httpGet: { path: "/livez", port: metricsPort }, ...timing, failureThreshold: 3 },
     readiness: { grpc: { port: grpcPort }, ...timing, failureThreshold: 2 },
-    startup: { httpGet: { path: "/livez", port: metricsPort }, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 30 },
+    startup: { httpGet: { path: "/livez", port: metricsPort }, ...startupTiming },
   };
 }
