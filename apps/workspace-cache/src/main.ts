@@ -21,7 +21,7 @@ const auth: AuthConfig = env["OIDC_ISSUER_URL"]
 const server = buildServer({
   port: env["PORT"] ? Number(env["PORT"]) : 8001,
   cache: env["REDIS_URL"] ? { kind: "redis", url: env["REDIS_URL"] } : { kind: "memory" },
-  source: { store: { databaseUrl: env["DATABASE_URL"] || undefined, dataDir: env["DATA_DIR"] || undefined, domain: env["DOMAIN"] || undefined } },
+  source: { store: { databaseUrl: env["DATABASE_URL"] || undefined, dataDir: env["GATEHOUSE_DATA_DIR"] || undefined, domain: env["GATEHOUSE_DOMAIN"] || undefined } },
   auth,
 });
 await server.start();
