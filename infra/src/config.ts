@@ -39,6 +39,8 @@ export interface GatehouseConfig {
   stack: string;
   environment: "stage" | "prod";
   namespace: string;
+  /** False when the platform team provides the namespace (e.g. an OpenShift project). */
+  createNamespace: boolean;
   domain: string;
   logLevel: string;
   imageRegistry: string;
@@ -132,6 +134,7 @@ class Reader {
       stack: this.stack,
       environment: environment as GatehouseConfig["environment"],
       namespace,
+      createNamespace: this.bool(this.src.get("createNamespace"), "createNamespace", true),
       domain: domain ?? "",
       logLevel: this.src.get("logLevel") ?? "info",
       imageRegistry: (imageRegistry ?? "").replace(/\/+$/, ""),

@@ -12,7 +12,8 @@ import { stackOutputs, type StackOutputs } from "./outputs.js";
 
 export interface Deployed {
   provider: k8s.Provider;
-  namespace: k8s.core.v1.Namespace;
+  /** Absent when the namespace is provided by the platform (`createNamespace: false`). */
+  namespace?: k8s.core.v1.Namespace;
   /** Absent when rendering YAML: the Secret is then created out of band (see README). */
   secret?: k8s.core.v1.Secret;
   services: Record<ServiceName, ServiceComponent>;
@@ -24,14 +25,18 @@ export function deploy(cfg: GatehouseConfig): Deployed {
   const provider = new k8s.Provider("gatehouse", cfg.renderYamlTo ? { renderYamlToDirectory: cfg.renderYamlTo } : {});
   const labels = { "app.kubernetes.io/part-of": "gatehouse", "gatehouse.io/environment": cfg.environment };
 
-  const namespace = new k8s.core.v1.Namespace("gatehouse", { metadata: { name: cfg.namespace, labels } }, { provider });
+  const namespace = cfg.createNamespace
+    ? new k8s.core.v1.Namespace("gatehouse", { metadata: { name: cfg.namespace, labels } }, { provider })
+    : undefined;
+  // The Namespace's output (when created here) makes every object wait for it.
+  const namespaceName = namespace ? namespace.metadata.name : pulumi.output(cfg.namespace);
 
   // Auto-named, so a changed value replaces the Secret under a new name and rolls every Deployment.
   const secret = cfg.connections
     ? new k8s.core.v1.Secret(
         "gatehouse-connections",
         {
-          metadata: { namespace: namespace.metadata.name, labels },
+          metadata: { namespace: namespaceName, labels },
           type: "Opaque",
           stringData: { [SECRET_KEYS.databaseUrl]: cfg.connections.databaseUrl, [SECRET_KEYS.redisUrl]: cfg.connections.redisUrl },
         },
@@ -41,7 +46,7 @@ export function deploy(cfg: GatehouseConfig): Deployed {
 
   const ctx: ServiceContext = {
     cfg,
-    namespace: namespace.metadata.name,
+    namespace: namespaceName,
     secretName: secret ? secret.metadata.name : cfg.secretName,
     opts: { providers: [provider] },
   };
@@ -50,10 +55,16 @@ export function deploy(cfg: GatehouseConfig): Deployed {
     "authz-engine": authzEngine(ctx),
     "workspace-cache": workspaceCache(ctx),
   };
-  return { provider, namespace, ...(secret ? { secret } : {}), services, outputs: stackOutputs(cfg, namespace.metadata.name, services) };
+  return {
+    provider,
+    ...(namespace ? { namespace } : {}),
+    ...(secret ? { secret } : {}),
+    services,
+    outputs: stackOutputs(cfg, namespaceName, services),
+  };
 }
 
 /** Every Kubernetes object the program creates (not the provider or the components). */
 export function kubernetesObjects(d: Deployed): pulumi.CustomResource[] {
-  return [d.namespace, ...(d.secret ? [d.secret] : []), ...Object.values(d.services).flatMap((s) => s.resources)];
+  return [...(d.namespace ? [d.namespace] : []), ...(d.secret ? [d.secret] : []), ...Object.values(d.services).flatMap((s) => s.resources)];
 }

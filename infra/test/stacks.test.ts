@@ -175,3 +175,12 @@ describe("stage and prod", () => {
     expect(pdb("prod") / hpa("prod").minReplicas).toBeGreaterThan(pdb("stage") / hpa("stage").minReplicas);
   });
 });
+
+describe("a namespace provided by the platform", () => {
+  it("creates no Namespace and still places every object in it", async () => {
+    const run = await runStack("prod", { "gatehouse:createNamespace": "false" });
+    expect([...run.objects.keys()].filter((k) => k.startsWith("Namespace/"))).toEqual([]);
+    expect(run.objects.size).toBe(1 + SERVICE_NAMES.length * KINDS.length);
+    for (const [key, obj] of run.objects) expect(obj.metadata.namespace, key).toBe("gatehouse-prod");
+  });
+});

@@ -110,9 +110,13 @@ export class ServiceComponent extends pulumi.ComponentResource {
                 fsGroup: RUN_AS_USER,
                 seccompProfile: { type: "RuntimeDefault" },
               },
-              topologySpreadConstraints: [
-                { maxSkew: 1, topologyKey: "kubernetes.io/hostname", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: selector } },
-              ],
+              // Spread replicas over nodes and zones so one failure never takes every replica.
+              topologySpreadConstraints: ["kubernetes.io/hostname", "topology.kubernetes.io/zone"].map((topologyKey) => ({
+                maxSkew: 1,
+                topologyKey,
+                whenUnsatisfiable: "ScheduleAnyway",
+                labelSelector: { matchLabels: selector },
+              })),
               containers: [
                 {
                   name,
