@@ -12,7 +12,8 @@ interface Job {
   request: CheckRequest;
 }
 interface StreamJob {
-  kind: "stream";
+  /** "stream": one request; "walk": follow continuation tokens until an empty page (the SDK's loop). */
+  kind: "stream" | "walk";
   port: number;
   request: Parameters<KesselInventoryServiceClient["streamedListObjects"]>[0];
 }
@@ -62,8 +63,38 @@ async function stream(job: StreamJob) {
   return { count, firstMs: first, totalMs: total };
 }
 
+async function walk(job: StreamJob) {
+  const client = new KesselInventoryServiceClient(`127.0.0.1:${job.port}`, credentials.createInsecure());
+  const t0 = performance.now();
+  let first = -1;
+  let count = 0;
+  let pages = 0;
+  let token: string | undefined;
+  let last = "";
+  let ordered = true;
+  for (;;) {
+    const limit = job.request.pagination?.limit ?? 1000;
+    const request = { ...job.request, pagination: token === undefined ? { limit } : { limit, continuationToken: token } };
+    let items = 0;
+    for await (const item of client.streamedListObjects(request)) {
+      if (first < 0) first = performance.now() - t0;
+      const id = (item as { object?: { resourceId: string } }).object?.resourceId ?? "";
+      if (id <= last) ordered = false;
+      last = id;
+      token = (item as { pagination?: { continuationToken: string } }).pagination?.continuationToken;
+      items++;
+    }
+    pages++;
+    count += items;
+    if (items === 0 || !token) break;
+  }
+  const total = performance.now() - t0;
+  client.close();
+  return { count, pages, ordered, firstMs: first, totalMs: total };
+}
+
 process.on("message", (message: Job | StreamJob) => {
-  const run = message.kind === "unary" ? unary(message) : stream(message);
+  const run = message.kind === "unary" ? unary(message) : message.kind === "walk" ? walk(message) : stream(message);
   run.then(
     (result) => process.send!({ ok: true, result }),
     (error: unknown) => process.send!({ ok: false, error: String(error) }),

@@ -14,6 +14,8 @@ import { percentile } from "./stats.js";
 const here = dirname(fileURLToPath(import.meta.url));
 const HOSTS = Number(process.env["BENCH_HOSTS"] ?? 100_000);
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 4);
+// Comma-separated subset of check,list,lag (default: all).
+const ONLY = new Set((process.env["BENCH_ONLY"] ?? "check,list,lag").split(","));
 const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 // A fixed schema so reruns reuse the seeded tuples (writes are idempotent); lag users are per run.
 const schema = "bench_engine";
@@ -60,9 +62,9 @@ async function main() {
     subject: { resource: { resourceType: "principal", resourceId: "redhat/bench-user", reporter: { type: "rbac" } } },
   };
   console.log(`hosts=${HOSTS} duration=${SECONDS}s per cell, node ${process.version}`);
-  console.log("method  inflight  calls/s   p50 ms   p99 ms   server CPU µs/call");
   const results: Record<string, { perSecond: number; p50: number; p99: number; cpu: number }> = {};
-  for (const concurrency of [1, 16, 64]) {
+  if (ONLY.has("check")) console.log("method  inflight  calls/s   p50 ms   p99 ms   server CPU µs/call");
+  for (const concurrency of ONLY.has("check") ? [1, 16, 64] : []) {
     for (const path of ["floor", "check"] as const) {
       const cpu0 = process.cpuUsage();
       const r = await ask<{ calls: number; perSecond: number; p50: number; p99: number }>({ kind: "unary", path, concurrency, seconds: SECONDS, port, request });
@@ -82,10 +84,22 @@ async function main() {
     subject: { resource: { resourceType: "principal", resourceId: "redhat/bench-user", reporter: { type: "rbac" } } },
     pagination: { limit },
   });
-  for (let run = 0; run < 3; run++) {
+  for (let run = 0; ONLY.has("list") && run < 3; run++) {
     const one = await ask<{ count: number; firstMs: number; totalMs: number }>({ kind: "stream", port, request: listRequest(HOSTS) });
     console.log(`StreamedListObjects ${one.count} hosts in one stream (run ${run + 1}): first message ${one.firstMs.toFixed(1)} ms, end ${one.totalMs.toFixed(1)} ms`);
   }
+  // What clients do (pages of at most 1000 by contract, following tokens to the empty page). Run 1
+  // follows a fresh commit, so its first page computes the lookup; later runs reuse it.
+  const fresh = rel("hbi/host", `host-fresh-${process.pid}`, "t_workspace", "rbac/workspace", ws);
+  for (let run = 0; ONLY.has("list") && run < 3; run++) {
+    if (run === 0) await store.relationships.write("bench-org", { touch: [fresh] });
+    const walked = await ask<{ count: number; pages: number; ordered: boolean; firstMs: number; totalMs: number }>({ kind: "walk", port, request: listRequest(1000) });
+    console.log(
+      `StreamedListObjects ${walked.count} hosts in ${walked.pages} pages of 1000 (run ${run + 1}${run === 0 ? ", after a commit" : ""}): first message ${walked.firstMs.toFixed(1)} ms, end ${walked.totalMs.toFixed(1)} ms${walked.ordered ? "" : " OUT OF ORDER"}`,
+    );
+  }
+
+  if (ONLY.has("list")) await store.relationships.write("bench-org", { delete: [fresh] });
 
   // Commit-to-visible: commit a grant, then poll Check (minimize_latency) until it flips.
   const local = new KesselInventoryServiceClient(`127.0.0.1:${port}`, credentials.createInsecure());
@@ -94,7 +108,7 @@ async function main() {
       local.check({ ...request, object: { resourceType: "workspace", resourceId: ws, reporter: { type: "rbac" } }, subject: { resource: { resourceType: "principal", resourceId: `redhat/${user}`, reporter: { type: "rbac" } } } }, new Metadata(), (e, r) => (e ? reject(e) : resolve(r.allowed))),
     );
   const lags: number[] = [];
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; ONLY.has("lag") && i < 200; i++) {
     const user = `lag-${process.pid}-${i}`;
     await store.relationships.write("bench-org", { touch: [rel("rbac/role_binding", "bench-binding", "t_subject", "rbac/principal", `redhat/${user}`)] });
     const committed = performance.now();
@@ -102,7 +116,7 @@ async function main() {
     lags.push(performance.now() - committed);
   }
   lags.sort((a, b) => a - b);
-  console.log(`commit-to-visible lag over ${lags.length} writes: p50 ${percentile(lags, 50).toFixed(2)} ms, p99 ${percentile(lags, 99).toFixed(2)} ms`);
+  if (ONLY.has("lag")) console.log(`commit-to-visible lag over ${lags.length} writes: p50 ${percentile(lags, 50).toFixed(2)} ms, p99 ${percentile(lags, 99).toFixed(2)} ms`);
 
   local.close();
   client.kill();

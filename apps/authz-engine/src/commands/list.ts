@@ -9,17 +9,34 @@ export interface PageRequest {
   continuationToken?: string;
 }
 
+/**
+ * One page as a window over the (cached, shared, never mutated) sorted result: nothing is copied
+ * or encoded up front, so the first item can be sent as soon as the window is known. Each item's
+ * cursor ("resume after this id") is encoded when it is sent, by `cursorAt`.
+ */
 export interface ListPage {
-  /** Ids of this page, ascending; each with the cursor that resumes after it. */
-  items: { id: string; cursor: string }[];
+  ids: readonly string[];
+  /** This page is ids[start, end). */
+  start: number;
+  end: number;
   token: string;
+}
+
+export function cursorAt(page: ListPage, index: number): string {
+  return encodeCursor(page.ids[index] as string);
+}
+
+/** The page's ids with their cursors (tests and small callers). */
+export function itemsOf(page: ListPage): { id: string; cursor: string }[] {
+  const items: { id: string; cursor: string }[] = [];
+  for (let i = page.start; i < page.end; i++) items.push({ id: page.ids[i] as string, cursor: cursorAt(page, i) });
+  return items;
 }
 
 function pageOf(ctx: EngineContext, sortedIds: readonly string[], page: PageRequest): ListPage {
   const limit = Math.min(page.limit ?? ctx.listDefaultLimit, ctx.listMaxLimit);
   const start = page.continuationToken ? firstIndexAfter(sortedIds, decodeCursor(page.continuationToken)) : 0;
-  const slice = sortedIds.slice(start, start + limit);
-  return { items: slice.map((id) => ({ id, cursor: encodeCursor(id) })), token: currentToken(ctx) };
+  return { ids: sortedIds, start, end: Math.min(sortedIds.length, start + limit), token: currentToken(ctx) };
 }
 
 /** Cursors compare ids by code units; sort only if the evaluator's order differs (O(n) check). */

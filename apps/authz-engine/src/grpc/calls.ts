@@ -60,14 +60,81 @@ export function unary<Req, Res>(
   };
 }
 
-/** Writes one message, waiting for the transport to drain when its buffer is full (back-pressure). */
+/**
+ * Queues one message; returns a promise only when the caller must wait (back-pressure), so a
+ * producer that is allowed to continue pays no await per item.
+ */
 export type StreamWriter<Res> = (message: Res) => Promise<void> | void;
 
-function writerFor<Req, Res>(call: ServerWritableStream<Req, Res>, onItem: () => void): StreamWriter<Res> {
-  return (message) => {
-    onItem();
-    if (call.write(message)) return;
-    return new Promise<void>((resolve) => call.once("drain", () => resolve()));
+/** What grpc-js's ServerWritableStream writes through (its `call`: the intercepting call). */
+interface MessageSink {
+  sendMessage(message: unknown, callback: () => void): void;
+}
+
+/** Messages handed to HTTP/2 but not yet flushed before the producer waits. */
+const STREAM_WINDOW = 256;
+
+interface StreamOutput<Res> {
+  write: StreamWriter<Res>;
+  /** Resolves once every queued message is handed to the transport (or the call is cancelled). */
+  flush(): Promise<void> | void;
+}
+
+function cancelledOr(call: ServerWritableStream<unknown, unknown>, wait: (resolve: () => void) => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const onCancel = () => resolve();
+    call.once("cancelled", onCancel);
+    wait(() => {
+      call.removeListener("cancelled", onCancel);
+      resolve();
+    });
+  });
+}
+
+/**
+ * grpc-js's ServerWritableStream is an object-mode Writable that hands one message at a time to
+ * HTTP/2 and waits for that write to complete before the next: one event-loop round trip per
+ * message. Handing messages straight to the call underneath (what the Writable's _write does)
+ * with up to STREAM_WINDOW in flight lets HTTP/2 coalesce them (writev) and keeps back-pressure.
+ * Falls back to the Writable (respecting 'drain') if that call is not there.
+ */
+function outputFor<Req, Res>(call: ServerWritableStream<Req, Res>, onItem: () => void): StreamOutput<Res> {
+  const anyCall = call as unknown as ServerWritableStream<unknown, unknown>;
+  const sink = (call as unknown as { call?: Partial<MessageSink> }).call;
+  if (typeof sink?.sendMessage !== "function") {
+    return {
+      write(message) {
+        onItem();
+        if (call.write(message) || call.cancelled) return;
+        return cancelledOr(anyCall, (resolve) => call.once("drain", resolve));
+      },
+      flush() {},
+    };
+  }
+  const send = sink.sendMessage.bind(sink);
+  let outstanding = 0;
+  let waiter: { below: number; resolve: () => void } | null = null;
+  const sent = () => {
+    outstanding--;
+    if (waiter !== null && outstanding <= waiter.below) {
+      const { resolve } = waiter;
+      waiter = null;
+      resolve();
+    }
+  };
+  const waitUntil = (below: number) => cancelledOr(anyCall, (resolve) => (waiter = { below, resolve }));
+  return {
+    write(message) {
+      onItem();
+      outstanding++;
+      send(message, sent);
+      if (outstanding < STREAM_WINDOW || call.cancelled) return;
+      return waitUntil(STREAM_WINDOW / 2);
+    },
+    flush() {
+      if (outstanding === 0 || call.cancelled) return;
+      return waitUntil(0);
+    },
   };
 }
 
@@ -79,10 +146,12 @@ export function serverStream<Req, Res>(
   return (call) => {
     const startedAt = process.hrtime.bigint();
     deps.metrics.inFlight.inc({ method });
-    const write = writerFor(call, () => deps.metrics.streamedItems.inc({ method }));
+    const items = deps.metrics.streamedItems.labels({ method });
+    const output = outputFor(call, () => items.inc());
     deps.authenticator
       .authenticate(call.metadata)
-      .then((identity) => handler(call.request, { identity, cancelled: () => call.cancelled }, write))
+      .then((identity) => handler(call.request, { identity, cancelled: () => call.cancelled }, output.write))
+      .then(() => output.flush())
       .then(
         () => {
           finish(deps, method, status.OK, startedAt);

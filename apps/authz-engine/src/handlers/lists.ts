@@ -5,7 +5,7 @@ import type {
   StreamedListSubjectsResponse,
 } from "@gatehouse/proto";
 import type { EngineContext } from "../commands/context.js";
-import { listObjects, listSubjects } from "../commands/list.js";
+import { cursorAt, listObjects, listSubjects } from "../commands/list.js";
 import type { CallContext, StreamWriter } from "../grpc/calls.js";
 import { consistency, pagination, representationType, requireString, resourceRef, subjectRef } from "../grpc/validation.js";
 
@@ -24,13 +24,15 @@ export function listHandlers(ctx: EngineContext) {
       const result = await listObjects(ctx, { objectType: objectType.definition, permission, subject, page, consistency: requirement });
       const consistencyToken = { token: result.token };
       const reporter = { type: objectType.reporterType };
-      for (const item of result.items) {
+      const { resourceType } = objectType;
+      for (let i = result.start; i < result.end; i++) {
         if (context.cancelled()) return;
-        await write({
-          object: { resourceType: objectType.resourceType, resourceId: item.id, reporter },
-          pagination: { continuationToken: item.cursor },
+        const pending = write({
+          object: { resourceType, resourceId: result.ids[i] as string, reporter },
+          pagination: { continuationToken: cursorAt(result, i) },
           consistencyToken,
         });
+        if (pending) await pending;
       }
     },
 
@@ -55,16 +57,17 @@ export function listHandlers(ctx: EngineContext) {
       });
       const consistencyToken = { token: result.token };
       const reporter = { type: subjectType.reporterType };
-      for (const item of result.items) {
+      for (let i = result.start; i < result.end; i++) {
         if (context.cancelled()) return;
-        await write({
+        const pending = write({
           subject: {
-            resource: { resourceType: subjectType.resourceType, resourceId: item.id, reporter },
+            resource: { resourceType: subjectType.resourceType, resourceId: result.ids[i] as string, reporter },
             ...(subjectRelation !== undefined ? { relation: subjectRelation } : {}),
           },
-          pagination: { continuationToken: item.cursor },
+          pagination: { continuationToken: cursorAt(result, i) },
           consistencyToken,
         });
+        if (pending) await pending;
       }
     },
   };
