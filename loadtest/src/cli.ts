@@ -1,0 +1,101 @@
+// Command line: generate (data only), drive (full run), smoke (small scale, seconds).
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Command, InvalidArgumentError } from "commander";
+import { LOADTEST_ROOT, runLoadTest, type RunOptions } from "./run.ts";
+
+const DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/test";
+
+/** The run owns a database of its own next to DATABASE_URL's, never the shared test database. */
+function ownDatabase(base: string, scale: string): string {
+  const url = new URL(base);
+  url.pathname = `/gatehouse_loadtest_${scale.toLowerCase()}`;
+  return url.toString();
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive integer");
+  return n;
+}
+
+interface Flags {
+  scale: string;
+  dataDir?: string;
+  store: "postgres" | "pglite";
+  databaseUrl?: string;
+  appDb?: string;
+  httpUrl?: string;
+  grpcTarget?: string;
+  fresh: boolean;
+  concurrency: number;
+  out: string;
+  name?: string;
+  progress: boolean;
+}
+
+function options(flags: Flags, extra: Pick<RunOptions, "smoke" | "generateOnly">): RunOptions {
+  const external = flags.httpUrl && flags.grpcTarget ? { httpUrl: flags.httpUrl, grpcTarget: flags.grpcTarget } : undefined;
+  if ((flags.httpUrl === undefined) !== (flags.grpcTarget === undefined)) throw new Error("--http-url and --grpc-target go together");
+  const databaseUrl = flags.store === "postgres" ? (flags.databaseUrl ?? ownDatabase(process.env["DATABASE_URL"] ?? DEFAULT_PG, flags.scale)) : undefined;
+  return {
+    scale: flags.scale,
+    dataDir: path.resolve(flags.dataDir ?? path.join(LOADTEST_ROOT, ".data", `${flags.scale}-${flags.store}`)),
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(flags.appDb ? { appDb: flags.appDb } : {}),
+    ...(external ? { external } : {}),
+    fresh: flags.fresh,
+    concurrency: flags.concurrency,
+    outDir: path.resolve(flags.out),
+    outName: flags.name ?? `${extra.smoke ? "smoke" : "full"}-${flags.scale}`,
+    command: `pnpm --filter @gatehouse/loadtest ${extra.smoke ? "smoke" : extra.generateOnly ? "generate" : "drive"} ${process.argv.slice(3).join(" ")}`.trim(),
+    showProgress: flags.progress && process.stderr.isTTY === true,
+    log: (line) => console.error(line),
+    ...extra,
+  };
+}
+
+function common(command: Command, defaultScale: string, defaultStore: "postgres" | "pglite"): Command {
+  return command
+    .option("--scale <name>", "data scale (smoke, 1k, 10k, 100k, 1M)", defaultScale)
+    .option("--data-dir <dir>", "generator state, manifest and PGlite files (default loadtest/.data/<scale>-<store>)")
+    .option("--store <kind>", "Gatehouse store for the spawned server: postgres | pglite", defaultStore)
+    .option("--database-url <url>", "Postgres for the store and the app table (default: DATABASE_URL's server, database gatehouse_loadtest_<scale>)")
+    .option("--app-db <url>", "application table: postgres://… or pglite:<dir>|memory")
+    .option("--http-url <url>", "use a running stack: management API base URL")
+    .option("--grpc-target <host:port>", "use a running stack: authz-engine gRPC address")
+    .option("--fresh", "delete the generator state (and the run's own database) first", false)
+    .option("--concurrency <n>", "ReportResource calls in flight while loading hosts", positiveInt, 64)
+    .option("--out <dir>", "where results JSON and Markdown go", path.join(LOADTEST_ROOT, "results"))
+    .option("--name <name>", "results file name (default full-<scale> / smoke-<scale>)")
+    .option("--no-progress", "no progress bars");
+}
+
+const program = new Command("loadtest").description("Gatehouse load tests: data generator and Node driver for the k6 scenarios");
+
+common(program.command("generate").description("load the deterministic data set (resumable)"), "100k", "postgres").action(async (flags: Flags) => {
+  await runLoadTest(options(flags, { smoke: false, generateOnly: true }));
+});
+
+common(program.command("drive").description("generate if needed, then run every scenario and write the results table"), "100k", "postgres").action(async (flags: Flags) => {
+  const report = await runLoadTest(options(flags, { smoke: false, generateOnly: false }));
+  if (report) console.log(`results written to ${flags.out}; targets ${report.ratios.targetsMet ? "met" : "NOT met"}`);
+});
+
+common(program.command("smoke").description("small scale, short durations, throwaway data (CI)"), "smoke", "pglite").action(async (flags: Flags) => {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "gatehouse-loadtest-"));
+  try {
+    const report = await runLoadTest(options({ ...flags, dataDir: flags.dataDir ?? tmp }, { smoke: true, generateOnly: false }));
+    const failed = report?.scenarios.filter((s) => s.errors > 0) ?? [];
+    if (failed.length > 0) throw new Error(`smoke run had errors: ${failed.map((s) => `${s.name}: ${s.firstError}`).join("; ")}`);
+    console.log("smoke run passed");
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+program.parseAsync().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,114 @@
+// Results as JSON (machine-readable) and a Markdown table (RESULTS.md), with the ratios the
+// specification's performance claim rests on, computed from the same run.
+import os from "node:os";
+import type { LatencySummary } from "./histogram.ts";
+
+export interface ScenarioResult {
+  name: string;
+  description: string;
+  unit: string;
+  requests: number;
+  errors: number;
+  firstError?: string;
+  elapsedMs: number;
+  throughputPerSec: number;
+  latency: LatencySummary;
+  serverCpuMsPerRequest?: number;
+  extra: Record<string, number | string>;
+  parts?: Record<string, LatencySummary>;
+  threshold?: { rule: string; passed: boolean };
+}
+
+export interface Ratios {
+  /** Full per-host Check pass (extrapolated) ÷ Pattern 2 end-to-end, both p50. */
+  checkVsPattern2: number;
+  /** CheckBulk full pass ÷ Pattern 2 end-to-end, both p50. */
+  checkBulkVsPattern2: number;
+  /** Check p50 ÷ bare-transport p50. */
+  checkVsFloor: number;
+  pattern2P95Ms: number;
+  pattern2P95TargetMs: number;
+  targetsMet: boolean;
+}
+
+export interface RunReport {
+  date: string;
+  machine: string;
+  command: string;
+  scale: string;
+  hosts: number;
+  store: string;
+  appDb: string;
+  scenarios: ScenarioResult[];
+  ratios: Ratios;
+}
+
+export function machineDescription(): string {
+  const cpus = os.cpus();
+  const model = cpus[0]?.model.replace(/\s+/g, " ").trim() ?? "unknown CPU";
+  return `${cpus.length} vCPU ${os.arch()} (${model}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.versions.node.split(".")[0]}`;
+}
+
+export function computeRatios(results: ScenarioResult[], p95TargetMs: number): Ratios {
+  const get = (name: string): ScenarioResult => {
+    const r = results.find((x) => x.name === name);
+    if (!r) throw new Error(`scenario ${name} missing from the run`);
+    return r;
+  };
+  const p2 = get("pattern2-list");
+  const bulk = get("pattern1-checkbulk");
+  const check = get("pattern1-check");
+  const mix = get("check-mix");
+  const floor = get("floor");
+  const fullCheckMs = Number(check.extra["extrapolatedFullPassMs"]);
+  const checkVsPattern2 = fullCheckMs / p2.latency.p50Ms;
+  return {
+    checkVsPattern2,
+    checkBulkVsPattern2: bulk.latency.p50Ms / p2.latency.p50Ms,
+    checkVsFloor: mix.latency.p50Ms / floor.latency.p50Ms,
+    pattern2P95Ms: p2.latency.p95Ms,
+    pattern2P95TargetMs: p95TargetMs,
+    targetsMet: p2.latency.p95Ms <= p95TargetMs && checkVsPattern2 >= 100,
+  };
+}
+
+const ms = (v: number): string => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const fmt = (v: number | string): string => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(3)) : v);
+
+export function renderMarkdown(r: RunReport): string {
+  const lines = [
+    `## Run of ${r.date}`,
+    "",
+    `- Machine: ${r.machine}`,
+    `- Scale: ${r.scale} (${r.hosts.toLocaleString("en-US")} hosts); Gatehouse store: ${r.store}; application table: ${r.appDb}`,
+    `- Command: \`${r.command}\``,
+    "",
+    "| Scenario | Unit | Requests | Throughput /s | p50 ms | p95 ms | p99 ms | Errors | Server CPU ms/req | Notes |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+  ];
+  for (const s of r.scenarios) {
+    const notes = Object.entries(s.extra).map(([k, v]) => `${k}=${fmt(v)}`);
+    if (s.threshold) notes.push(`${s.threshold.rule}: ${s.threshold.passed ? "pass" : "FAIL"}`);
+    if (s.firstError) notes.push(`first error: ${s.firstError.slice(0, 120).replace(/\|/g, "/")}`);
+    const cpu = s.serverCpuMsPerRequest === undefined ? "n/a" : ms(s.serverCpuMsPerRequest);
+    lines.push(
+      `| ${s.name} | ${s.unit} | ${s.requests} | ${s.throughputPerSec.toFixed(1)} | ${ms(s.latency.p50Ms)} | ${ms(s.latency.p95Ms)} | ${ms(s.latency.p99Ms)} | ${s.errors} | ${cpu} | ${notes.join("; ")} |`,
+    );
+    for (const [part, l] of Object.entries(s.parts ?? {})) {
+      lines.push(`| ↳ ${part} | | ${l.count} | | ${ms(l.p50Ms)} | ${ms(l.p95Ms)} | ${ms(l.p99Ms)} | | | |`);
+    }
+  }
+  const x = r.ratios;
+  lines.push(
+    "",
+    "| Comparison (same run, p50) | Ratio |",
+    "|---|---:|",
+    `| Per-host Check over all hosts (extrapolated from the sample) ÷ Pattern 2 end-to-end | ${x.checkVsPattern2.toFixed(0)}× |`,
+    `| CheckBulk over all hosts (batches of 1,000) ÷ Pattern 2 end-to-end | ${x.checkBulkVsPattern2.toFixed(1)}× |`,
+    `| Check (check-mix) ÷ bare transport (health RPC) | ${x.checkVsFloor.toFixed(2)}× |`,
+    "",
+    `Targets: Pattern 2 p95 ${ms(x.pattern2P95Ms)} ms (target ≤ ${x.pattern2P95TargetMs} ms) and ≥ 100× faster than per-host Check: **${x.targetsMet ? "met" : "NOT met"}**.`,
+    "",
+  );
+  return lines.join("\n");
+}
