@@ -40,7 +40,7 @@ type Json = Record<string, unknown>;
 
 // The same zod schemas validate requests; the document is derived from them, never hand-written.
 // Named schemas (`.meta({ id })`) end up in components.schemas and are referenced from operations.
-let components: Record<string, Json> = {};
+const components: Record<string, Json> = {};
 
 function hoist(json: Json): Json {
   const { $schema: _schema, $defs, ...rest } = json as Json & { $defs?: Record<string, Json> };
@@ -87,7 +87,6 @@ let cached: Json | null = null;
 
 export function buildOpenApiDocument(): Json {
   if (cached) return cached;
-  components = {};
   const v2 = "/api/rbac/v2";
   const v1 = "/api/rbac/v1";
   const paths: Record<string, Record<string, Operation>> = {

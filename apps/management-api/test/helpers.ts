@@ -1,4 +1,5 @@
 import { encodeIdentityHeader } from "@gatehouse/auth";
+import { openTestStore } from "@gatehouse/store/testing";
 import {
   buildServer,
   loadRoleConfiguration,
@@ -36,10 +37,24 @@ export interface TestApp {
 
 export const V2 = "/api/rbac/v2";
 
-export async function startApp(config: Partial<ManagementApiConfig> = {}, options: BuildServerOptions = {}): Promise<TestApp> {
+export const DATABASE_URL = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/**
+ * Starts the API on port 0 over a store of its own: a throw-away Postgres schema (dropped on
+ * stop) or an in-memory PGlite database.
+ */
+export async function startApp(
+  config: Partial<ManagementApiConfig> = {},
+  options: BuildServerOptions & { backend?: "pg" | "pglite" } = {},
+): Promise<TestApp> {
+  const { backend = "pg", ...buildOptions } = options;
+  const store = await openTestStore(backend === "pg" ? { name: "pg", databaseUrl: DATABASE_URL } : { name: "pglite" }, {
+    domain: config.domain ?? "redhat",
+    workspaceDepthLimit: config.workspaceMaxDepth ?? 5,
+  });
   const server = buildServer(
     { port: 0, host: "127.0.0.1", allowChildrenUnderRoot: false, ...config },
-    { roleConfiguration: await testRoleConfiguration(), ...options },
+    { roleConfiguration: await testRoleConfiguration(), store, ...buildOptions },
   );
   const { port } = await server.start();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -65,6 +80,9 @@ export async function startApp(config: Partial<ManagementApiConfig> = {}, option
       }
       return { status: response.status, headers: response.headers, body: parsed, text };
     },
-    stop: () => server.stop(),
+    async stop() {
+      await server.stop();
+      await store.close();
+    },
   };
 }

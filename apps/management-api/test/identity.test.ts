@@ -87,6 +87,8 @@ describe("service endpoints", () => {
     expect(schema.properties.name.maxLength).toBe(255);
     const batch = resolve(paths[`${V2}/role-bindings:batchCreate/`]!["post"]!.requestBody.content["application/json"].schema);
     expect(batch.properties.requests).toMatchObject({ minItems: 1, maxItems: 100 });
+    const refs = [...res.text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.filter((ref) => !(ref in res.body.components.schemas))).toEqual([]);
     expect(paths[`${V2}/workspaces/`]!["get"]!.parameters!.map((p) => p.name)).toEqual(expect.arrayContaining(["type", "name", "parent_id", "ids", "order_by", "with_ancestry", "limit", "offset"]));
   });
 

@@ -5,7 +5,8 @@ let app: TestApp;
 const admin = { org: "ws1", user: "ws-admin", admin: true };
 
 beforeAll(async () => {
-  app = await startApp();
+  // Embedded PGlite here; the other suites run on real Postgres.
+  app = await startApp({}, { backend: "pglite" });
 });
 afterAll(() => app.stop());
 
