@@ -87,7 +87,13 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
 
   const app = express();
   app.disable("x-powered-by");
-  app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
+  // Liveness: the process answers. Readiness: listening and not stopping. A down store or Redis
+  // does not make the service unready: it still answers from whichever of the two is up.
+  let ready = false;
+  const alive = (_req: unknown, res: express.Response): void => void res.json({ status: "ok" });
+  app.get("/livez", alive);
+  app.get("/healthz", alive);
+  app.get("/readyz", (_req, res) => void res.status(ready ? 200 : 503).json({ status: ready ? "ok" : "unavailable" }));
   app.get("/metrics", async (_req, res) => void res.type(metricsContentType).send(await metrics.render()));
   app.use(workspaceRoutes(lookup, authenticator));
   app.use((_req, _res, next) => next(new WorkspaceCacheError("invalid-request", "Only GET /api/rbac/v2/workspaces/?type=root|default is served here.")));
@@ -108,12 +114,14 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
         listening.once("error", reject);
       });
       const actual = (listening.address() as AddressInfo).port;
+      ready = true;
       logger.info({ port: actual, cache: cache.kind }, "workspace-cache listening");
       return { port: actual };
     },
     async stop() {
       const running = server;
       server = undefined;
+      ready = false;
       if (running) {
         running.closeAllConnections();
         await new Promise<void>((resolve) => running.close(() => resolve()));

@@ -61,6 +61,14 @@ describe.each(["memory", "redis"] as const)("workspace-cache over %s", (kind) =>
     await issuer.stop();
   });
 
+  it("answers liveness and readiness probes without credentials", async () => {
+    for (const path of ["/livez", "/readyz"]) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(await res.json()).toEqual({ status: "ok" });
+    }
+  });
+
   it("returns the root and default workspace in the list envelope with exactly one element", async () => {
     const headers = { authorization: `Bearer ${serviceToken}`, "x-rh-rbac-org-id": "o1" };
     const root = await get("root", headers);
