@@ -11,6 +11,7 @@ import { resolveConfig, type EngineConfig, type ResolvedConfig } from "./config.
 import { EngineError } from "./errors.js";
 import { createAuthenticator } from "./grpc/authn.js";
 import { serverStream, unary, type CallDeps } from "./grpc/calls.js";
+import { memoizeResponseBytes } from "./grpc/encoded-responses.js";
 import { EngineGraph } from "./graph/engine-graph.js";
 import { openStore, type Store } from "@gatehouse/store";
 import { storeGraphSource, storeResourceWriter } from "./graph/store-source.js";
@@ -121,7 +122,10 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const deps: CallDeps = { authenticator: createAuthenticator(resolved.authn), metrics, logger };
 
     grpcServer = new Server();
-    grpcServer.addService(KesselInventoryServiceService, inventoryService(ctx, resolved, deps));
+    grpcServer.addService(
+      memoizeResponseBytes(KesselInventoryServiceService, ["check", "checkSelf", "checkForUpdate"]),
+      inventoryService(ctx, resolved, deps),
+    );
     const kesselHealth = kesselHealthHandlers(readiness);
     grpcServer.addService(KesselInventoryHealthServiceService, {
       getLivez: unary("GetLivez", deps, kesselHealth.getLivez),

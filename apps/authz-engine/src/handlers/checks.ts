@@ -22,6 +22,7 @@ import type { EngineContext } from "../commands/context.js";
 import type { CheckTarget, SubjectRef } from "../commands/types.js";
 import { EngineError } from "../errors.js";
 import type { CallContext } from "../grpc/calls.js";
+import { ResponsePair } from "../grpc/encoded-responses.js";
 import { toGrpcFailure } from "../grpc/errors.js";
 import { bulkItems, consistency, requireString, resourceRef, subjectRef } from "../grpc/validation.js";
 
@@ -47,18 +48,24 @@ function pairResponse(outcome: BulkItemOutcome): { item: { allowed: Allowed } } 
   return { error: { code: failure.code, message: failure.message, details: [] } };
 }
 
+const checkResponse = (allowed: boolean, token: string) => ({ allowed: allowedOf(allowed), consistencyToken: { token } });
+
 export function checkHandlers(ctx: EngineContext, domain: string) {
+  // Shared, immutable response objects: the server encodes each of them once (memoizeResponseBytes).
+  const checks = new ResponsePair<CheckResponse>(checkResponse);
+  const updates = new ResponsePair<CheckForUpdateResponse>(checkResponse);
+  const selves = new ResponsePair<CheckSelfResponse>(checkResponse);
   return {
     async check(request: CheckRequest): Promise<CheckResponse> {
       const checkTarget = target(request, "");
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: true });
       const outcome = await runCheck(ctx, checkTarget, requirement);
-      return { allowed: allowedOf(outcome.allowed), consistencyToken: { token: outcome.token } };
+      return checks.get(outcome.allowed, outcome.token);
     },
 
     async checkForUpdate(request: CheckForUpdateRequest): Promise<CheckForUpdateResponse> {
       const outcome = await runCheck(ctx, target(request, ""), { kind: "fully-consistent" });
-      return { allowed: allowedOf(outcome.allowed), consistencyToken: { token: outcome.token } };
+      return updates.get(outcome.allowed, outcome.token);
     },
 
     async checkSelf(request: CheckSelfRequest, context: CallContext): Promise<CheckSelfResponse> {
@@ -69,7 +76,7 @@ export function checkHandlers(ctx: EngineContext, domain: string) {
       };
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: true });
       const outcome = await runCheck(ctx, checkTarget, requirement);
-      return { allowed: allowedOf(outcome.allowed), consistencyToken: { token: outcome.token } };
+      return selves.get(outcome.allowed, outcome.token);
     },
 
     async checkBulk(request: CheckBulkRequest): Promise<CheckBulkResponse> {
