@@ -91,9 +91,9 @@ interface MessageSink {
 }
 
 /** Messages handed to HTTP/2 but not yet flushed before the producer waits. */
-const STREAM_WINDOW = 256;
+export const STREAM_WINDOW = 256;
 
-interface StreamOutput<Res> {
+export interface StreamOutput<Res> {
   write: StreamWriter<Res>;
   /** Resolves once every queued message is handed to the transport (or the call is cancelled). */
   flush(): Promise<void> | void;
@@ -117,7 +117,7 @@ function cancelledOr(call: ServerWritableStream<unknown, unknown>, wait: (resolv
  * with up to STREAM_WINDOW in flight lets HTTP/2 coalesce them (writev) and keeps back-pressure.
  * Falls back to the Writable (respecting 'drain') if that call is not there.
  */
-function outputFor<Req, Res>(call: ServerWritableStream<Req, Res>, onItem: () => void): StreamOutput<Res> {
+export function outputFor<Req, Res>(call: ServerWritableStream<Req, Res>, onItem: () => void): StreamOutput<Res> {
   const anyCall = call as unknown as ServerWritableStream<unknown, unknown>;
   const sink = (call as unknown as { call?: Partial<MessageSink> }).call;
   if (typeof sink?.sendMessage !== "function") {
