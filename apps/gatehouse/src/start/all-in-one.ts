@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { createServer } from "node:net";
 import { buildServer as buildAuthzEngine } from "@gatehouse/authz-engine";
 import { buildServer as buildManagementApi } from "@gatehouse/management-api";
 import { openStore, type Store } from "@gatehouse/store";
@@ -35,11 +36,26 @@ async function bind<T>(service: string, port: number, start: () => Promise<T>): 
   }
 }
 
+/** Fails before anything is opened (above all the embedded database) when a port is taken. */
+async function assertPortFree(service: string, host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once("error", (error: NodeJS.ErrnoException) => reject(error.code === "EADDRINUSE" ? new PortInUseError(service, port, { cause: error }) : error));
+    probe.listen(port, host, () => resolve());
+  });
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+}
+
 /**
  * Starts management API, authz-engine and workspace-cache in one process over ONE store (PGlite
  * allows a single opener), seeding the demo organisation on first start.
  */
 export async function startGatehouse(config: StartConfig, logger: Logger = createLogger({ name: "gatehouse" })): Promise<RunningGatehouse> {
+  await assertPortFree("management API", config.host, config.httpPort);
+  await assertPortFree("authz-engine gRPC", config.host, config.grpcPort);
+  await assertPortFree("workspace-cache", config.host, config.cachePort);
+  await assertPortFree("authz-engine metrics", config.host, config.metricsPort);
   if (!config.databaseUrl && config.dataDir) mkdirSync(config.dataDir, { recursive: true });
   const store = await openStore({
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : config.dataDir ? { dataDir: config.dataDir } : {}),
