@@ -5,6 +5,8 @@
 import { EvaluationError } from "../errors.js";
 import type { RelationshipGraph } from "../graph/relationship-graph.js";
 import type { Op } from "../model/model.js";
+import { reverseWalk } from "./lookup-resources.js";
+import { reverseIndexOf, type ReverseIndex } from "./reverse-index.js";
 import type { ResolvedSubject } from "./subject.js";
 
 export const DEFAULT_MAX_DEPTH = 50;
@@ -13,9 +15,15 @@ const IN_PROGRESS = 0;
 const FALSE = 1;
 const TRUE = 2;
 
+/** Arrows with more tuples than this try the anchored path (see `arrow`). */
+const ANCHOR_MIN_TUPLES = 16;
+
 export class Evaluation {
   private readonly memo = new Map<number, number>();
   private readonly slotCount: number;
+  private readonly index: ReverseIndex;
+  /** anchor slot → nodes where the subject holds it (computed on first use). */
+  private readonly anchored = new Map<number, Set<number>>();
 
   constructor(
     readonly graph: RelationshipGraph,
@@ -23,6 +31,7 @@ export class Evaluation {
     readonly maxDepth: number = DEFAULT_MAX_DEPTH,
   ) {
     this.slotCount = graph.model.slotCount;
+    this.index = reverseIndexOf(graph.model);
   }
 
   /** Does `subject` hold `slot` (a relation or permission) on `node`? */
@@ -31,6 +40,9 @@ export class Evaluation {
     // A subject set is always a member of itself (SpiceDB answers group:g#member ∈ group:g#member).
     if (slot === subject.relationSlot && node === subject.node) return true;
     if (depth > this.maxDepth) this.depthExceeded(node, slot);
+    const s = this.graph.model.slots[slot]!;
+    // Relations without subject sets are leaves: two index probes, cheaper than a memo entry.
+    if (s.stored && !this.graph.forwardSets[slot]) return this.direct(node, slot, depth);
     const key = node * this.slotCount + slot;
     const state = this.memo.get(key);
     if (state !== undefined) {
@@ -38,7 +50,6 @@ export class Evaluation {
       return state === TRUE;
     }
     this.memo.set(key, IN_PROGRESS);
-    const s = this.graph.model.slots[slot]!;
     const result = s.stored ? this.direct(node, slot, depth) : this.evalOp(s.op!, node, depth);
     this.memo.set(key, result ? TRUE : FALSE);
     return result;
@@ -81,8 +92,22 @@ export class Evaluation {
 
   private arrow(op: Extract<Op, { k: "arrow" }>, node: number, depth: number): boolean {
     const { graph } = this;
-    const targets = graph.forward[op.tupleset]!.get(node);
+    const forward = graph.forward[op.tupleset]!;
+    const targets = forward.get(node);
     if (!targets) return false;
+    if (targets.length > ANCHOR_MIN_TUPLES) {
+      const anchored = this.anchoredTargets(op, graph.nodeType[targets[0]! >= 0 ? targets[0]! : graph.usersetNode[-targets[0]! - 1]!]!);
+      // Every target where the permission holds lies in the anchor set, so walk the smaller side.
+      if (anchored) {
+        const slot = anchored.slot;
+        if (anchored.nodes.size < targets.length) {
+          for (const target of anchored.nodes) if (forward.has(node, target) && this.evalSlot(target, slot, depth + 1)) return true;
+        } else {
+          for (const target of targets) if (anchored.nodes.has(target) && this.evalSlot(target, slot, depth + 1)) return true;
+        }
+        return false;
+      }
+    }
     for (const code of targets) {
       // An arrow walks to the object of each tuple; a subject set's relation is ignored.
       const target = code >= 0 ? code : graph.usersetNode[-code - 1]!;
@@ -90,6 +115,22 @@ export class Evaluation {
       if (slot >= 0 && this.evalSlot(target, slot, depth + 1)) return true;
     }
     return false;
+  }
+
+  /**
+   * When an arrow's targets all have one type and its target permission is `anchor & ...`, the set
+   * of nodes where the subject holds `anchor` (found by a reverse walk) bounds the targets to try.
+   */
+  private anchoredTargets(op: Extract<Op, { k: "arrow" }>, typeIndex: number): { slot: number; nodes: Set<number> } | undefined {
+    const { graph } = this;
+    const tupleset = graph.model.slots[op.tupleset]!;
+    if (tupleset.allowed.length !== 1 || tupleset.allowed[0]!.relation !== undefined) return undefined;
+    const slot = op.targetByType[typeIndex]!;
+    const anchor = slot >= 0 ? this.index.anchorOf[slot]! : -1;
+    if (anchor < 0) return undefined;
+    let nodes = this.anchored.get(anchor);
+    if (!nodes) this.anchored.set(anchor, (nodes = reverseWalk(this, typeIndex, anchor)));
+    return { slot, nodes };
   }
 
   private depthExceeded(node: number, slot: number): never {

@@ -13,10 +13,14 @@ export function lookupResourceNodes(graph: RelationshipGraph, resourceType: stri
   const typeIndex = resolveType(graph, resourceType);
   const target = resolvePermission(graph, typeIndex, permission);
   const resolved = resolveSubject(graph, subject);
-  const { model } = graph;
-  const index = reverseIndexOf(model);
-  const relevant = index.relevantTo(target);
-  const evaluation = new Evaluation(graph, resolved, DEFAULT_MAX_DEPTH);
+  return reverseWalk(new Evaluation(graph, resolved, DEFAULT_MAX_DEPTH), typeIndex, target);
+}
+
+/** The reverse walk itself; `evaluation` (bound to the subject) verifies intersections and exclusions. */
+export function reverseWalk(evaluation: Evaluation, typeIndex: number, target: number): Set<number> {
+  const { graph, subject: resolved } = evaluation;
+  const index = reverseIndexOf(graph.model);
+  const triggers = index.triggersFor(target);
   const facts: Array<Set<number> | undefined> = [];
   const queueNode: number[] = [];
   const queueSlot: number[] = [];
@@ -38,32 +42,31 @@ export function lookupResourceNodes(graph: RelationshipGraph, resourceType: stri
   const seedCodes: number[] = [];
   if (resolved.code !== NOT_FOUND) seedCodes.push(resolved.code);
   if (resolved.wildcardNode >= 0) seedCodes.push(resolved.wildcardNode);
-  model.slots.forEach((s, slot) => {
-    if (!s.stored || !relevant[slot]) return;
+  for (const slot of index.relevantStored(target)) {
     for (const code of seedCodes) for (const resource of graph.reverse[slot]!.get(code) ?? []) addFact(resource, slot);
-  });
-  if (resolved.relationSlot >= 0 && resolved.node >= 0 && relevant[resolved.relationSlot]) addFact(resolved.node, resolved.relationSlot);
+  }
+  if (resolved.relationSlot >= 0 && resolved.node >= 0 && index.relevantTo(target)[resolved.relationSlot]) addFact(resolved.node, resolved.relationSlot);
 
   for (let head = 0; head < queueNode.length; head++) {
     const node = queueNode[head]!;
     const slot = queueSlot[head]!;
-    for (const t of index.triggers[slot]!) {
+    for (const t of triggers[slot]!) {
       if (t.kind === "same") {
-        if (relevant[t.perm]) candidate(node, t.perm, t.verify);
+        candidate(node, t.perm, t.verify);
       } else if (t.kind === "arrow") {
-        if (!relevant[t.perm]) continue;
         const reverse = graph.reverse[t.via]!;
         for (const resource of reverse.get(node) ?? []) candidate(resource, t.perm, t.verify);
         if (t.viaAllowsSets) {
           for (const code of graph.usersetCodesOf(node)) for (const resource of reverse.get(code) ?? []) candidate(resource, t.perm, t.verify);
         }
-      } else if (relevant[t.rel]) {
+      } else {
         const code = graph.usersetCode(node, slot);
         if (code !== NOT_FOUND) for (const resource of graph.reverse[t.rel]!.get(code) ?? []) addFact(resource, t.rel);
       }
     }
   }
-  const result = new Set([...(facts[target] ?? [])].filter((n) => graph.nodeType[n] === typeIndex));
+  const result = new Set<number>();
+  for (const n of facts[target] ?? []) if (graph.nodeType[n] === typeIndex) result.add(n);
   // A subject set holds itself (group:g#member on group:g#member).
   if (resolved.relationSlot === target && resolved.typeIndex === typeIndex && resolved.node >= 0) result.add(resolved.node);
   return result;

@@ -14,6 +14,16 @@ export interface ReverseIndex {
   triggers: Trigger[][];
   /** Slots that can contribute to `target`, as a membership array indexed by slot. */
   relevantTo(target: number): Uint8Array;
+  /** triggers filtered to those whose output is relevant to `target` (per slot). */
+  triggersFor(target: number): Trigger[][];
+  /** The stored relations among relevantTo(target): where a reverse walk starts. */
+  relevantStored(target: number): number[];
+  /**
+   * For an intersection permission, a branch that is a plain slot and cannot be reached through a
+   * wildcard (e.g. `subject` in `subject & t_role->p`), else -1. The nodes where that slot holds are
+   * few for one subject, so checks can enumerate them instead of every tuple of an arrow.
+   */
+  anchorOf: Int32Array;
 }
 
 const cache = new WeakMap<Model, ReverseIndex>();
@@ -104,9 +114,35 @@ function buildReverseIndex(model: Model): ReverseIndex {
   triggers.forEach((list, slot) => {
     for (const t of list) producers[t.kind === "set" ? t.rel : t.perm]!.push(slot);
   });
+  const anchorOf = new Int32Array(model.slotCount).fill(-1);
+  model.slots.forEach((s, slot) => {
+    if (s.op?.k !== "intersection") return;
+    const anchor = s.op.ops.find((c) => c.k === "slot" && !opReachesWildcard(c));
+    if (anchor?.k === "slot") anchorOf[slot] = anchor.slot;
+  });
   const relevant = new Map<number, Uint8Array>();
+  const stored = new Map<number, number[]>();
+  const filtered = new Map<number, Trigger[][]>();
   return {
     triggers,
+    anchorOf,
+    triggersFor(target: number): Trigger[][] {
+      let byTarget = filtered.get(target);
+      if (!byTarget) {
+        const set = this.relevantTo(target);
+        byTarget = triggers.map((list) => list.filter((t) => set[t.kind === "set" ? t.rel : t.perm] === 1));
+        filtered.set(target, byTarget);
+      }
+      return byTarget;
+    },
+    relevantStored(target: number): number[] {
+      let list = stored.get(target);
+      if (!list) {
+        const set = this.relevantTo(target);
+        stored.set(target, (list = model.slots.flatMap((s, slot) => (s.stored && set[slot] ? [slot] : []))));
+      }
+      return list;
+    },
     relevantTo(target: number): Uint8Array {
       let set = relevant.get(target);
       if (!set) {

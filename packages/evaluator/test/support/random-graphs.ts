@@ -83,7 +83,8 @@ export function randomStageCase(rnd: Random, model: Model, size = 1): RandomCase
     for (const g of grants) if (rnd() < 0.2) out.push(rel("rbac/role", r, g, "rbac/principal", "*"));
     for (const child of roles.slice(i + 1)) if (rnd() < 0.15) out.push(rel("rbac/role", r, "t_child", "rbac/role", child));
   });
-  for (let i = 0; i < 12 * size; i++) {
+  // Enough bindings on the root that checks there take the anchored path (more than 16 tuples).
+  for (let i = 0; i < 40 * size; i++) {
     const rb = `rb${i}`;
     out.push(rel("rbac/role_binding", rb, "t_role", "rbac/role", pick(rnd, roles)));
     if (rnd() < 0.5) out.push(rel("rbac/role_binding", rb, "t_subject", "rbac/principal", pick(rnd, principals)));
@@ -91,8 +92,8 @@ export function randomStageCase(rnd: Random, model: Model, size = 1): RandomCase
     const level = rnd();
     if (level < 0.1) out.push(rel("rbac/tenant", tenant, "t_binding", "rbac/role_binding", rb));
     else if (level < 0.2) out.push(rel("rbac/platform", "stage", "t_binding", "rbac/role_binding", rb));
-    else if (level < 0.35) out.push(rel("rbac/workspace", "root", "t_binding", "rbac/role_binding", rb));
-    else if (level < 0.5) out.push(rel("rbac/workspace", "default", "t_binding", "rbac/role_binding", rb));
+    else if (level < 0.7) out.push(rel("rbac/workspace", "root", "t_binding", "rbac/role_binding", rb));
+    else if (level < 0.8) out.push(rel("rbac/workspace", "default", "t_binding", "rbac/role_binding", rb));
     else out.push(rel("rbac/workspace", pick(rnd, workspaces), "t_binding", "rbac/role_binding", rb));
   }
   const hosts = Array.from({ length: 15 * size }, (_, i) => `h${i}`);
