@@ -23,6 +23,8 @@ export interface ManagementApiConfig {
   maxBodyBytes: number;
   /** Bound on waiting for the authorization graph to catch up with a write, ms. */
   readYourWritesTimeoutMs: number;
+  /** Memory for cached GET answers (keyed by revision, so never stale for this instance); 0 = off. */
+  readCacheBytes: number;
   logLevel?: string;
 }
 
@@ -37,6 +39,7 @@ export const DEFAULT_CONFIG: ManagementApiConfig = {
   allowChildrenUnderRoot: false,
   maxBodyBytes: 1_048_576,
   readYourWritesTimeoutMs: 10_000,
+  readCacheBytes: 64 * 1024 * 1024,
 };
 
 export class ConfigError extends Error {
@@ -88,6 +91,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementA
     allowChildrenUnderRoot: bool(env, "ALLOW_CHILDREN_UNDER_ROOT", DEFAULT_CONFIG.allowChildrenUnderRoot),
     maxBodyBytes: int(env, "MAX_BODY_BYTES", DEFAULT_CONFIG.maxBodyBytes, 1),
     readYourWritesTimeoutMs: int(env, "READ_YOUR_WRITES_TIMEOUT_MS", DEFAULT_CONFIG.readYourWritesTimeoutMs, 1),
+    readCacheBytes: int(env, "READ_CACHE_BYTES", DEFAULT_CONFIG.readCacheBytes, 0),
     ...(env["LOG_LEVEL"] ? { logLevel: env["LOG_LEVEL"] } : {}),
   };
 }

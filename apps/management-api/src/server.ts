@@ -10,6 +10,7 @@ import type { Services } from "./commands/services.js";
 import { DEFAULT_CONFIG, type ManagementApiConfig } from "./config.js";
 import { problemMiddleware } from "./http/errors.js";
 import { identityMiddleware } from "./http/identity.js";
+import { readCache } from "./http/read-cache.js";
 import { ApiError } from "./http/problem.js";
 import { requestLogging } from "./http/request-log.js";
 import { rejectNulBytes, requireJsonBody } from "./http/validate.js";
@@ -73,6 +74,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
 
   // Routes are attached in start(), once the store and the authorization graph exist.
   let identity: ReturnType<typeof identityMiddleware> | null = null;
+  let cache: ReturnType<typeof readCache> | null = null;
   const v2 = express.Router({ caseSensitive: true, strict: true });
   const v1 = express.Router({ caseSensitive: true, strict: true });
   for (const router of [v2, v1]) {
@@ -80,6 +82,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
       if (!identity) next(new ApiError(503, [{ message: "The service is starting.", field: "detail" }], { headers: { "retry-after": "1" } }));
       else identity(req, res, next);
     });
+    router.use((req, res, next) => (cache ? cache(req, res, next) : next()));
   }
   app.use(API_V2_PREFIX, v2);
   app.use(API_V1_PREFIX, v1);
@@ -108,6 +111,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
         systemUsers: config.systemUsers,
         ...(config.oidc ? { verifier: createOidcVerifier(config.oidc) } : {}),
       });
+      if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
       v2.use(workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services));
       v1.use(groupRoutes(services), principalRoutes(services));
       const listening = app.listen(config.port, config.host);
@@ -135,6 +139,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
       await services?.authz.stop();
       services = null;
       identity = null;
+      cache = null;
       if (ownedStore) await ownedStore.close();
       ownedStore = null;
     },

@@ -1,0 +1,67 @@
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { contextOf } from "./identity.js";
+
+export interface ReadCacheOptions {
+  /** The revision every cached answer is keyed by (the authorization graph's applied revision). */
+  revision: () => number;
+  maxBytes?: number;
+  maxEntryBytes?: number;
+}
+
+/**
+ * Caches successful GET answers per caller, URL and revision. Every write creates a new revision,
+ * so an entry is never invalidated: a new revision simply means new keys (old ones age out of
+ * the LRU). Answers are as fresh as the authorization graph, which includes every write made
+ * through this instance before its response was sent.
+ */
+export function readCache(options: ReadCacheOptions): RequestHandler {
+  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  const maxEntryBytes = options.maxEntryBytes ?? 1024 * 1024;
+  const entries = new Map<string, string>();
+  let bytes = 0;
+  let cachedRevision = -1;
+
+  const remember = (key: string, body: string) => {
+    if (body.length > maxEntryBytes) return;
+    entries.set(key, body);
+    bytes += key.length + body.length;
+    for (const [oldKey, oldBody] of entries) {
+      if (bytes <= maxBytes) break;
+      entries.delete(oldKey);
+      bytes -= oldKey.length + oldBody.length;
+    }
+  };
+
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== "GET") {
+      next();
+      return;
+    }
+    const revision = options.revision();
+    if (revision !== cachedRevision) {
+      // Entries of older revisions can never be asked for again.
+      entries.clear();
+      bytes = 0;
+      cachedRevision = revision;
+    }
+    const { caller } = contextOf(res);
+    const key = `${caller.orgId}\u0000${caller.userId}\u0000${caller.isOrgAdmin ? 1 : 0}${caller.isSystemUser ? 1 : 0}\u0000${req.originalUrl}`;
+    const hit = entries.get(key);
+    if (hit !== undefined) {
+      entries.delete(key);
+      entries.set(key, hit);
+      res.status(200).type("application/json").send(hit);
+      return;
+    }
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      if (res.statusCode === 200 && options.revision() === revision && cachedRevision === revision) {
+        const text = JSON.stringify(body);
+        remember(key, text);
+        return res.type("application/json").send(text);
+      }
+      return json(body);
+    };
+    next();
+  };
+}
