@@ -23,7 +23,7 @@ export interface ScenarioFile {
   access: { contingentBindingsPerGroup: number; hostOnlyBindingsPerGroup: number; measuredSubjects: number };
   relations: { check: string; checkForUpdate: string; contingent: string };
   scenarios: {
-    floor: { description: string; concurrency: number; duration: string; smokeDuration: string };
+    floor: { description: string; duration: string; smokeDuration: string };
     "check-mix": {
       description: string;
       rate: number;

@@ -83,10 +83,13 @@ common(program.command("drive").description("generate if needed, then run every 
   if (report) console.log(`results written to ${flags.out}; targets ${report.ratios.targetsMet ? "met" : "NOT met"}`);
 });
 
-common(program.command("smoke").description("small scale, short durations, throwaway data (CI)"), "smoke", "pglite").action(async (flags: Flags) => {
+common(program.command("smoke").description("small scale, short durations, throwaway data and database (CI)"), "smoke", "postgres").action(async (flags: Flags) => {
   const tmp = mkdtempSync(path.join(os.tmpdir(), "gatehouse-loadtest-"));
   try {
-    const report = await runLoadTest(options({ ...flags, dataDir: flags.dataDir ?? tmp }, { smoke: true, generateOnly: false }));
+    const databaseUrl = flags.store === "postgres" ? (flags.databaseUrl ?? ownDatabase(process.env["DATABASE_URL"] ?? DEFAULT_PG, `smoke_${process.pid}`)) : undefined;
+    const run = options({ ...flags, dataDir: flags.dataDir ?? tmp, ...(databaseUrl ? { databaseUrl } : {}) }, { smoke: true, generateOnly: false });
+    const own = flags.databaseUrl === undefined;
+    const report = await runLoadTest({ ...run, fresh: own, dropDatabaseAfter: own });
     const failed = report?.scenarios.filter((s) => s.errors > 0) ?? [];
     if (failed.length > 0) throw new Error(`smoke run had errors: ${failed.map((s) => `${s.name}: ${s.firstError}`).join("; ")}`);
     console.log("smoke run passed");

@@ -30,6 +30,8 @@ export interface RunOptions {
   external?: { httpUrl: string; grpcTarget: string };
   smoke: boolean;
   fresh: boolean;
+  /** Throwaway runs (smoke): drop the run's database afterwards. */
+  dropDatabaseAfter?: boolean;
   generateOnly: boolean;
   concurrency: number;
   outDir: string;
@@ -39,7 +41,7 @@ export interface RunOptions {
   log: Log;
 }
 
-async function dropDatabase(url: string): Promise<void> {
+export async function dropDatabase(url: string): Promise<void> {
   const pg = (await import("pg")).default;
   const target = new URL(url);
   const name = target.pathname.slice(1);
@@ -98,5 +100,6 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport | undefined>
     grpc.close();
     await appDb.close();
     await server?.stop();
+    if (o.dropDatabaseAfter && o.databaseUrl && !o.external) await dropDatabase(o.databaseUrl);
   }
 }

@@ -1,0 +1,73 @@
+// Everything the k6 scripts share: environment, the scenario definitions (the same JSON the Node
+// driver reads), the generator's manifest, and a connected gRPC client per virtual user.
+import encoding from "k6/encoding";
+import grpc from "k6/net/grpc";
+import { validateManifest, type Manifest } from "../../shared/manifest.ts";
+import { scaleOf, userId, validateScenarioFile, type ScaleSpec, type ScenarioFile } from "../../shared/model.ts";
+import { identityJson, principalSubject, PROTO_FILES } from "../../shared/requests.ts";
+
+/** Target stack and data; defaults match a local `gatehouse start` and a 100k generator run. */
+export const env = {
+  grpcTarget: __ENV["GRPC_TARGET"] ?? "127.0.0.1:9091",
+  httpUrl: (__ENV["HTTP_URL"] ?? "http://127.0.0.1:8000").replace(/\/$/, ""),
+  plaintext: (__ENV["GRPC_PLAINTEXT"] ?? "true") === "true",
+  /** Bearer token for a deployed stack (OIDC); absent = local trusted x-rh-identity. */
+  token: __ENV["TOKEN"],
+  manifestPath: __ENV["MANIFEST"] ?? "../.data/100k-postgres/manifest.json",
+  protoRoot: __ENV["PROTO_ROOT"] ?? "../../packages/proto/proto",
+  /** Short durations and low rates (CI-sized). */
+  smoke: __ENV["SMOKE"] === "true",
+};
+
+export interface Loaded {
+  file: ScenarioFile;
+  manifest: Manifest;
+  scale: ScaleSpec;
+}
+
+/**
+ * Parses the texts each entry script reads with open(): open() resolves relative paths against
+ * the entry script, so only files at the k6/ top level call it.
+ */
+export function load(scenariosText: string, manifestText: string): Loaded {
+  const file = validateScenarioFile(JSON.parse(scenariosText));
+  const manifest = validateManifest(JSON.parse(manifestText));
+  return { file, manifest, scale: scaleOf(file, manifest.scaleName) };
+}
+
+export function measuredSubject(manifest: Manifest, i: number) {
+  const measured = manifest.measured;
+  return principalSubject(manifest.domain, userId(measured[i % measured.length] as number));
+}
+
+/** k6 threshold expressions from the shared definition. */
+export function thresholdsOf(metric: string, t: { p95Ms?: number; p99Ms?: number }, errorMetric: string, errorRate: number): Record<string, string[]> {
+  const latency: string[] = [];
+  if (t.p95Ms !== undefined) latency.push(`p(95)<=${t.p95Ms}`);
+  if (t.p99Ms !== undefined) latency.push(`p(99)<=${t.p99Ms}`);
+  return { [metric]: latency, [errorMetric]: [`rate<=${errorRate}`] };
+}
+
+const client = new grpc.Client();
+client.load([env.protoRoot], ...PROTO_FILES);
+let connected = false;
+
+/** The VU's gRPC client, connected on first use (connect is not allowed in the init context). */
+export function inventory(): grpc.Client {
+  if (!connected) {
+    client.connect(env.grpcTarget, { plaintext: env.plaintext });
+    connected = true;
+  }
+  return client;
+}
+
+export function grpcParams(): grpc.Params {
+  return env.token ? { metadata: { authorization: `Bearer ${env.token}` } } : {};
+}
+
+export function httpHeaders(org: string): Record<string, string> {
+  if (env.token) return { authorization: `Bearer ${env.token}`, "content-type": "application/json" };
+  return { "x-rh-identity": encoding.b64encode(identityJson(org, "lt-admin", true)), "content-type": "application/json" };
+}
+
+export const METHOD = (rpc: string): string => `kessel.inventory.v1beta2.KesselInventoryService/${rpc}`;
