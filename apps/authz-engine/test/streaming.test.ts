@@ -10,6 +10,7 @@ import { LookupCache } from "../src/commands/lookup-cache.js";
 import { EngineGraph } from "../src/graph/engine-graph.js";
 import type { GraphSource } from "../src/graph/source.js";
 import { outputFor, STREAM_WINDOW } from "../src/grpc/calls.js";
+import { checkHandlers } from "../src/handlers/checks.js";
 import { listHandlers } from "../src/handlers/lists.js";
 import { hostIn, principal, readGrant, stageSchema } from "./helpers.js";
 
@@ -149,6 +150,18 @@ describe("StreamedListObjects pages", () => {
     }
     expect(pages).toHaveLength(3);
     expect(seen).toEqual(ids);
+  });
+
+  it("answers a Check without a promise when the graph already satisfies the requirement, and reuses the response", async () => {
+    const checks = checkHandlers(await context(), "redhat");
+    const request = { object: { resourceType: "host", resourceId: ids[7]!, reporter: { type: "hbi" } }, relation: "view", subject: { resource: principal("dana") } };
+    const first = checks.check(request);
+    expect(first).not.toBeInstanceOf(Promise);
+    expect(first).toEqual({ allowed: 1, consistencyToken: { token: "t1" } });
+    expect(checks.check({ ...request, consistency: { atLeastAsFresh: { token: "t1" } } })).toBe(first);
+    const denied = checks.check({ ...request, subject: { resource: principal("erin") } });
+    expect(denied).toEqual({ allowed: 2, consistencyToken: { token: "t1" } });
+    await expect(checks.checkForUpdate(request)).resolves.toBe(await checks.checkForUpdate(request));
   });
 
   it("stops producing when the call is cancelled", async () => {

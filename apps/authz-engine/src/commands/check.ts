@@ -15,10 +15,11 @@ export interface CheckOutcome {
   token: string;
 }
 
-export async function runCheck(ctx: EngineContext, target: CheckTarget, consistency: ConsistencyRequirement): Promise<CheckOutcome> {
-  await ensureConsistency(ctx, consistency);
-  const allowed = checkNow(ctx, target);
-  return { allowed, token: currentToken(ctx) };
+/** Synchronous (no promise) when the graph already satisfies the requirement: the common case. */
+export function runCheck(ctx: EngineContext, target: CheckTarget, consistency: ConsistencyRequirement): CheckOutcome | Promise<CheckOutcome> {
+  const answer = (): CheckOutcome => ({ allowed: checkNow(ctx, target), token: currentToken(ctx) });
+  const pending = ensureConsistency(ctx, consistency);
+  return pending ? pending.then(answer) : answer();
 }
 
 export type BulkItemOutcome = { allowed: boolean } | { error: unknown };

@@ -13,23 +13,24 @@ export function tokenRevision(ctx: EngineContext, token: string): number {
 
 /**
  * Resolves the requirement once, before evaluation: afterwards the in-memory graph reflects at
- * least the required revision, and every answer is computed synchronously against it.
+ * least the required revision, and every answer is computed synchronously against it. Returns
+ * nothing (no promise, no microtask) when the graph already satisfies the requirement.
  */
-export async function ensureConsistency(ctx: EngineContext, requirement: ConsistencyRequirement): Promise<void> {
+export function ensureConsistency(ctx: EngineContext, requirement: ConsistencyRequirement): Promise<void> | void {
   if (!ctx.graph.ready) throw new EngineError("not-ready", "The relationship graph is not loaded yet.");
   switch (requirement.kind) {
     case "minimize-latency":
       return;
     case "at-least-as-fresh": {
       const revision = tokenRevision(ctx, requirement.token);
-      if (revision > ctx.graph.appliedRevision) await ctx.graph.waitFor(revision, ctx.freshnessTimeoutMs);
+      if (revision > ctx.graph.appliedRevision) return ctx.graph.waitFor(revision, ctx.freshnessTimeoutMs);
       return;
     }
-    case "fully-consistent": {
-      const head = await ctx.source.headRevision();
-      if (head > ctx.graph.appliedRevision) await ctx.graph.waitFor(head, ctx.freshnessTimeoutMs);
-      return;
-    }
+    case "fully-consistent":
+      return ctx.source.headRevision().then((head) => {
+        if (head > ctx.graph.appliedRevision) return ctx.graph.waitFor(head, ctx.freshnessTimeoutMs);
+        return undefined;
+      });
   }
 }
 

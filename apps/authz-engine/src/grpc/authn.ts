@@ -25,7 +25,7 @@ export interface CallerIdentity {
 
 export interface Authenticator {
   /** null: an anonymous caller the configuration admits; throws when the caller must be rejected. */
-  authenticate(metadata: Metadata): Promise<CallerIdentity | null>;
+  authenticate(metadata: Metadata): CallerIdentity | null | Promise<CallerIdentity | null>;
 }
 
 function firstString(metadata: Metadata, key: string): string | undefined {
@@ -86,7 +86,7 @@ function oidcAuthenticator(verifier: OidcVerifier): Authenticator {
 /** Local use: everyone is admitted; an x-rh-identity header, if sent, names "self". */
 function unauthenticatedAuthenticator(): Authenticator {
   return {
-    async authenticate(metadata) {
+    authenticate(metadata) {
       const header = firstString(metadata, "x-rh-identity");
       if (header === undefined) return null;
       const identity = parseIdentityHeader(header);

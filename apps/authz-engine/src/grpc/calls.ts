@@ -62,20 +62,27 @@ export function unary<Req, Res>(
   return (call, callback) => {
     const startedAt = process.hrtime.bigint();
     m.inFlight.inc();
-    deps.authenticator
-      .authenticate(call.metadata)
-      .then((identity) => handler(call.request, { identity, cancelled: () => call.cancelled }))
-      .then(
-        (response) => {
-          finish(deps, m, status.OK, startedAt);
-          callback(null, response);
-        },
-        (error: unknown) => {
-          const wire = serviceError(error, deps, method);
-          finish(deps, m, wire.code, startedAt);
-          callback(wire);
-        },
-      );
+    const succeed = (response: Res) => {
+      finish(deps, m, status.OK, startedAt);
+      callback(null, response);
+    };
+    const fail = (error: unknown) => {
+      const wire = serviceError(error, deps, method);
+      finish(deps, m, wire.code, startedAt);
+      callback(wire);
+    };
+    const context = (identity: CallerIdentity | null): CallContext => ({ identity, cancelled: () => call.cancelled });
+    // No promise hop when authentication and the handler answer synchronously (Check, mostly).
+    let result: Res | Promise<Res>;
+    try {
+      const identity = deps.authenticator.authenticate(call.metadata);
+      result = identity instanceof Promise ? identity.then((id) => handler(call.request, context(id))) : handler(call.request, context(identity));
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    if (result instanceof Promise) result.then(succeed, fail);
+    else succeed(result);
   };
 }
 
@@ -168,8 +175,8 @@ export function serverStream<Req, Res>(
     m.inFlight.inc();
     const items = deps.metrics.streamedItems.labels({ method });
     const output = outputFor(call, () => items.inc());
-    deps.authenticator
-      .authenticate(call.metadata)
+    Promise.resolve()
+      .then(() => deps.authenticator.authenticate(call.metadata))
       .then((identity) => handler(call.request, { identity, cancelled: () => call.cancelled }, output.write))
       .then(() => output.flush())
       .then(

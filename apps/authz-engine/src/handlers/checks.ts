@@ -17,7 +17,7 @@ import {
   type ResourceReference,
   type Status,
 } from "@gatehouse/proto";
-import { runCheck, runCheckBulk, type BulkItemOutcome } from "../commands/check.js";
+import { runCheck, runCheckBulk, type BulkItemOutcome, type CheckOutcome } from "../commands/check.js";
 import type { EngineContext } from "../commands/context.js";
 import type { CheckTarget, SubjectRef } from "../commands/types.js";
 import { EngineError } from "../errors.js";
@@ -48,6 +48,11 @@ function pairResponse(outcome: BulkItemOutcome): { item: { allowed: Allowed } } 
   return { error: { code: failure.code, message: failure.message, details: [] } };
 }
 
+function answer<R>(outcome: CheckOutcome | Promise<CheckOutcome>, responses: ResponsePair<R>): R | Promise<R> {
+  if (outcome instanceof Promise) return outcome.then((o) => responses.get(o.allowed, o.token));
+  return responses.get(outcome.allowed, outcome.token);
+}
+
 const checkResponse = (allowed: boolean, token: string) => ({ allowed: allowedOf(allowed), consistencyToken: { token } });
 
 export function checkHandlers(ctx: EngineContext, domain: string) {
@@ -56,27 +61,25 @@ export function checkHandlers(ctx: EngineContext, domain: string) {
   const updates = new ResponsePair<CheckForUpdateResponse>(checkResponse);
   const selves = new ResponsePair<CheckSelfResponse>(checkResponse);
   return {
-    async check(request: CheckRequest): Promise<CheckResponse> {
+    // Synchronous unless the consistency requirement has to wait for the change feed.
+    check(request: CheckRequest): CheckResponse | Promise<CheckResponse> {
       const checkTarget = target(request, "");
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: true });
-      const outcome = await runCheck(ctx, checkTarget, requirement);
-      return checks.get(outcome.allowed, outcome.token);
+      return answer(runCheck(ctx, checkTarget, requirement), checks);
     },
 
-    async checkForUpdate(request: CheckForUpdateRequest): Promise<CheckForUpdateResponse> {
-      const outcome = await runCheck(ctx, target(request, ""), { kind: "fully-consistent" });
-      return updates.get(outcome.allowed, outcome.token);
+    checkForUpdate(request: CheckForUpdateRequest): CheckForUpdateResponse | Promise<CheckForUpdateResponse> {
+      return answer(runCheck(ctx, target(request, ""), { kind: "fully-consistent" }), updates);
     },
 
-    async checkSelf(request: CheckSelfRequest, context: CallContext): Promise<CheckSelfResponse> {
+    checkSelf(request: CheckSelfRequest, context: CallContext): CheckSelfResponse | Promise<CheckSelfResponse> {
       const checkTarget: CheckTarget = {
         resource: resourceRef(request.object, "object"),
         permission: requireString(request.relation, "relation"),
         subject: selfSubject(context, domain),
       };
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: true });
-      const outcome = await runCheck(ctx, checkTarget, requirement);
-      return selves.get(outcome.allowed, outcome.token);
+      return answer(runCheck(ctx, checkTarget, requirement), selves);
     },
 
     async checkBulk(request: CheckBulkRequest): Promise<CheckBulkResponse> {
