@@ -174,17 +174,28 @@ export async function batchCreateRoleBindings(
 ): Promise<Written<{ role: RoleRef; subject: SubjectView; resource: ResourceView }[]>> {
   const grants: RoleBindingGrant[] = [];
   const views = new BindingViews(services, ctx, { subject: false, resourceName: false });
+  // Each distinct resource is checked (404) and authorized (403) once, before anything is written;
+  // subjects and roles are validated by the store inside the all-or-nothing transaction.
+  const resources = new Map<string, Promise<BindingResource>>();
   for (const [i, request] of requests.entries()) {
-    const resource = await checkResource(services, ctx, request.resource, `requests.${i}.resource.id`);
-    const subject = await requireSubject(services, ctx, { type: toStoreSubjectType(request.subject.type), id: request.subject.id }, `requests.${i}.subject.id`);
-    const role = await views.role(request.role.id);
-    if (!role || role.kind === "platform") throw new ApiError(404, [{ message: `Role '${request.role.id}' not found.`, field: `requests.${i}.role.id` }]);
-    grants.push({ resource, subject, roleId: role.id });
+    const key = `${request.resource.type}:${request.resource.id.toLowerCase()}`;
+    let resource = resources.get(key);
+    if (!resource) {
+      resource = checkResource(services, ctx, request.resource, `requests.${i}.resource.id`);
+      resources.set(key, resource);
+    }
+    const subjectId = request.subject.id;
+    if (request.subject.type === "group" && !UUID_PATTERN.test(subjectId)) throw badRequest(`'${subjectId}' is not a valid UUID.`, `requests.${i}.subject.id`);
+    grants.push({
+      resource: await resource,
+      subject: { type: toStoreSubjectType(request.subject.type), id: request.subject.type === "group" ? subjectId.toLowerCase() : subjectId },
+      roleId: request.role.id,
+    });
   }
-  const distinct = new Map(grants.map((g) => [`${g.resource.type}:${g.resource.id}`, g.resource]));
-  for (const resource of distinct.values()) await requireBindingAccess(services, ctx, resource, "grant");
+  for (const resource of resources.values()) await requireBindingAccess(services, ctx, await resource, "grant");
   const written = await services.store.roleBindings.batchCreate(ctx.tenant.orgId, grants).catch((error: unknown) => {
     if (isStoreError(error, "not-assignable")) throw badRequest(error.message, "requests");
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: error.message, field: `requests.${error.field ?? "detail"}` }]);
     throw error;
   });
   await settled(services, written);

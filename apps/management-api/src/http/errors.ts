@@ -105,6 +105,9 @@ export function sendError(req: Request, res: Response, error: ApiError): void {
     res.end();
   } else if (error.options.plainBody !== undefined) {
     res.json(error.options.plainBody);
+  } else if (req.originalUrl.startsWith("/api/rbac/v1/")) {
+    // v1 endpoints keep insights-rbac's v1 error shape.
+    res.json({ errors: error.errors.map((e) => ({ detail: e.message, source: e.field, status: String(error.status) })) });
   } else {
     res.type("application/problem+json").send(JSON.stringify(problemBody(req, error)));
   }
