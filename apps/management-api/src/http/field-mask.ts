@@ -11,11 +11,11 @@ function describe(shape: FieldShape, prefix = ""): string[] {
   );
 }
 
-function addPath(mask: FieldMask, path: string[], shape: FieldShape, field: string, allowed: () => string): void {
+function addPath(mask: FieldMask, path: string[], shape: FieldShape, field: string, allowed: () => string, done: string[] = []): void {
   const [head, ...rest] = path;
   const inner = head === undefined ? undefined : shape[head];
   if (head === undefined || head === "" || inner === undefined) {
-    throw new ApiError(400, [{ message: `Unknown field '${path.join(".")}'. Valid fields: ${allowed()}.`, field }]);
+    throw new ApiError(400, [{ message: `Unknown field '${[...done, ...path].join(".")}'. Valid fields: ${allowed()}.`, field }]);
   }
   if (rest.length === 0) {
     mask.set(head, null);
@@ -28,7 +28,7 @@ function addPath(mask: FieldMask, path: string[], shape: FieldShape, field: stri
     child = new Map();
     mask.set(head, child);
   }
-  addPath(child, rest, inner, field, allowed);
+  addPath(child, rest, inner, field, allowed, [...done, head]);
 }
 
 /** Splits on commas that are not inside parentheses. */

@@ -105,6 +105,8 @@ export function identityMiddleware(store: Store, options: IdentityOptions): Requ
     const key = JSON.stringify([caller.orgId, caller.userId, caller.username, caller.isOrgAdmin, caller.isServiceAccount]);
     let pending = principals.get(key);
     if (!pending) {
+      // Bounded memory: forgetting only costs one idempotent upsert per caller.
+      if (principals.size >= 100_000) principals.clear();
       pending = store.principals
         .upsert(caller.orgId, [
           {

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { configFromEnv } from "../src/index.js";
+import { applyFieldMask, parseFieldMask } from "../src/http/field-mask.js";
+import { encodeCursor, parseCursorPage, parseOffsetPage } from "../src/http/pagination.js";
+import { BINDING_FIELDS } from "../src/schemas/role-bindings.js";
+
+describe("field masks", () => {
+  const row = {
+    role: { id: "r", name: "n", created: "c", modified: "m" },
+    subject: { id: "s", type: "group", group: { name: "g", description: null, user_count: 2 } },
+    resource: { id: "w", type: "workspace" },
+    sources: [{ id: "w", type: "workspace" }, { id: "p", type: "workspace" }],
+  };
+
+  it("projects nested objects, dotted paths and arrays", () => {
+    const mask = parseFieldMask("subject(id,group.name),role(name),sources(id)", BINDING_FIELDS);
+    expect(applyFieldMask(row, mask)).toEqual({
+      subject: { id: "s", group: { name: "g" } },
+      role: { name: "n" },
+      sources: [{ id: "w" }, { id: "p" }],
+    });
+  });
+
+  it("names the valid fields when one is unknown, and refuses malformed masks", () => {
+    expect(() => parseFieldMask("role(colour)", BINDING_FIELDS)).toThrow(/Unknown field 'role.colour'. Valid fields: .*role.name/);
+    expect(() => parseFieldMask("role(id", BINDING_FIELDS)).toThrow(/Unbalanced/);
+    expect(() => parseFieldMask("", BINDING_FIELDS)).toThrow(/empty/);
+  });
+});
+
+describe("pagination parameters", () => {
+  it("defaults, clamps and accepts -1", () => {
+    expect(parseOffsetPage({}, 3000)).toEqual({ limit: 10, offset: 0 });
+    expect(parseOffsetPage({ limit: "5000", offset: "7" }, 3000)).toEqual({ limit: 3000, offset: 7 });
+    expect(parseOffsetPage({ limit: "-1" }, 3000).limit).toBe(-1);
+  });
+
+  it("round-trips cursors and refuses forged ones", () => {
+    expect(parseCursorPage({ cursor: encodeCursor(40), limit: "20" }, 1000)).toEqual({ limit: 20, offset: 40 });
+    expect(() => parseCursorPage({ cursor: "garbage" }, 1000)).toThrow(/Invalid cursor/);
+    expect(() => parseCursorPage({ cursor: Buffer.from('{"o":-3}').toString("base64url") }, 1000)).toThrow(/Invalid cursor/);
+  });
+});
+
+describe("configuration from the environment", () => {
+  it("reads every setting and rejects bad values", () => {
+    const config = configFromEnv({
+      PORT: "8123",
+      GATEHOUSE_ENV: "prod",
+      TRUST_IDENTITY_HEADER: "false",
+      SYSTEM_USERS: '{"svc":{"admin":true}}',
+      WORKSPACE_MAX_DEPTH: "7",
+      ALLOW_CHILDREN_UNDER_ROOT: "true",
+      OIDC_ISSUER_URL: "https://sso.example/realm",
+    });
+    expect(config).toMatchObject({ port: 8123, env: "prod", trustIdentityHeader: false, workspaceMaxDepth: 7, allowChildrenUnderRoot: true });
+    expect(config.systemUsers.get("svc")?.admin).toBe(true);
+    expect(config.oidc?.issuerUrl).toBe("https://sso.example/realm");
+    expect(() => configFromEnv({ PORT: "eighty" })).toThrow(/PORT/);
+    expect(() => configFromEnv({ GATEHOUSE_ENV: "dev" })).toThrow(/GATEHOUSE_ENV/);
+    expect(() => configFromEnv({ TRUST_IDENTITY_HEADER: "maybe" })).toThrow(/TRUST_IDENTITY_HEADER/);
+    expect(() => configFromEnv({ SYSTEM_USERS: "{" })).toThrow(/SYSTEM_USERS/);
+  });
+});
