@@ -20,6 +20,11 @@ const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.
 // A fixed schema so reruns reuse the seeded tuples (writes are idempotent); lag users are per run.
 const schema = "bench_engine";
 
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const cpu = process.cpuUsage(since);
+  return ((cpu.user + cpu.system) / 1000).toFixed(0);
+};
+
 const rel = (resourceType: string, resourceId: string, relation: string, subjectType: string, subjectId: string): Relationship => ({
   resourceType, resourceId, relation, subjectType, subjectId,
 });
@@ -85,8 +90,10 @@ async function main() {
     pagination: { limit },
   });
   for (let run = 0; ONLY.has("list") && run < 3; run++) {
+    const cpu0 = process.cpuUsage();
     const one = await ask<{ count: number; firstMs: number; totalMs: number }>({ kind: "stream", port, request: listRequest(HOSTS) });
-    console.log(`StreamedListObjects ${one.count} hosts in one stream (run ${run + 1}): first message ${one.firstMs.toFixed(1)} ms, end ${one.totalMs.toFixed(1)} ms`);
+    const cpu = process.cpuUsage(cpu0);
+    console.log(`StreamedListObjects ${one.count} hosts in one stream (run ${run + 1}): first message ${one.firstMs.toFixed(1)} ms, end ${one.totalMs.toFixed(1)} ms, server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms`);
   }
   // What clients do (pages of at most 1000 by contract, following tokens to the empty page). Run 1
   // follows a fresh commit, so its first page computes the lookup; later runs reuse it.
@@ -94,11 +101,12 @@ async function main() {
   for (let run = 0; ONLY.has("list") && run < 3; run++) {
     // Run 1 asks for the fresh commit (at_least_as_fresh), so the lookup cannot come from the cache.
     const consistency = run === 0 ? { atLeastAsFresh: { token: store.tokens.encode((await store.relationships.write("bench-org", { touch: [fresh] })).revision) } } : undefined;
+    const cpu0 = process.cpuUsage();
     const walked = await ask<{ count: number; pages: number; ordered: boolean; firstMs: number; totalMs: number }>({
       kind: "walk", port, request: { ...listRequest(1000), ...(consistency ? { consistency } : {}) },
     });
     console.log(
-      `StreamedListObjects ${walked.count} hosts in ${walked.pages} pages of 1000 (run ${run + 1}${run === 0 ? ", after a commit" : ""}): first message ${walked.firstMs.toFixed(1)} ms, end ${walked.totalMs.toFixed(1)} ms${walked.ordered ? "" : " OUT OF ORDER"}`,
+      `StreamedListObjects ${walked.count} hosts in ${walked.pages} pages of 1000 (run ${run + 1}${run === 0 ? ", after a commit" : ""}): first message ${walked.firstMs.toFixed(1)} ms, end ${walked.totalMs.toFixed(1)} ms, server CPU ${cpuMs(cpu0)} ms${walked.ordered ? "" : " OUT OF ORDER"}`,
     );
   }
 

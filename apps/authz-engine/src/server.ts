@@ -11,7 +11,7 @@ import { resolveConfig, type EngineConfig, type ResolvedConfig } from "./config.
 import { EngineError } from "./errors.js";
 import { createAuthenticator } from "./grpc/authn.js";
 import { serverStream, unary, type CallDeps } from "./grpc/calls.js";
-import { memoizeResponseBytes } from "./grpc/encoded-responses.js";
+import { acceptEncodedResponses, memoizeResponseBytes } from "./grpc/encoded-responses.js";
 import { EngineGraph } from "./graph/engine-graph.js";
 import { openStore, type Store } from "@gatehouse/store";
 import { storeGraphSource, storeResourceWriter } from "./graph/store-source.js";
@@ -123,7 +123,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
 
     grpcServer = new Server();
     grpcServer.addService(
-      memoizeResponseBytes(KesselInventoryServiceService, ["check", "checkSelf", "checkForUpdate"]),
+      acceptEncodedResponses(memoizeResponseBytes(KesselInventoryServiceService, ["check", "checkSelf", "checkForUpdate"]), ["streamedListObjects"]),
       inventoryService(ctx, resolved, deps),
     );
     const kesselHealth = kesselHealthHandlers(readiness);

@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import type { ServerWritableStream } from "@grpc/grpc-js";
 import { compileSchema } from "@gatehouse/evaluator";
-import type { StreamedListObjectsRequest, StreamedListObjectsResponse } from "@gatehouse/proto";
+import { StreamedListObjectsResponse, type StreamedListObjectsRequest } from "@gatehouse/proto";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { describe, expect, it } from "vitest";
 import type { EngineContext } from "../src/commands/context.js";
@@ -25,6 +25,9 @@ function fakeCall(withSink = true) {
   const complete = (n: number) => callbacks.splice(0, n).forEach((callback) => callback());
   return { call: emitter as unknown as ServerWritableStream<unknown, unknown>, emitter, sent, complete };
 }
+
+const asResponse = (message: StreamedListObjectsResponse | Buffer): StreamedListObjectsResponse =>
+  Buffer.isBuffer(message) ? StreamedListObjectsResponse.decode(message) : message;
 
 const settled = async (promise: Promise<void> | void) => {
   let done = false;
@@ -116,7 +119,7 @@ describe("StreamedListObjects pages", () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     const done = handlers.streamedListObjects(request(HOSTS), { identity: null, cancelled: () => false }, (message) => {
-      received.push(message);
+      received.push(asResponse(message));
       return received.length === 1 ? gate : undefined;
     });
     await new Promise((resolve) => setImmediate(resolve));
@@ -134,7 +137,7 @@ describe("StreamedListObjects pages", () => {
     let token: string | undefined;
     for (let page = 0; page < 10; page++) {
       const items: StreamedListObjectsResponse[] = [];
-      await handlers.streamedListObjects(request(1000, token), { identity: null, cancelled: () => false }, (message) => void items.push(message));
+      await handlers.streamedListObjects(request(1000, token), { identity: null, cancelled: () => false }, (message) => void items.push(asResponse(message)));
       if (items.length === 0) break;
       for (const item of items) {
         const cursor = item.pagination!.continuationToken;

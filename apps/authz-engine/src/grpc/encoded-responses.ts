@@ -47,3 +47,15 @@ export class ResponsePair<R> {
     return (this.denied ??= this.build(false, token));
   }
 }
+
+/** Lets handlers of these methods write already-encoded messages (Buffers), passed through as is. */
+export function acceptEncodedResponses<D extends ServiceDefinition>(definition: D, methods: readonly (keyof D)[]): D {
+  const out = { ...definition };
+  for (const name of methods) {
+    const method = definition[name];
+    if (!method) continue;
+    const serialize = method.responseSerialize;
+    out[name] = { ...method, responseSerialize: (value: unknown): Buffer => (Buffer.isBuffer(value) ? value : serialize(value)) };
+  }
+  return out;
+}

@@ -7,6 +7,7 @@ import type {
 import type { EngineContext } from "../commands/context.js";
 import { cursorAt, listObjects, listSubjects } from "../commands/list.js";
 import type { CallContext, StreamWriter } from "../grpc/calls.js";
+import { objectItemEncoder } from "../grpc/list-encoding.js";
 import { consistency, pagination, representationType, requireString, resourceRef, subjectRef } from "../grpc/validation.js";
 
 export function listHandlers(ctx: EngineContext) {
@@ -14,7 +15,8 @@ export function listHandlers(ctx: EngineContext) {
     async streamedListObjects(
       request: StreamedListObjectsRequest,
       context: CallContext,
-      write: StreamWriter<StreamedListObjectsResponse>,
+      // Items go out pre-encoded (the service definition passes Buffers through).
+      write: StreamWriter<StreamedListObjectsResponse | Buffer>,
     ): Promise<void> {
       const objectType = representationType(request.objectType, "object_type");
       const permission = requireString(request.relation, "relation");
@@ -22,16 +24,10 @@ export function listHandlers(ctx: EngineContext) {
       const page = pagination(request.pagination, "pagination");
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: false });
       const result = await listObjects(ctx, { objectType: objectType.definition, permission, subject, page, consistency: requirement });
-      const consistencyToken = { token: result.token };
-      const reporter = { type: objectType.reporterType };
-      const { resourceType } = objectType;
+      const encode = objectItemEncoder(objectType.resourceType, objectType.reporterType, result.token);
       for (let i = result.start; i < result.end; i++) {
         if (context.cancelled()) return;
-        const pending = write({
-          object: { resourceType, resourceId: result.ids[i] as string, reporter },
-          pagination: { continuationToken: cursorAt(result, i) },
-          consistencyToken,
-        });
+        const pending = write(encode(result.ids[i] as string, cursorAt(result, i)));
         if (pending) await pending;
       }
     },
