@@ -103,6 +103,15 @@ describe("role bindings", () => {
     expect(after.body.data).toHaveLength(0);
   });
 
+  it("expands the default bindings of platform roles into their child roles", async () => {
+    const res = await app.request("GET", `${V2}/role-bindings/?resource.tenant.org_id=rb1&fields=role(id,name),subject(id,type)&limit=-1`, { as: admin });
+    expect(res.status).toBe(200);
+    const names = res.body.data.map((row: { role: { name: string } }) => row.role.name);
+    expect(names).toEqual(expect.arrayContaining(["Default access", "User Access administrator"]));
+    expect(names.filter((name: string) => name.includes("(organization)"))).toEqual([]);
+    expect(res.body.meta.limit).toBe(res.body.data.length);
+  });
+
   it("requires the resource for by-subject and validates the tenant resource id", async () => {
     expect((await app.request("GET", `${V2}/role-bindings/by-subject/`, { as: admin })).status).toBe(400);
     const other = await app.request("GET", `${V2}/role-bindings/?resource_type=tenant&resource_id=redhat/someone-else`, { as: admin });

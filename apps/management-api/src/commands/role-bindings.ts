@@ -113,14 +113,23 @@ function subjectFilters(input: BindingListInput): Pick<RoleBindingListQuery, "su
   return { grantedToPrincipal: id };
 }
 
-async function toRow(views: BindingViews, item: RoleBindingListItem, queried: BindingResource | undefined): Promise<BindingRow> {
+async function toRows(views: BindingViews, item: RoleBindingListItem, queried: BindingResource | undefined, childrenOf: Map<string, string[]>): Promise<BindingRow[]> {
   const first = item.subjects.find((s) => s.type === "group") ?? item.subjects[0] ?? { type: "group" as const, id: "" };
-  return {
-    role: await views.roleRef(item.roleId),
-    subject: await views.subject(first),
-    resource: await views.resource(queried ?? item.resource),
-    sources: [await views.resource(item.source)],
-  };
+  const role = await views.role(item.roleId);
+  // A binding of a platform (aggregate) role is shown as one row per child role it carries.
+  const roleIds = role?.kind === "platform" ? (childrenOf.get(item.roleId) ?? []) : [item.roleId];
+  const subject = await views.subject(first);
+  const resource = await views.resource(queried ?? item.resource);
+  const sources = [await views.resource(item.source)];
+  return Promise.all(roleIds.map(async (id) => ({ role: await views.roleRef(id), subject, resource, sources })));
+}
+
+/** Platform role id → child role ids, from the `t_child` tuples. */
+async function platformChildren(services: Services, ctx: RequestContext): Promise<Map<string, string[]>> {
+  const tuples = await services.store.relationships.read(ctx.tenant.orgId, { resourceType: "rbac/role", relation: "t_child", includePublic: true });
+  const children = new Map<string, string[]>();
+  for (const tuple of tuples) children.set(tuple.resourceId, [...(children.get(tuple.resourceId) ?? []), tuple.subjectId]);
+  return children;
 }
 
 function sortRows(rows: BindingRow[], orderBy: string): BindingRow[] {
@@ -143,19 +152,16 @@ export async function listRoleBindings(
   const query: RoleBindingListQuery = {
     ...subjectFilters(input),
     ...(resource ? { resource, includeInherited: exclude !== "indirect" } : {}),
-    ...(input.role_id ? { roleId: input.role_id } : {}),
   };
   const views = new BindingViews(services, ctx, details);
-  // Inherited-only and custom orders are computed here over the whole result.
-  const inMemory = (resource !== undefined && exclude === "direct") || input.order_by !== undefined;
-  if (!inMemory) {
-    const result = await services.store.roleBindings.list(ctx.tenant.orgId, { ...query, limit: page.limit, offset: page.offset });
-    return { count: result.count, data: await Promise.all(result.data.map((item) => toRow(views, item, resource))) };
-  }
+  // Platform-role expansion, inherited-only filtering and ordering need the whole result, so the
+  // page is cut here rather than in SQL.
   const all = await services.store.roleBindings.list(ctx.tenant.orgId, { ...query, limit: -1 });
   let items = all.data;
   if (resource && exclude === "direct") items = items.filter((item) => item.source.type !== resource.type || item.source.id !== resource.id);
-  let rows = await Promise.all(items.map((item) => toRow(views, item, resource)));
+  const childrenOf = await platformChildren(services, ctx);
+  let rows = (await Promise.all(items.map((item) => toRows(views, item, resource, childrenOf)))).flat();
+  if (input.role_id) rows = rows.filter((row) => row.role.id === input.role_id);
   if (input.order_by) rows = sortRows(rows, input.order_by);
   const end = page.limit === -1 ? undefined : page.offset + page.limit;
   return { count: rows.length, data: rows.slice(page.offset, end) };
