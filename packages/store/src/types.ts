@@ -2,18 +2,13 @@
 // itself. Every read and write is scoped to one tenant (its org id); rows of another tenant are
 // never returned or touched (a reference to one is `cross-tenant` or `not-found`).
 
+import type { Relationship } from "@gatehouse/evaluator";
+
 /**
- * A relationship tuple. Structurally identical to `Relationship` of @gatehouse/evaluator
- * (SpiceDB type names, stored relations carry the `t_` prefix).
+ * A relationship tuple: `Relationship` of @gatehouse/evaluator, re-exported so there is one
+ * definition (SpiceDB type names, stored relations carry the `t_` prefix).
  */
-export interface Relationship {
-  resourceType: string;
-  resourceId: string;
-  relation: string;
-  subjectType: string;
-  subjectId: string;
-  subjectRelation?: string;
-}
+export type { Relationship };
 
 /** Revisions are positive integers assigned in commit order (1 = first write ever). */
 export type Revision = number;
@@ -468,6 +463,94 @@ export interface TokenCodec {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Imports (one tenant's migration plan in one transaction)
+
+/** A custom role of an import plan; `key` names it inside the plan (bindings refer to it). */
+export interface ImportRole {
+  key: string;
+  /** Id used when the role is created. An existing custom role with this id, else with this name (case-insensitive), is reused. */
+  id?: string;
+  name: string;
+  description?: string | null;
+  permissions: string[];
+  scope: RoleScope;
+}
+
+/** A standard group of an import plan. */
+export interface ImportGroup {
+  key: string;
+  /** Id used when the group is created. An existing standard group with this id, else with this name, is reused. */
+  id?: string;
+  name: string;
+  description?: string | null;
+  /** User ids (principals of the tenant or of the plan). Missing members are added, none removed. */
+  members: string[];
+}
+
+/** The role of a binding: a role of the plan (`key`), or a seeded role by id or name (`seeded`). */
+export type ImportRoleRef = { key: string } | { seeded: string };
+
+/** One grant: the members of a plan group hold the role at a level of the tenant. */
+export interface ImportBinding {
+  role: ImportRoleRef;
+  group: { key: string };
+  /** tenant, root (the Root Workspace) or default (the Default Workspace); must equal the role's scope. */
+  level: RoleScope;
+}
+
+/** Plain data of one tenant's import (e.g. a v1 → v2 migration plan). Every part is optional. */
+export interface TenantImportPlan {
+  /** Inserted or updated (username, type, org admin flag). */
+  principals?: PrincipalInput[];
+  roles?: ImportRole[];
+  groups?: ImportGroup[];
+  /** Added if missing; bindings not in the plan are kept. */
+  bindings?: ImportBinding[];
+  /**
+   * A customised default access: at each level given, the roles of the tenant's platform-default
+   * group ("Default access") become exactly these (replacing the platform parent role there).
+   */
+  defaultAccess?: Partial<Record<RoleScope, ImportRoleRef[]>>;
+}
+
+export type ImportPhase = "tenant" | "principals" | "roles" | "groups" | "bindings" | "default-access";
+
+export interface ImportOptions {
+  /** Called inside the transaction as each phase advances (for progress bars). */
+  onProgress?: (phase: ImportPhase, done: number, total: number) => void;
+}
+
+export interface TenantImportResult {
+  /** False when the store already held everything: no revision was taken, nothing was written. */
+  changed: boolean;
+  tenant: Tenant;
+  tenantCreated: boolean;
+  principalsWritten: number;
+  rolesCreated: number;
+  rolesUpdated: number;
+  groupsCreated: number;
+  membersAdded: number;
+  /** Subjects added to role bindings (grants), default access included. */
+  grantsAdded: number;
+  /** Grants removed from the platform-default group by `defaultAccess`. */
+  grantsRemoved: number;
+  /** Plan role key → store role id. */
+  roleIds: Record<string, string>;
+  /** Plan group key → store group id. */
+  groupIds: Record<string, string>;
+}
+
+export interface ImportRepository {
+  /**
+   * Applies one tenant's plan in ONE transaction (bootstrapping the tenant if needed): domain
+   * rows, the tuples they imply and one change-feed entry, or nothing at all if any element is
+   * invalid. Idempotent: a re-run finds the rows by id or name and returns `changed: false` with
+   * the head revision (no new revision).
+   */
+  applyTenant(orgId: string, plan: TenantImportPlan, options?: ImportOptions): Promise<Written<TenantImportResult>>;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The store
 
 export interface Store {
@@ -483,6 +566,8 @@ export interface Store {
   readonly principals: PrincipalRepository;
   readonly hosts: HostRepository;
   readonly relationships: RelationshipRepository;
+  /** Whole-tenant imports in one transaction (`gatehouse migrate`). */
+  readonly imports: ImportRepository;
   readonly feed: ChangeFeed;
   readonly tokens: TokenCodec;
   /** Stops followers and closes every connection. */

@@ -38,7 +38,7 @@ async function loadGroup(tx: Queryable, orgId: string, id: string): Promise<Grou
   throw new StoreError("not-found", `Group '${id}' does not exist.`, "group_id");
 }
 
-function requireGroupName(name: unknown): string {
+export function requireGroupName(name: unknown): string {
   if (typeof name !== "string" || name.trim().length === 0) throw new StoreError("invalid-argument", "The group name is required.", "name");
   if (name.length > 150) throw new StoreError("invalid-argument", "The group name must be at most 150 characters.", "name");
   return name.trim();

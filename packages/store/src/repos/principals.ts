@@ -31,7 +31,7 @@ const toPrincipal = (r: PrincipalRow): Principal => ({
 
 const userIdRe = /^[A-Za-z0-9_|=+-]{1,200}$/;
 
-function requirePrincipal(p: PrincipalInput, i: number): Required<PrincipalInput> {
+export function requirePrincipal(p: PrincipalInput, i: number): Required<PrincipalInput> {
   if (typeof p?.userId !== "string" || !userIdRe.test(p.userId)) {
     throw new StoreError("invalid-argument", `Invalid user id '${String(p?.userId)}'.`, `principals[${i}].user_id`);
   }

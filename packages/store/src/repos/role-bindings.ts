@@ -22,7 +22,7 @@ import { requireTenantRow, runWrite, type TenantRow, type WriteContext } from ".
 import { loadRole } from "./roles.js";
 import { loadWorkspace } from "./workspaces.js";
 
-interface BindingRow {
+export interface BindingRow {
   id: string;
   org_id: string;
   role_id: string;
@@ -69,7 +69,7 @@ export async function resolveSubject(tx: Queryable, orgId: string, subject: Bind
 }
 
 /** The role must be assignable (custom or seeded) and scoped for the resource's level. */
-async function resolveAssignableRole(tx: Queryable, orgId: string, roleId: string, level: RoleScope, field: string): Promise<string> {
+export async function resolveAssignableRole(tx: Queryable, orgId: string, roleId: string, level: RoleScope, field: string): Promise<string> {
   const role = await loadRole(tx, orgId, requireUuid(roleId, field), field);
   if (role.kind === "platform") throw new StoreError("not-assignable", `Role '${role.id}' is a default parent role and cannot be bound.`, field);
   if (role.scope !== level) {
@@ -78,7 +78,7 @@ async function resolveAssignableRole(tx: Queryable, orgId: string, roleId: strin
   return role.id;
 }
 
-async function findOrCreateBinding(ctx: StoreContext, w: WriteContext, orgId: string, roleId: string, resource: BindingResource): Promise<string> {
+export async function findOrCreateBinding(ctx: StoreContext, w: WriteContext, orgId: string, roleId: string, resource: BindingResource): Promise<string> {
   const [found] = await w.tx.query<{ id: string }>(
     "SELECT id FROM gh_role_bindings WHERE org_id = $1 AND role_id = $2 AND resource_type = $3 AND resource_id = $4",
     [orgId, roleId, resource.type, resource.id],
@@ -96,7 +96,7 @@ async function findOrCreateBinding(ctx: StoreContext, w: WriteContext, orgId: st
   return id;
 }
 
-async function addSubject(ctx: StoreContext, w: WriteContext, orgId: string, bindingId: string, subject: BindingSubject): Promise<void> {
+export async function addSubject(ctx: StoreContext, w: WriteContext, orgId: string, bindingId: string, subject: BindingSubject): Promise<void> {
   const inserted = await w.tx.query(
     "INSERT INTO gh_role_binding_subjects (org_id, binding_id, subject_type, subject_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1",
     [orgId, bindingId, subject.type, subject.id],
@@ -107,7 +107,7 @@ async function addSubject(ctx: StoreContext, w: WriteContext, orgId: string, bin
 }
 
 /** Removes one subject from a binding; a binding left without subjects is deleted. */
-async function removeSubject(ctx: StoreContext, w: WriteContext, orgId: string, binding: BindingRow, subject: BindingSubject): Promise<void> {
+export async function removeSubject(ctx: StoreContext, w: WriteContext, orgId: string, binding: BindingRow, subject: BindingSubject): Promise<void> {
   await w.tx.query("DELETE FROM gh_role_binding_subjects WHERE binding_id = $1 AND subject_type = $2 AND subject_id = $3", [
     binding.id,
     subject.type,

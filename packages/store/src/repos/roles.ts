@@ -57,20 +57,20 @@ export function requirePermission(p: unknown, field = "permissions"): string {
   return p as string;
 }
 
-function requireScope(s: unknown): RoleScope {
+export function requireScope(s: unknown): RoleScope {
   if (s === undefined) return "default";
   if (!SCOPES.includes(s as RoleScope)) throw new StoreError("invalid-argument", `Invalid role scope '${String(s)}'.`, "scope");
   return s as RoleScope;
 }
 
-function requireRoleName(name: unknown): string {
+export function requireRoleName(name: unknown): string {
   if (typeof name !== "string" || name.trim().length === 0) throw new StoreError("invalid-argument", "The role name is required.", "name");
   if (name.length > 175) throw new StoreError("invalid-argument", "The role name must be at most 175 characters.", "name");
   if (name.includes("*")) throw new StoreError("invalid-argument", "The role name may not contain '*'.", "name");
   return name.trim();
 }
 
-function requirePermissions(perms: unknown): string[] {
+export function requirePermissions(perms: unknown): string[] {
   if (!Array.isArray(perms) || perms.length === 0) throw new StoreError("invalid-argument", "At least one permission is required.", "permissions");
   return [...new Set(perms.map((p) => requirePermission(p)))];
 }
@@ -83,7 +83,7 @@ export async function loadRole(tx: Queryable, orgId: string, id: string, field =
   throw new StoreError("not-found", `The following roles do not exist: ${id}`, field);
 }
 
-async function syncPermissionTuples(w: WriteContext, roleId: string, before: string[], after: string[]): Promise<void> {
+export async function syncPermissionTuples(w: WriteContext, roleId: string, before: string[], after: string[]): Promise<void> {
   const removed = before.filter((p) => !after.includes(p));
   const added = after.filter((p) => !before.includes(p));
   await w.remove(removed.map((p) => rolePermission(roleId, p)));

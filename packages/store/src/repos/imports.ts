@@ -1,0 +1,378 @@
+// Whole-tenant import: principals, custom roles, groups with members and role bindings of one
+// tenant's plan in ONE write transaction (domain rows, implied tuples, one change-feed entry),
+// all or nothing, idempotent (existing rows are found by id or name; a re-run writes nothing and
+// takes no revision).
+import { randomUUID } from "node:crypto";
+import type { StoreContext } from "../context.js";
+import { StoreError } from "../errors.js";
+import { bindingSubject, groupMember, owner, rolePermission, tenantResourceId } from "../relationships.js";
+import type {
+  BindingResource,
+  BindingSubject,
+  ImportOptions,
+  ImportRepository,
+  ImportRoleRef,
+  RoleScope,
+  TenantImportPlan,
+  TenantImportResult,
+} from "../types.js";
+import { isUuid, optionalDescription, requireOrgId } from "../validate.js";
+import { runWrite, type TenantRow } from "../write.js";
+import { requireGroupName } from "./groups.js";
+import { requirePrincipal } from "./principals.js";
+import { addSubject, findOrCreateBinding, removeSubject, resolveAssignableRole, type BindingRow } from "./role-bindings.js";
+import { requirePermissions, requireRoleName, requireScope, syncPermissionTuples, type RoleRow } from "./roles.js";
+import { bootstrapTenantRows, tenantFromRow } from "./tenants.js";
+
+const LEVELS: readonly RoleScope[] = ["tenant", "root", "default"];
+
+interface GroupRow {
+  id: string;
+  org_id: string;
+  kind: string;
+  name: string;
+  description: string | null;
+  [k: string]: unknown;
+}
+
+interface PrincipalRow {
+  user_id: string;
+  username: string;
+  type: string;
+  is_org_admin: boolean;
+  [k: string]: unknown;
+}
+
+function requireKey(key: unknown, field: string): string {
+  if (typeof key !== "string" || key.length === 0) throw new StoreError("invalid-argument", "Every role and group of an import needs a key.", field);
+  return key;
+}
+
+function optionalId(id: unknown, field: string): string | undefined {
+  if (id === undefined) return undefined;
+  if (!isUuid(id)) throw new StoreError("invalid-argument", `${String(id)} is not a valid UUID.`, field);
+  return id.toLowerCase();
+}
+
+function requireArray<T>(list: T[] | undefined, field: string): T[] {
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw new StoreError("invalid-argument", `${field} must be an array.`, field);
+  return list;
+}
+
+/** Checks everything that needs no database: shapes, names, permissions, keys and references. */
+function validatePlan(plan: TenantImportPlan) {
+  if (typeof plan !== "object" || plan === null) throw new StoreError("invalid-argument", "The import plan must be an object.");
+  const principals = requireArray(plan.principals, "principals").map((p, i) => requirePrincipal(p, i));
+  const userIds = new Set<string>();
+  for (const p of principals) {
+    if (userIds.has(p.userId)) throw new StoreError("invalid-argument", `Duplicate user id '${p.userId}' in the import.`, "principals");
+    userIds.add(p.userId);
+  }
+
+  const roleKeys = new Set<string>();
+  const roleNames = new Set<string>();
+  const roles = requireArray(plan.roles, "roles").map((r, i) => {
+    const key = requireKey(r?.key, `roles[${i}].key`);
+    if (roleKeys.has(key)) throw new StoreError("invalid-argument", `Duplicate role key '${key}' in the import.`, `roles[${i}].key`);
+    roleKeys.add(key);
+    const name = requireRoleName(r.name);
+    if (roleNames.has(name.toLowerCase())) throw new StoreError("duplicate-name", `The import names two roles '${name}'.`, `roles[${i}].name`);
+    roleNames.add(name.toLowerCase());
+    return {
+      key,
+      id: optionalId(r.id, `roles[${i}].id`),
+      name,
+      description: optionalDescription(r.description),
+      permissions: requirePermissions(r.permissions),
+      scope: requireScope(r.scope),
+    };
+  });
+
+  const groupKeys = new Set<string>();
+  const groupNames = new Set<string>();
+  const groups = requireArray(plan.groups, "groups").map((g, i) => {
+    const key = requireKey(g?.key, `groups[${i}].key`);
+    if (groupKeys.has(key)) throw new StoreError("invalid-argument", `Duplicate group key '${key}' in the import.`, `groups[${i}].key`);
+    groupKeys.add(key);
+    const name = requireGroupName(g.name);
+    if (groupNames.has(name.toLowerCase())) throw new StoreError("duplicate-name", `The import names two groups '${name}'.`, `groups[${i}].name`);
+    groupNames.add(name.toLowerCase());
+    const members = requireArray(g.members, `groups[${i}].members`);
+    for (const m of members) {
+      if (typeof m !== "string" || m.length === 0) throw new StoreError("invalid-argument", "Member ids must be non-empty strings.", `groups[${i}].members`);
+    }
+    return { key, id: optionalId(g.id, `groups[${i}].id`), name, description: optionalDescription(g.description), members: [...new Set(members)] };
+  });
+
+  const roleRef = (ref: ImportRoleRef | undefined, field: string): ImportRoleRef => {
+    if (ref && "key" in ref && typeof ref.key === "string") {
+      if (!roleKeys.has(ref.key)) throw new StoreError("not-found", `The import has no role '${ref.key}'.`, field);
+      return { key: ref.key };
+    }
+    if (ref && "seeded" in ref && typeof ref.seeded === "string" && ref.seeded.length > 0) return { seeded: ref.seeded };
+    throw new StoreError("invalid-argument", "A role reference is { key } or { seeded }.", field);
+  };
+  const bindings = requireArray(plan.bindings, "bindings").map((b, i) => {
+    const key = b?.group?.key;
+    if (typeof key !== "string" || !groupKeys.has(key)) throw new StoreError("not-found", `The import has no group '${String(key)}'.`, `bindings[${i}].group`);
+    return { role: roleRef(b.role, `bindings[${i}].role`), groupKey: key, level: requireScope(b.level), field: `bindings[${i}].role` };
+  });
+
+  let defaultAccess: [RoleScope, ImportRoleRef[]][] | undefined;
+  if (plan.defaultAccess !== undefined) {
+    if (typeof plan.defaultAccess !== "object" || plan.defaultAccess === null) throw new StoreError("invalid-argument", "defaultAccess must be an object.", "defaultAccess");
+    defaultAccess = LEVELS.filter((l) => plan.defaultAccess![l] !== undefined).map((l) => [
+      l,
+      requireArray(plan.defaultAccess![l], `defaultAccess.${l}`).map((r, i) => roleRef(r, `defaultAccess.${l}[${i}]`)),
+    ]);
+  }
+  return { principals, roles, groups, bindings, defaultAccess };
+}
+
+function resourceOf(tenant: TenantRow, level: RoleScope): BindingResource {
+  if (level === "tenant") return { type: "tenant", id: tenant.tenant_id };
+  return { type: "workspace", id: level === "root" ? tenant.root_workspace_id : tenant.default_workspace_id };
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join("\u0000") === [...b].sort().join("\u0000");
+
+export function importRepository(ctx: StoreContext): ImportRepository {
+  return {
+    async applyTenant(orgId, planIn: TenantImportPlan, options: ImportOptions = {}) {
+      requireOrgId(orgId);
+      const plan = validatePlan(planIn);
+      const progress = options.onProgress ?? (() => undefined);
+      return runWrite(ctx, orgId, "import_tenant", async (w) => {
+        const tenantId = tenantResourceId(ctx.domain, orgId);
+        // Domain changes that imply no tuple change (renames, usernames, descriptions, scopes).
+        let rowsChanged = false;
+        const { row: tenant, created: tenantCreated } = await bootstrapTenantRows(ctx, w, orgId);
+        progress("tenant", 1, 1);
+
+        // Principals: one read, then only the new or changed ones are written.
+        let principalsWritten = 0;
+        if (plan.principals.length > 0) {
+          const existing = new Map(
+            (await w.tx.query<PrincipalRow>("SELECT user_id, username, type, is_org_admin FROM gh_principals WHERE org_id = $1", [orgId])).map((p) => [p.user_id, p]),
+          );
+          const changed = plan.principals.filter((p) => {
+            const e = existing.get(p.userId);
+            return !e || e.username !== p.username || e.type !== p.type || e.is_org_admin !== p.isOrgAdmin;
+          });
+          if (changed.length > 0) {
+            const clash = await w.tx.query<{ username: string }>(
+              `SELECT p.username FROM gh_principals p JOIN unnest($2::text[], $3::text[]) AS x(u, n)
+                 ON lower(p.username) = lower(x.n) AND p.user_id <> x.u WHERE p.org_id = $1 LIMIT 1`,
+              [orgId, changed.map((p) => p.userId), changed.map((p) => p.username)],
+            );
+            if (clash[0]) throw new StoreError("duplicate-name", `Username '${clash[0].username}' is taken by another principal.`, "username");
+            const names = new Set<string>();
+            for (const p of plan.principals) {
+              if (names.has(p.username)) throw new StoreError("duplicate-name", `Username '${p.username}' appears twice in the import.`, "username");
+              names.add(p.username);
+            }
+            await w.tx.query(
+              `INSERT INTO gh_principals (org_id, user_id, username, type, is_org_admin)
+               SELECT $1, u, n, t, a FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[]) AS x(u, n, t, a)
+               ON CONFLICT (org_id, user_id) DO UPDATE SET username = EXCLUDED.username, type = EXCLUDED.type,
+                 is_org_admin = EXCLUDED.is_org_admin, modified_at = clock_timestamp()`,
+              [orgId, changed.map((p) => p.userId), changed.map((p) => p.username), changed.map((p) => p.type), changed.map((p) => p.isOrgAdmin)],
+            );
+            principalsWritten = changed.length;
+            rowsChanged = true;
+            await w.touch(changed.map((p) => groupMember(tenant.platform_default_group_id, p.userId, ctx.domain)));
+            await w.touch(changed.filter((p) => p.isOrgAdmin).map((p) => groupMember(tenant.admin_default_group_id, p.userId, ctx.domain)));
+            await w.remove(changed.filter((p) => !p.isOrgAdmin).map((p) => groupMember(tenant.admin_default_group_id, p.userId, ctx.domain)));
+          }
+        }
+        progress("principals", plan.principals.length, plan.principals.length);
+
+        // Custom roles: by id, else by name; created with the plan's id.
+        const roleIds: Record<string, string> = {};
+        let rolesCreated = 0;
+        let rolesUpdated = 0;
+        if (plan.roles.length > 0) {
+          const custom = await w.tx.query<RoleRow>("SELECT * FROM gh_roles WHERE org_id = $1 AND kind = 'custom'", [orgId]);
+          const publicNames = new Set((await w.tx.query<{ name: string }>("SELECT lower(name) AS name FROM gh_roles WHERE org_id IS NULL")).map((r) => r.name));
+          const claimed = new Set<string>();
+          for (const [i, r] of plan.roles.entries()) {
+            const found = custom.find((c) => c.id === r.id && !claimed.has(c.id)) ?? custom.find((c) => c.name.toLowerCase() === r.name.toLowerCase() && !claimed.has(c.id));
+            if (publicNames.has(r.name.toLowerCase())) throw new StoreError("duplicate-name", `A role with the name '${r.name}' already exists.`, `roles[${i}].name`);
+            const other = custom.find((c) => c.name.toLowerCase() === r.name.toLowerCase() && c.id !== found?.id);
+            if (other) throw new StoreError("duplicate-name", `A role with the name '${r.name}' already exists.`, `roles[${i}].name`);
+            if (!found) {
+              const id = r.id ?? randomUUID();
+              await w.tx.query(
+                "INSERT INTO gh_roles (id, org_id, kind, name, description, scope, permissions) VALUES ($1, $2, 'custom', $3, $4, $5, $6::text[])",
+                [id, orgId, r.name, r.description, r.scope, r.permissions],
+              );
+              await w.touch([owner("rbac/role", id, tenantId), ...r.permissions.map((p) => rolePermission(id, p))]);
+              roleIds[r.key] = id;
+              claimed.add(id);
+              rolesCreated++;
+            } else {
+              roleIds[r.key] = found.id;
+              claimed.add(found.id);
+              const description = r.description ?? found.description;
+              if (found.name !== r.name || found.scope !== r.scope || description !== found.description || !sameSet(found.permissions, r.permissions)) {
+                await w.tx.query(
+                  "UPDATE gh_roles SET name = $2, description = $3, scope = $4, permissions = $5::text[], modified_at = clock_timestamp() WHERE id = $1",
+                  [found.id, r.name, description, r.scope, r.permissions],
+                );
+                await syncPermissionTuples(w, found.id, found.permissions, r.permissions);
+                rolesUpdated++;
+                rowsChanged = true;
+              }
+            }
+            progress("roles", i + 1, plan.roles.length);
+          }
+        }
+
+        // Groups: by id, else by name (standard groups); members added if missing.
+        const groupIds: Record<string, string> = {};
+        let groupsCreated = 0;
+        let membersAdded = 0;
+        if (plan.groups.length > 0) {
+          const groups = await w.tx.query<GroupRow>("SELECT id, org_id, kind, name, description FROM gh_groups WHERE org_id = $1", [orgId]);
+          const claimed = new Set<string>();
+          for (const [i, g] of plan.groups.entries()) {
+            const standard = groups.filter((x) => x.kind === "standard" && !claimed.has(x.id));
+            const found = standard.find((x) => x.id === g.id) ?? standard.find((x) => x.name.toLowerCase() === g.name.toLowerCase());
+            const other = groups.find((x) => x.name.toLowerCase() === g.name.toLowerCase() && x.id !== found?.id);
+            if (other) throw new StoreError("duplicate-name", `A group with the name '${g.name}' already exists.`, `groups[${i}].name`);
+            let id: string;
+            if (!found) {
+              id = g.id ?? randomUUID();
+              await w.tx.query("INSERT INTO gh_groups (id, org_id, kind, name, description) VALUES ($1, $2, 'standard', $3, $4)", [id, orgId, g.name, g.description]);
+              await w.touch([owner("rbac/group", id, tenantId)]);
+              groupsCreated++;
+            } else {
+              id = found.id;
+              const description = g.description ?? found.description;
+              if (found.name !== g.name || description !== found.description) {
+                await w.tx.query("UPDATE gh_groups SET name = $2, description = $3, modified_at = clock_timestamp() WHERE id = $1", [id, g.name, description]);
+                rowsChanged = true;
+              }
+            }
+            claimed.add(id);
+            groupIds[g.key] = id;
+            if (g.members.length > 0) {
+              const known = await w.tx.query<{ user_id: string }>("SELECT user_id FROM gh_principals WHERE org_id = $1 AND user_id = ANY($2::text[])", [orgId, g.members]);
+              const knownIds = new Set(known.map((k) => k.user_id));
+              const missing = g.members.filter((m) => !knownIds.has(m));
+              if (missing.length > 0) throw new StoreError("not-found", `The following principals do not exist: ${missing.join(", ")}`, `groups[${i}].members`);
+              const added = await w.tx.query<{ user_id: string }>(
+                `INSERT INTO gh_group_members (org_id, group_id, user_id) SELECT $1, $2, u FROM unnest($3::text[]) AS u
+                 ON CONFLICT DO NOTHING RETURNING user_id`,
+                [orgId, id, g.members],
+              );
+              await w.touch(added.map((a) => groupMember(id, a.user_id, ctx.domain)));
+              if (added.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [id]);
+              membersAdded += added.length;
+            }
+            progress("groups", i + 1, plan.groups.length);
+          }
+        }
+
+        // Role references: plan roles by key; seeded roles by id or name (never platform roles).
+        const seededCache = new Map<string, string>();
+        const resolveRole = async (ref: ImportRoleRef, level: RoleScope, field: string): Promise<string> => {
+          let id: string;
+          if ("key" in ref) id = roleIds[ref.key]!;
+          else {
+            let cached = seededCache.get(ref.seeded);
+            if (!cached) {
+              const rows = await w.tx.query<{ id: string }>(
+                "SELECT id FROM gh_roles WHERE kind = 'seeded' AND (id::text = lower($1) OR lower(name) = lower($1)) ORDER BY (id::text = lower($1)) DESC LIMIT 1",
+                [ref.seeded],
+              );
+              if (!rows[0]) throw new StoreError("not-found", `The following roles do not exist: ${ref.seeded}`, field);
+              cached = rows[0].id;
+              seededCache.set(ref.seeded, cached);
+            }
+            id = cached;
+          }
+          return resolveAssignableRole(w.tx, orgId, id, level, field);
+        };
+
+        // Bindings: one row per (role, resource), the group added as a subject if missing.
+        let grantsAdded = 0;
+        const bindingOf = new Map<string, string>();
+        const pending: { bindingId: string; subject: BindingSubject }[] = [];
+        for (const [i, b] of plan.bindings.entries()) {
+          const roleId = await resolveRole(b.role, b.level, b.field);
+          const resource = resourceOf(tenant, b.level);
+          const bkey = `${roleId}:${resource.type}:${resource.id}`;
+          let bindingId = bindingOf.get(bkey);
+          if (!bindingId) {
+            bindingId = await findOrCreateBinding(ctx, w, orgId, roleId, resource);
+            bindingOf.set(bkey, bindingId);
+          }
+          pending.push({ bindingId, subject: { type: "group", id: groupIds[b.groupKey]! } });
+          if ((i + 1) % 500 === 0) progress("bindings", i + 1, plan.bindings.length);
+        }
+        if (pending.length > 0) {
+          const inserted = await w.tx.query<{ binding_id: string; subject_type: BindingSubject["type"]; subject_id: string }>(
+            `INSERT INTO gh_role_binding_subjects (org_id, binding_id, subject_type, subject_id)
+             SELECT DISTINCT $1, b, t, s FROM unnest($2::uuid[], $3::text[], $4::text[]) AS x(b, t, s)
+             ON CONFLICT DO NOTHING RETURNING binding_id, subject_type, subject_id`,
+            [orgId, pending.map((p) => p.bindingId), pending.map((p) => p.subject.type), pending.map((p) => p.subject.id)],
+          );
+          await w.touch(inserted.map((r) => bindingSubject(r.binding_id, { type: r.subject_type, id: r.subject_id }, ctx.domain)));
+          const touched = [...new Set(inserted.map((r) => r.binding_id))];
+          if (touched.length > 0) await w.tx.query("UPDATE gh_role_bindings SET modified_at = clock_timestamp() WHERE id = ANY($1::uuid[])", [touched]);
+          grantsAdded += inserted.length;
+        }
+        progress("bindings", plan.bindings.length, plan.bindings.length);
+
+        // Customised default access: the platform-default group's roles per level, exactly.
+        let grantsRemoved = 0;
+        if (plan.defaultAccess) {
+          const subject: BindingSubject = { type: "group", id: tenant.platform_default_group_id };
+          for (const [n, [level, refs]] of plan.defaultAccess.entries()) {
+            const resource = resourceOf(tenant, level);
+            const wanted = new Set<string>();
+            for (const [i, ref] of refs.entries()) wanted.add(await resolveRole(ref, level, `defaultAccess.${level}[${i}]`));
+            const current = await w.tx.query<BindingRow>(
+              `SELECT b.* FROM gh_role_bindings b JOIN gh_role_binding_subjects s ON s.binding_id = b.id
+               WHERE b.org_id = $1 AND b.resource_type = $2 AND b.resource_id = $3 AND s.subject_type = 'group' AND s.subject_id = $4`,
+              [orgId, resource.type, resource.id, subject.id],
+            );
+            for (const b of current) {
+              if (wanted.has(b.role_id)) continue;
+              await removeSubject(ctx, w, orgId, b, subject);
+              grantsRemoved++;
+            }
+            const have = new Set(current.map((b) => b.role_id));
+            for (const roleId of wanted) {
+              if (have.has(roleId)) continue;
+              await addSubject(ctx, w, orgId, await findOrCreateBinding(ctx, w, orgId, roleId, resource), subject);
+              grantsAdded++;
+            }
+            progress("default-access", n + 1, plan.defaultAccess.length);
+          }
+        }
+
+        const { touched, deleted } = w.changes;
+        const changed = tenantCreated || rowsChanged || touched.length > 0 || deleted.length > 0;
+        if (!changed) w.markUnchanged();
+        const result: TenantImportResult = {
+          changed,
+          tenant: tenantFromRow(tenant),
+          tenantCreated,
+          principalsWritten,
+          rolesCreated,
+          rolesUpdated,
+          groupsCreated,
+          membersAdded,
+          grantsAdded,
+          grantsRemoved,
+          roleIds,
+          groupIds,
+        };
+        return result;
+      });
+    },
+  };
+}
