@@ -3,9 +3,12 @@ import type { Command } from "commander";
 import { applyTenantPlan, type TenantApplyResult } from "../migration/apply-to-store.js";
 import { loadAssetTypes } from "../migration/asset-types.js";
 import { planExport } from "../migration/plan.js";
-import { createProgress } from "../migration/progress.js";
+import { createProgress, type Progress } from "../migration/progress.js";
 import { renderTable } from "../migration/render.js";
 import { loadV1Export } from "../migration/v1-export-schema.js";
+
+/** Tenants with at least this many principals, memberships and bindings get a per-phase bar. */
+const LARGE_TENANT = 2000;
 
 interface MigrateOptions {
   input: string;
@@ -56,11 +59,27 @@ export function registerMigrate(program: Command): void {
             exp.system_roles.map((r) => ({ ...r, access: r.access.map((a) => ({ permission: a.permission })), scope: levels.get(r.uuid ?? r.name) ?? "default" })),
           );
         }
-        for (const [i, { tenant }] of planned.entries()) {
-          // Re-plan with the store's tenant ids so bindings land on its workspaces.
-          const ids = await store.tenants.bootstrap(tenant.org_id);
-          const [{ plan }] = planExport({ ...exp, tenants: [tenant] }, catalog, () => ids.value) as [typeof planned[number]];
-          results.push(await applyTenantPlan(store, exp, tenant, plan));
+        for (const [i, { tenant, plan }] of planned.entries()) {
+          // One transaction per tenant; a large tenant also gets a bar of its own, phase by phase.
+          const size = tenant.principals.length + plan.groups.reduce((n, g) => n + g.members.length, 0) + plan.bindings.length;
+          let phaseBar: Progress | undefined;
+          let phaseName = "";
+          const onProgress =
+            size >= LARGE_TENANT
+              ? (phase: string, done: number, total: number) => {
+                  if (phase !== phaseName) {
+                    phaseBar?.stop();
+                    phaseName = phase;
+                    phaseBar = createProgress(`  org ${tenant.org_id} ${phase}`, total);
+                  }
+                  phaseBar!.update(done);
+                }
+              : undefined;
+          try {
+            results.push(await applyTenantPlan(store, exp, tenant, plan, onProgress));
+          } finally {
+            phaseBar?.stop();
+          }
           progress.update(i + 1, `org ${tenant.org_id}`);
         }
       } finally {
@@ -71,8 +90,16 @@ export function registerMigrate(program: Command): void {
       else {
         process.stdout.write(
           `${renderTable(
-            ["org", "roles created", "roles updated", "groups created", "bindings", "revision"],
-            results.map((r) => [r.orgId, String(r.rolesCreated), String(r.rolesUpdated), String(r.groupsCreated), String(r.bindings), r.revision === undefined ? "unchanged" : String(r.revision)]),
+            ["org", "roles created", "roles updated", "groups created", "bindings", "grants added", "revision"],
+            results.map((r) => [
+              r.orgId,
+              String(r.rolesCreated),
+              String(r.rolesUpdated),
+              String(r.groupsCreated),
+              String(r.bindings),
+              String(r.grantsAdded),
+              r.revision === undefined ? "unchanged" : String(r.revision),
+            ]),
           )}\n`,
         );
       }
