@@ -18,6 +18,8 @@ export interface ManagementApiConfig {
   systemUsers: SystemUsers;
   /** Edges a workspace may sit below root (root → default → 4 more = 5). */
   workspaceMaxDepth: number;
+  /** Standard workspaces an organisation may hold (not race-proof, as in insights-rbac). */
+  workspaceOrgLimit: number;
   /** When false, nothing may be created or moved directly under root. */
   allowChildrenUnderRoot: boolean;
   maxBodyBytes: number;
@@ -36,6 +38,7 @@ export const DEFAULT_CONFIG: ManagementApiConfig = {
   trustIdentityHeader: true,
   systemUsers: new Map(),
   workspaceMaxDepth: 5,
+  workspaceOrgLimit: 3000,
   allowChildrenUnderRoot: false,
   maxBodyBytes: 1_048_576,
   readYourWritesTimeoutMs: 10_000,
@@ -88,6 +91,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementA
       : {}),
     systemUsers: parseSystemUsers(env["SYSTEM_USERS"]),
     workspaceMaxDepth: int(env, "WORKSPACE_MAX_DEPTH", DEFAULT_CONFIG.workspaceMaxDepth, 1),
+    workspaceOrgLimit: int(env, "WORKSPACE_ORG_CREATION_LIMIT", DEFAULT_CONFIG.workspaceOrgLimit, 1),
     allowChildrenUnderRoot: bool(env, "ALLOW_CHILDREN_UNDER_ROOT", DEFAULT_CONFIG.allowChildrenUnderRoot),
     maxBodyBytes: int(env, "MAX_BODY_BYTES", DEFAULT_CONFIG.maxBodyBytes, 1),
     readYourWritesTimeoutMs: int(env, "READ_YOUR_WRITES_TIMEOUT_MS", DEFAULT_CONFIG.readYourWritesTimeoutMs, 1),

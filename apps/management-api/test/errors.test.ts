@@ -102,6 +102,19 @@ describe("malformed input changes nothing", () => {
     expect((await app.request("GET", `${V2}/roles/?limit=-1`, { as: admin })).body.data.length).toBe(before);
   });
 
+  it("enforces the per-organisation workspace limit", async () => {
+    const small = await startApp({ workspaceOrgLimit: 1 });
+    try {
+      const limited = { org: "err-limit", user: "l-admin", admin: true };
+      expect((await small.request("POST", `${V2}/workspaces/`, { as: limited, body: { name: "one" } })).status).toBe(201);
+      const second = await small.request("POST", `${V2}/workspaces/`, { as: limited, body: { name: "two" } });
+      expect(second.status).toBe(400);
+      expect(second.body.detail).toMatch(/^Workspace limit reached \(1\/1\)/);
+    } finally {
+      await small.stop();
+    }
+  });
+
   it("answers unknown routes and paths without the trailing slash with 404", async () => {
     expect((await app.request("GET", `${V2}/workspaces`, { as: admin })).status).toBe(404);
     expect((await app.request("GET", `${V2}/nothing/`, { as: admin })).status).toBe(404);

@@ -128,6 +128,9 @@ export async function createWorkspace(
   });
   if (!(await canOnWorkspace(services, ctx, parent.id, "create"))) throw forbidden();
   rootPeerRule(services, parent, "created");
+  const limit = services.config.workspaceOrgLimit;
+  const { count } = await services.store.workspaces.list(ctx.tenant.orgId, { types: ["standard"], limit: 1 });
+  if (count >= limit) throw badRequest(`Workspace limit reached (${count}/${limit}); please free up capacity before creating more workspaces.`);
   const written = await services.store.workspaces
     .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null, parentId: parent.id })
     .catch((error: unknown) => {
