@@ -1,11 +1,19 @@
-import { createMetrics, type Counter, type Gauge, type Histogram, type Metrics } from "@gatehouse/telemetry";
+import { createMetrics, Gauge, type Counter, type Histogram, type Metrics } from "@gatehouse/telemetry";
+
+const PREFIX = "gatehouse_engine_";
+
+/** A plain number per method, published when metrics are scraped (no label hashing per call). */
+export interface InFlightCount {
+  value: number;
+}
 
 export interface EngineMetrics {
   metrics: Metrics;
   calls: Counter<"method" | "code">;
   callSeconds: Histogram<"method">;
   streamedItems: Counter<"method">;
-  inFlight: Gauge<"method">;
+  /** The in-flight count of a method (grpc_in_flight{method}); increment and decrement `.value`. */
+  inFlight(method: string): InFlightCount;
   appliedRevision: Gauge;
   appliedChanges: Counter;
   relationships: Gauge;
@@ -13,13 +21,27 @@ export interface EngineMetrics {
 }
 
 export function createEngineMetrics(processMetrics = true): EngineMetrics {
-  const metrics = createMetrics({ prefix: "gatehouse_engine_", processMetrics });
+  const metrics = createMetrics({ prefix: PREFIX, processMetrics });
+  const inFlight = new Map<string, InFlightCount>();
+  new Gauge({
+    name: `${PREFIX}grpc_in_flight`,
+    help: "Calls currently being served.",
+    labelNames: ["method"],
+    registers: [metrics.registry],
+    collect() {
+      for (const [method, count] of inFlight) this.set({ method }, count.value);
+    },
+  });
   return {
     metrics,
     calls: metrics.counter("grpc_calls_total", "Completed gRPC calls by method and status code.", ["method", "code"]),
     callSeconds: metrics.histogram("grpc_call_seconds", "gRPC call duration (streams: until the last item).", ["method"]),
     streamedItems: metrics.counter("grpc_streamed_items_total", "Items sent on server streams.", ["method"]),
-    inFlight: metrics.gauge("grpc_in_flight", "Calls currently being served.", ["method"]),
+    inFlight(method) {
+      let count = inFlight.get(method);
+      if (count === undefined) inFlight.set(method, (count = { value: 0 }));
+      return count;
+    },
     appliedRevision: metrics.gauge("applied_revision", "Store revision the in-memory graph reflects."),
     appliedChanges: metrics.counter("applied_changes_total", "Relationship changes applied from the change feed."),
     relationships: metrics.gauge("relationships", "Relationships held in memory."),

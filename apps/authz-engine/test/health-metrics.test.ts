@@ -28,5 +28,6 @@ it("serves grpc.health.v1 and Prometheus metrics", async () => {
   const metrics = await (await fetch(`http://127.0.0.1:${engine.metricsPort}/metrics`)).text();
   expect(metrics).toMatch(/gatehouse_engine_grpc_calls_total\{method="Check",code="OK"\} 1/);
   expect(metrics).toMatch(/gatehouse_engine_ready 1/);
+  expect(metrics).toMatch(/gatehouse_engine_grpc_in_flight\{method="Check"\} 0/);
   expect((await fetch(`http://127.0.0.1:${engine.metricsPort}/readyz`)).status).toBe(200);
 });

@@ -2,7 +2,7 @@
 // mapping. Handlers stay thin (validate → command → response).
 import { Metadata, status, type handleServerStreamingCall, type handleUnaryCall, type ServerWritableStream, type ServiceError } from "@grpc/grpc-js";
 import type { Logger } from "@gatehouse/telemetry";
-import type { EngineMetrics } from "../metrics.js";
+import type { EngineMetrics, InFlightCount } from "../metrics.js";
 import type { Authenticator, CallerIdentity } from "./authn.js";
 import { toGrpcFailure } from "./errors.js";
 
@@ -34,7 +34,7 @@ interface MethodMetrics {
   method: string;
   ok: { inc(): void };
   seconds: { observe(value: number): void };
-  inFlight: { inc(): void; dec(): void };
+  inFlight: InFlightCount;
 }
 
 function methodMetrics(deps: CallDeps, method: string): MethodMetrics {
@@ -42,7 +42,7 @@ function methodMetrics(deps: CallDeps, method: string): MethodMetrics {
     method,
     ok: deps.metrics.calls.labels({ method, code: status[status.OK] }),
     seconds: deps.metrics.callSeconds.labels({ method }),
-    inFlight: deps.metrics.inFlight.labels({ method }),
+    inFlight: deps.metrics.inFlight(method),
   };
 }
 
@@ -50,7 +50,7 @@ function finish(deps: CallDeps, m: MethodMetrics, code: status, startedAt: bigin
   if (code === status.OK) m.ok.inc();
   else deps.metrics.calls.inc({ method: m.method, code: status[code] });
   m.seconds.observe(Number(process.hrtime.bigint() - startedAt) / 1e9);
-  m.inFlight.dec();
+  m.inFlight.value--;
 }
 
 export function unary<Req, Res>(
@@ -61,7 +61,7 @@ export function unary<Req, Res>(
   const m = methodMetrics(deps, method);
   return (call, callback) => {
     const startedAt = process.hrtime.bigint();
-    m.inFlight.inc();
+    m.inFlight.value++;
     const succeed = (response: Res) => {
       finish(deps, m, status.OK, startedAt);
       callback(null, response);
@@ -172,7 +172,7 @@ export function serverStream<Req, Res>(
   const m = methodMetrics(deps, method);
   return (call) => {
     const startedAt = process.hrtime.bigint();
-    m.inFlight.inc();
+    m.inFlight.value++;
     const items = deps.metrics.streamedItems.labels({ method });
     const output = outputFor(call, () => items.inc());
     Promise.resolve()
