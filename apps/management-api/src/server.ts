@@ -86,7 +86,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   }
   app.use(API_V2_PREFIX, v2);
   app.use(API_V1_PREFIX, v1);
-  app.use((req, _res, next) => next(new ApiError(404, [{ message: "Not found.", field: "detail" }])));
+  app.use((_req, _res, next) => next(new ApiError(404, [{ message: "Not found.", field: "detail" }])));
   app.use(problemMiddleware(logger));
 
   return {

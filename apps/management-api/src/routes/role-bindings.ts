@@ -1,5 +1,6 @@
 import { Router } from "express";
-import { batchCreateRoleBindings, listBySubject, listRoleBindings, replaceBySubject } from "../commands/role-bindings.js";
+import { listBySubject, replaceBySubject } from "../commands/role-bindings-by-subject.js";
+import { batchCreateRoleBindings, listRoleBindings } from "../commands/role-bindings.js";
 import type { Services } from "../commands/services.js";
 import { applyFieldMask, parseFieldMask, type FieldMask } from "../http/field-mask.js";
 import { contextOf } from "../http/identity.js";

@@ -1,0 +1,73 @@
+import { isStoreError, type BindingResource, type BindingSubject } from "@gatehouse/store";
+import type { RequestContext } from "../http/identity.js";
+import { ApiError, badRequest, forbidden, notFound, workspaceNotFound } from "../http/problem.js";
+import { UUID_PATTERN } from "../schemas/common.js";
+import { graphReady, isAdmin, type Services } from "./services.js";
+
+export interface ResourceQuery {
+  resource_type?: "workspace" | "tenant" | undefined;
+  resource_id?: string | undefined;
+  "resource.tenant.org_id"?: string | undefined;
+}
+
+/** The resource a query names (validated to exist in the caller's tenant), if any. */
+export async function resolveResource(services: Services, ctx: RequestContext, query: ResourceQuery, field = "resource_id"): Promise<BindingResource | undefined> {
+  const orgShorthand = query["resource.tenant.org_id"];
+  if (orgShorthand !== undefined) {
+    if (query.resource_id !== undefined) throw badRequest("Use either resource_id or resource.tenant.org_id.", "resource.tenant.org_id");
+    if (query.resource_type !== undefined && query.resource_type !== "tenant") {
+      throw badRequest("resource_type must be 'tenant' with resource.tenant.org_id.", "resource_type");
+    }
+    if (orgShorthand !== ctx.tenant.orgId) throw notFound();
+    return { type: "tenant", id: ctx.tenant.tenantId };
+  }
+  if (query.resource_type === undefined && query.resource_id === undefined) return undefined;
+  if (query.resource_type === undefined) throw badRequest("resource_type is required with resource_id.", "resource_type");
+  if (query.resource_id === undefined) throw badRequest("resource_id is required with resource_type.", field);
+  return checkResource(services, ctx, { type: query.resource_type, id: query.resource_id }, field);
+}
+
+export async function checkResource(services: Services, ctx: RequestContext, resource: BindingResource, field: string): Promise<BindingResource> {
+  if (resource.type === "tenant") {
+    if (resource.id !== ctx.tenant.tenantId) throw notFound();
+    return resource;
+  }
+  if (!UUID_PATTERN.test(resource.id)) throw badRequest(`'${resource.id}' is not a valid UUID.`, field);
+  const id = resource.id.toLowerCase();
+  await services.store.workspaces.get(ctx.tenant.orgId, id).catch((error: unknown) => {
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw workspaceNotFound();
+    throw error;
+  });
+  return { type: "workspace", id };
+}
+
+type BindingAction = "view" | "grant" | "revoke";
+
+/** Workspace: `role_binding_<action>`; tenant (or no resource): `rbac_role_binding_<action>`. */
+export async function requireBindingAccess(services: Services, ctx: RequestContext, resource: BindingResource | undefined, action: BindingAction): Promise<void> {
+  if (isAdmin(ctx)) return;
+  await graphReady(services, ctx);
+  const allowed =
+    resource?.type === "workspace"
+      ? services.authz.check(ctx.principalId, { resourceType: "rbac/workspace", resourceId: resource.id, permission: `role_binding_${action}` })
+      : services.authz.check(ctx.principalId, { resourceType: "rbac/tenant", resourceId: ctx.tenant.tenantId, permission: `rbac_role_binding_${action}` });
+  if (!allowed) throw forbidden();
+}
+
+export async function requireSubject(services: Services, ctx: RequestContext, subject: BindingSubject, field: string): Promise<BindingSubject> {
+  if (subject.type === "group") {
+    if (!UUID_PATTERN.test(subject.id)) throw badRequest(`'${subject.id}' is not a valid UUID.`, field);
+    const id = subject.id.toLowerCase();
+    await services.store.groups.get(ctx.tenant.orgId, id).catch((error: unknown) => {
+      if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `Group '${id}' not found.`, field }]);
+      throw error;
+    });
+    return { type: "group", id };
+  }
+  await services.store.principals.get(ctx.tenant.orgId, subject.id).catch((error: unknown) => {
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `User '${subject.id}' not found.`, field }]);
+    throw error;
+  });
+  return subject;
+}
+
