@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { openStore } from "@gatehouse/store";
 import { buildProgram } from "../src/program.js";
 
 const examplePath = path.join(path.dirname(fileURLToPath(import.meta.url)), "../examples/v1-export.json");
@@ -30,6 +31,15 @@ describe("gatehouse migrate", () => {
     const first = JSON.parse(await run(["migrate", "--input", examplePath, "--data-dir", dataDir, "--seed-system-roles", "--json"]));
     expect(first[0]).toMatchObject({ orgId: "11789772", rolesCreated: 1, groupsCreated: 2 });
     expect(first[0].revision).toBeGreaterThan(0);
+    // One transaction (one revision, one change-feed entry) per tenant.
+    const store = await openStore({ dataDir });
+    try {
+      const imports = (await store.feed.changesSince(0)).filter((c) => c.kind === "import_tenant");
+      expect(imports.map((c) => [c.orgId, c.revision])).toEqual(first.map((r: { orgId: string; revision: number }) => [r.orgId, r.revision]));
+      expect(await store.feed.headRevision()).toBe(first[first.length - 1].revision);
+    } finally {
+      await store.close();
+    }
     const second = JSON.parse(await run(["migrate", "--input", examplePath, "--data-dir", dataDir, "--json"]));
     for (const r of second) {
       expect(r).toMatchObject({ rolesCreated: 0, rolesUpdated: 0, groupsCreated: 0 });

@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultAssetTypes, TYPES, type RelationshipTuple } from "@gatehouse/rbac";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { openStore } from "@gatehouse/store";
 import { buildProgram } from "../src/program.js";
 import { loadGraph, planTuples, runParity } from "../src/migration/parity-run.js";
 import { planExport } from "../src/migration/plan.js";
@@ -136,5 +137,70 @@ describe("gatehouse parity (CLI)", () => {
       /unknown principal 'ghost'[\s\S]*unknown role 'Nope'|invalid-permission|inventory:hosts/,
     );
     await expect(run(["parity", "--input", path.join(dir, "missing.json"), "--schema", schemaPath])).rejects.toThrow(/no such file/);
+  });
+});
+
+describe("gatehouse parity --from-store", () => {
+  afterEach(() => {
+    process.exitCode = undefined;
+    vi.restoreAllMocks();
+  });
+
+  async function run(args: string[]): Promise<string> {
+    let out = "";
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((out += String(chunk)), true));
+    vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    await buildProgram().parseAsync(["node", "gatehouse", ...args]);
+    vi.restoreAllMocks();
+    return out;
+  }
+
+  it("finds no lost grant after migrate, then reports a binding moved to the wrong level as lost (exit 1)", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "parity-store-"));
+    await run(["migrate", "--input", examplePath, "--data-dir", dataDir, "--seed-system-roles", "--json"]);
+
+    // Gatehouse's own schema (role configuration), the store's tuples and ids.
+    const ok = JSON.parse(await run(["parity", "--input", examplePath, "--data-dir", dataDir, "--json", "-"]));
+    expect(ok.source.kind).toBe("store");
+    expect(ok.ok).toBe(true);
+    expect(ok.lost).toEqual([]);
+    expect(ok.summary.grantsVerified).toBeGreaterThan(10);
+    expect(ok.rejectedTuples).toEqual([]);
+    expect(process.exitCode ?? 0).toBe(0);
+
+    // Move the root-level custom role's binding down to the Default Workspace.
+    const store = await openStore({ dataDir });
+    try {
+      const org = "11789772";
+      const t = await store.tenants.get(org);
+      const role = (await store.roles.list(org, { kinds: ["custom"], limit: -1 })).data.find((r) => r.name === "Patch and repositories operator")!;
+      expect(role.scope).toBe("root");
+      const binding = (await store.roleBindings.list(org, { roleId: role.id, limit: -1 })).data[0]!;
+      expect(binding.resource).toEqual({ type: "workspace", id: t.rootWorkspaceId });
+      const subject = binding.subjects[0]!;
+      const root = { type: "workspace" as const, id: t.rootWorkspaceId };
+      await store.roleBindings.replaceRolesOfSubject(org, root, subject, (await store.roleBindings.rolesOfSubject(org, root, subject)).filter((r) => r !== role.id));
+      await store.roles.update(org, role.id, { name: role.name, permissions: role.permissions, scope: "default" });
+      await store.roleBindings.batchCreate(org, [{ resource: { type: "workspace", id: t.defaultWorkspaceId }, subject, roleId: role.id }]);
+    } finally {
+      await store.close();
+    }
+
+    const bad = JSON.parse(await run(["parity", "--input", examplePath, "--data-dir", dataDir, "--json", "-"]));
+    expect(bad.ok).toBe(false);
+    expect(process.exitCode).toBe(1);
+    const lost = bad.lost.find((l: { permission: string }) => l.permission === "advisor:disable-recommendations:write");
+    expect(lost).toMatchObject({ orgId: "11789772", userId: "51834777", checkedAt: "root", boundAt: ["default"] });
+    expect(lost.reason).toBe("bound at Default Workspace, checked at Root Workspace");
+    expect(lost.explain).toBeTruthy();
+
+    // The planned migration itself is still fine.
+    const planned = JSON.parse(await run(["parity", "--input", examplePath, "--data-dir", dataDir, "--from-plan", "--json", "-"]));
+    expect(planned.source.kind).toBe("plan");
+    expect(planned.ok).toBe(true);
+  }, 180_000);
+
+  it("needs a store for --from-store", async () => {
+    await expect(run(["parity", "--input", examplePath, "--from-store"])).rejects.toThrow(/--from-store needs --database-url or --data-dir/);
   });
 });

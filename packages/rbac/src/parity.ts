@@ -64,12 +64,15 @@ export interface ParityReport {
     readonly overGrants: number;
     readonly extraGrants: number;
     readonly unclassified: number;
+    readonly notInSchema: number;
   };
   readonly lost: readonly LostGrant[];
   readonly overGrants: readonly OverGrant[];
   readonly extraGrants: readonly ExtraGrant[];
   /** Held permissions no asset type classifies: their check level is unknown, so they are not verified. */
   readonly unclassified: readonly { readonly orgId: string; readonly permission: string }[];
+  /** v2 permissions the schema does not define at the checked object (only with `isDefined`): not verified. */
+  readonly notInSchema: readonly { readonly permission: string; readonly v2Permission: string; readonly objectType: string }[];
 }
 
 export interface ParityTenant {
@@ -85,6 +88,11 @@ export interface ParityInput {
   readonly relationships: Iterable<RelationshipTuple>;
   readonly check: CheckFn;
   readonly explain?: ExplainFn;
+  /**
+   * Whether the schema defines `permission` on `resourceType`. When given, v2 permissions the
+   * schema lacks are not checked but listed in `notInSchema` (e.g. an application not modelled yet).
+   */
+  readonly isDefined?: (resourceType: string, permission: string) => boolean;
   /** Called after each principal (progress reporting). */
   readonly onPrincipal?: (done: number, total: number) => void;
 }
@@ -152,6 +160,7 @@ export function computeParity(input: ParityInput): ParityReport {
   const overGrants: OverGrant[] = [];
   const extraGrants: ExtraGrant[] = [];
   const unclassified = new Map<string, { orgId: string; permission: string }>();
+  const notInSchema = new Map<string, { permission: string; v2Permission: string; objectType: string }>();
   let checks = 0;
   let grantsVerified = 0;
   const total = input.tenants.reduce((n, t) => n + t.tenant.principals.length, 0);
@@ -178,6 +187,10 @@ export function computeParity(input: ParityInput): ParityReport {
         const object = checkObjectFor(plan.ids, checkedAt);
         const grantedInV1 = roleGrants(held, permission);
         for (const v2Permission of verb.v2) {
+          if (input.isDefined && !input.isDefined(object.type, v2Permission)) {
+            notInSchema.set(`${permission} ${v2Permission}`, { permission, v2Permission, objectType: object.type });
+            continue;
+          }
           const allowed = counted(object, v2Permission, subject);
           if (!grantedInV1) {
             if (allowed) extraGrants.push({ orgId, userId: principal.user_id, permission, v2Permission, checkedAt });
@@ -232,10 +245,12 @@ export function computeParity(input: ParityInput): ParityReport {
       overGrants: overGrants.length,
       extraGrants: extraGrants.length,
       unclassified: unclassified.size,
+      notInSchema: notInSchema.size,
     },
     lost,
     overGrants,
     extraGrants,
     unclassified: [...unclassified.values()],
+    notInSchema: [...notInSchema.values()],
   };
 }

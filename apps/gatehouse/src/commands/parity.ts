@@ -1,11 +1,14 @@
 import { writeFile } from "node:fs/promises";
+import { openStore } from "@gatehouse/store";
 import type { Command } from "commander";
 import { loadAssetTypes } from "../migration/asset-types.js";
+import { MigrationError } from "../migration/errors.js";
 import { loadGraph, planTuples, runParity } from "../migration/parity-run.js";
+import { loadStoreParityState } from "../migration/parity-store.js";
 import { planExport } from "../migration/plan.js";
 import { createProgress } from "../migration/progress.js";
 import { renderParityReport } from "../migration/render.js";
-import { loadSchemaText } from "../migration/schema-source.js";
+import { loadSchemaModel } from "../migration/schema-source.js";
 import { loadV1Export } from "../migration/v1-export-schema.js";
 
 interface ParityOptions {
@@ -15,6 +18,10 @@ interface ParityOptions {
   env: string;
   assetTypes?: string;
   platform: string;
+  databaseUrl?: string;
+  dataDir?: string;
+  fromStore?: boolean;
+  fromPlan?: boolean;
 }
 
 /** `gatehouse parity`: every v1 grant must still be granted by v2 where the app checks it. */
@@ -24,23 +31,53 @@ export function registerParity(program: Command): void {
     .description("Compare v1 grants of a v1 export with v2 checks of its migration; exit 1 if any v1 grant is lost")
     .requiredOption("--input <file>", "v1 export JSON file")
     .option("--json <file>", "also write the full report as JSON to this file ('-' for stdout)")
-    .option("--schema <file>", "zed schema to evaluate with (default: the role configuration's schema)")
-    .option("--env <env>", "role configuration environment", "stage")
+    .option("--schema <file>", "zed schema to evaluate with (default: Gatehouse's own schema of --env)")
+    .option("--env <env>", "role configuration environment (stage or prod)", "stage")
     .option("--asset-types <file>", "asset types JSON (default: the bundled asset types)")
-    .option("--platform <id>", "rbac/platform id tenants point at", "stage")
+    .option("--database-url <url>", "evaluate the store's state in this Postgres database (implies --from-store)")
+    .option("--data-dir <dir>", "evaluate the store's state in this PGlite data directory (implies --from-store)")
+    .option("--from-store", "evaluate what the store holds (default when --database-url or --data-dir is given)")
+    .option("--from-plan", "evaluate the planned migration, not the store")
+    .option("--platform <id>", "rbac/platform id tenants point at (planned mode)", "stage")
     .action(async (opts: ParityOptions) => {
+      const hasStore = opts.databaseUrl !== undefined || opts.dataDir !== undefined;
+      if (opts.fromStore && opts.fromPlan) throw new MigrationError("invalid-options", "--from-store and --from-plan exclude each other");
+      if (opts.fromStore && !hasStore) throw new MigrationError("invalid-options", "--from-store needs --database-url or --data-dir");
+      const fromStore = !opts.fromPlan && hasStore;
+
       const exp = await loadV1Export(opts.input);
       const catalog = await loadAssetTypes(opts.assetTypes);
-      const schemaText = await loadSchemaText(opts.schema, opts.env);
-      const planned = planExport(exp, catalog);
-      const tuples = planTuples(planned, opts.platform);
-      const { graph, rejected } = loadGraph(schemaText, tuples);
+      const model = await loadSchemaModel(opts.schema, opts.env);
+      const warnings: string[] = [];
+      let source: Record<string, unknown>;
+      let input: { tenants: Parameters<typeof runParity>[0]["planned"]; tuples: Parameters<typeof loadGraph>[1] };
+      if (fromStore) {
+        const store = await openStore({
+          ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}),
+          ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+          ...(exp.domain ? { domain: exp.domain } : {}),
+        });
+        try {
+          const state = await loadStoreParityState(store, exp, catalog);
+          warnings.push(...state.warnings);
+          input = { tenants: state.tenants, tuples: state.relationships };
+          source = { kind: "store", revisions: state.revisions };
+        } finally {
+          await store.close();
+        }
+      } else {
+        const planned = planExport(exp, catalog);
+        input = { tenants: planned, tuples: planTuples(planned, opts.platform) };
+        source = { kind: "plan" };
+      }
+      for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+      const { graph, rejected } = loadGraph(model, input.tuples);
       for (const r of rejected) process.stderr.write(`warning: tuple not loaded: ${r.error}\n`);
       const total = exp.tenants.reduce((n, t) => n + t.principals.length, 0);
       const progress = createProgress("parity", total);
-      const report = runParity({ export: exp, catalog, planned, graph, relationships: tuples, onPrincipal: (d) => progress.update(d) });
+      const report = runParity({ export: exp, catalog, planned: input.tenants, graph, relationships: input.tuples, onPrincipal: (d) => progress.update(d) });
       progress.stop();
-      const json = `${JSON.stringify({ ...report, rejectedTuples: rejected }, null, 2)}\n`;
+      const json = `${JSON.stringify({ ...report, source, warnings, rejectedTuples: rejected }, null, 2)}\n`;
       if (opts.json === "-") process.stdout.write(json);
       else {
         process.stdout.write(`${renderParityReport(report)}\n`);

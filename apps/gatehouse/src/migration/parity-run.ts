@@ -1,9 +1,10 @@
-import { check, compileSchema, explain, RelationshipGraph, type Relationship } from "@gatehouse/evaluator";
+import { check, compileSchema, explain, Model, RelationshipGraph, type Relationship } from "@gatehouse/evaluator";
 import {
   computeParity,
   tenantTreeTuples,
   type AssetTypeCatalog,
   type ParityReport,
+  type ParityTenant,
   type RelationshipTuple,
   type V1Export,
 } from "@gatehouse/rbac";
@@ -16,8 +17,8 @@ export interface GraphLoad {
 }
 
 /** Builds an evaluator graph from tuples; tuples the schema rejects are reported, not fatal. */
-export function loadGraph(schemaText: string, tuples: Iterable<RelationshipTuple>): GraphLoad {
-  const graph = new RelationshipGraph(compileSchema(schemaText));
+export function loadGraph(schema: string | Model, tuples: Iterable<RelationshipTuple>): GraphLoad {
+  const graph = new RelationshipGraph(schema instanceof Model ? schema : compileSchema(schema));
   const rejected: GraphLoad["rejected"] = [];
   for (const t of tuples) {
     try {
@@ -37,7 +38,7 @@ export function planTuples(planned: readonly PlannedTenant[], platformId: string
 export interface ParityRunInput {
   readonly export: V1Export;
   readonly catalog: AssetTypeCatalog;
-  readonly planned: readonly PlannedTenant[];
+  readonly planned: readonly ParityTenant[];
   readonly graph: RelationshipGraph;
   readonly relationships: Iterable<RelationshipTuple>;
   readonly onPrincipal?: (done: number, total: number) => void;
@@ -53,6 +54,7 @@ export function runParity(input: ParityRunInput): ParityReport {
     relationships: input.relationships,
     check: (resource, permission, subject) => check(graph, resource, permission, subject),
     explain: (resource, permission, subject) => explain(graph, resource, permission, subject).summary,
+    isDefined: (type, permission) => graph.model.isPermission(type, permission) || graph.model.isRelation(type, permission),
     ...(input.onPrincipal ? { onPrincipal: input.onPrincipal } : {}),
   });
 }

@@ -51,6 +51,10 @@ export function renderParityReport(report: ParityReport): string {
     out.push("", `Not verified: held permissions without an asset type (${report.unclassified.length})`);
     out.push(renderTable(["org", "v1 permission"], capped(report.unclassified.map((u) => [u.orgId, u.permission]))));
   }
+  if (report.notInSchema.length > 0) {
+    out.push("", `Not verified: v2 permissions the schema does not define (${report.notInSchema.length})`);
+    out.push(renderTable(["v1 permission", "v2 permission", "object type"], capped(report.notInSchema.map((n) => [n.permission, n.v2Permission, n.objectType]))));
+  }
   out.push("", report.ok ? "OK: no v1 grant is lost" : `FAILED: ${report.lost.length} v1 grant(s) lost in v2`);
   return out.join("\n");
 }
