@@ -3,7 +3,8 @@
 // trees, lookups that verify many candidates) cheap; re-entering a (node, slot) still in progress
 // is a cycle and, like exceeding the depth limit, a typed error rather than a false.
 import { EvaluationError } from "../errors.js";
-import type { RelationshipGraph } from "../graph/relationship-graph.js";
+import { NOT_FOUND, type RelationshipGraph } from "../graph/relationship-graph.js";
+import { AnchorClosure, closureCacheOf } from "./closure-cache.js";
 import type { Op } from "../model/model.js";
 import { reverseWalk } from "./lookup-resources.js";
 import { reverseIndexOf, type ReverseIndex } from "./reverse-index.js";
@@ -16,14 +17,14 @@ const FALSE = 1;
 const TRUE = 2;
 
 /** Arrows with more tuples than this try the anchored path (see `arrow`). */
-const ANCHOR_MIN_TUPLES = 16;
+const ANCHOR_MIN_TUPLES = 1;
 
 export class Evaluation {
   private readonly memo = new Map<number, number>();
   private readonly slotCount: number;
   private readonly index: ReverseIndex;
   /** anchor slot → nodes where the subject holds it (computed on first use). */
-  private readonly anchored = new Map<number, Set<number>>();
+  private readonly anchored = new Map<number, AnchorClosure>();
 
   constructor(
     readonly graph: RelationshipGraph,
@@ -92,21 +93,14 @@ export class Evaluation {
 
   private arrow(op: Extract<Op, { k: "arrow" }>, node: number, depth: number): boolean {
     const { graph } = this;
-    const forward = graph.forward[op.tupleset]!;
-    const targets = forward.get(node);
+    const targets = graph.forward[op.tupleset]!.get(node);
     if (!targets) return false;
-    if (targets.length > ANCHOR_MIN_TUPLES) {
-      const anchored = this.anchoredTargets(op, graph.nodeType[targets[0]! >= 0 ? targets[0]! : graph.usersetNode[-targets[0]! - 1]!]!);
-      // Every target where the permission holds lies in the anchor set, so walk the smaller side.
-      if (anchored) {
-        const slot = anchored.slot;
-        if (anchored.nodes.size < targets.length) {
-          for (const target of anchored.nodes) if (forward.has(node, target) && this.evalSlot(target, slot, depth + 1)) return true;
-        } else {
-          for (const target of targets) if (anchored.nodes.has(target) && this.evalSlot(target, slot, depth + 1)) return true;
-        }
-        return false;
-      }
+    const anchored = this.anchoredTargets(op, targets.length > ANCHOR_MIN_TUPLES);
+    if (anchored) {
+      // Every target where the permission holds is one where the subject holds the anchor.
+      const hits = anchored.closure.via(graph, op.tupleset).get(node);
+      if (hits) for (const target of hits) if (this.evalSlot(target, anchored.slot, depth + 1)) return true;
+      return false;
     }
     for (const code of targets) {
       // An arrow walks to the object of each tuple; a subject set's relation is ignored.
@@ -118,19 +112,33 @@ export class Evaluation {
   }
 
   /**
-   * When an arrow's targets all have one type and its target permission is `anchor & ...`, the set
-   * of nodes where the subject holds `anchor` (found by a reverse walk) bounds the targets to try.
+   * When an arrow's tupleset holds plain objects of one type and its target permission there is
+   * `anchor & ...`, the nodes where the subject holds `anchor` (found by a reverse walk) bound the
+   * targets to try. The closure is computed when `compute` (several tuples) and otherwise used only
+   * if already known, from this request or from the graph's closure cache.
    */
-  private anchoredTargets(op: Extract<Op, { k: "arrow" }>, typeIndex: number): { slot: number; nodes: Set<number> } | undefined {
+  private anchoredTargets(op: Extract<Op, { k: "arrow" }>, compute: boolean): { slot: number; closure: AnchorClosure } | undefined {
     const { graph } = this;
     const tupleset = graph.model.slots[op.tupleset]!;
     if (tupleset.allowed.length !== 1 || tupleset.allowed[0]!.relation !== undefined) return undefined;
+    const typeIndex = tupleset.allowed[0]!.typeIndex;
     const slot = op.targetByType[typeIndex]!;
     const anchor = slot >= 0 ? this.index.anchorOf[slot]! : -1;
     if (anchor < 0) return undefined;
-    let nodes = this.anchored.get(anchor);
-    if (!nodes) this.anchored.set(anchor, (nodes = reverseWalk(this, typeIndex, anchor)));
-    return { slot, nodes };
+    let closure = this.anchored.get(anchor);
+    if (!closure) {
+      const code = this.subject.code;
+      // Shared across requests only for the default depth limit (the walk's verifications use it).
+      const cache = code !== NOT_FOUND && this.maxDepth === DEFAULT_MAX_DEPTH ? closureCacheOf(graph) : undefined;
+      closure = cache?.get(code, anchor);
+      if (!closure) {
+        if (!compute) return undefined;
+        closure = new AnchorClosure(Int32Array.from(reverseWalk(this, typeIndex, anchor)).sort());
+        cache?.set(code, anchor, closure);
+      }
+      this.anchored.set(anchor, closure);
+    }
+    return { slot, closure };
   }
 
   private depthExceeded(node: number, slot: number): never {

@@ -26,6 +26,7 @@ export class RelationshipGraph {
   /** Subset of `forward` holding only subject-set codes, so checks never scan big plain lists for them. */
   readonly forwardSets: Array<Adjacency | undefined>;
   private count = 0;
+  private mutationCount = 0;
 
   constructor(model: Model) {
     this.model = model;
@@ -39,12 +40,21 @@ export class RelationshipGraph {
     return this.count;
   }
 
+  /**
+   * Incremented by every add or remove that changes the graph (unlike `revision`, which the owner
+   * sets). Caches derived from the graph's contents key on it, so any write invalidates them.
+   */
+  get mutations(): number {
+    return this.mutationCount;
+  }
+
   add(r: Relationship): boolean {
     const { slot, resource, subject } = this.encode(r, true);
     if (!this.forward[slot]!.add(resource, subject)) return false;
     this.reverse[slot]!.add(subject, resource);
     if (subject < 0) this.forwardSets[slot]!.add(resource, subject);
     this.count++;
+    this.mutationCount++;
     return true;
   }
 
@@ -55,6 +65,7 @@ export class RelationshipGraph {
     this.reverse[slot]!.remove(subject, resource);
     if (subject < 0) this.forwardSets[slot]!.remove(resource, subject);
     this.count--;
+    this.mutationCount++;
     return true;
   }
 
@@ -81,6 +92,16 @@ export class RelationshipGraph {
   /** Node of an object, or -1 if the object appears in no relationship. */
   nodeOf(typeIndex: number, id: string): number {
     return this.nodesByType[typeIndex]?.get(id) ?? -1;
+  }
+
+  /** Number of known objects of a type (objects are never forgotten, so this only grows). */
+  objectCount(typeIndex: number): number {
+    return this.nodesByType[typeIndex]?.size ?? 0;
+  }
+
+  /** Nodes of every known object of a type, in interning order. */
+  nodesOfType(typeIndex: number): number[] {
+    return [...(this.nodesByType[typeIndex]?.values() ?? [])];
   }
 
   /** Userset code of (node, slot), or NOT_FOUND. */

@@ -1,0 +1,101 @@
+// Cross-request cache of subject closures: for a subject and an anchor slot (the `subject` in
+// `subject & t_role->p`), the sorted nodes where the subject holds the anchor, e.g. every role
+// binding the subject satisfies directly or through its groups, transitively. Computing it is a
+// reverse walk whose cost grows with the bindings the subject reaches, so it runs once per subject
+// and graph state. Keyed by the graph's mutation counter: any add or remove empties the cache.
+import type { RelationshipGraph } from "../graph/relationship-graph.js";
+
+/** Where one subject holds one anchor slot, with per-tupleset indexes built on first use. */
+export class AnchorClosure {
+  /** tupleset slot → resource node → anchor nodes it points to through that tupleset. */
+  private readonly byTupleset = new Map<number, Map<number, number[]>>();
+
+  constructor(
+    /** Sorted nodes where the subject holds the anchor. */
+    readonly nodes: Int32Array,
+  ) {}
+
+  /**
+   * resource → the anchor nodes it reaches through `tupleset` (a stored relation whose subjects are
+   * plain objects), so an arrow over many tuples costs one lookup. Built from the graph's reverse
+   * index; valid as long as the graph is unchanged, which the cache's mutation key guarantees.
+   */
+  via(graph: RelationshipGraph, tupleset: number): Map<number, number[]> {
+    let index = this.byTupleset.get(tupleset);
+    if (!index) {
+      index = new Map();
+      const reverse = graph.reverse[tupleset]!;
+      for (const anchorNode of this.nodes) {
+        for (const resource of reverse.get(anchorNode) ?? []) {
+          const list = index.get(resource);
+          if (list) list.push(anchorNode);
+          else index.set(resource, [anchorNode]);
+        }
+      }
+      this.byTupleset.set(tupleset, index);
+    }
+    return index;
+  }
+}
+
+/** Subjects kept per graph; beyond this the oldest entry is dropped. */
+export const MAX_CACHED_SUBJECTS = 50_000;
+
+export class ClosureCache {
+  private mutations: number;
+  /** subject code → anchor slot → sorted nodes. */
+  private readonly bySubject = new Map<number, Map<number, AnchorClosure>>();
+
+  constructor(private readonly graph: RelationshipGraph) {
+    this.mutations = graph.mutations;
+  }
+
+  get(subjectCode: number, anchor: number): AnchorClosure | undefined {
+    this.sync();
+    return this.bySubject.get(subjectCode)?.get(anchor);
+  }
+
+  set(subjectCode: number, anchor: number, closure: AnchorClosure): void {
+    this.sync();
+    let bySlot = this.bySubject.get(subjectCode);
+    if (!bySlot) {
+      if (this.bySubject.size >= MAX_CACHED_SUBJECTS) this.bySubject.delete(this.bySubject.keys().next().value!);
+      this.bySubject.set(subjectCode, (bySlot = new Map()));
+    }
+    bySlot.set(anchor, closure);
+  }
+
+  get size(): number {
+    this.sync();
+    return this.bySubject.size;
+  }
+
+  private sync(): void {
+    if (this.mutations !== this.graph.mutations) {
+      this.bySubject.clear();
+      this.mutations = this.graph.mutations;
+    }
+  }
+}
+
+const caches = new WeakMap<RelationshipGraph, ClosureCache>();
+
+export function closureCacheOf(graph: RelationshipGraph): ClosureCache {
+  let cache = caches.get(graph);
+  if (!cache) caches.set(graph, (cache = new ClosureCache(graph)));
+  return cache;
+}
+
+/** Binary search in a sorted Int32Array. */
+export function sortedHas(sorted: Int32Array, value: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = sorted[mid]!;
+    if (v === value) return true;
+    if (v < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}

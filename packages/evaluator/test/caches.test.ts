@@ -1,0 +1,154 @@
+// Cross-request caches (subject closures for anchored arrows, per-type sort order for lookups):
+// a cached answer must never survive a write that changes it.
+import { describe, expect, it } from "vitest";
+import { check, compileSchema, lookupResources, parseRelationship, RelationshipGraph } from "../src/index.js";
+import { closureCacheOf } from "../src/eval/closure-cache.js";
+
+// The role-binding shape: `subject & t_role->p` reached through an arrow over bindings.
+const SCHEMA = `definition user {}
+definition group {
+  relation t_member: user | group#member
+  permission member = t_member
+}
+definition role {
+  relation t_view: user:*
+  permission view = t_view
+}
+definition binding {
+  relation t_subject: user | group#member
+  relation t_role: role
+  permission subject = t_subject
+  permission view = subject & t_role->view
+}
+definition workspace {
+  relation t_parent: workspace
+  relation t_binding: binding
+  permission view = t_binding->view + t_parent->view
+}
+definition host {
+  relation t_workspace: workspace
+  permission view = t_workspace->view
+}`;
+
+const r = parseRelationship;
+const alice = { type: "user", id: "alice" };
+const host = { type: "host", id: "h1" };
+
+function setup(): RelationshipGraph {
+  const g = new RelationshipGraph(compileSchema(SCHEMA));
+  for (const t of [
+    "role:viewer#t_view@user:*",
+    "workspace:child#t_parent@workspace:root",
+    "host:h1#t_workspace@workspace:child",
+    "group:inner#t_member@user:alice",
+    "group:outer#t_member@group:inner#member",
+    "binding:b1#t_subject@group:outer#member",
+    "binding:b1#t_role@role:viewer",
+    "workspace:root#t_binding@binding:b1",
+  ]) g.add(r(t));
+  // Several bindings per workspace so checks take the anchored (closure) path.
+  for (let i = 0; i < 20; i++) {
+    g.add(r(`binding:other${i}#t_subject@user:u${i}`));
+    g.add(r(`binding:other${i}#t_role@role:viewer`));
+    g.add(r(`workspace:${i % 2 ? "root" : "child"}#t_binding@binding:other${i}`));
+  }
+  return g;
+}
+
+describe("subject closure cache", () => {
+  it("is filled by a check and reused by the next one", () => {
+    const g = setup();
+    expect(check(g, host, "view", alice)).toBe(true);
+    expect(closureCacheOf(g).size).toBe(1);
+    expect(check(g, { type: "workspace", id: "child" }, "view", alice)).toBe(true);
+    expect(check(g, { type: "workspace", id: "nowhere" }, "view", alice)).toBe(false);
+  });
+
+  it("never answers from a closure older than the last write", () => {
+    const writes: Array<[string, "add" | "remove", boolean]> = [
+      // Each write flips the answer for alice on h1; the cache was warm before each.
+      ["group:inner#t_member@user:alice", "remove", false],
+      ["group:inner#t_member@user:alice", "add", true],
+      ["group:outer#t_member@group:inner#member", "remove", false],
+      ["binding:b2#t_subject@user:alice", "add", false], // b2 is not on any workspace yet
+      ["binding:b2#t_role@role:viewer", "add", false],
+      ["workspace:child#t_binding@binding:b2", "add", true],
+      ["binding:b2#t_role@role:viewer", "remove", false],
+      ["group:outer#t_member@group:inner#member", "add", true],
+      ["binding:b1#t_subject@group:outer#member", "remove", false],
+      ["binding:b1#t_subject@user:alice", "add", true],
+      ["workspace:child#t_parent@workspace:root", "remove", false],
+      ["workspace:child#t_parent@workspace:root", "add", true],
+      ["role:viewer#t_view@user:*", "remove", false],
+    ];
+    const g = setup();
+    expect(check(g, host, "view", alice)).toBe(true);
+    for (const [text, op, expected] of writes) {
+      const before = g.mutations;
+      expect(op === "add" ? g.add(r(text)) : g.remove(r(text))).toBe(true);
+      expect(g.mutations).toBeGreaterThan(before);
+      expect({ text, op, answer: check(g, host, "view", alice) }).toEqual({ text, op, answer: expected });
+      expect(lookupResources(g, "host", "view", alice)).toEqual(expected ? ["h1"] : []);
+    }
+  });
+
+  it("is not touched by writes that change nothing, nor keyed by the owner's revision", () => {
+    const g = setup();
+    expect(check(g, host, "view", alice)).toBe(true);
+    const before = g.mutations;
+    expect(g.add(r("group:inner#t_member@user:alice"))).toBe(false);
+    expect(g.remove(r("group:inner#t_member@user:nobody"))).toBe(false);
+    expect(g.mutations).toBe(before);
+    expect(closureCacheOf(g).size).toBe(1);
+    g.revision = 42; // owner's label only
+    g.remove(r("group:inner#t_member@user:alice"));
+    g.revision = 42;
+    expect(check(g, host, "view", alice)).toBe(false);
+  });
+
+  it("keeps subjects apart, subject sets included, and agrees with a fresh graph after each write", () => {
+    const g = setup();
+    const b1 = { type: "binding", id: "b1" };
+    const subjects = [alice, { type: "user", id: "bob" }, { type: "user", id: "u3" }, { type: "group", id: "outer", relation: "member" }, { type: "group", id: "inner", relation: "member" }];
+    const fresh = (): RelationshipGraph => {
+      const copy = new RelationshipGraph(g.model);
+      for (const rel of g.relationships()) copy.add(rel);
+      return copy;
+    };
+    const answers = (graph: RelationshipGraph): boolean[] =>
+      subjects.flatMap((s) => [check(graph, host, "view", s), check(graph, b1, "subject", s), check(graph, b1, "view", s)]);
+    expect(answers(g)).toEqual([true, true, true, false, false, false, true, false, false, false, true, false, false, true, false]);
+    for (const [text, op] of [
+      ["group:outer#t_member@group:inner#member", "remove"],
+      ["binding:other3#t_subject@user:u3", "remove"],
+      ["binding:b1#t_subject@group:inner#member", "add"],
+      ["binding:other3#t_subject@user:bob", "add"],
+    ] as const) {
+      if (op === "add") g.add(r(text));
+      else g.remove(r(text));
+      expect({ text, answers: answers(g) }).toEqual({ text, answers: answers(fresh()) });
+    }
+    expect(check(g, host, "view", { type: "user", id: "bob" })).toBe(true);
+    expect(check(g, host, "view", { type: "user", id: "u3" })).toBe(false);
+  });
+});
+
+describe("sorted lookup output", () => {
+  it("orders large results like a string sort and picks up objects added later", () => {
+    const g = new RelationshipGraph(compileSchema(SCHEMA));
+    g.add(r("binding:b#t_subject@user:alice"));
+    g.add(r("binding:b#t_role@role:viewer"));
+    g.add(r("role:viewer#t_view@user:*"));
+    g.add(r("workspace:w#t_binding@binding:b"));
+    const ids = Array.from({ length: 3000 }, (_, i) => `h${(i * 7919) % 3000}`);
+    for (const id of ids) g.add(r(`host:${id}#t_workspace@workspace:w`));
+    g.add(r("host:other#t_workspace@workspace:elsewhere"));
+    expect(lookupResources(g, "host", "view", alice)).toEqual([...ids].sort());
+    for (const id of ["h-new", "a", "zz", "H0"]) g.add(r(`host:${id}#t_workspace@workspace:w`));
+    g.remove(r("host:h17#t_workspace@workspace:w"));
+    const expected = [...ids.filter((id) => id !== "h17"), "h-new", "a", "zz", "H0"].sort();
+    expect(lookupResources(g, "host", "view", alice)).toEqual(expected);
+    g.add(r("host:other#t_workspace@workspace:w"));
+    expect(lookupResources(g, "host", "view", alice)).toEqual([...expected, "other"].sort());
+  });
+});
