@@ -75,6 +75,32 @@ describe("authorization by the evaluator", () => {
     expect((await createAs("Again", mid)).status).toBe(403);
   });
 
+  it("lets a seeded workspace-administrator role delegate bindings below its workspace only", async () => {
+    const group = (await app.request("POST", `${V1}/groups/`, { as: admin, body: { name: "Delegates" } })).body.uuid;
+    await app.request("POST", `${V1}/groups/${group}/principals/`, { as: admin, body: { principals: [{ username: "bob" }] } });
+    const seeded = await app.request("GET", `${V2}/roles/?name=Inventory Groups Administrator`, { as: admin });
+    const adminRole = seeded.body.data.find((r: { name: string }) => r.name === "Inventory Groups Administrator").id;
+    const viewer = (await app.request("GET", `${V2}/roles/?name=Inventory Groups Viewer`, { as: admin })).body.data[0].id;
+    const grant = (resource: string, role: string, as = admin) =>
+      app.request("POST", `${V2}/role-bindings:batchCreate/`, {
+        as,
+        body: { requests: [{ resource: { id: resource, type: "workspace" }, subject: { id: group, type: "group" }, role: { id: role } }] },
+      });
+    expect((await grant(mid, viewer, bob)).status).toBe(403);
+    expect((await grant(mid, adminRole)).status).toBe(201);
+
+    expect((await grant(leaf, viewer, bob)).status).toBe(201);
+    expect((await grant(secret, viewer, bob)).status).toBe(403);
+    const listed = await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${leaf}`, { as: bob });
+    expect(listed.status).toBe(200);
+    const replaced = await app.request("PUT", `${V2}/role-bindings/by-subject/?resource_type=workspace&resource_id=${leaf}&subject_type=group&subject_id=${group}`, {
+      as: bob,
+      body: { roles: [] },
+    });
+    expect(replaced.status).toBe(200);
+    expect((await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${secret}`, { as: bob })).status).toBe(403);
+  });
+
   it("lets org admins do everything in their org", async () => {
     expect((await app.request("GET", `${V2}/roles/`, { as: admin })).status).toBe(200);
     expect((await app.request("GET", `${V2}/role-bindings/`, { as: admin })).status).toBe(200);
