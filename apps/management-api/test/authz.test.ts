@@ -81,7 +81,7 @@ describe("authorization by the evaluator", () => {
     const seeded = await app.request("GET", `${V2}/roles/?name=Inventory Groups Administrator`, { as: admin });
     const adminRole = seeded.body.data.find((r: { name: string }) => r.name === "Inventory Groups Administrator").id;
     const viewer = (await app.request("GET", `${V2}/roles/?name=Inventory Groups Viewer`, { as: admin })).body.data[0].id;
-    const grant = (resource: string, role: string, as = admin) =>
+    const grant = (resource: string, role: string, as: { org: string; user: string; admin?: boolean } = admin) =>
       app.request("POST", `${V2}/role-bindings:batchCreate/`, {
         as,
         body: { requests: [{ resource: { id: resource, type: "workspace" }, subject: { id: group, type: "group" }, role: { id: role } }] },

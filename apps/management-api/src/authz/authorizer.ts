@@ -1,4 +1,4 @@
-import { check, lookupResources, RelationshipGraph, type Model, type Relationship } from "@gatehouse/evaluator";
+import { check, isValidObjectId, lookupResources, RelationshipGraph, type Model, type Relationship } from "@gatehouse/evaluator";
 import type { Change, FollowHandle, Store } from "@gatehouse/store";
 import type { Logger } from "@gatehouse/telemetry";
 import { ApiError } from "../http/problem.js";
@@ -93,7 +93,9 @@ export class Authorizer {
     }
   }
 
+  // A principal id the schema cannot name (e.g. a user id with '@') holds nothing.
   check(principalId: string, access: AccessCheck): boolean {
+    if (!isValidObjectId(principalId) || !isValidObjectId(access.resourceId)) return false;
     return check(this.graph, { type: access.resourceType, id: access.resourceId }, access.permission, {
       type: "rbac/principal",
       id: principalId,
@@ -102,6 +104,7 @@ export class Authorizer {
 
   /** Ids of every workspace on which the principal holds `permission`. */
   workspacesWith(principalId: string, permission: string): Set<string> {
+    if (!isValidObjectId(principalId)) return new Set();
     return new Set(lookupResources(this.graph, "rbac/workspace", permission, { type: "rbac/principal", id: principalId }));
   }
 
