@@ -95,11 +95,14 @@ export class Evaluation {
     const { graph } = this;
     const targets = graph.forward[op.tupleset]!.get(node);
     if (!targets) return false;
-    const anchored = this.anchoredTargets(op, targets.length > ANCHOR_MIN_TUPLES);
-    if (anchored) {
+    const closure = this.anchoredTargets(op, targets.length > ANCHOR_MIN_TUPLES);
+    if (closure) {
       // Every target where the permission holds is one where the subject holds the anchor.
-      const hits = anchored.closure.via(graph, op.tupleset).get(node);
-      if (hits) for (const target of hits) if (this.evalSlot(target, anchored.slot, depth + 1)) return true;
+      const hits = closure.via(graph, op.tupleset).get(node);
+      if (hits) {
+        const slot = op.targetByType[graph.nodeType[hits[0]!]!]!;
+        for (const target of hits) if (this.evalSlot(target, slot, depth + 1)) return true;
+      }
       return false;
     }
     for (const code of targets) {
@@ -117,7 +120,7 @@ export class Evaluation {
    * targets to try. The closure is computed when `compute` (several tuples) and otherwise used only
    * if already known, from this request or from the graph's closure cache.
    */
-  private anchoredTargets(op: Extract<Op, { k: "arrow" }>, compute: boolean): { slot: number; closure: AnchorClosure } | undefined {
+  private anchoredTargets(op: Extract<Op, { k: "arrow" }>, compute: boolean): AnchorClosure | undefined {
     const { graph } = this;
     const tupleset = graph.model.slots[op.tupleset]!;
     if (tupleset.allowed.length !== 1 || tupleset.allowed[0]!.relation !== undefined) return undefined;
@@ -138,7 +141,7 @@ export class Evaluation {
       }
       this.anchored.set(anchor, closure);
     }
-    return { slot, closure };
+    return closure;
   }
 
   private depthExceeded(node: number, slot: number): never {
