@@ -11,7 +11,7 @@ import type { Services } from "../commands/services.js";
 import { contextOf } from "../http/identity.js";
 import { offsetEnvelope, parseOffsetPage } from "../http/pagination.js";
 import { route, sendJson } from "../http/respond.js";
-import { parseBody, parseQuery } from "../http/validate.js";
+import { parseBody, parseQuery, parseWith } from "../http/validate.js";
 import {
   workspaceCreateBody,
   workspaceDetailQuery,
@@ -23,7 +23,6 @@ import {
   workspaceQueryParams,
   workspaceUpdateBody,
 } from "../schemas/workspaces.js";
-import { parseWith } from "../http/validate.js";
 
 export const WORKSPACE_PAGE_MAX = 3000;
 
@@ -41,7 +40,7 @@ export function workspaceRoutes(services: Services): Router {
         ...(query.name !== undefined ? { name: query.name } : {}),
         ...(query.parent_id ? { parentId: query.parent_id } : {}),
         ...(query.ids ? { ids: query.ids } : {}),
-        ...(query.order_by ? { orderBy: query.order_by as never } : {}),
+        ...(query.order_by ? { orderBy: query.order_by } : {}),
         withAncestry: query.with_ancestry ?? false,
       }, page);
       sendJson(res, 200, offsetEnvelope(req, page, result.count, result.data));
@@ -59,7 +58,7 @@ export function workspaceRoutes(services: Services): Router {
         ...(body.type ? { types: body.type } : {}),
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.parent_id ? { parentId: body.parent_id } : {}),
-        ...(query.order_by ? { orderBy: query.order_by as never } : {}),
+        ...(query.order_by ? { orderBy: query.order_by } : {}),
         withAncestry: body.with_ancestry ?? false,
       }, page);
       sendJson(res, 200, offsetEnvelope(req, page, result.count, result.data));

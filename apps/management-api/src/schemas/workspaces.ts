@@ -54,10 +54,9 @@ const typeFilter = z
   });
 
 const ORDER_FIELDS = ["name", "created", "modified", "type"] as const;
-const orderBy = z.string().refine(
-  (value) => (ORDER_FIELDS as readonly string[]).includes(value.replace(/^-/, "")),
-  { error: `Invalid order_by. Valid fields: ${ORDER_FIELDS.join(", ")} (prefix '-' for descending).` },
-);
+const orderBy = z.enum([...ORDER_FIELDS, ...ORDER_FIELDS.map((f) => `-${f}` as const)], {
+  error: `Invalid order_by. Valid fields: ${ORDER_FIELDS.join(", ")} (prefix '-' for descending).`,
+});
 
 export const workspaceFilters = {
   type: typeFilter.optional(),
