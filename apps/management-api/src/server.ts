@@ -53,6 +53,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   let server: Server | null = null;
   let ownedStore: Store | null = null;
   let ready = false;
+  let started = false;
 
   app.get("/livez", (_req, res) => {
     res.json({ status: "ok" });
@@ -89,59 +90,73 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   app.use((_req, _res, next) => next(new ApiError(404, [{ message: "Not found.", field: "detail" }])));
   app.use(problemMiddleware(logger));
 
+  async function startServices(): Promise<{ port: number }> {
+    const store =
+      options.store ??
+      (ownedStore = await openStore({
+        ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+        ...(config.dataDir ? { dataDir: config.dataDir } : {}),
+        ...(options.databaseSchema ? { schema: options.databaseSchema } : {}),
+        domain: config.domain,
+        workspaceDepthLimit: config.workspaceMaxDepth,
+      }));
+    const roleConfiguration = options.roleConfiguration ?? (await loadRoleConfiguration(config.env));
+    if (roleConfiguration.systemRoles.length > 0) await store.roles.seedSystemRoles(roleConfiguration.systemRoles);
+    const authz = new Authorizer(store, roleConfiguration.model, logger);
+    await authz.start();
+    services = { store, authz, catalogue: roleConfiguration.catalogue, config };
+    identity = identityMiddleware(store, {
+      trustIdentityHeader: config.trustIdentityHeader,
+      systemUsers: config.systemUsers,
+      ...(config.oidc ? { verifier: createOidcVerifier(config.oidc) } : {}),
+    });
+    if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
+    v2.use(workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services));
+    v1.use(groupRoutes(services), principalRoutes(services));
+    const listening = app.listen(config.port, config.host);
+    server = listening;
+    await new Promise<void>((resolve, reject) => {
+      listening.once("listening", resolve);
+      listening.once("error", reject);
+    });
+    listening.keepAliveTimeout = 65_000;
+    ready = true;
+    const port = (listening.address() as AddressInfo).port;
+    logger.info({ port }, "management API listening");
+    return { port };
+  }
+
+  async function stopAll(): Promise<void> {
+    ready = false;
+    if (server) {
+      const closing = server;
+      server = null;
+      await new Promise<void>((resolve) => {
+        closing.close(() => resolve());
+        closing.closeAllConnections();
+      });
+    }
+    await services?.authz.stop();
+    services = null;
+    identity = null;
+    cache = null;
+    if (ownedStore) await ownedStore.close();
+    ownedStore = null;
+  }
+
   return {
     app,
     async start() {
-      const store =
-        options.store ??
-        (ownedStore = await openStore({
-          ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
-          ...(config.dataDir ? { dataDir: config.dataDir } : {}),
-          ...(options.databaseSchema ? { schema: options.databaseSchema } : {}),
-          domain: config.domain,
-          workspaceDepthLimit: config.workspaceMaxDepth,
-        }));
-      const roleConfiguration = options.roleConfiguration ?? (await loadRoleConfiguration(config.env));
-      if (roleConfiguration.systemRoles.length > 0) await store.roles.seedSystemRoles(roleConfiguration.systemRoles);
-      const authz = new Authorizer(store, roleConfiguration.model, logger);
-      await authz.start();
-      services = { store, authz, catalogue: roleConfiguration.catalogue, config };
-      identity = identityMiddleware(store, {
-        trustIdentityHeader: config.trustIdentityHeader,
-        systemUsers: config.systemUsers,
-        ...(config.oidc ? { verifier: createOidcVerifier(config.oidc) } : {}),
-      });
-      if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
-      v2.use(workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services));
-      v1.use(groupRoutes(services), principalRoutes(services));
-      const listening = app.listen(config.port, config.host);
-      server = listening;
-      await new Promise<void>((resolve, reject) => {
-        listening.once("listening", resolve);
-        listening.once("error", reject);
-      });
-      listening.keepAliveTimeout = 65_000;
-      ready = true;
-      const port = (listening.address() as AddressInfo).port;
-      logger.info({ port }, "management API listening");
-      return { port };
-    },
-    async stop() {
-      ready = false;
-      if (server) {
-        const closing = server;
-        server = null;
-        await new Promise<void>((resolve) => {
-          closing.close(() => resolve());
-          closing.closeAllConnections();
-        });
+      if (started) throw new Error("The management API server was already started.");
+      started = true;
+      try {
+        return await startServices();
+      } catch (error) {
+        // Leave nothing half-open behind a failed start.
+        await stopAll();
+        throw error;
       }
-      await services?.authz.stop();
-      services = null;
-      identity = null;
-      cache = null;
-      if (ownedStore) await ownedStore.close();
-      ownedStore = null;
     },
+    stop: stopAll,
   };
 }
