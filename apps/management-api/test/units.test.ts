@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { StoreError } from "@gatehouse/store";
 import { configFromEnv } from "../src/index.js";
+import { toApiError } from "../src/http/errors.js";
 import { applyFieldMask, parseFieldMask } from "../src/http/field-mask.js";
 import { encodeCursor, parseCursorPage, parseOffsetPage } from "../src/http/pagination.js";
 import { BINDING_FIELDS } from "../src/schemas/role-bindings.js";
@@ -60,5 +62,27 @@ describe("configuration from the environment", () => {
     expect(() => configFromEnv({ GATEHOUSE_ENV: "dev" })).toThrow(/GATEHOUSE_ENV/);
     expect(() => configFromEnv({ TRUST_IDENTITY_HEADER: "maybe" })).toThrow(/TRUST_IDENTITY_HEADER/);
     expect(() => configFromEnv({ SYSTEM_USERS: "{" })).toThrow(/SYSTEM_USERS/);
+  });
+});
+
+describe("store error mapping", () => {
+  it.each([
+    ["not-found", 404],
+    ["cross-tenant", 404],
+    ["duplicate-name", 400],
+    ["depth-exceeded", 400],
+    ["immutable", 400],
+    ["not-assignable", 400],
+    ["conflict", 409],
+    ["unavailable", 503],
+    ["internal", 500],
+  ] as const)("maps %s to %i", (code, status) => {
+    const error = toApiError(new StoreError(code, "message", "name"));
+    expect(error.status).toBe(status);
+    if (status === 500) expect(error.message).toBe("Unexpected error occurred.");
+  });
+
+  it("answers lost races with insights-rbac's plain body", () => {
+    expect(toApiError(new StoreError("conflict", "x")).options.plainBody).toEqual({ detail: "Too many concurrent updates. Please retry." });
   });
 });

@@ -130,4 +130,16 @@ describe("workspaces", () => {
     expect(query.status).toBe(200);
     expect(query.body.meta.count).toBe(2);
   });
+
+  it("answers concurrent creates with 201 or a retryable 503, never a partial write", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => app.request("POST", `${V2}/workspaces/`, { as: admin, body: { name: `Parallel ${i}` } })),
+    );
+    for (const res of results) {
+      expect([201, 503]).toContain(res.status);
+      if (res.status === 503) expect(res.headers.get("retry-after")).toBe("1");
+    }
+    const listed = await app.request("GET", `${V2}/workspaces/?name=Parallel&limit=-1`, { as: admin });
+    expect(listed.body.meta.count).toBe(results.filter((r) => r.status === 201).length);
+  });
 });

@@ -1,6 +1,6 @@
 import { isStoreError, type Workspace, type WorkspaceListQuery, type WorkspaceType, type Written } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
-import { badRequest, forbidden, workspaceNotFound } from "../http/problem.js";
+import { ApiError, badRequest, forbidden, workspaceNotFound } from "../http/problem.js";
 import { canOnWorkspace, graphReady, isAdmin, settled, type Services } from "./services.js";
 
 export interface WorkspaceRecord {
@@ -23,6 +23,17 @@ export function workspaceRecord(ws: Workspace): WorkspaceRecord {
     created: ws.created.toISOString(),
     modified: ws.modified.toISOString(),
   };
+}
+
+/** insights-rbac answers lost races of workspace create/move with 503 + Retry-After. */
+function retryLater(error: unknown): never {
+  if (isStoreError(error, "conflict")) {
+    throw new ApiError(503, [{ message: "Too many concurrent updates. Please retry.", field: "detail" }], {
+      plainBody: { detail: "Too many concurrent updates. Please retry." },
+      headers: { "retry-after": "1" },
+    });
+  }
+  throw error;
 }
 
 /** Built-ins every member of the org may see (insights-rbac always allows `view` on them). */
@@ -135,7 +146,7 @@ export async function createWorkspace(
     .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null, parentId: parent.id })
     .catch((error: unknown) => {
       if (isStoreError(error, "duplicate-name")) throw badRequest("Can't create workspace with same name within same parent workspace", "name");
-      throw error;
+      return retryLater(error);
     });
   await settled(services, written);
   return { ...written, value: workspaceRecord(written.value) };
@@ -207,7 +218,7 @@ export async function moveWorkspace(
   const written = await services.store.workspaces.move(ctx.tenant.orgId, ws.id, target.id).catch((error: unknown) => {
     if (isStoreError(error, "move-into-descendant")) throw badRequest("Cannot move workspace under one of its own descendants.", "parent_id");
     if (isStoreError(error, "duplicate-name")) throw badRequest("A workspace with the same name already exists under the target parent.", "parent_id");
-    throw error;
+    return retryLater(error);
   });
   await settled(services, written);
   return { ...written, value: { id: written.value.id, parent_id: target.id } };
