@@ -12,12 +12,16 @@ import http from "k6/http";
 import { Rate, Trend } from "k6/metrics";
 import grpc from "k6/net/grpc";
 import type { Options } from "k6/options";
-import { hostWorkspaceIndex } from "../shared/model.ts";
-import { listWorkspacesRequest, type StreamedItem } from "../shared/requests.ts";
-import { METHOD, env, grpcParams, inventory, load, measuredSubject, thresholdsOf } from "./lib/common.ts";
+import { defaultLevelPrincipals, hostWorkspaceIndex, userId } from "../shared/model.ts";
+import { listWorkspacesRequest, principalSubject, streamedId, streamedToken, type StreamedItem } from "../shared/requests.ts";
+import { METHOD, env, grpcParams, inventory, load, thresholdsOf } from "./lib/common.ts";
 
 const { file, manifest, scale } = load(open("../scenarios/scenarios.json"), open(env.manifestPath));
+// BROAD=true: the pattern2-list-broad variant (principals bound at the default workspace see every host).
+const broad = __ENV["BROAD"] === "true";
 const s = file.scenarios["pattern2-list"];
+const principals = broad ? defaultLevelPrincipals(scale) : manifest.measured;
+const durationText = broad ? file.scenarios["pattern2-list-broad"].duration : s.duration;
 const appListUrl = __ENV["APP_LIST_URL"];
 
 /** Host count per workspace (plan order), computed once and shared by all VUs. */
@@ -36,7 +40,7 @@ const visibleHosts = new Trend("pattern2_visible_hosts");
 const errors = new Rate("pattern2_errors");
 
 export const options: Options = {
-  scenarios: { pattern2: { executor: "constant-vus", vus: s.concurrency, duration: env.smoke ? s.smokeDuration : s.duration } },
+  scenarios: { pattern2: { executor: "constant-vus", vus: s.concurrency, duration: env.smoke ? s.smokeDuration : durationText } },
   thresholds: thresholdsOf("pattern2_duration", s.thresholds, "pattern2_errors", s.thresholds.errorRate),
 };
 
@@ -48,7 +52,8 @@ function page(subjectIndex: number, token: string | undefined): Promise<Streamed
     stream.on("data", (item) => items.push(item as StreamedItem));
     stream.on("error", (e) => reject(new Error(JSON.stringify(e))));
     stream.on("end", () => resolve(items));
-    stream.write(listWorkspacesRequest(file.relations.contingent, measuredSubject(manifest, subjectIndex), s.pageSize, token));
+    const subject = principalSubject(manifest.domain, userId(principals[subjectIndex % principals.length] as number));
+    stream.write(listWorkspacesRequest(file.relations.contingent, subject, s.pageSize, token));
     stream.end();
   });
 }
@@ -64,8 +69,11 @@ export default async function (): Promise<void> {
     let token: string | undefined;
     for (;;) {
       const items = await page(subjectIndex, token);
-      for (const item of items) if (item.object?.resource_id) ids.push(item.object.resource_id);
-      token = items[items.length - 1]?.pagination?.continuation_token;
+      for (const item of items) {
+        const id = streamedId(item);
+        if (id) ids.push(id);
+      }
+      token = streamedToken(items[items.length - 1]);
       if (items.length === 0 || !token) break;
     }
     const t1 = Date.now();

@@ -43,6 +43,7 @@ export interface ScenarioFile {
       appPageSize: number;
       thresholds: ScenarioThresholds;
     };
+    "pattern2-list-broad": { description: string; concurrency: number; duration: string; smokeDuration: string };
     "pattern1-checkbulk": { description: string; batchSize: number; concurrency: number; iterations: number; smokeIterations: number };
     "pattern1-check": { description: string; concurrency: number; sampleHosts: number; smokeSampleHosts: number };
     "management-mix": {
@@ -68,7 +69,7 @@ export function validateScenarioFile(value: unknown): ScenarioFile {
     }
     if (s.principals <= RESERVED_PRINCIPALS) problems.push(`scales.${name}.principals must exceed ${RESERVED_PRINCIPALS}`);
   }
-  for (const name of ["floor", "check-mix", "pattern2-list", "pattern1-checkbulk", "pattern1-check", "management-mix"]) {
+  for (const name of ["floor", "check-mix", "pattern2-list", "pattern2-list-broad", "pattern1-checkbulk", "pattern1-check", "management-mix"]) {
     if (!file?.scenarios || !(name in file.scenarios)) problems.push(`scenarios.${name} is missing`);
   }
   if (problems.length > 0) throw new Error(`Invalid scenario file: ${problems.join("; ")}`);
@@ -195,6 +196,13 @@ export function planStandardBindings(seed: number, scale: ScaleSpec, contingentP
       out.push({ group: g, workspace, role });
     }
   }
+  return out;
+}
+
+/** The reserved principals in the default-level group: they see every host. */
+export function defaultLevelPrincipals(scale: ScaleSpec): number[] {
+  const out: number[] = [];
+  for (let p = scale.principals - RESERVED_PRINCIPALS; p < scale.principals; p++) if (levelGroupOfPrincipal(scale, p) === "default") out.push(p);
   return out;
 }
 

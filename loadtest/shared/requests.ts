@@ -49,10 +49,21 @@ export function reportHostRequest(host: string, workspaceId: string) {
   };
 }
 
-/** The streamed item shape both clients decode (continuation token on every item). */
+/**
+ * A streamed item as either client decodes it: proto-loader (keepCase) gives proto names, k6's
+ * protojson gives JSON (lowerCamel) names. The continuation token is on every item.
+ */
 export interface StreamedItem {
-  object?: { resource_id?: string };
-  pagination?: { continuation_token?: string };
+  object?: { resource_id?: string; resourceId?: string };
+  pagination?: { continuation_token?: string; continuationToken?: string };
+}
+
+export function streamedId(item: StreamedItem): string | undefined {
+  return item.object?.resource_id ?? item.object?.resourceId;
+}
+
+export function streamedToken(item: StreamedItem | undefined): string | undefined {
+  return item?.pagination?.continuation_token ?? item?.pagination?.continuationToken;
 }
 
 /** `x-rh-identity` payload (trusted by a local stack); base64 encoding is runtime-specific. */

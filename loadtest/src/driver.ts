@@ -62,6 +62,7 @@ export async function runScenarios(ctx: ScenarioContext, pid: number | undefined
   results.push(await measure(ctx, pid, "floor", log, () => floor(ctx)));
   results.push(await measure(ctx, pid, "check-mix", log, () => checkMix(ctx)));
   results.push(await measure(ctx, pid, "pattern2-list", log, () => pattern2(ctx)));
+  results.push(await measure(ctx, pid, "pattern2-list-broad", log, () => pattern2(ctx, "pattern2-list-broad")));
   results.push(await measure(ctx, pid, "pattern1-checkbulk", log, () => pattern1Bulk(ctx, answer)));
   results.push(await measure(ctx, pid, "pattern1-check", log, () => pattern1Check(ctx, answer)));
   results.push(await measure(ctx, pid, "management-mix", log, () => managementMix(ctx)));

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
-import { HEALTH_SERVICE, INVENTORY_SERVICE, PROTO_FILES, type StreamedItem } from "../shared/requests.ts";
+import { HEALTH_SERVICE, INVENTORY_SERVICE, PROTO_FILES, streamedId, streamedToken, type StreamedItem } from "../shared/requests.ts";
 
 export const PROTO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../packages/proto/proto");
 
@@ -84,8 +84,11 @@ export async function listAllWorkspaces(client: InventoryClient, request: (token
   let token: string | undefined;
   for (;;) {
     const page = await client.stream("StreamedListObjects", request(token));
-    for (const item of page) if (item.object?.resource_id) ids.push(item.object.resource_id);
-    const next = page.at(-1)?.pagination?.continuation_token;
+    for (const item of page) {
+      const id = streamedId(item);
+      if (id) ids.push(id);
+    }
+    const next = streamedToken(page.at(-1));
     if (page.length === 0 || !next) return ids;
     token = next;
   }

@@ -1,7 +1,7 @@
 // Each scenario of scenarios.json as a Node function over the public interfaces. The k6 scripts
 // in ../k6 implement the same definitions for k6; both read the same JSON and shared modules.
 import type { Manifest } from "../shared/manifest.ts";
-import { durationMs, hash32, hostId, hostWorkspaceIndex, scaleOf, userId, type ScenarioFile } from "../shared/model.ts";
+import { defaultLevelPrincipals, durationMs, hash32, hostId, hostWorkspaceIndex, scaleOf, userId, type ScenarioFile } from "../shared/model.ts";
 import { batchCreateBody, checkBulkRequest, checkRequest, listWorkspacesRequest, principalSubject } from "../shared/requests.ts";
 import type { AppDb } from "./app-db.ts";
 import { listAllWorkspaces, type InventoryClient } from "./grpc-client.ts";
@@ -26,10 +26,8 @@ export interface ScenarioRun {
   parts?: Record<string, LatencySummary>;
 }
 
-const subjectOf = (ctx: ScenarioContext, i: number) => {
-  const measured = ctx.manifest.measured;
-  return principalSubject(ctx.manifest.domain, userId(measured[i % measured.length]!));
-};
+const subjectOf = (ctx: ScenarioContext, i: number, principals: number[] = ctx.manifest.measured) =>
+  principalSubject(ctx.manifest.domain, userId(principals[i % principals.length]!));
 const hostCount = (ctx: ScenarioContext) => scaleOf(ctx.file, ctx.manifest.scaleName).hosts;
 
 export async function floor(ctx: ScenarioContext): Promise<ScenarioRun> {
@@ -59,9 +57,8 @@ export async function checkMix(ctx: ScenarioContext): Promise<ScenarioRun> {
 }
 
 /** Pattern 2 for one subject: accessible workspaces (streamed), then the application's query. */
-async function pattern2Once(ctx: ScenarioContext, subjectIndex: number, stream: Latencies, sql: Latencies) {
+async function pattern2Once(ctx: ScenarioContext, subject: ReturnType<typeof subjectOf>, stream: Latencies, sql: Latencies) {
   const s = ctx.file.scenarios["pattern2-list"];
-  const subject = subjectOf(ctx, subjectIndex);
   const t0 = performance.now();
   const workspaces = await listAllWorkspaces(ctx.grpc, (token) => listWorkspacesRequest(ctx.file.relations.contingent, subject, s.pageSize, token));
   const t1 = performance.now();
@@ -71,15 +68,16 @@ async function pattern2Once(ctx: ScenarioContext, subjectIndex: number, stream: 
   return { workspaces, count: result.count, page: result.page };
 }
 
-export async function pattern2(ctx: ScenarioContext): Promise<ScenarioRun> {
-  const s = ctx.file.scenarios["pattern2-list"];
+/** `principals`: by default the measured ones, more than the engine's lookup cache holds. */
+export async function pattern2(ctx: ScenarioContext, variant: "pattern2-list" | "pattern2-list-broad" = "pattern2-list"): Promise<ScenarioRun> {
+  const s = ctx.file.scenarios[variant];
+  const principals = variant === "pattern2-list" ? ctx.manifest.measured : defaultLevelPrincipals(scaleOf(ctx.file, ctx.manifest.scaleName));
   const stream = new Latencies();
   const sql = new Latencies();
   let workspaces = 0;
   let hosts = 0;
   const outcome = await closedLoop(s.concurrency, { durationMs: durationMs(ctx.smoke ? s.smokeDuration : s.duration) }, async (i) => {
-    // Round robin over more subjects than the engine's lookup cache holds: every list is computed.
-    const r = await pattern2Once(ctx, i, stream, sql);
+    const r = await pattern2Once(ctx, subjectOf(ctx, i, principals), stream, sql);
     workspaces += r.workspaces.length;
     hosts += r.count;
   });
@@ -87,14 +85,14 @@ export async function pattern2(ctx: ScenarioContext): Promise<ScenarioRun> {
   return {
     outcome,
     unit: "list (stream + SQL)",
-    extra: { meanWorkspaces: Math.round(workspaces / n), meanHostsVisible: Math.round(hosts / n), subjects: ctx.manifest.measured.length },
+    extra: { meanWorkspaces: Math.round(workspaces / n), meanHostsVisible: Math.round(hosts / n), subjects: principals.length },
     parts: { "StreamedListObjects (all pages)": stream.summary(), "filtered SQL (count + page)": sql.summary() },
   };
 }
 
 /** The reference answer for subject 0: which hosts Pattern 2 says the subject may see. */
 export async function pattern2Answer(ctx: ScenarioContext): Promise<{ visible: Set<string>; count: number }> {
-  const r = await pattern2Once(ctx, 0, new Latencies(), new Latencies());
+  const r = await pattern2Once(ctx, subjectOf(ctx, 0), new Latencies(), new Latencies());
   return { visible: new Set(r.workspaces), count: r.count };
 }
 

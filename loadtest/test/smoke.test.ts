@@ -19,7 +19,7 @@ describe("smoke run", () => {
       throw new Error(`smoke run failed:\n${error.stderr?.split("\n").filter((l) => !l.startsWith("{")).join("\n")}`);
     });
     const report = JSON.parse(readFileSync(path.join(out, "smoke-smoke.json"), "utf8")) as RunReport;
-    expect(report.scenarios.map((s) => s.name)).toEqual(["floor", "check-mix", "pattern2-list", "pattern1-checkbulk", "pattern1-check", "management-mix"]);
+    expect(report.scenarios.map((s) => s.name)).toEqual(["floor", "check-mix", "pattern2-list", "pattern2-list-broad", "pattern1-checkbulk", "pattern1-check", "management-mix"]);
     for (const s of report.scenarios) {
       expect(s.errors, `${s.name}: ${s.firstError}`).toBe(0);
       expect(s.requests).toBeGreaterThan(0);
