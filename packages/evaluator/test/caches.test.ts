@@ -3,6 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { check, compileSchema, lookupResources, parseRelationship, RelationshipGraph } from "../src/index.js";
 import { closureCacheOf } from "../src/eval/closure-cache.js";
+import { sortedTypeOf } from "../src/eval/lookup-resources.js";
+import { seededRandom } from "./support/random-graphs.js";
 
 // The role-binding shape: `subject & t_role->p` reached through an arrow over bindings.
 const SCHEMA = `definition user {}
@@ -150,5 +152,47 @@ describe("sorted lookup output", () => {
     expect(lookupResources(g, "host", "view", alice)).toEqual(expected);
     g.add(r("host:other#t_workspace@workspace:w"));
     expect(lookupResources(g, "host", "view", alice)).toEqual([...expected, "other"].sort());
+  });
+});
+
+describe("incremental per-type order", () => {
+  it("equals a full sort after every batch of random adds and removes, and lookups stay sorted", () => {
+    const rnd = seededRandom(7);
+    const g = new RelationshipGraph(compileSchema(SCHEMA));
+    g.add(r("binding:b#t_subject@user:alice"));
+    g.add(r("binding:b#t_role@role:viewer"));
+    g.add(r("role:viewer#t_view@user:*"));
+    g.add(r("workspace:w#t_binding@binding:b"));
+    const hostType = g.model.typeIndex("host")!;
+    const present = new Map<string, string>(); // host id → workspace
+    const randomId = (): string => {
+      const alphabet = "aZ09-_h";
+      let id = "";
+      for (let k = 1 + Math.floor(rnd() * 6); k > 0; k--) id += alphabet[Math.floor(rnd() * alphabet.length)];
+      return id;
+    };
+    for (let round = 0; round < 40; round++) {
+      // Mostly single additions (the common write), sometimes a burst; removals of random present hosts.
+      const adds = round === 0 ? 2500 : rnd() < 0.2 ? Math.floor(rnd() * 300) : 1;
+      for (let k = 0; k < adds; k++) {
+        const id = randomId() + String(Math.floor(rnd() * 100_000));
+        const ws = rnd() < 0.9 ? "w" : "elsewhere";
+        if (g.add(r(`host:${id}#t_workspace@workspace:${ws}`))) present.set(id, ws);
+      }
+      for (let k = Math.floor(rnd() * 5); k > 0 && present.size > 0; k--) {
+        const ids = [...present.keys()];
+        const id = ids[Math.floor(rnd() * ids.length)]!;
+        expect(g.remove(r(`host:${id}#t_workspace@workspace:${present.get(id)}`))).toBe(true);
+        present.delete(id);
+      }
+      if (round % 3 === 2) continue; // several writes between uses of the order
+      const order = sortedTypeOf(g, hostType);
+      const all = g.objectIds(hostType);
+      expect(order.ids).toEqual([...all].sort());
+      expect(order.nodes.map((node) => g.nodeId[node])).toEqual(order.ids);
+      expect(order.nodes.map((node) => order.rank[node])).toEqual(order.ids.map((_, rank) => rank));
+      const visible = [...present].filter(([, ws]) => ws === "w").map(([id]) => id);
+      expect(lookupResources(g, "host", "view", alice)).toEqual(visible.sort());
+    }
   });
 });

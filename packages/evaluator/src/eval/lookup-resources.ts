@@ -140,33 +140,110 @@ export function reverseWalk(evaluation: Evaluation, typeIndex: number, target: n
   return result;
 }
 
-/** Per graph and type: nodes sorted by id and each node's rank, rebuilt when objects of the type are added. */
+/**
+ * Per graph and type: the type's nodes sorted by id and each node's rank. Kept incrementally: objects
+ * are never forgotten by the graph (a removed tuple leaves its node in place, and the walk simply
+ * never reports it), so the order only grows. Nodes interned since the last use are found by
+ * scanning `nodeType` from where the previous scan stopped, sorted among themselves and merged in.
+ */
 interface SortedType {
-  count: number;
-  /** Ids in sorted order. */
+  /** Nodes of the graph (all types) already scanned. */
+  scanned: number;
+  /** Ids in sorted order, and the node of each. */
   ids: string[];
-  /** node → rank in `ids` (or -1 for nodes of other types). */
+  nodes: number[];
+  /** node → rank in `ids` (or -1 for nodes of other types); covers nodes below `scanned`. */
   rank: Int32Array;
 }
 const sortedTypes = new WeakMap<RelationshipGraph, Map<number, SortedType>>();
 /** Results at least this large are ordered through the per-type rank instead of a string sort. */
 const RANK_SORT_FROM = 2_000;
+/** Up to this many new ids are inserted in place; more are merged in one pass. */
+const SPLICE_UP_TO = 64;
 
-function sortedIds(graph: RelationshipGraph, typeIndex: number, nodes: number[]): string[] {
-  if (nodes.length < RANK_SORT_FROM) return nodes.map((n) => graph.nodeId[n]!).sort();
+const byId = (ids: string[]) => (a: number, b: number): number => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0);
+
+/** The per-type order of `typeIndex`, brought up to date with the nodes interned since its last use. */
+export function sortedTypeOf(graph: RelationshipGraph, typeIndex: number): SortedType {
   let byType = sortedTypes.get(graph);
   if (!byType) sortedTypes.set(graph, (byType = new Map()));
   let sorted = byType.get(typeIndex);
-  const count = graph.objectCount(typeIndex);
-  if (!sorted || sorted.count !== count) {
-    const ofType = graph.nodesOfType(typeIndex);
-    const ids = ofType.map((n) => graph.nodeId[n]!);
-    const order = ofType.map((_, i) => i).sort((a, b) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0));
-    const rank = new Int32Array(graph.nodeType.length).fill(-1);
-    order.forEach((i, r) => (rank[ofType[i]!] = r));
-    sorted = { count, ids: order.map((i) => ids[i]!), rank };
-    byType.set(typeIndex, sorted);
+  if (!sorted) byType.set(typeIndex, (sorted = { scanned: 0, ids: [], nodes: [], rank: new Int32Array(0) }));
+  const { nodeType, nodeId } = graph;
+  const total = nodeType.length;
+  if (sorted.scanned === total) return sorted;
+  // The new nodes of this type, sorted among themselves.
+  const fresh: number[] = [];
+  for (let n = sorted.scanned; n < total; n++) if (nodeType[n] === typeIndex) fresh.push(n);
+  let rank = sorted.rank;
+  if (rank.length < total) {
+    // Grow with headroom so a stream of single additions does not copy the array every time.
+    const grown = new Int32Array(Math.max(total, Math.ceil(rank.length * 1.25) + 1024)).fill(-1);
+    grown.set(rank);
+    rank = grown;
   }
+  sorted.scanned = total;
+  sorted.rank = rank;
+  if (fresh.length === 0) return sorted;
+  const freshIds = fresh.map((n) => nodeId[n]!);
+  const order = fresh.map((_, i) => i).sort(byId(freshIds));
+  const old = sorted.ids;
+  const oldNodes = sorted.nodes;
+  if (old.length === 0) {
+    sorted.ids = order.map((i) => freshIds[i]!);
+    sorted.nodes = order.map((i) => fresh[i]!);
+    for (let r = 0; r < sorted.nodes.length; r++) rank[sorted.nodes[r]!] = r;
+    return sorted;
+  }
+  if (fresh.length <= SPLICE_UP_TO) {
+    // A few new ids (the usual write): insert each in place; ranks change only from the first insertion on.
+    let from = old.length;
+    for (const i of order) {
+      const at = lowerBound(old, freshIds[i]!);
+      old.splice(at, 0, freshIds[i]!);
+      oldNodes.splice(at, 0, fresh[i]!);
+      if (at < from) from = at;
+    }
+    for (let r = from; r < oldNodes.length; r++) rank[oldNodes[r]!] = r;
+    return sorted;
+  }
+  // Many: merge the two sorted runs (arrays built by push stay packed).
+  const ids: string[] = [];
+  const nodes: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < old.length || j < order.length) {
+    if (j < order.length && (i >= old.length || freshIds[order[j]!]! < old[i]!)) {
+      ids.push(freshIds[order[j]!]!);
+      nodes.push(fresh[order[j]!]!);
+      j++;
+    } else {
+      ids.push(old[i]!);
+      nodes.push(oldNodes[i]!);
+      i++;
+    }
+  }
+  for (let r = 0; r < nodes.length; r++) rank[nodes[r]!] = r;
+  sorted.ids = ids;
+  sorted.nodes = nodes;
+  return sorted;
+}
+
+function lowerBound(sorted: string[], id: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function sortedIds(graph: RelationshipGraph, typeIndex: number, nodes: number[]): string[] {
+  if (nodes.length < RANK_SORT_FROM) return nodes.map((n) => graph.nodeId[n]!).sort();
+  const sorted = sortedTypeOf(graph, typeIndex);
+  const count = sorted.ids.length;
   const marks = new Uint8Array(count);
   for (const n of nodes) marks[sorted.rank[n]!] = 1;
   const out: string[] = [];
