@@ -8,6 +8,8 @@ export interface AppDb {
   ensureTable(): Promise<void>;
   insertHosts(rows: { id: string; workspaceId: string; name: string }[]): Promise<void>;
   countHosts(): Promise<number>;
+  /** VACUUM ANALYZE after a bulk load: planner statistics and index-only scans, as in steady state. */
+  analyze(): Promise<void>;
   /** Pattern 2's filtered query: how many hosts the caller may see, and the first page of them. */
   filtered(workspaceIds: string[], pageSize: number): Promise<{ count: number; page: string[] }>;
   close(): Promise<void>;
@@ -36,6 +38,9 @@ function over(kind: AppDb["kind"], db: Queryable, exec: (sql: string) => Promise
     },
     insertHosts: async (rows) => {
       await db.query(INSERT, [rows.map((r) => r.id), rows.map((r) => r.workspaceId), rows.map((r) => r.name)]);
+    },
+    analyze: async () => {
+      await exec(`VACUUM ANALYZE ${SCHEMA}.lt_hosts`);
     },
     countHosts: async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${SCHEMA}.lt_hosts`)).rows[0]?.n ?? 0,
     filtered: async (workspaceIds, pageSize) => {

@@ -245,6 +245,7 @@ export async function generate(o: GenerateOptions): Promise<Manifest> {
     o.progress.stop();
   });
 
+  await o.appDb.analyze();
   // CheckForUpdate is evaluated fully consistent: it returns once the engine has applied every write.
   await o.grpc.unary("CheckForUpdate", checkRequest(hostId(0), o.scenarios.relations.contingent, principalSubject(o.domain, userId(0))));
   m.hostsLoaded = scale.hosts;

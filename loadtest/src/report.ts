@@ -36,6 +36,8 @@ export interface Ratios {
 export interface RunReport {
   date: string;
   machine: string;
+  /** 1-minute load average when the scenarios started (other work sharing the machine). */
+  loadAverage: number;
   command: string;
   scale: string;
   hosts: number;
@@ -82,7 +84,7 @@ export function renderMarkdown(r: RunReport): string {
   const lines = [
     `## Run of ${r.date}`,
     "",
-    `- Machine: ${r.machine}`,
+    `- Machine: ${r.machine}; load average ${r.loadAverage.toFixed(1)} when the scenarios started (driver, server and Postgres share the machine)`,
     `- Scale: ${r.scale} (${r.hosts.toLocaleString("en-US")} hosts); Gatehouse store: ${r.store}; application table: ${r.appDb}`,
     `- Command: \`${r.command}\``,
     "",

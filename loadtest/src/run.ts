@@ -1,6 +1,7 @@
 // One full run: start (or reach) a stack, generate the data (resumable), run the scenarios and
 // write results/<name>.json and .md. Used by the CLI and by the smoke test.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { scaleOf, validateScenarioFile, type ScenarioFile } from "../shared/model.ts";
@@ -77,10 +78,12 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport | undefined>
     const manifest = await generate({ scenarios: file, scaleName: o.scale, dataDir: o.dataDir, domain: "redhat", http, grpc, appDb, progress: progress(o.showProgress), log: o.log, concurrency: o.concurrency });
     o.log(`data ready (${scale.hosts} hosts, ${manifest.workspaceIds.length} workspaces) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     if (o.generateOnly) return undefined;
+    const loadAverage = os.loadavg()[0] ?? 0;
     const { scenarios, ratios } = await runScenarios({ file, manifest, grpc, http, appDb, smoke: o.smoke }, stack.pid, o.log);
     const report: RunReport = {
       date: new Date().toISOString().slice(0, 10),
       machine: machineDescription(),
+      loadAverage,
       command: o.command,
       scale: o.scale,
       hosts: scale.hosts,

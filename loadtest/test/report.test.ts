@@ -41,12 +41,13 @@ describe("results report", () => {
 
   it("renders a Markdown table with every scenario, its parts and the ratios", () => {
     const withPart = rows.map((r) => (r.name === "pattern2-list" ? { ...r, parts: { "filtered SQL": latency(3) }, threshold: { rule: "p95≤50ms", passed: true } } : r));
-    const md = renderMarkdown({ date: "2026-01-01", machine: machineDescription(), command: "pnpm drive", scale: "100k", hosts: 100_000, store: "Postgres", appDb: "Postgres", scenarios: withPart, ratios: computeRatios(rows, 50) });
+    const md = renderMarkdown({ date: "2026-01-01", machine: machineDescription(), loadAverage: 1.5, command: "pnpm drive", scale: "100k", hosts: 100_000, store: "Postgres", appDb: "Postgres", scenarios: withPart, ratios: computeRatios(rows, 50) });
     expect(md).toContain("| pattern2-list | request | 10 | 10.0 | 20.0 | 40.0 |");
     expect(md).toContain("| ↳ filtered SQL |");
     expect(md).toContain("p95≤50ms: pass");
     expect(md).toContain("| 1500× |");
     expect(md).toMatch(/\*\*met\*\*/);
+    expect(md).toContain("load average 1.5");
     expect(machineDescription()).toMatch(/^\d+ vCPU \w+ .*GiB, Node \d+$/);
   });
 });
