@@ -9,7 +9,7 @@ import type { EngineContext } from "./commands/context.js";
 import { LookupCache } from "./commands/lookup-cache.js";
 import { resolveConfig, type EngineConfig, type ResolvedConfig } from "./config.js";
 import { EngineError } from "./errors.js";
-import { createAuthenticator } from "./grpc/authn.js";
+import { createAuthenticator, probeAuthenticator } from "./grpc/authn.js";
 import { serverStream, unary, type CallDeps } from "./grpc/calls.js";
 import { acceptEncodedResponses, memoizeResponseBytes } from "./grpc/encoded-responses.js";
 import { EngineGraph } from "./graph/engine-graph.js";
@@ -79,6 +79,8 @@ function metricsServer(metrics: EngineMetrics, readiness: Readiness, logger: Log
 
 export function buildServer(config: EngineConfig = {}): EngineServer {
   const resolved = resolveConfig(config);
+  // Built here, so a bad authn block (e.g. an http issuer without insecureClient) fails before anything opens.
+  const authenticator = createAuthenticator(resolved.authn);
   const logger = config.logger ?? createLogger({ name: "authz-engine" });
   const metrics = createEngineMetrics();
   let graph: EngineGraph | null = null;
@@ -119,7 +121,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       listMaxLimit: resolved.listMaxLimit,
       lookupCache: new LookupCache(),
     };
-    const deps: CallDeps = { authenticator: createAuthenticator(resolved.authn), metrics, logger };
+    const deps: CallDeps = { authenticator, metrics, logger };
 
     grpcServer = new Server();
     grpcServer.addService(
@@ -127,9 +129,10 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       inventoryService(ctx, resolved, deps),
     );
     const kesselHealth = kesselHealthHandlers(readiness);
+    const probeDeps: CallDeps = { ...deps, authenticator: probeAuthenticator };
     grpcServer.addService(KesselInventoryHealthServiceService, {
-      getLivez: unary("GetLivez", deps, kesselHealth.getLivez),
-      getReadyz: unary("GetReadyz", deps, kesselHealth.getReadyz),
+      getLivez: unary("GetLivez", probeDeps, kesselHealth.getLivez),
+      getReadyz: unary("GetReadyz", probeDeps, kesselHealth.getReadyz),
     });
     const standardHealth = standardHealthService(readiness);
     endWatches = standardHealth.endWatches;

@@ -96,6 +96,12 @@ function unauthenticatedAuthenticator(): Authenticator {
   };
 }
 
+/**
+ * Health probes (Kessel GetLivez/GetReadyz, like grpc.health.v1) are answered without credentials:
+ * kubelet and load-balancer probes carry no token, whatever the authn mode.
+ */
+export const probeAuthenticator: Authenticator = { authenticate: () => null };
+
 export function createAuthenticator(config: AuthnConfig, verifier?: OidcVerifier): Authenticator {
   if (config.mode === "unauthenticated") return unauthenticatedAuthenticator();
   if (!config.serverUrl) throw new EngineError("invalid-config", "authn.oidc needs a server URL.");
