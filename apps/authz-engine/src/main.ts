@@ -9,6 +9,11 @@ const flag = (name: string): boolean => ["1", "true", "yes"].includes((env[name]
 const int = (name: string): number | undefined => (env[name] ? Number(env[name]) : undefined);
 
 const logger = createLogger({ name: "authz-engine" });
+// Half a TLS configuration must not quietly serve plaintext.
+if (Boolean(env["AUTHZ_TLS_CERT_FILE"]) !== Boolean(env["AUTHZ_TLS_KEY_FILE"])) {
+  logger.fatal("AUTHZ_TLS_CERT_FILE and AUTHZ_TLS_KEY_FILE must be set together");
+  process.exit(1);
+}
 const environment = env["GATEHOUSE_ENV"] === "prod" ? "prod" : "stage";
 const config: EngineConfig = {
   logger,
