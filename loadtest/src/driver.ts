@@ -2,6 +2,7 @@
 // rows of the results table. Order matters: management-mix writes bindings, so it runs last.
 import { computeRatios, type RunReport, type ScenarioResult } from "./report.ts";
 import { checkMix, floor, managementMix, pattern1Bulk, pattern1Check, pattern2, pattern2Answer, type ScenarioContext, type ScenarioRun } from "./scenarios.ts";
+import { openLoop } from "./load.ts";
 import { cpuTimeMs } from "./server.ts";
 
 export type Log = (line: string) => void;
@@ -56,6 +57,7 @@ async function measure(ctx: ScenarioContext, pid: number | undefined, name: stri
 export async function runScenarios(ctx: ScenarioContext, pid: number | undefined, log: Log): Promise<{ scenarios: ScenarioResult[]; ratios: RunReport["ratios"] }> {
   // Warm-up: connections, JIT and the first reverse lookups, outside the measurements.
   await ctx.grpc.health();
+  await openLoop(ctx.file.scenarios["check-mix"].smokeRate, 1000, 64, () => ctx.grpc.health());
   const answer = await pattern2Answer(ctx);
   log(`subject 0 sees ${answer.visible.size} workspaces and ${answer.count} hosts (Pattern 2)`);
   const results: ScenarioResult[] = [];
