@@ -57,7 +57,8 @@ async function measure(ctx: ScenarioContext, pid: number | undefined, name: stri
 export async function runScenarios(ctx: ScenarioContext, pid: number | undefined, log: Log): Promise<{ scenarios: ScenarioResult[]; ratios: RunReport["ratios"] }> {
   // Warm-up: connections, JIT and the first reverse lookups, outside the measurements.
   await ctx.grpc.health();
-  await openLoop(ctx.file.scenarios["check-mix"].smokeRate, 1000, 64, () => ctx.grpc.health());
+  // A freshly started server still settles (GC after loading the graph): give it a few seconds.
+  await openLoop(ctx.file.scenarios["check-mix"].smokeRate, ctx.smoke ? 500 : 3000, 64, () => ctx.grpc.health());
   const answer = await pattern2Answer(ctx);
   log(`subject 0 sees ${answer.visible.size} workspaces and ${answer.count} hosts (Pattern 2)`);
   const results: ScenarioResult[] = [];
