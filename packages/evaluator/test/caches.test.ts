@@ -196,3 +196,74 @@ describe("incremental per-type order", () => {
     }
   });
 });
+
+describe("per-subject results carried between checks", () => {
+  it("never survive a write: random adds and removes, every answer equals a freshly built graph's", () => {
+    const rnd = seededRandom(11);
+    const g = setup();
+    // Candidate writes on every part of the path: membership, nesting, binding subject/role/placement, hierarchy, role grant.
+    const pool = [
+      "group:inner#t_member@user:alice",
+      "group:inner#t_member@user:bob",
+      "group:outer#t_member@group:inner#member",
+      "binding:b1#t_subject@group:outer#member",
+      "binding:b1#t_subject@user:bob",
+      "binding:b1#t_role@role:viewer",
+      "binding:b3#t_subject@user:alice",
+      "binding:b3#t_role@role:viewer",
+      "workspace:child#t_binding@binding:b3",
+      "workspace:root#t_binding@binding:b1",
+      "workspace:child#t_parent@workspace:root",
+      "workspace:leaf#t_parent@workspace:child",
+      "host:h2#t_workspace@workspace:leaf",
+      "host:h1#t_workspace@workspace:child",
+      "role:viewer#t_view@user:*",
+    ].map((t) => r(t));
+    const subjects = [alice, { type: "user", id: "bob" }, { type: "user", id: "u4" }, { type: "group", id: "inner", relation: "member" }];
+    const objects = [
+      { type: "host", id: "h1" },
+      { type: "host", id: "h2" },
+      { type: "workspace", id: "child" },
+      { type: "workspace", id: "root" },
+      { type: "workspace", id: "leaf" },
+      { type: "binding", id: "b1" },
+    ];
+    const answers = (graph: RelationshipGraph): string[] =>
+      subjects.flatMap((s) => objects.map((o) => `${o.type}:${o.id}#view@${s.type}:${s.id} ${check(graph, o, "view", s)}`));
+    const fresh = (): RelationshipGraph => {
+      const copy = new RelationshipGraph(g.model);
+      for (const rel of g.relationships()) copy.add(rel);
+      return copy;
+    };
+    let changed = 0;
+    let previous = answers(g);
+    for (let step = 0; step < 150; step++) {
+      const t = pool[Math.floor(rnd() * pool.length)]!;
+      if (g.has(t)) g.remove(t);
+      else g.add(t);
+      answers(g); // warm every subject's results, then ask again from the warm tables
+      const now = answers(g);
+      expect({ step, now }).toEqual({ step, now: answers(fresh()) });
+      if (now.join() !== previous.join()) changed++;
+      previous = now;
+    }
+    expect(changed).toBeGreaterThan(20);
+    expect(closureCacheOf(g).resultSubjects).toBeGreaterThan(0);
+  });
+
+  it("do not hide a cycle: a failing check throws every time and leaves other answers intact", () => {
+    const g = new RelationshipGraph(compileSchema(SCHEMA));
+    for (const t of ["group:a#t_member@group:b#member", "group:b#t_member@group:a#member", "group:c#t_member@user:alice", "group:a#t_member@user:bob"]) g.add(r(t));
+    const c = { type: "group", id: "c" };
+    const a = { type: "group", id: "a" };
+    expect(check(g, c, "member", alice)).toBe(true);
+    for (let i = 0; i < 3; i++) {
+      expect(() => check(g, a, "member", alice)).toThrow(/max depth/);
+      expect(check(g, c, "member", alice)).toBe(true);
+    }
+    // bob is found on a before the loop is reached, as on every call.
+    expect(check(g, a, "member", { type: "user", id: "bob" })).toBe(true);
+    expect(check(g, { type: "group", id: "b" }, "member", { type: "user", id: "bob" })).toBe(true);
+    expect(check(g, a, "member", { type: "user", id: "bob" })).toBe(true);
+  });
+});

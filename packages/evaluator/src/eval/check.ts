@@ -1,5 +1,7 @@
 import type { RelationshipGraph } from "../graph/relationship-graph.js";
 import type { ObjectRef, SubjectRef } from "../relationship.js";
+import { NOT_FOUND } from "../graph/relationship-graph.js";
+import { closureCacheOf } from "./closure-cache.js";
 import { DEFAULT_MAX_DEPTH, Evaluation } from "./evaluation.js";
 import { resolvePermission, resolveSubject, resolveType } from "./subject.js";
 
@@ -23,5 +25,21 @@ export function check(
   if (resolved.relationSlot === slot && resolved.typeIndex === typeIndex && subject.id === resource.id) return true;
   const node = graph.nodeOf(typeIndex, resource.id);
   if (node < 0) return false;
-  return new Evaluation(graph, resolved, options?.maxDepth ?? DEFAULT_MAX_DEPTH).evalSlot(node, slot, 0);
+  const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
+  // The subject's completed results carry over between checks (until the next write); only for the
+  // default depth limit, and dropped if this check fails (the table would hold in-progress marks).
+  if (maxDepth === DEFAULT_MAX_DEPTH && resolved.code !== NOT_FOUND) {
+    const cache = closureCacheOf(graph);
+    const evaluation = new Evaluation(graph, resolved, maxDepth, cache.resultsFor(resolved.code));
+    try {
+      return evaluation.evalSlot(node, slot, 0);
+    } catch (error) {
+      cache.dropResults(resolved.code);
+      throw error;
+    }
+  }
+  const evaluation = new Evaluation(graph, resolved, maxDepth);
+  const allowed = evaluation.evalSlot(node, slot, 0);
+  evaluation.release();
+  return allowed;
 }

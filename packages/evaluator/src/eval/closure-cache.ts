@@ -3,7 +3,12 @@
 // binding the subject satisfies directly or through its groups, transitively. Computing it is a
 // reverse walk whose cost grows with the bindings the subject reaches, so it runs once per subject
 // and graph state. Keyed by the graph's mutation counter: any add or remove empties the cache.
+//
+// The same cache keeps, per subject, the check results it has completed ((node, slot) → true/false),
+// so a subject's next check stops as soon as it reaches an object already evaluated for it (a host's
+// workspace, or any ancestor). Cleared with everything else by any write.
 import type { RelationshipGraph } from "../graph/relationship-graph.js";
+import { Memo } from "./memo.js";
 
 /** Where one subject holds one anchor slot, with per-tupleset indexes built on first use. */
 export class AnchorClosure {
@@ -41,10 +46,17 @@ export class AnchorClosure {
 /** Subjects kept per graph; beyond this the oldest entry is dropped. */
 export const MAX_CACHED_SUBJECTS = 50_000;
 
+/** Subjects whose completed results are kept per graph; beyond this the oldest is dropped. */
+export const MAX_RESULT_SUBJECTS = 10_000;
+/** A subject's results table is emptied before use once it holds this many entries. */
+export const MAX_RESULTS_PER_SUBJECT = 4_096;
+
 export class ClosureCache {
   private mutations: number;
   /** subject code → anchor slot → sorted nodes. */
   private readonly bySubject = new Map<number, Map<number, AnchorClosure>>();
+  /** subject code → completed results of its checks. */
+  private readonly results = new Map<number, Memo>();
 
   constructor(private readonly graph: RelationshipGraph) {
     this.mutations = graph.mutations;
@@ -65,6 +77,32 @@ export class ClosureCache {
     bySlot.set(anchor, closure);
   }
 
+  /**
+   * The results table of a subject, used as a check's memo: what one check completes, the next one
+   * reuses. A check that fails must `dropResults` (its table holds in-progress marks).
+   */
+  resultsFor(subjectCode: number): Memo {
+    this.sync();
+    let memo = this.results.get(subjectCode);
+    if (!memo) {
+      if (this.results.size >= MAX_RESULT_SUBJECTS) this.results.delete(this.results.keys().next().value!);
+      this.results.set(subjectCode, (memo = new Memo(32)));
+    } else if (memo.count >= MAX_RESULTS_PER_SUBJECT) {
+      memo.clear();
+    }
+    return memo;
+  }
+
+  dropResults(subjectCode: number): void {
+    this.results.delete(subjectCode);
+  }
+
+  /** Subjects with a results table (for tests). */
+  get resultSubjects(): number {
+    this.sync();
+    return this.results.size;
+  }
+
   get size(): number {
     this.sync();
     return this.bySubject.size;
@@ -73,6 +111,7 @@ export class ClosureCache {
   private sync(): void {
     if (this.mutations !== this.graph.mutations) {
       this.bySubject.clear();
+      this.results.clear();
       this.mutations = this.graph.mutations;
     }
   }

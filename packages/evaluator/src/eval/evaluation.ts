@@ -5,12 +5,24 @@
 import { EvaluationError } from "../errors.js";
 import { NOT_FOUND, type RelationshipGraph } from "../graph/relationship-graph.js";
 import { AnchorClosure, closureCacheOf } from "./closure-cache.js";
-import type { Op } from "../model/model.js";
+import type { Op, Slot } from "../model/model.js";
+import { acquireMemo, releaseMemo, type Memo } from "./memo.js";
 import { reverseWalk } from "./lookup-resources.js";
 import { reverseIndexOf, type ReverseIndex } from "./reverse-index.js";
 import type { ResolvedSubject } from "./subject.js";
 
 export const DEFAULT_MAX_DEPTH = 50;
+
+/** Per graph: which slots are leaves (stored relations that allow no subject sets); fixed at construction. */
+const leaves = new WeakMap<RelationshipGraph, Uint8Array>();
+function leafSlotsOf(graph: RelationshipGraph): Uint8Array {
+  let leaf = leaves.get(graph);
+  if (!leaf) {
+    leaf = Uint8Array.from(graph.model.slots, (s, slot) => (s.stored && !graph.forwardSets[slot] ? 1 : 0));
+    leaves.set(graph, leaf);
+  }
+  return leaf;
+}
 
 const IN_PROGRESS = 0;
 const FALSE = 1;
@@ -20,19 +32,41 @@ const TRUE = 2;
 const ANCHOR_MIN_TUPLES = 1;
 
 export class Evaluation {
-  private readonly memo = new Map<number, number>();
+  private memo!: Memo;
+  private pooled = false;
   private readonly slotCount: number;
   private readonly index: ReverseIndex;
-  /** anchor slot → nodes where the subject holds it (computed on first use). */
-  private readonly anchored = new Map<number, AnchorClosure>();
+  private readonly slots: readonly Slot[];
+  /** Per slot: a stored relation without subject sets (a leaf: two index probes, no memo entry). */
+  private readonly leaf: Uint8Array;
+  /** anchor slot → nodes where the subject holds it (computed on first use); the last one inline. */
+  private lastAnchor = -1;
+  private lastClosure: AnchorClosure | undefined;
+  private anchored: Map<number, AnchorClosure> | undefined;
 
   constructor(
     readonly graph: RelationshipGraph,
     readonly subject: ResolvedSubject,
     readonly maxDepth: number = DEFAULT_MAX_DEPTH,
+    /** A memo that outlives the request (the subject's completed results); pooled if absent. */
+    memo?: Memo,
   ) {
+    if (memo) this.memo = memo;
+    else this.pooled = true;
     this.slotCount = graph.model.slotCount;
     this.index = reverseIndexOf(graph.model);
+    this.slots = graph.model.slots;
+    this.leaf = leafSlotsOf(graph);
+    if (this.pooled) this.memo = acquireMemo();
+  }
+
+  /**
+   * Hands the memo back to the pool; the evaluation must not be used afterwards. Optional (an
+   * unreleased memo is simply garbage collected); `check` releases its own.
+   */
+  release(): void {
+    if (this.pooled) releaseMemo(this.memo);
+    this.memo = undefined as unknown as Memo;
   }
 
   /** Does `subject` hold `slot` (a relation or permission) on `node`? */
@@ -41,18 +75,18 @@ export class Evaluation {
     // A subject set is always a member of itself (SpiceDB answers group:g#member ∈ group:g#member).
     if (slot === subject.relationSlot && node === subject.node) return true;
     if (depth > this.maxDepth) this.depthExceeded(node, slot);
-    const s = this.graph.model.slots[slot]!;
     // Relations without subject sets are leaves: two index probes, cheaper than a memo entry.
-    if (s.stored && !this.graph.forwardSets[slot]) return this.direct(node, slot, depth);
-    const key = node * this.slotCount + slot;
-    const state = this.memo.get(key);
-    if (state !== undefined) {
+    if (this.leaf[slot] === 1) return this.direct(node, slot, depth);
+    const { memo } = this;
+    const state = memo.get(node, slot);
+    if (state >= 0) {
       if (state === IN_PROGRESS) this.cycle(node, slot);
       return state === TRUE;
     }
-    this.memo.set(key, IN_PROGRESS);
+    memo.set(node, slot, IN_PROGRESS);
+    const s = this.slots[slot]!;
     const result = s.stored ? this.direct(node, slot, depth) : this.evalOp(s.op!, node, depth);
-    this.memo.set(key, result ? TRUE : FALSE);
+    memo.set(node, slot, result ? TRUE : FALSE);
     return result;
   }
 
@@ -121,15 +155,15 @@ export class Evaluation {
    * if already known, from this request or from the graph's closure cache.
    */
   private anchoredTargets(op: Extract<Op, { k: "arrow" }>, compute: boolean): AnchorClosure | undefined {
-    const { graph } = this;
-    const tupleset = graph.model.slots[op.tupleset]!;
-    if (tupleset.allowed.length !== 1 || tupleset.allowed[0]!.relation !== undefined) return undefined;
-    const typeIndex = tupleset.allowed[0]!.typeIndex;
+    const typeIndex = this.index.plainTypeOf[op.tupleset]!;
+    if (typeIndex < 0) return undefined;
     const slot = op.targetByType[typeIndex]!;
     const anchor = slot >= 0 ? this.index.anchorOf[slot]! : -1;
     if (anchor < 0) return undefined;
-    let closure = this.anchored.get(anchor);
+    if (anchor === this.lastAnchor) return this.lastClosure;
+    let closure = this.anchored?.get(anchor);
     if (!closure) {
+      const { graph } = this;
       const code = this.subject.code;
       // Shared across requests only for the default depth limit (the walk's verifications use it).
       const cache = code !== NOT_FOUND && this.maxDepth === DEFAULT_MAX_DEPTH ? closureCacheOf(graph) : undefined;
@@ -139,8 +173,10 @@ export class Evaluation {
         closure = new AnchorClosure(Int32Array.from(reverseWalk(this, typeIndex, anchor)).sort());
         cache?.set(code, anchor, closure);
       }
-      this.anchored.set(anchor, closure);
+      (this.anchored ??= new Map()).set(anchor, closure);
     }
+    this.lastAnchor = anchor;
+    this.lastClosure = closure;
     return closure;
   }
 

@@ -24,6 +24,8 @@ export interface ReverseIndex {
    * few for one subject, so checks can enumerate them instead of every tuple of an arrow.
    */
   anchorOf: Int32Array;
+  /** Per stored relation: the subject type if it allows exactly one, a plain object type; else -1. */
+  plainTypeOf: Int32Array;
 }
 
 const cache = new WeakMap<Model, ReverseIndex>();
@@ -120,12 +122,16 @@ function buildReverseIndex(model: Model): ReverseIndex {
     const anchor = s.op.ops.find((c) => c.k === "slot" && !opReachesWildcard(c));
     if (anchor?.k === "slot") anchorOf[slot] = anchor.slot;
   });
+  const plainTypeOf = Int32Array.from(model.slots, (s) =>
+    s.stored && s.allowed.length === 1 && s.allowed[0]!.relation === undefined && !s.allowed[0]!.wildcard ? s.allowed[0]!.typeIndex : -1,
+  );
   const relevant = new Map<number, Uint8Array>();
   const stored = new Map<number, number[]>();
   const filtered = new Map<number, Trigger[][]>();
   return {
     triggers,
     anchorOf,
+    plainTypeOf,
     triggersFor(target: number): Trigger[][] {
       let byTarget = filtered.get(target);
       if (!byTarget) {
