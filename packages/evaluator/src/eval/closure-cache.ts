@@ -10,6 +10,9 @@
 import type { RelationshipGraph } from "../graph/relationship-graph.js";
 import { Memo } from "./memo.js";
 
+/** Probes of a closure (one per level of a check's walk up the hierarchy) before it gets a `via` index. */
+const VIA_INDEX_AFTER = 24;
+
 /** Where one subject holds one anchor slot, with per-tupleset indexes built on first use. */
 export class AnchorClosure {
   /** tupleset slot → resource node → anchor nodes it points to through that tupleset. */
@@ -19,6 +22,18 @@ export class AnchorClosure {
     /** Sorted nodes where the subject holds the anchor. */
     readonly nodes: Int32Array,
   ) {}
+
+  /** Probes answered without an index so far; `viaIndex` builds one after VIA_INDEX_AFTER. */
+  private probes = 0;
+
+  /**
+   * The `via` index once the closure has been probed often enough (a subject's first check
+   * should not pay for indexing every binding it holds); undefined until then, and the caller
+   * filters the tuples of the arrow by `nodes` instead.
+   */
+  viaIndex(graph: RelationshipGraph, tupleset: number): Map<number, number[]> | undefined {
+    return this.byTupleset.get(tupleset) ?? (++this.probes > VIA_INDEX_AFTER ? this.via(graph, tupleset) : undefined);
+  }
 
   /**
    * resource → the anchor nodes it reaches through `tupleset` (a stored relation whose subjects are

@@ -4,7 +4,7 @@
 // is a cycle and, like exceeding the depth limit, a typed error rather than a false.
 import { EvaluationError } from "../errors.js";
 import { NOT_FOUND, type RelationshipGraph } from "../graph/relationship-graph.js";
-import { AnchorClosure, closureCacheOf } from "./closure-cache.js";
+import { AnchorClosure, closureCacheOf, sortedHas } from "./closure-cache.js";
 import type { Op, Slot } from "../model/model.js";
 import { acquireMemo, releaseMemo, type Memo } from "./memo.js";
 import { reverseWalk } from "./lookup-resources.js";
@@ -32,7 +32,8 @@ const TRUE = 2;
 const ANCHOR_MIN_TUPLES = 1;
 
 export class Evaluation {
-  private memo!: Memo;
+  /** Acquired from the pool on first use unless given. */
+  private memo: Memo | undefined;
   private pooled = false;
   private readonly slotCount: number;
   private readonly index: ReverseIndex;
@@ -57,7 +58,6 @@ export class Evaluation {
     this.index = reverseIndexOf(graph.model);
     this.slots = graph.model.slots;
     this.leaf = leafSlotsOf(graph);
-    if (this.pooled) this.memo = acquireMemo();
   }
 
   /**
@@ -65,8 +65,8 @@ export class Evaluation {
    * unreleased memo is simply garbage collected); `check` releases its own.
    */
   release(): void {
-    if (this.pooled) releaseMemo(this.memo);
-    this.memo = undefined as unknown as Memo;
+    if (this.pooled && this.memo) releaseMemo(this.memo);
+    this.memo = undefined;
   }
 
   /** Does `subject` hold `slot` (a relation or permission) on `node`? */
@@ -77,7 +77,7 @@ export class Evaluation {
     if (depth > this.maxDepth) this.depthExceeded(node, slot);
     // Relations without subject sets are leaves: two index probes, cheaper than a memo entry.
     if (this.leaf[slot] === 1) return this.direct(node, slot, depth);
-    const { memo } = this;
+    const memo = this.memo ?? (this.memo = acquireMemo());
     const state = memo.get(node, slot);
     if (state >= 0) {
       if (state === IN_PROGRESS) this.cycle(node, slot);
@@ -132,10 +132,14 @@ export class Evaluation {
     const closure = this.anchoredTargets(op, targets.length > ANCHOR_MIN_TUPLES);
     if (closure) {
       // Every target where the permission holds is one where the subject holds the anchor.
-      const hits = closure.via(graph, op.tupleset).get(node);
-      if (hits) {
-        const slot = op.targetByType[graph.nodeType[hits[0]!]!]!;
-        for (const target of hits) if (this.evalSlot(target, slot, depth + 1)) return true;
+      const slot = op.targetByType[this.index.plainTypeOf[op.tupleset]!]!;
+      const via = closure.viaIndex(graph, op.tupleset);
+      if (via) {
+        const hits = via.get(node);
+        if (hits) for (const target of hits) if (this.evalSlot(target, slot, depth + 1)) return true;
+      } else {
+        // Until the closure has been probed enough to pay for its index: each tuple's object, by binary search.
+        for (const target of targets) if (sortedHas(closure.nodes, target) && this.evalSlot(target, slot, depth + 1)) return true;
       }
       return false;
     }

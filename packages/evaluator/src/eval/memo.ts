@@ -1,21 +1,18 @@
-// Per-request memo of (node, slot) → state as an open-addressing hash table over typed arrays.
-// A check touches a dozen entries; a Map per request (allocation, boxed hashing) cost more than the
-// evaluation itself. Tables are pooled and cleared in O(1) by bumping a generation stamp.
+// Per-request memo of (node, slot) → state as an open-addressing hash table in one Int32Array
+// (entries of four: generation stamp, node, slot, state). A check touches a dozen entries; a Map per
+// request (allocation, boxed hashing) cost more than the evaluation itself. Tables are pooled and
+// cleared in O(1) by bumping the generation.
+
+const STRIDE = 4;
 
 export class Memo {
-  private nodes: Int32Array;
-  private slots: Int32Array;
-  private states: Uint8Array;
-  private stamps: Uint32Array;
+  private table: Int32Array;
   private generation = 1;
   private mask: number;
   private size = 0;
 
   constructor(capacity = 64) {
-    this.nodes = new Int32Array(capacity);
-    this.slots = new Int32Array(capacity);
-    this.states = new Uint8Array(capacity);
-    this.stamps = new Uint32Array(capacity);
+    this.table = new Int32Array(capacity * STRIDE);
     this.mask = capacity - 1;
   }
 
@@ -31,48 +28,49 @@ export class Memo {
   /** Forgets every entry. */
   clear(): void {
     this.size = 0;
-    if (++this.generation === 0xffffffff) {
-      this.stamps.fill(0);
+    if (++this.generation === 0x7fffffff) {
+      this.table.fill(0);
       this.generation = 1;
     }
   }
 
   /** The state stored for (node, slot), or -1. */
   get(node: number, slot: number): number {
-    const { stamps, nodes, slots, generation, mask } = this;
-    for (let i = hash(node, slot) & mask; stamps[i] === generation; i = (i + 1) & mask) {
-      if (nodes[i] === node && slots[i] === slot) return this.states[i]!;
+    const { table, generation, mask } = this;
+    for (let i = hash(node, slot) & mask; ; i = (i + 1) & mask) {
+      const at = i * STRIDE;
+      if (table[at] !== generation) return -1;
+      if (table[at + 1] === node && table[at + 2] === slot) return table[at + 3]!;
     }
-    return -1;
   }
 
   set(node: number, slot: number, state: number): void {
-    const { stamps, nodes, slots, generation, mask } = this;
-    let i = hash(node, slot) & mask;
-    for (; stamps[i] === generation; i = (i + 1) & mask) {
-      if (nodes[i] === node && slots[i] === slot) {
-        this.states[i] = state;
+    const { table, generation, mask } = this;
+    for (let i = hash(node, slot) & mask; ; i = (i + 1) & mask) {
+      const at = i * STRIDE;
+      if (table[at] !== generation) {
+        table[at] = generation;
+        table[at + 1] = node;
+        table[at + 2] = slot;
+        table[at + 3] = state;
+        if (++this.size * 2 > mask) this.grow();
+        return;
+      }
+      if (table[at + 1] === node && table[at + 2] === slot) {
+        table[at + 3] = state;
         return;
       }
     }
-    stamps[i] = generation;
-    nodes[i] = node;
-    slots[i] = slot;
-    this.states[i] = state;
-    if (++this.size * 2 > mask) this.grow();
   }
 
   private grow(): void {
-    const { nodes, slots, states, stamps, generation } = this;
+    const { table, generation } = this;
     const capacity = (this.mask + 1) * 2;
-    this.nodes = new Int32Array(capacity);
-    this.slots = new Int32Array(capacity);
-    this.states = new Uint8Array(capacity);
-    this.stamps = new Uint32Array(capacity);
+    this.table = new Int32Array(capacity * STRIDE);
     this.mask = capacity - 1;
     this.generation = 1;
     this.size = 0;
-    for (let i = 0; i < stamps.length; i++) if (stamps[i] === generation) this.set(nodes[i]!, slots[i]!, states[i]!);
+    for (let at = 0; at < table.length; at += STRIDE) if (table[at] === generation) this.set(table[at + 1]!, table[at + 2]!, table[at + 3]!);
   }
 }
 
