@@ -3,6 +3,7 @@
 // reach the target. Candidates inside `&` or `-` are verified with a check that shares one memo.
 import type { RelationshipGraph } from "../graph/relationship-graph.js";
 import { NOT_FOUND } from "../graph/relationship-graph.js";
+import type { Model } from "../model/model.js";
 import type { SubjectRef } from "../relationship.js";
 import { DEFAULT_MAX_DEPTH, Evaluation } from "./evaluation.js";
 import { reverseIndexOf, type Trigger } from "./reverse-index.js";
@@ -18,9 +19,114 @@ function lookupNodes(graph: RelationshipGraph, resourceType: string, permission:
   const target = resolvePermission(graph, typeIndex, permission);
   const resolved = resolveSubject(graph, subject);
   const evaluation = new Evaluation(graph, resolved, DEFAULT_MAX_DEPTH);
-  const nodes = reverseWalk(evaluation, typeIndex, target);
+  const plan = arrowIntersectionOf(graph.model, target);
+  // A subject set on the listed type itself could hold a branch by self-membership: the general walk handles it.
+  const nodes = plan && !(resolved.relationSlot >= 0 && resolved.typeIndex === typeIndex)
+    ? arrowIntersection(evaluation, plan)
+    : reverseWalk(evaluation, typeIndex, target);
   evaluation.release();
   return nodes;
+}
+
+/**
+ * `permission p = a->x & a->y` (each branch an arrow over the same relation `a`, or a computed
+ * permission that is itself such an arrow, as in `view & t_workspace->patch_system_view` with
+ * `view = t_workspace->inventory_host_view`), where `a` holds plain objects of one type.
+ */
+interface ArrowIntersection {
+  tupleset: number;
+  /** Target slot of each branch, on the tupleset's object type. */
+  targets: number[];
+  targetType: number;
+}
+
+const MAX_BRANCHES = 8;
+const arrowIntersections = new WeakMap<Model, Map<number, ArrowIntersection | null>>();
+
+function arrowIntersectionOf(model: Model, slot: number): ArrowIntersection | undefined {
+  let bySlot = arrowIntersections.get(model);
+  if (!bySlot) arrowIntersections.set(model, (bySlot = new Map()));
+  let plan = bySlot.get(slot);
+  if (plan === undefined) {
+    plan = planArrowIntersection(model, slot) ?? null;
+    bySlot.set(slot, plan);
+  }
+  return plan ?? undefined;
+}
+
+function planArrowIntersection(model: Model, slot: number): ArrowIntersection | undefined {
+  const op = model.slots[slot]!.op;
+  if (op?.k !== "intersection" || op.ops.length > MAX_BRANCHES) return undefined;
+  const { plainTypeOf } = reverseIndexOf(model);
+  let tupleset = -1;
+  let targetType = -1;
+  const targets: number[] = [];
+  for (let branch of op.ops) {
+    if (branch.k === "slot") {
+      const s = model.slots[branch.slot]!;
+      if (s.stored || s.op?.k !== "arrow") return undefined;
+      branch = s.op;
+    }
+    if (branch.k !== "arrow") return undefined;
+    const type = plainTypeOf[branch.tupleset]!;
+    if (type < 0 || (tupleset >= 0 && branch.tupleset !== tupleset)) return undefined;
+    tupleset = branch.tupleset;
+    targetType = type;
+    const target = branch.targetByType[type]!;
+    if (target < 0) return undefined;
+    targets.push(target);
+  }
+  return { tupleset, targets, targetType };
+}
+
+/**
+ * Objects holding an arrow intersection: for each branch, the objects of the tupleset's type where
+ * the subject holds the branch's target (one reverse walk each, not a check per candidate); then
+ * the resources pointing at objects that qualify for every branch, through the reverse index. A
+ * resource with several tuples qualifies when its objects together cover every branch.
+ */
+function arrowIntersection(evaluation: Evaluation, plan: ArrowIntersection): number[] {
+  const { graph } = evaluation;
+  const { targets, tupleset } = plan;
+  const all = (1 << targets.length) - 1;
+  const masks = new Uint8Array(graph.nodeType.length);
+  let first: number[] = [];
+  for (let i = 0; i < targets.length; i++) {
+    const nodes = reverseWalk(evaluation, plan.targetType, targets[i]!);
+    if (nodes.length === 0) return [];
+    if (i === 0) first = nodes;
+    for (const n of nodes) masks[n]! |= 1 << i;
+  }
+  const reverse = graph.reverse[tupleset]!;
+  const forward = graph.forward[tupleset]!;
+  const result: number[] = [];
+  const seen = new Uint8Array(graph.nodeType.length);
+  // Every qualifying resource points at some object holding the first branch.
+  for (const object of first) {
+    const resources = reverse.get(object);
+    if (!resources) continue;
+    if (masks[object] === all) {
+      for (const r of resources) {
+        if (seen[r] === 0) {
+          seen[r] = 1;
+          result.push(r);
+        }
+      }
+      continue;
+    }
+    for (const r of resources) {
+      if (seen[r] === 1) continue;
+      const objects = forward.get(r)!;
+      if (objects.length < 2) continue;
+      let covered = 0;
+      for (const o of objects) covered |= masks[o]!;
+      if (covered === all) {
+        seen[r] = 1;
+        result.push(r);
+      }
+    }
+  }
+  return result;
 }
 
 /** Facts of one slot: a scanned list while tiny, then a Set, then a byte per graph node once large (walks reaching 100k hosts). */
