@@ -89,45 +89,59 @@ function arrowIntersection(evaluation: Evaluation, plan: ArrowIntersection): num
   const { graph } = evaluation;
   const { targets, tupleset } = plan;
   const all = (1 << targets.length) - 1;
-  const masks = new Uint8Array(graph.nodeType.length);
-  let first: number[] = [];
-  for (let i = 0; i < targets.length; i++) {
-    const nodes = reverseWalk(evaluation, plan.targetType, targets[i]!);
+  const branches: number[][] = [];
+  let total = 0;
+  for (const target of targets) {
+    const nodes = reverseWalk(evaluation, plan.targetType, target);
     if (nodes.length === 0) return [];
-    if (i === 0) first = nodes;
-    for (const n of nodes) masks[n]! |= 1 << i;
+    branches.push(nodes);
+    total += nodes.length;
   }
+  // Per-node marks: typed arrays over the graph for big walks, a Map and a Set for small ones.
+  const big = total >= SMALL_INTERSECTION;
+  const maskArray = big ? new Uint8Array(graph.nodeType.length) : undefined;
+  const maskMap = big ? undefined : new Map<number, number>();
+  branches.forEach((nodes, i) => {
+    if (maskArray) for (const n of nodes) maskArray[n]! |= 1 << i;
+    else for (const n of nodes) maskMap!.set(n, (maskMap!.get(n) ?? 0) | (1 << i));
+  });
+  const maskOf = (n: number): number => (maskArray ? maskArray[n]! : (maskMap!.get(n) ?? 0));
+  const seenArray = big ? new Uint8Array(graph.nodeType.length) : undefined;
+  const seenSet = big ? undefined : new Set<number>();
   const reverse = graph.reverse[tupleset]!;
   const forward = graph.forward[tupleset]!;
   const result: number[] = [];
-  const seen = new Uint8Array(graph.nodeType.length);
+  const take = (r: number): void => {
+    if (seenArray) {
+      if (seenArray[r] === 1) return;
+      seenArray[r] = 1;
+    } else {
+      if (seenSet!.has(r)) return;
+      seenSet!.add(r);
+    }
+    result.push(r);
+  };
   // Every qualifying resource points at some object holding the first branch.
-  for (const object of first) {
+  for (const object of branches[0]!) {
     const resources = reverse.get(object);
     if (!resources) continue;
-    if (masks[object] === all) {
-      for (const r of resources) {
-        if (seen[r] === 0) {
-          seen[r] = 1;
-          result.push(r);
-        }
-      }
+    if (maskOf(object) === all) {
+      for (const r of resources) take(r);
       continue;
     }
     for (const r of resources) {
-      if (seen[r] === 1) continue;
       const objects = forward.get(r)!;
       if (objects.length < 2) continue;
       let covered = 0;
-      for (const o of objects) covered |= masks[o]!;
-      if (covered === all) {
-        seen[r] = 1;
-        result.push(r);
-      }
+      for (const o of objects) covered |= maskOf(o);
+      if (covered === all) take(r);
     }
   }
   return result;
 }
+
+/** Intersections whose branch walks found fewer objects than this mark them in a Map, not a graph-sized array. */
+const SMALL_INTERSECTION = 2_048;
 
 /** Facts of one slot: a scanned list while tiny, then a Set, then a byte per graph node once large (walks reaching 100k hosts). */
 const SCAN_UP_TO = 16;
