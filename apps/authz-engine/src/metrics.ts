@@ -2,6 +2,11 @@ import { createMetrics, Gauge, type Counter, type Histogram, type Metrics } from
 
 const PREFIX = "gatehouse_engine_";
 
+/** Finer than the call-latency buckets around the 1–20 ms that matter for the lag target. */
+export const FEED_LAG_BUCKETS_SECONDS = [
+  0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
+
 /** A plain number per method, published when metrics are scraped (no label hashing per call). */
 export interface InFlightCount {
   value: number;
@@ -16,6 +21,8 @@ export interface EngineMetrics {
   inFlight(method: string): InFlightCount;
   appliedRevision: Gauge;
   appliedChanges: Counter;
+  /** Commit (database clock) to applied-to-graph (engine clock), per applied commit. */
+  feedApplyLag: Histogram;
   relationships: Gauge;
   ready: Gauge;
 }
@@ -44,6 +51,12 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
     },
     appliedRevision: metrics.gauge("applied_revision", "Store revision the in-memory graph reflects."),
     appliedChanges: metrics.counter("applied_changes_total", "Relationship changes applied from the change feed."),
+    feedApplyLag: metrics.histogram(
+      "feed_apply_lag_seconds",
+      "Time from a commit (the change row's committed_at, database clock) to the engine applying it to the in-memory graph; clock skew clamped at 0.",
+      [],
+      FEED_LAG_BUCKETS_SECONDS,
+    ),
     relationships: metrics.gauge("relationships", "Relationships held in memory."),
     ready: metrics.gauge("ready", "1 once the snapshot is loaded and the change feed is healthy."),
   };

@@ -15,6 +15,7 @@ import { acceptEncodedResponses, memoizeResponseBytes } from "./grpc/encoded-res
 import { EngineGraph } from "./graph/engine-graph.js";
 import { openStore, type Store } from "@gatehouse/store";
 import { storeGraphSource, storeResourceWriter } from "./graph/store-source.js";
+import { wallClockMs } from "./graph/clock.js";
 import { checkHandlers } from "./handlers/checks.js";
 import { listHandlers } from "./handlers/lists.js";
 import { resourceHandlers } from "./handlers/resources.js";
@@ -27,6 +28,12 @@ export interface EngineServer {
   /** Stops accepting calls, lets in-flight calls and streams finish (bounded), then releases everything. */
   stop(): Promise<void>;
   ready(): boolean;
+  /**
+   * When (`performance.now()` of this process) the graph first reflected `revision`: from then on
+   * a Check with that revision's token is answered without waiting. Recent revisions only;
+   * undefined before start, for revisions not applied yet and for old ones (diagnostics, benchmark).
+   */
+  appliedAt(revision: number): number | undefined;
 }
 
 function modelOf(config: EngineConfig): Model {
@@ -104,6 +111,11 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       source,
       logger,
       onApplied: (batch) => {
+        // committed_at is the database's clock, "now" is ours: the same host clock when Postgres
+        // runs on this machine; across machines the figure includes their skew (NTP keeps it to
+        // ~1 ms). committed_at carries whole milliseconds, so a value overstates the lag by up to
+        // 1 ms; a negative difference (skew) counts as 0.
+        if (batch.committed) metrics.feedApplyLag.observe(Math.max(0, wallClockMs() - batch.committed.getTime()) / 1000);
         metrics.appliedRevision.set(batch.revision);
         metrics.appliedChanges.inc(batch.changes.length);
         metrics.relationships.set(graph?.graph.size ?? 0);
@@ -190,5 +202,5 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     logger.info("authz engine stopped");
   }
 
-  return { start, stop, ready: readiness.ready };
+  return { start, stop, ready: readiness.ready, appliedAt: (revision) => graph?.appliedAt(revision) };
 }

@@ -16,6 +16,8 @@ export interface EngineGraphOptions {
   logger: Logger;
   /** Called after each applied commit (metrics). */
   onApplied?: (batch: ChangeBatch) => void;
+  /** How many recent revisions `appliedAt` remembers. Default 4096. */
+  appliedTimesKept?: number;
 }
 
 /**
@@ -27,6 +29,9 @@ export class EngineGraph {
   private applied = -1;
   private follower: FollowHandle | null = null;
   private waiters: RevisionWaiter[] = [];
+  // When the graph reached each recent revision (performance.now()), ascending by revision.
+  private appliedRevisions: number[] = [];
+  private appliedTimes: number[] = [];
 
   constructor(private readonly options: EngineGraphOptions) {
     this.graph = new RelationshipGraph(options.model);
@@ -46,6 +51,7 @@ export class EngineGraph {
       for (const relationship of batch) this.graph.add(relationship);
     });
     this.applied = revision;
+    this.recordApplied(revision);
     this.options.logger.info({ revision, relationships: this.graph.size }, "relationship snapshot loaded");
     this.follower = this.options.source.follow(
       revision,
@@ -64,8 +70,38 @@ export class EngineGraph {
       else this.graph.remove(change.relationship);
     }
     this.applied = batch.revision;
+    this.recordApplied(batch.revision);
     this.options.onApplied?.(batch);
     this.releaseWaiters();
+  }
+
+  private recordApplied(revision: number): void {
+    const kept = this.options.appliedTimesKept ?? 4096;
+    this.appliedRevisions.push(revision);
+    this.appliedTimes.push(performance.now());
+    if (this.appliedRevisions.length >= 2 * kept) {
+      this.appliedRevisions.splice(0, this.appliedRevisions.length - kept);
+      this.appliedTimes.splice(0, this.appliedTimes.length - kept);
+    }
+  }
+
+  /**
+   * When (`performance.now()`, this process's monotonic clock) the graph first reflected
+   * `revision`, i.e. the time a Check with that revision's token could first be answered.
+   * Undefined if it is not applied yet or too old to be remembered.
+   */
+  appliedAt(revision: number): number | undefined {
+    const revisions = this.appliedRevisions;
+    if (revision > this.applied || revisions.length === 0 || revision < revisions[0]!) return undefined;
+    // First remembered revision >= the one asked for (revisions may skip numbers).
+    let lo = 0;
+    let hi = revisions.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (revisions[mid]! < revision) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.appliedTimes[lo];
   }
 
   /** Resolves once the graph reflects `revision`; rejects with freshness-timeout after `timeoutMs`. */

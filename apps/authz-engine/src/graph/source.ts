@@ -10,6 +10,11 @@ export interface RelationshipChange {
 export interface ChangeBatch {
   revision: number;
   changes: RelationshipChange[];
+  /**
+   * When the commit was written, by the database's clock (`gh_changes.committed_at`, whole
+   * milliseconds); absent when the source does not know. Used for the apply-lag metric only.
+   */
+  committed?: Date;
 }
 
 export interface FollowHandle {

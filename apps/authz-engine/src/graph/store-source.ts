@@ -4,6 +4,7 @@ import type { ChangeBatch, GraphSource, ResourceWriter } from "./source.js";
 function batchOf(change: Change): ChangeBatch {
   return {
     revision: change.revision,
+    committed: change.committed,
     changes: [
       ...change.deleted.map((relationship) => ({ op: "remove" as const, relationship })),
       ...change.touched.map((relationship) => ({ op: "add" as const, relationship })),
