@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { StoreContext } from "../context.js";
 import { StoreError } from "../errors.js";
-import { bindingSubject, groupMember, owner, rolePermission, tenantResourceId } from "../relationships.js";
+import { groupMember, owner, rolePermission, tenantResourceId } from "../relationships.js";
 import type {
   BindingResource,
   BindingSubject,
@@ -20,7 +20,7 @@ import { isUuid, optionalDescription, requireOrgId } from "../validate.js";
 import { runWrite, type TenantRow } from "../write.js";
 import { requireGroupName } from "./groups.js";
 import { requirePrincipal } from "./principals.js";
-import { addSubject, findOrCreateBinding, removeSubject, resolveAssignableRole, type BindingRow } from "./role-bindings.js";
+import { addBindingSubjects, addSubject, findOrCreateBinding, removeSubject, resolveAssignableRole, type BindingRow } from "./role-bindings.js";
 import { requirePermissions, requireRoleName, requireScope, syncPermissionTuples, type RoleRow } from "./roles.js";
 import { bootstrapTenantRows, tenantFromRow } from "./tenants.js";
 
@@ -312,18 +312,7 @@ export function importRepository(ctx: StoreContext): ImportRepository {
           pending.push({ bindingId, subject: { type: "group", id: groupIds[b.groupKey]! } });
           if ((i + 1) % 500 === 0) progress("bindings", i + 1, plan.bindings.length);
         }
-        if (pending.length > 0) {
-          const inserted = await w.tx.query<{ binding_id: string; subject_type: BindingSubject["type"]; subject_id: string }>(
-            `INSERT INTO gh_role_binding_subjects (org_id, binding_id, subject_type, subject_id)
-             SELECT DISTINCT $1, b, t, s FROM unnest($2::uuid[], $3::text[], $4::text[]) AS x(b, t, s)
-             ON CONFLICT DO NOTHING RETURNING binding_id, subject_type, subject_id`,
-            [orgId, pending.map((p) => p.bindingId), pending.map((p) => p.subject.type), pending.map((p) => p.subject.id)],
-          );
-          await w.touch(inserted.map((r) => bindingSubject(r.binding_id, { type: r.subject_type, id: r.subject_id }, ctx.domain)));
-          const touched = [...new Set(inserted.map((r) => r.binding_id))];
-          if (touched.length > 0) await w.tx.query("UPDATE gh_role_bindings SET modified_at = clock_timestamp() WHERE id = ANY($1::uuid[])", [touched]);
-          grantsAdded += inserted.length;
-        }
+        grantsAdded += await addBindingSubjects(ctx, w, orgId, pending);
         progress("bindings", plan.bindings.length, plan.bindings.length);
 
         // Customised default access: the platform-default group's roles per level, exactly.

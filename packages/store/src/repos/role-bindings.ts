@@ -78,6 +78,31 @@ export async function resolveAssignableRole(tx: Queryable, orgId: string, roleId
   return role.id;
 }
 
+/**
+ * Adds subjects to bindings in one statement. Only rows that did not exist yet imply new tuples
+ * and touch the binding's modified time; returns how many were added.
+ */
+export async function addBindingSubjects(
+  ctx: StoreContext,
+  w: WriteContext,
+  orgId: string,
+  items: readonly { bindingId: string; subject: BindingSubject }[],
+): Promise<number> {
+  if (items.length === 0) return 0;
+  const inserted = await w.tx.query<{ binding_id: string; subject_type: BindingSubject["type"]; subject_id: string }>(
+    `INSERT INTO gh_role_binding_subjects (org_id, binding_id, subject_type, subject_id)
+     SELECT DISTINCT $1, b, t, s FROM unnest($2::uuid[], $3::text[], $4::text[]) AS x(b, t, s)
+     ON CONFLICT DO NOTHING RETURNING binding_id, subject_type, subject_id`,
+    [orgId, items.map((n) => n.bindingId), items.map((n) => n.subject.type), items.map((n) => n.subject.id)],
+  );
+  await w.touch(inserted.map((r) => bindingSubject(r.binding_id, { type: r.subject_type, id: r.subject_id }, ctx.domain)));
+  const touched = [...new Set(inserted.map((r) => r.binding_id))];
+  if (touched.length > 0) {
+    await w.tx.query("UPDATE gh_role_bindings SET modified_at = clock_timestamp() WHERE id = ANY($1::uuid[])", [touched]);
+  }
+  return inserted.length;
+}
+
 export async function findOrCreateBinding(ctx: StoreContext, w: WriteContext, orgId: string, roleId: string, resource: BindingResource): Promise<string> {
   const [found] = await w.tx.query<{ id: string }>(
     "SELECT id FROM gh_role_bindings WHERE org_id = $1 AND role_id = $2 AND resource_type = $3 AND resource_id = $4",
@@ -225,18 +250,7 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
           bindingIds.push(bindingId);
           newSubjects.push({ bindingId, subject });
         }
-        // Subjects in one statement; only rows that did not exist yet imply new tuples.
-        const inserted = await w.tx.query<{ binding_id: string; subject_type: BindingSubject["type"]; subject_id: string }>(
-          `INSERT INTO gh_role_binding_subjects (org_id, binding_id, subject_type, subject_id)
-           SELECT DISTINCT $1, b, t, s FROM unnest($2::uuid[], $3::text[], $4::text[]) AS x(b, t, s)
-           ON CONFLICT DO NOTHING RETURNING binding_id, subject_type, subject_id`,
-          [orgId, newSubjects.map((n) => n.bindingId), newSubjects.map((n) => n.subject.type), newSubjects.map((n) => n.subject.id)],
-        );
-        await w.touch(inserted.map((r) => bindingSubject(r.binding_id, { type: r.subject_type, id: r.subject_id }, ctx.domain)));
-        const touchedBindings = [...new Set(inserted.map((r) => r.binding_id))];
-        if (touchedBindings.length > 0) {
-          await w.tx.query("UPDATE gh_role_bindings SET modified_at = clock_timestamp() WHERE id = ANY($1::uuid[])", [touchedBindings]);
-        }
+        await addBindingSubjects(ctx, w, orgId, newSubjects);
         const rows = await w.tx.query<BindingRow>("SELECT * FROM gh_role_bindings WHERE id = ANY($1::uuid[])", [bindingIds]);
         const byId = new Map((await toBindings(w.tx, rows)).map((b) => [b.id, b]));
         return bindingIds.map((id) => byId.get(id)!);
