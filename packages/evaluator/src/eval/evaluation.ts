@@ -43,6 +43,9 @@ export class Evaluation {
   /** anchor slot → nodes where the subject holds it (computed on first use); the last one inline. */
   private lastAnchor = -1;
   private lastClosure: AnchorClosure | undefined;
+  /** The one before (a check usually needs one or two anchors; a Map only beyond that). */
+  private otherAnchor = -1;
+  private otherClosure: AnchorClosure | undefined;
   private anchored: Map<number, AnchorClosure> | undefined;
 
   constructor(
@@ -127,9 +130,26 @@ export class Evaluation {
 
   private arrow(op: Extract<Op, { k: "arrow" }>, node: number, depth: number): boolean {
     const { graph } = this;
-    const targets = graph.forward[op.tupleset]!.get(node);
-    if (!targets) return false;
-    const closure = this.anchoredTargets(op, targets.length > ANCHOR_MIN_TUPLES);
+    const forward = graph.forward[op.tupleset]!;
+    // The tuples of `node`: a range of the dense copy when it is current, else the adjacency's list.
+    const dense = forward.dense();
+    let targets: ArrayLike<number>;
+    let from = 0;
+    let to: number;
+    if (dense) {
+      const { offsets } = dense;
+      if (node + 1 >= offsets.length) return false;
+      from = offsets[node]!;
+      to = offsets[node + 1]!;
+      if (from === to) return false;
+      targets = dense.targets;
+    } else {
+      const list = forward.get(node);
+      if (!list) return false;
+      targets = list;
+      to = list.length;
+    }
+    const closure = this.anchoredTargets(op, to - from > ANCHOR_MIN_TUPLES);
     if (closure) {
       // Every target where the permission holds is one where the subject holds the anchor.
       const slot = op.targetByType[this.index.plainTypeOf[op.tupleset]!]!;
@@ -139,11 +159,15 @@ export class Evaluation {
         if (hits) for (const target of hits) if (this.evalSlot(target, slot, depth + 1)) return true;
       } else {
         // Until the closure has been probed enough to pay for its index: each tuple's object, by binary search.
-        for (const target of targets) if (sortedHas(closure.nodes, target) && this.evalSlot(target, slot, depth + 1)) return true;
+        for (let i = from; i < to; i++) {
+          const target = targets[i]!;
+          if (sortedHas(closure.nodes, target) && this.evalSlot(target, slot, depth + 1)) return true;
+        }
       }
       return false;
     }
-    for (const code of targets) {
+    for (let i = from; i < to; i++) {
+      const code = targets[i]!;
       // An arrow walks to the object of each tuple; a subject set's relation is ignored.
       const target = code >= 0 ? code : graph.usersetNode[-code - 1]!;
       const slot = op.targetByType[graph.nodeType[target]!]!;
@@ -165,7 +189,7 @@ export class Evaluation {
     const anchor = slot >= 0 ? this.index.anchorOf[slot]! : -1;
     if (anchor < 0) return undefined;
     if (anchor === this.lastAnchor) return this.lastClosure;
-    let closure = this.anchored?.get(anchor);
+    let closure = anchor === this.otherAnchor ? this.otherClosure : this.anchored?.get(anchor);
     if (!closure) {
       const { graph } = this;
       const code = this.subject.code;
@@ -177,7 +201,12 @@ export class Evaluation {
         closure = new AnchorClosure(Int32Array.from(reverseWalk(this, typeIndex, anchor)).sort());
         cache?.set(code, anchor, closure);
       }
-      (this.anchored ??= new Map()).set(anchor, closure);
+    }
+    // Keep every anchor seen: the one pushed out of the inline pair goes to the Map.
+    if (this.otherAnchor >= 0 && anchor !== this.otherAnchor) (this.anchored ??= new Map()).set(this.otherAnchor, this.otherClosure!);
+    if (this.lastAnchor >= 0) {
+      this.otherAnchor = this.lastAnchor;
+      this.otherClosure = this.lastClosure;
     }
     this.lastAnchor = anchor;
     this.lastClosure = closure;
