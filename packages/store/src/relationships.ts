@@ -1,5 +1,6 @@
 // Pure mapping from domain rows to the relationship tuples they imply (stored relations carry
 // the `t_` prefix; subject relations name permissions, e.g. `rbac/group:<g>#member`).
+import { v1RelationName } from "@gatehouse/rbac";
 import type { BindingResource, BindingSubject, Relationship } from "./types.js";
 
 const rel = (
@@ -29,20 +30,16 @@ export function tenantPlatform(tenantId: string, platformId: string): Relationsh
 }
 
 /**
- * v1 permission `app:resource:verb` → stored relation: lower case, `*` → `all`, `-` `.` space → `_`,
- * prefixed `t_` (e.g. `cost-management:*:read` → `t_cost_management_all_read`).
+ * v1 permission `app:resource:verb` → stored relation `t_<name>`, by the naming rules of
+ * @gatehouse/rbac (the one place they live): lower case, `*` → `all`, `-` `.` space → `_`
+ * (e.g. `cost-management:*:read` → `t_cost_management_all_read`).
  */
 export function permissionRelation(permission: string): string {
-  const parts = permission.split(":");
-  if (parts.length !== 3 || parts.some((p) => p.length === 0)) {
-    throw new TypeError(`permission must be app:resource:verb, got '${permission}'`);
+  try {
+    return `t_${v1RelationName(permission)}`;
+  } catch (cause) {
+    throw new TypeError(`permission must be app:resource:verb, got '${permission}'`, { cause });
   }
-  const name = parts
-    .map((p) => (p === "*" ? "all" : p))
-    .join("_")
-    .toLowerCase()
-    .replace(/[-. ]/g, "_");
-  return `t_${name}`;
 }
 
 export function rolePermission(roleId: string, permission: string): Relationship {
