@@ -43,8 +43,9 @@ export function registerQueryCommands(program: Command): void {
     .option("--domain <domain>", "principal id domain", "redhat")
     .option("--for-update", "use CheckForUpdate (fully consistent)")
     .action(async (flags: QueryFlags & { object: string }) => {
-      const c = client(flags.target);
+      // Validate before opening a channel, so bad input leaves nothing open.
       const request = { object: parseObject(flags.object), relation: flags.relation, subject: principal(flags.subject, flags.domain) };
+      const c = client(flags.target);
       try {
         const allowed = await new Promise<Allowed>((resolve, reject) => {
           const done = (error: Error | null, response?: { allowed: Allowed }): void => (error ? reject(error) : resolve(response!.allowed));
