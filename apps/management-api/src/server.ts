@@ -18,6 +18,7 @@ import { buildOpenApiDocument } from "./openapi.js";
 import { groupRoutes, principalRoutes } from "./routes/groups.js";
 import { roleBindingRoutes } from "./routes/role-bindings.js";
 import { roleRoutes } from "./routes/roles.js";
+import { v1Routes } from "./routes/v1.js";
 import { workspaceRoutes } from "./routes/workspaces.js";
 
 export const API_V2_PREFIX = "/api/rbac/v2";
@@ -112,7 +113,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     });
     if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
     v2.use(workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services));
-    v1.use(groupRoutes(services), principalRoutes(services));
+    v1.use(groupRoutes(services), principalRoutes(services), v1Routes(services));
     const listening = app.listen(config.port, config.host);
     server = listening;
     await new Promise<void>((resolve, reject) => {

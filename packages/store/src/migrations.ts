@@ -176,6 +176,16 @@ CREATE INDEX gh_hosts_workspace ON gh_hosts (org_id, workspace_id);
         `('${r.id}', NULL, 'platform', '${r.name}', '${r.description}', '${r.scope}', ${r.audience === "user"}, ${r.audience === "admin"});`,
     ).join("\n"),
   },
+  {
+    version: 4,
+    name: "v1 access entries of roles",
+    sql: `
+-- The role's v1 access list ([{permission, resourceDefinitions}]) as imported from insights-rbac.
+-- Null: derived from permissions (no resource definitions). Honoured only while its permissions
+-- equal the role's, so a later v2 edit of the permissions supersedes it.
+ALTER TABLE gh_roles ADD COLUMN v1_access jsonb;
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

@@ -17,6 +17,7 @@ import { relationshipRepository } from "./repos/relationships.js";
 import { roleBindingRepository } from "./repos/role-bindings.js";
 import { roleRepository } from "./repos/roles.js";
 import { tenantRepository } from "./repos/tenants.js";
+import { v1Repository } from "./repos/v1.js";
 import { workspaceRepository } from "./repos/workspaces.js";
 import { tokenCodec } from "./tokens.js";
 import type { FollowHandle, Store, StoreConfig } from "./types.js";
@@ -60,6 +61,7 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
       hosts: hostRepository(ctx),
       relationships: relationshipRepository(ctx),
       imports: importRepository(ctx),
+      v1: v1Repository(ctx),
       feed: changeFeed(ctx, followers),
       tokens: ctx.tokens,
       async close() {

@@ -474,6 +474,8 @@ export interface ImportRole {
   description?: string | null;
   permissions: string[];
   scope: RoleScope;
+  /** The role's v1 access list (resource definitions included); its permissions must equal `permissions`. */
+  access?: V1AccessEntry[];
 }
 
 /** A standard group of an import plan. */
@@ -568,8 +570,54 @@ export interface Store {
   readonly relationships: RelationshipRepository;
   /** Whole-tenant imports in one transaction (`gatehouse migrate`). */
   readonly imports: ImportRepository;
+  /** Reads with insights-rbac's v1 semantics (groups → roles → access). */
+  readonly v1: V1Repository;
   readonly feed: ChangeFeed;
   readonly tokens: TokenCodec;
   /** Stops followers and closes every connection. */
   close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// v1 reads (insights-rbac's /api/rbac/v1/access/ and /roles/)
+
+/** `{ key, operation, value }` of a v1 resource definition. */
+export interface V1AttributeFilter {
+  key: string;
+  operation: string;
+  value: unknown;
+}
+
+/** One access entry of a v1 role. */
+export interface V1AccessEntry {
+  permission: string;
+  resourceDefinitions: { attributeFilter: V1AttributeFilter }[];
+}
+
+/** A role reaching a principal, and the resource its binding is on. */
+export interface V1Grant {
+  roleId: string;
+  resource: BindingResource;
+}
+
+export interface V1PrincipalQuery {
+  /** Org admins also reach the admin-default group's roles. */
+  isOrgAdmin: boolean;
+  /** insights-rbac gives default groups to users only; service accounts need explicit groups. */
+  defaultGroups: boolean;
+}
+
+export interface V1Repository {
+  /**
+   * Every (role, resource) that reaches the principal: bindings of its groups (standard groups,
+   * the platform-default group and, for org admins, the admin-default group) and of the principal
+   * itself. Platform parent roles are replaced by their children (the default system roles).
+   */
+  grantsOf(orgId: string, userId: string, query: V1PrincipalQuery): Promise<V1Grant[]>;
+  /** The v1 access list of each role (stored list when it matches the permissions, else derived). */
+  accessOf(roleIds: string[]): Promise<Map<string, V1AccessEntry[]>>;
+  /** The tenant's groups each role is bound to (default groups through the platform parent roles). */
+  groupsOfRoles(orgId: string, roleIds: string[]): Promise<Map<string, Group[]>>;
+  /** Role ids bound to a group (platform parent roles replaced by their children). */
+  rolesOfGroup(orgId: string, groupId: string): Promise<string[]>;
 }
