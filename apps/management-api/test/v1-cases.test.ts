@@ -42,6 +42,16 @@ interface CaseStep {
   permissionOrder?: string[];
   /** Fields of the body (top level or of a detail record) that must be equal. */
   fields?: Record<string, unknown>;
+  /** Exact key set of the body (a detail record). */
+  keys?: string[];
+  /** Exact key set of every entry of the page. */
+  itemKeys?: string[];
+  /** Fields of the first entry of the page that must be equal. */
+  firstFields?: Record<string, unknown>;
+  /** Names of the page's entries, in any order. */
+  names?: string[];
+  /** Why the expectation differs from upstream's, when it does. */
+  note?: string;
   /** v1 error entries (detail, source) the body must list. */
   errors?: { detail: string; source?: string }[];
 }
@@ -172,6 +182,10 @@ describe.each(cases)("upstream v1 case $file", ({ data: c }) => {
       if (step.contains) for (const e of fill(step.contains, ids)) expect(normal(body?.["data"]), at).toContainEqual(normal(e));
       if (step.permissionOrder) expect((body?.["data"] as { permission: string }[]).map((e) => e.permission), at).toEqual(step.permissionOrder);
       if (step.fields) for (const [k, v] of Object.entries(fill(step.fields, ids))) expect(normal(body?.[k]), `${at} (${k})`).toEqual(normal(v));
+      if (step.keys) expect(Object.keys(body ?? {}).sort(), at).toEqual([...step.keys].sort());
+      if (step.itemKeys) for (const item of body?.["data"] ?? []) expect(Object.keys(item).sort(), at).toEqual([...step.itemKeys].sort());
+      if (step.firstFields) for (const [k, v] of Object.entries(fill(step.firstFields, ids))) expect(normal(body?.["data"]?.[0]?.[k]), `${at} (data[0].${k})`).toEqual(normal(v));
+      if (step.names) expect((body?.["data"] as { name: string }[]).map((r) => r.name).sort(), at).toEqual([...step.names].sort());
       if (step.errors) {
         for (const e of step.errors) expect(body?.["errors"], at).toContainEqual(expect.objectContaining({ ...e, status: String(step.status) }));
       }

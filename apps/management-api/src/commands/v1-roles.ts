@@ -51,13 +51,23 @@ async function hasTenantPermission(services: Services, ctx: RequestContext, perm
 }
 
 /** v1 records of roles: access lists, groups bound (default groups for admins only, as upstream). */
-async function roleRecords(services: Services, ctx: RequestContext, roles: Role[], extra: readonly AddField[], includeAccess: boolean): Promise<V1RoleRecord[]> {
+async function roleRecords(
+  services: Services,
+  ctx: RequestContext,
+  roles: Role[],
+  extra: readonly AddField[],
+  includeAccess: boolean,
+  principal?: { userId: string; isOrgAdmin: boolean },
+): Promise<V1RoleRecord[]> {
+  // For a principal's roles, groups_in lists that principal's groups only.
+  const memberOf = principal ? new Set(await services.store.groups.groupsOf(ctx.tenant.orgId, principal.userId)) : null;
+  const adminView = principal ? principal.isOrgAdmin : ctx.caller.isOrgAdmin;
   const ids = roles.map((r) => r.id);
   const [access, groups] = await Promise.all([services.store.v1.accessOf(ids), services.store.v1.groupsOfRoles(ctx.tenant.orgId, ids)]);
   return roles.map((role) => {
     const entries = access.get(role.id) ?? [];
     const allGroups = groups.get(role.id) ?? [];
-    const visible = allGroups.filter((g: Group) => g.kind !== "admin-default" || ctx.caller.isOrgAdmin);
+    const visible = allGroups.filter((g: Group) => (g.kind !== "admin-default" || adminView) && (!memberOf || memberOf.has(g.id)));
     const record: V1RoleRecord = {
       uuid: role.id,
       name: role.name,
@@ -106,6 +116,7 @@ export async function listV1Roles(services: Services, ctx: RequestContext, query
   if (!readAll && scope !== "principal") throw forbidden();
 
   let roles = await v1Roles(services, ctx);
+  let principal: { userId: string; isOrgAdmin: boolean } | undefined;
   // scope=principal or username: only the roles reaching that principal.
   if (scope === "principal" || query.username) {
     let target = { userId: ctx.caller.userId, isOrgAdmin: ctx.caller.isOrgAdmin, isUser: !ctx.caller.isServiceAccount };
@@ -117,6 +128,7 @@ export async function listV1Roles(services: Services, ctx: RequestContext, query
     }
     const grants = await services.store.v1.grantsOf(ctx.tenant.orgId, target.userId, { isOrgAdmin: target.isOrgAdmin, defaultGroups: target.isUser });
     const held = new Set(grants.map((g) => g.roleId));
+    principal = target;
     roles = roles.filter((r) => held.has(r.id));
   }
 
@@ -134,7 +146,7 @@ export async function listV1Roles(services: Services, ctx: RequestContext, query
     roles = roles.filter((r) => r.permissions.some((p) => wanted.has(p)));
   }
 
-  const records = await roleRecords(services, ctx, roles, extra, false);
+  const records = await roleRecords(services, ctx, roles, extra, false, principal);
   // DRF's OrderingFilter ignores unknown fields; default order is by name.
   const requested = (query.orderBy ?? "").split(",").map((f) => f.trim()).filter((f) => (ORDER_FIELDS as readonly string[]).includes(f.replace(/^-/, "")));
   const order = requested.length > 0 ? requested : ["name"];
