@@ -99,7 +99,8 @@ function optionalAccess(access: unknown, permissions: readonly string[], field: 
 /** Checks everything that needs no database: shapes, names, permissions, keys and references. */
 function validatePlan(plan: TenantImportPlan) {
   if (typeof plan !== "object" || plan === null) throw new StoreError("invalid-argument", "The import plan must be an object.");
-  const principals = requireArray(plan.principals, "principals").map((p, i) => requirePrincipal(p, i));
+  // An unset isOrgAdmin (the source did not say) keeps an existing principal's flag.
+  const principals = requireArray(plan.principals, "principals").map((p, i) => ({ ...requirePrincipal(p, i), adminKnown: p?.isOrgAdmin !== undefined }));
   const userIds = new Set<string>();
   for (const p of principals) {
     if (userIds.has(p.userId)) throw new StoreError("invalid-argument", `Duplicate user id '${p.userId}' in the import.`, "principals");
@@ -193,7 +194,10 @@ export function importRepository(ctx: StoreContext): ImportRepository {
           const existing = new Map(
             (await w.tx.query<PrincipalRow>("SELECT user_id, username, type, is_org_admin FROM gh_principals WHERE org_id = $1", [orgId])).map((p) => [p.user_id, p]),
           );
-          const changed = plan.principals.filter((p) => {
+          const changed = plan.principals.map((p) => {
+            const e = existing.get(p.userId);
+            return e && !p.adminKnown ? { ...p, isOrgAdmin: e.is_org_admin } : p;
+          }).filter((p) => {
             const e = existing.get(p.userId);
             return !e || e.username !== p.username || e.type !== p.type || e.is_org_admin !== p.isOrgAdmin;
           });

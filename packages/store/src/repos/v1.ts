@@ -31,6 +31,14 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
   return x.size === y.size && [...x].every((p) => y.has(p));
 }
 
+/** jsonb keeps no key order: entries come back in insights-rbac's field order. */
+const ordered = (entry: V1AccessEntry): V1AccessEntry => ({
+  permission: entry.permission,
+  resourceDefinitions: (entry.resourceDefinitions ?? []).map((d) => ({
+    attributeFilter: { key: d.attributeFilter.key, operation: d.attributeFilter.operation, value: d.attributeFilter.value },
+  })),
+});
+
 export function v1Repository(ctx: StoreContext): V1Repository {
   return {
     async grantsOf(orgId, userId, query) {
@@ -67,7 +75,7 @@ export function v1Repository(ctx: StoreContext): V1Repository {
       for (const row of rows) {
         const stored = Array.isArray(row.v1_access) ? row.v1_access : null;
         const usable = stored !== null && sameSet(stored.map((a) => a.permission), row.permissions);
-        out.set(row.id, usable ? stored : row.permissions.map((permission) => ({ permission, resourceDefinitions: [] })));
+        out.set(row.id, usable ? stored.map(ordered) : row.permissions.map((permission) => ({ permission, resourceDefinitions: [] })));
       }
       return out;
     },
