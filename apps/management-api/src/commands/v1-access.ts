@@ -9,6 +9,9 @@ import { graphReady, isAdmin, type Services } from "./services.js";
 export const ACCESS_ORDER_VALUES = ["application", "resource_type", "verb", "-application", "-resource_type", "-verb"] as const;
 const STATUS_VALUES = ["enabled", "disabled", "all"] as const;
 
+/** Request values quoted in error messages, bounded (messages never carry unbounded input). */
+export const echo = (value: string) => (value.length > 100 ? `${value.slice(0, 100)}…` : value);
+
 /** Python's repr of a list of strings, as insights-rbac prints valid values in its messages. */
 export const pyList = (values: readonly string[]) => `[${values.map((v) => `'${v}'`).join(", ")}]`;
 
@@ -25,7 +28,7 @@ export function validKey(name: string, value: string | undefined, valid: readonl
     if (required) throw badRequest(`Query parameter '${name}' is required.`);
     return undefined;
   }
-  if (!valid.includes(value.toLowerCase())) throw badRequest(`${name} query parameter value '${value}' is invalid. ${pyList(valid)} are valid inputs.`);
+  if (!valid.includes(value.toLowerCase())) throw badRequest(`${name} query parameter value '${echo(value)}' is invalid. ${pyList(valid)} are valid inputs.`);
   return value.toLowerCase();
 }
 
@@ -38,7 +41,7 @@ async function targetPrincipal(services: Services, ctx: RequestContext, username
     if (!allowed) throw forbidden();
   }
   const found = await findPrincipalByUsername(services, ctx.tenant.orgId, username);
-  if (!found) throw badRequest(`No data found for principal with username '${username}'.`);
+  if (!found) throw badRequest(`No data found for principal with username '${echo(username)}'.`);
   return { userId: found.userId, isOrgAdmin: found.isOrgAdmin, isUser: found.type === "user" };
 }
 

@@ -4,7 +4,7 @@ import { isStoreError, type Group, type Role, type V1AccessEntry } from "@gateho
 import type { RequestContext } from "../http/identity.js";
 import { ApiError, badRequest, forbidden, notFound } from "../http/problem.js";
 import { UUID_PATTERN } from "../schemas/common.js";
-import { findPrincipalByUsername, pyList, validKey } from "./v1-access.js";
+import { echo, findPrincipalByUsername, pyList, validKey } from "./v1-access.js";
 import { graphReady, isAdmin, type Services } from "./services.js";
 
 export const ROLE_ADD_FIELDS = ["groups_in_count", "groups_in", "access"] as const;
@@ -99,7 +99,7 @@ function parseAddFields(raw: string | undefined): AddField[] {
   const fields = raw.split(",");
   for (const f of fields) {
     if (!(ROLE_ADD_FIELDS as readonly string[]).includes(f)) {
-      throw badRequest(`add_fields query parameter value ${f} is invalid. Valid inputs are ${pyList(ROLE_ADD_FIELDS)}.`);
+      throw badRequest(`add_fields query parameter value ${echo(f)} is invalid. Valid inputs are ${pyList(ROLE_ADD_FIELDS)}.`);
     }
   }
   return fields as AddField[];
@@ -123,7 +123,7 @@ export async function listV1Roles(services: Services, ctx: RequestContext, query
     if (query.username && scope !== "principal") {
       if (query.username.toLowerCase() !== ctx.caller.username.toLowerCase() && !readAll) return [];
       const found = await findPrincipalByUsername(services, ctx.tenant.orgId, query.username);
-      if (!found) throw badRequest(`No data found for principal with username '${query.username}'.`);
+      if (!found) throw badRequest(`No data found for principal with username '${echo(query.username)}'.`);
       target = { userId: found.userId, isOrgAdmin: found.isOrgAdmin, isUser: found.type === "user" };
     }
     const grants = await services.store.v1.grantsOf(ctx.tenant.orgId, target.userId, { isOrgAdmin: target.isOrgAdmin, defaultGroups: target.isUser });
@@ -164,7 +164,7 @@ export async function listV1Roles(services: Services, ctx: RequestContext, query
 }
 
 async function loadV1Role(services: Services, ctx: RequestContext, id: string): Promise<Role> {
-  if (!UUID_PATTERN.test(id)) throw new ApiError(400, [{ message: `${id} is not a valid UUID.`, field: "role uuid validation" }]);
+  if (!UUID_PATTERN.test(id)) throw new ApiError(400, [{ message: `${echo(id)} is not a valid UUID.`, field: "role uuid validation" }]);
   const role = await services.store.roles.get(ctx.tenant.orgId, id.toLowerCase()).catch((error: unknown) => {
     if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
     throw error;
@@ -186,7 +186,7 @@ export async function getV1RoleAccess(services: Services, ctx: RequestContext, i
 /** The roles of a group, as `/groups/{uuid}/roles/` lists them. */
 export async function groupV1Roles(services: Services, ctx: RequestContext, groupId: string): Promise<V1RoleRecord[]> {
   if (!(await hasTenantPermission(services, ctx, "rbac_groups_read"))) throw forbidden();
-  if (!UUID_PATTERN.test(groupId)) throw badRequest(`${groupId} is not a valid UUID.`, "uuid");
+  if (!UUID_PATTERN.test(groupId)) throw badRequest(`${echo(groupId)} is not a valid UUID.`, "uuid");
   await services.store.groups.get(ctx.tenant.orgId, groupId.toLowerCase()).catch((error: unknown) => {
     if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
     throw error;
