@@ -99,7 +99,16 @@ async function arrange(c: CaseFile, org: string): Promise<Record<string, string>
   await store.roles.seedSystemRoles(
     (c.systemRoles ?? []).map((r) => ({ ...r, access: r.access.map((a) => ({ permission: a.permission })) })),
   );
-  const roles = new Map((c.roles ?? []).map((r) => [r.key, r]));
+  // Workspaces first: role access lists may name them.
+  const ids: Record<string, string> = {};
+  const tenant = (await store.tenants.bootstrap(org)).value;
+  ids["workspace:default"] = tenant.defaultWorkspaceId;
+  ids["workspace:root"] = tenant.rootWorkspaceId;
+  for (const w of c.workspaces ?? []) {
+    const created = await store.workspaces.create(org, { name: w.name, parentId: ids[`workspace:${w.parent}`]! });
+    ids[`workspace:${w.key}`] = created.value.id;
+  }
+  const roles = new Map((c.roles ?? []).map((r) => [r.key, fill(r, ids)]));
   const level = (name: string) => (roles.has(name) ? scopeOf(roles.get(name)!) : "default");
   const plan: TenantImportPlan = {
     principals: c.principals.map((p) => ({
@@ -108,7 +117,7 @@ async function arrange(c: CaseFile, org: string): Promise<Record<string, string>
       isOrgAdmin: p.admin === true,
       type: p.serviceAccount ? "service-account" : "user",
     })),
-    roles: (c.roles ?? []).map((r) => ({ key: r.key, name: r.name, scope: scopeOf(r), permissions: [...new Set(r.access.map((a) => a.permission))], access: r.access })),
+    roles: [...roles.values()].map((r) => ({ key: r.key, name: r.name, scope: scopeOf(r), permissions: [...new Set(r.access.map((a) => a.permission))], access: r.access })),
     groups: (c.groups ?? []).map((g) => ({ key: g.key, name: g.name, members: g.members })),
     bindings: (c.groups ?? []).flatMap((g) => g.roles.map((r) => ({ role: roleRef(roles, r), group: { key: g.key }, level: level(r) }))),
   };
@@ -118,15 +127,8 @@ async function arrange(c: CaseFile, org: string): Promise<Record<string, string>
     plan.defaultAccess = access;
   }
   const { value } = await store.imports.applyTenant(org, plan);
-  const ids: Record<string, string> = {};
   for (const [k, id] of Object.entries(value.roleIds)) ids[`role:${k}`] = id;
   for (const [k, id] of Object.entries(value.groupIds)) ids[`group:${k}`] = id;
-  ids["workspace:default"] = value.tenant.defaultWorkspaceId;
-  ids["workspace:root"] = value.tenant.rootWorkspaceId;
-  for (const w of c.workspaces ?? []) {
-    const created = await store.workspaces.create(org, { name: w.name, parentId: ids[`workspace:${w.parent}`]! });
-    ids[`workspace:${w.key}`] = created.value.id;
-  }
   if (c.workspaceBindings?.length) {
     await store.roleBindings.batchCreate(
       org,

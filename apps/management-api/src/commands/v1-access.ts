@@ -74,6 +74,32 @@ function descendantsOf(workspaces: Workspace[]): (id: string) => string[] {
   };
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An inventory `group.id` filter on groups or hosts: its values are workspaces. */
+function isWorkspaceFilter(entry: V1AccessEntry): boolean {
+  const [app, resource] = entry.permission.split(":");
+  return app === "inventory" && ["groups", "hosts", "*"].includes(resource ?? "") && entry.resourceDefinitions.some((d) => d.attributeFilter.key === "group.id");
+}
+
+/**
+ * Workspaces nest and grants inherit downward, so a workspace filter also names every workspace
+ * below the ones it lists (insights-rbac does the same with its workspace hierarchy enabled).
+ */
+async function withDescendants(entry: V1AccessEntry, below: (id: string) => Promise<string[]>): Promise<V1AccessEntry> {
+  const resourceDefinitions = await Promise.all(
+    entry.resourceDefinitions.map(async (d) => {
+      if (d.attributeFilter.key !== "group.id") return d;
+      const raw = d.attributeFilter.value;
+      const values: unknown[] = Array.isArray(raw) ? raw : [raw];
+      const out: unknown[] = values.filter((v) => typeof v !== "string" || !UUID.test(v));
+      for (const v of values) if (typeof v === "string" && UUID.test(v)) out.push(...(await below(v.toLowerCase())));
+      return { attributeFilter: { key: "group.id", operation: "in", value: [...new Set(out)] } };
+    }),
+  );
+  return { permission: entry.permission, resourceDefinitions };
+}
+
 const canonical = (entry: V1AccessEntry) => JSON.stringify([entry.permission, entry.resourceDefinitions]);
 const appOf = (permission: string) => permission.split(":")[0] ?? "";
 
@@ -94,10 +120,11 @@ export async function principalAccess(services: Services, ctx: RequestContext, q
   const access = await services.store.v1.accessOf([...new Set(grants.map((g) => g.roleId))]);
   const levelIds = new Set([ctx.tenant.tenantId, ctx.tenant.rootWorkspaceId, ctx.tenant.defaultWorkspaceId]);
   const isLevel = (r: BindingResource) => levelIds.has(r.id);
-  let below: ((id: string) => string[]) | undefined;
-  if (grants.some((g) => !isLevel(g.resource))) {
-    below = descendantsOf((await services.store.workspaces.list(orgId, { limit: -1 })).data);
-  }
+  let belowOf: ((id: string) => string[]) | undefined;
+  const below = async (id: string) => {
+    belowOf ??= descendantsOf((await services.store.workspaces.list(orgId, { limit: -1 })).data);
+    return belowOf(id);
+  };
 
   const apps = query.application === "" ? null : new Set(query.application.split(","));
   const seen = new Set<string>();
@@ -112,10 +139,10 @@ export async function principalAccess(services: Services, ctx: RequestContext, q
   for (const grant of grants) {
     const entries = access.get(grant.roleId) ?? [];
     if (isLevel(grant.resource)) {
-      entries.forEach(add);
+      for (const e of entries) add(isWorkspaceFilter(e) ? await withDescendants(e, below) : e);
       continue;
     }
-    const ids = below!(grant.resource.id);
+    const ids = await below(grant.resource.id);
     for (const e of entries) {
       if (appOf(e.permission) !== "inventory") continue;
       add({ permission: e.permission, resourceDefinitions: [{ attributeFilter: { key: "group.id", operation: "in", value: ids } }] });
