@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { encodeIdentityHeader } from "@gatehouse/auth";
 import type { ImportRoleRef, SystemRoleDefinition, TenantImportPlan, V1AccessEntry } from "@gatehouse/store";
 import { openTestStore, type TestStore } from "@gatehouse/store/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildServer, type ManagementApiServer } from "../src/index.js";
 import { DATABASE_URL, testRoleConfiguration } from "./helpers.js";
 
@@ -74,28 +74,32 @@ const CASE_DIR = join(import.meta.dirname, "v1-cases");
 const files = readdirSync(CASE_DIR).filter((f) => f.endsWith(".json")).sort();
 const cases = files.map((f) => ({ file: f, data: JSON.parse(readFileSync(join(CASE_DIR, f), "utf8")) as CaseFile }));
 
-let store: TestStore;
-let server: ManagementApiServer;
-let baseUrl = "";
+// One store and server per case, as upstream runs each test on a fresh database: the public
+// (seeded) roles differ from case to case. Cases run concurrently.
+let config: Awaited<ReturnType<typeof testRoleConfiguration>>;
 
 beforeAll(async () => {
-  store = await openTestStore(process.env["CI"] || process.env["DATABASE_URL"] ? { name: "pg", databaseUrl: DATABASE_URL } : { name: "pglite" });
   // No seeded roles beyond each case's own: upstream's fixtures start from an empty public tenant.
-  const config = { ...(await testRoleConfiguration()), systemRoles: [] };
-  server = buildServer({ port: 0, host: "127.0.0.1" }, { store, roleConfiguration: config });
-  baseUrl = `http://127.0.0.1:${(await server.start()).port}`;
+  config = { ...(await testRoleConfiguration()), systemRoles: [] };
 }, 60_000);
 
-afterAll(async () => {
-  await server?.stop();
-  await store?.close();
-});
+interface CaseServer {
+  store: TestStore;
+  server: ManagementApiServer;
+  baseUrl: string;
+}
+
+async function openCase(): Promise<CaseServer> {
+  const store = await openTestStore(process.env["CI"] || process.env["DATABASE_URL"] ? { name: "pg", databaseUrl: DATABASE_URL } : { name: "pglite" });
+  const server = buildServer({ port: 0, host: "127.0.0.1" }, { store, roleConfiguration: config });
+  return { store, server, baseUrl: `http://127.0.0.1:${(await server.start()).port}` };
+}
 
 const roleRef = (roles: Map<string, CaseRole>, name: string): ImportRoleRef => (roles.has(name) ? { key: name } : { seeded: name });
 const scopeOf = (role: CaseRole) => role.scope ?? "default";
 
 /** Imports the case's organisation; returns the ids placeholders in paths and bodies refer to. */
-async function arrange(c: CaseFile, org: string): Promise<Record<string, string>> {
+async function arrange(store: TestStore, c: CaseFile, org: string): Promise<Record<string, string>> {
   await store.roles.seedSystemRoles(
     (c.systemRoles ?? []).map((r) => ({ ...r, access: r.access.map((a) => ({ permission: a.permission })) })),
   );
@@ -109,7 +113,8 @@ async function arrange(c: CaseFile, org: string): Promise<Record<string, string>
     ids[`workspace:${w.key}`] = created.value.id;
   }
   const roles = new Map((c.roles ?? []).map((r) => [r.key, fill(r, ids)]));
-  const level = (name: string) => (roles.has(name) ? scopeOf(roles.get(name)!) : "default");
+  const seededScope = new Map((c.systemRoles ?? []).map((r) => [r.name, r.scope ?? "default"]));
+  const level = (name: string) => (roles.has(name) ? scopeOf(roles.get(name)!) : (seededScope.get(name) ?? "default"));
   const plan: TenantImportPlan = {
     principals: c.principals.map((p) => ({
       userId: p.user,
@@ -159,38 +164,48 @@ const normal = (v: unknown): unknown => {
 
 let orgCounter = 0;
 
-describe.each(cases)("upstream v1 case $file", ({ data: c }) => {
-  it(c.description, async () => {
-    const org = `v1case${process.pid}x${++orgCounter}`;
-    const ids = await arrange(c, org);
-    const callers = new Map(c.principals.map((p) => [p.user, p]));
-    for (const step of c.steps) {
-      const who = typeof step.as === "string" ? callers.get(step.as) ?? { user: step.as } : step.as;
-      const header = encodeIdentityHeader(
-        who.serviceAccount
-          ? { orgId: org, serviceAccount: { clientId: who.user, username: who.user } }
-          : { orgId: org, userId: who.user, username: who.user, isOrgAdmin: who.admin === true },
-      );
-      const res = await fetch(baseUrl + fill(step.path, ids), { headers: { "x-rh-identity": header } });
-      const text = await res.text();
-      const body = text ? (JSON.parse(text) as Record<string, any>) : null;
-      const at = `${step.name}: ${res.status} ${text.slice(0, 400)}`;
-      expect(res.status, at).toBe(step.status);
-      if (step.count !== undefined) expect(body?.["meta"]?.count, at).toBe(step.count);
-      if (step.limit !== undefined) expect(body?.["meta"]?.limit, at).toBe(step.limit);
-      if (step.offset !== undefined) expect(body?.["meta"]?.offset, at).toBe(step.offset);
-      if (step.data) expect(normal(body?.["data"]), at).toEqual(normal(fill(step.data, ids)));
-      if (step.ordered) expect(body?.["data"], at).toEqual(fill(step.ordered, ids));
-      if (step.contains) for (const e of fill(step.contains, ids)) expect(normal(body?.["data"]), at).toContainEqual(normal(e));
-      if (step.permissionOrder) expect((body?.["data"] as { permission: string }[]).map((e) => e.permission), at).toEqual(step.permissionOrder);
-      if (step.fields) for (const [k, v] of Object.entries(fill(step.fields, ids))) expect(normal(body?.[k]), `${at} (${k})`).toEqual(normal(v));
-      if (step.keys) expect(Object.keys(body ?? {}).sort(), at).toEqual([...step.keys].sort());
-      if (step.itemKeys) for (const item of body?.["data"] ?? []) expect(Object.keys(item).sort(), at).toEqual([...step.itemKeys].sort());
-      if (step.firstFields) for (const [k, v] of Object.entries(fill(step.firstFields, ids))) expect(normal(body?.["data"]?.[0]?.[k]), `${at} (data[0].${k})`).toEqual(normal(v));
-      if (step.names) expect((body?.["data"] as { name: string }[]).map((r) => r.name).sort(), at).toEqual([...step.names].sort());
-      if (step.errors) {
-        for (const e of step.errors) expect(body?.["errors"], at).toContainEqual(expect.objectContaining({ ...e, status: String(step.status) }));
-      }
+describe.concurrent.each(cases)("upstream v1 case $file", ({ data: c }) => {
+  it(c.description, { timeout: 60_000 }, async () => {
+    const { store, server, baseUrl } = await openCase();
+    try {
+      await runCase(store, baseUrl, c);
+    } finally {
+      await server.stop();
+      await store.close();
     }
   });
 });
+
+async function runCase(store: TestStore, baseUrl: string, c: CaseFile): Promise<void> {
+  const org = `v1case${process.pid}x${++orgCounter}`;
+  const ids = await arrange(store, c, org);
+  const callers = new Map(c.principals.map((p) => [p.user, p]));
+  for (const step of c.steps) {
+    const who = typeof step.as === "string" ? callers.get(step.as) ?? { user: step.as } : step.as;
+    const header = encodeIdentityHeader(
+      who.serviceAccount
+        ? { orgId: org, serviceAccount: { clientId: who.user, username: who.user } }
+        : { orgId: org, userId: who.user, username: who.user, isOrgAdmin: who.admin === true },
+    );
+    const res = await fetch(baseUrl + fill(step.path, ids), { headers: { "x-rh-identity": header } });
+    const text = await res.text();
+    const body = text ? (JSON.parse(text) as Record<string, any>) : null;
+    const at = `${step.name}: ${res.status} ${text.slice(0, 400)}`;
+    expect(res.status, at).toBe(step.status);
+    if (step.count !== undefined) expect(body?.["meta"]?.count, at).toBe(step.count);
+    if (step.limit !== undefined) expect(body?.["meta"]?.limit, at).toBe(step.limit);
+    if (step.offset !== undefined) expect(body?.["meta"]?.offset, at).toBe(step.offset);
+    if (step.data) expect(normal(body?.["data"]), at).toEqual(normal(fill(step.data, ids)));
+    if (step.ordered) expect(body?.["data"], at).toEqual(fill(step.ordered, ids));
+    if (step.contains) for (const e of fill(step.contains, ids)) expect(normal(body?.["data"]), at).toContainEqual(normal(e));
+    if (step.permissionOrder) expect((body?.["data"] as { permission: string }[]).map((e) => e.permission), at).toEqual(step.permissionOrder);
+    if (step.fields) for (const [k, v] of Object.entries(fill(step.fields, ids))) expect(normal(body?.[k]), `${at} (${k})`).toEqual(normal(v));
+    if (step.keys) expect(Object.keys(body ?? {}).sort(), at).toEqual([...step.keys].sort());
+    if (step.itemKeys) for (const item of body?.["data"] ?? []) expect(Object.keys(item).sort(), at).toEqual([...step.itemKeys].sort());
+    if (step.firstFields) for (const [k, v] of Object.entries(fill(step.firstFields, ids))) expect(normal(body?.["data"]?.[0]?.[k]), `${at} (data[0].${k})`).toEqual(normal(v));
+    if (step.names) expect((body?.["data"] as { name: string }[]).map((r) => r.name).sort(), at).toEqual([...step.names].sort());
+    if (step.errors) {
+      for (const e of step.errors) expect(body?.["errors"], at).toContainEqual(expect.objectContaining({ ...e, status: String(step.status) }));
+    }
+  }
+}
