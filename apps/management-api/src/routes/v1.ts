@@ -7,11 +7,14 @@ import { contextOf } from "../http/identity.js";
 import { offsetEnvelope, parseOffsetPage } from "../http/pagination.js";
 import { route, sendJson } from "../http/respond.js";
 
-/** First value of a query parameter (the query parser keeps repeated keys as arrays). */
+/** A query parameter; when repeated, the last value (as Django's `QueryDict.get` upstream). */
 function param(req: Request, name: string): string | undefined {
   const value = req.query[name];
   if (typeof value === "string") return value;
-  if (Array.isArray(value) && typeof value[0] === "string") return value[0];
+  if (Array.isArray(value)) {
+    const last = value[value.length - 1];
+    return typeof last === "string" ? last : undefined;
+  }
   return undefined;
 }
 
