@@ -50,6 +50,10 @@ interface CaseStep {
   firstFields?: Record<string, unknown>;
   /** Names of the page's entries, in any order. */
   names?: string[];
+  /** Fields of the page's entry with this name. */
+  entry?: { name: string; fields: Record<string, unknown> };
+  /** Every `groups_in` group of every entry has one of these names. */
+  groupsInWithin?: string[];
   /** Why the expectation differs from upstream's, when it does. */
   note?: string;
   /** v1 error entries (detail, source) the body must list. */
@@ -204,7 +208,15 @@ async function runCase(store: TestStore, baseUrl: string, c: CaseFile): Promise<
     if (step.itemKeys) for (const item of body?.["data"] ?? []) expect(Object.keys(item).sort(), at).toEqual([...step.itemKeys].sort());
     if (step.firstFields) for (const [k, v] of Object.entries(fill(step.firstFields, ids))) expect(normal(body?.["data"]?.[0]?.[k]), `${at} (data[0].${k})`).toEqual(normal(v));
     if (step.names) expect((body?.["data"] as { name: string }[]).map((r) => r.name).sort(), at).toEqual([...step.names].sort());
-    if (step.errors) {
+    if (step.entry) {
+    const found = (body?.["data"] as { name: string }[] | undefined)?.find((r) => r.name === step.entry!.name) as Record<string, unknown> | undefined;
+    expect(found, `${at} (entry ${step.entry.name})`).toBeDefined();
+    for (const [k, v] of Object.entries(fill(step.entry.fields, ids))) expect(normal(found?.[k]), `${at} (${step.entry.name}.${k})`).toEqual(normal(v));
+  }
+  if (step.groupsInWithin) {
+    for (const r of body?.["data"] ?? []) for (const g of r.groups_in ?? []) expect(step.groupsInWithin, `${at} (${r.name})`).toContain(g.name);
+  }
+  if (step.errors) {
       for (const e of step.errors) expect(body?.["errors"], at).toContainEqual(expect.objectContaining({ ...e, status: String(step.status) }));
     }
   }
