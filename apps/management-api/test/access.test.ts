@@ -139,6 +139,8 @@ describe("access explorer endpoints", () => {
     expect(group.body.allowed).toBe(true);
     expect(group.body.grants[0].bound_at.name).toBe("Default Workspace");
     const tenant = await explain({ subject: { type: "user", id: "bob" }, permission: "rbac_principal_read", resource: { type: "tenant", id: ORG } });
+    const own = await explain({ subject: { type: "user", id: "bob" }, permission: "rbac_principal_read", resource: { type: "tenant" } });
+    expect(own.body.resource.id).toBe(`redhat/${ORG}`);
     expect(tenant.status).toBe(200);
     expect(tenant.body.permission.checked_at).toBe("tenant");
     const none = await explain({ subject: { type: "user", id: "bob" }, permission: "patch_system_edit", resource: { type: "workspace", id: ids["default"]! } });
@@ -157,6 +159,7 @@ describe("access explorer endpoints", () => {
       [{ subject: { type: "user", id: "carol" }, permission: "patch_system_edit", resource: { type: "workspace", id: ids["production"] }, extra: 1 }, "extra"],
       [{ subject: { type: "user", id: "carol" }, permission: "rbac_workspace_view", resource: { type: "host", id: ids["host"] } }, "permission"],
       [{ subject: { type: "user", id: "carol" } }, "permission"],
+      [{ subject: { type: "user", id: "carol" }, permission: "patch_system_edit", resource: { type: "workspace" } }, "resource.id"],
     ];
     for (const [body, field] of cases) {
       const res = await explain(body);

@@ -81,16 +81,16 @@ async function resolveTarget(services: Services, ctx: RequestContext, body: Expl
     return [...ancestors.reverse().map((a) => ({ type: "workspace", id: a.id, name: a.name })), { type: "workspace", id: ws.id, name: ws.name }];
   };
   if (body.type === "tenant") {
-    if (body.id !== ctx.tenant.tenantId && body.id !== org) throw notFound("Tenant not found.");
+    if (body.id !== undefined && body.id !== ctx.tenant.tenantId && body.id !== org) throw notFound("Tenant not found.");
     return { ref: { type: "rbac/tenant", id: ctx.tenant.tenantId }, named: tenantRef, chain: [], level: "tenant" };
   }
   if (body.type === "workspace") {
-    const { id } = await checkResource(services, ctx, { type: "workspace", id: body.id }, "resource.id");
+    const { id } = await checkResource(services, ctx, { type: "workspace", id: body.id ?? "" }, "resource.id");
     const chain = await workspaceChain(id);
     const level: BindingLevel | null = id === ctx.tenant.rootWorkspaceId ? "root" : id === ctx.tenant.defaultWorkspaceId ? "default" : null;
     return { ref: { type: "rbac/workspace", id }, named: chain[chain.length - 1]!, chain, level };
   }
-  const host = await store.hosts.get(org, body.id).catch((error: unknown) => {
+  const host = await store.hosts.get(org, body.id ?? "").catch((error: unknown) => {
     if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant") || isStoreError(error, "invalid-argument")) {
       throw new ApiError(404, [{ message: "Host not found.", field: "resource.id" }]);
     }

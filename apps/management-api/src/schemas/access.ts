@@ -14,10 +14,14 @@ export const explainBody = z
       .min(1, "This field may not be blank.")
       .max(128, "Ensure this field has no more than 128 characters.")
       .meta({ description: "A v2 permission (`patch_system_edit`) or its v1 form (`patch:system:edit`)." }),
-    resource: z.strictObject({
-      type: z.enum(["tenant", "workspace", "host"], { error: "Must be 'tenant', 'workspace' or 'host'." }),
-      id: id.meta({ description: "Tenant id (`<domain>/<org_id>` or the org id), workspace UUID or host id." }),
-    }),
+    resource: z
+      .strictObject({
+        type: z.enum(["tenant", "workspace", "host"], { error: "Must be 'tenant', 'workspace' or 'host'." }),
+        id: id.optional().meta({ description: "Workspace UUID or host id; for a tenant `<domain>/<org_id>` or the org id, or omitted for the caller's own." }),
+      })
+      .superRefine((value, ctx) => {
+        if (value.type !== "tenant" && value.id === undefined) ctx.addIssue({ code: "custom", message: "This field is required.", path: ["id"] });
+      }),
   })
   .meta({ id: "AccessExplainRequest" });
 export type ExplainBody = z.output<typeof explainBody>;
