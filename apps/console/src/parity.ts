@@ -37,6 +37,12 @@ interface ParityAnswer {
 
 const LEVEL: Record<string, string> = { tenant: "Organization", root: "Root Workspace", default: "Default Workspace" };
 
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const row of rows) out.set(key(row), [...(out.get(key(row)) ?? []), row]);
+  return out;
+}
+
 /** The explorer, opened on the object the application checks. */
 function explorerLink(userId: string, permission: string, object: { type: string; id: string }): string {
   const resource = object.type === "rbac/tenant" ? "tenant:" : `workspace:${object.id}`;
@@ -73,10 +79,9 @@ export async function parityScreen(main: HTMLElement): Promise<void> {
   const { report } = answer;
   const s = report.summary;
   const kept = (s["grantsVerified"] ?? 0) - (s["lost"] ?? 0);
-  status.textContent = report.ok ? "No v1 grant is lost." : `${s["lost"]} v1 grants are lost.`;
+  status.textContent = report.ok ? "No v1 grant is lost." : s["lost"] === 1 ? "1 v1 grant is lost." : `${s["lost"]} v1 grants are lost.`;
 
-  const byPermission = new Map<string, Lost[]>();
-  for (const l of report.lost) byPermission.set(l.permission, [...(byPermission.get(l.permission) ?? []), l]);
+  const byPermission = groupBy(report.lost, (l) => l.permission);
 
   main.append(
     h(
@@ -129,7 +134,9 @@ export async function parityScreen(main: HTMLElement): Promise<void> {
         : h(
             "ul",
             { class: "compact" },
-            report.overGrants.slice(0, 200).map((o) => h("li", {}, `${o.userId}: ${o.permission} — ${o.reason}`)),
+            [...groupBy(report.overGrants, (o) => `${o.permission} — ${o.reason}`)].map(([reason, rows]) =>
+              h("li", {}, h("code", {}, reason.split(" — ")[0]!), ` — ${reason.split(" — ")[1]}: ${rows.map((o) => o.userId).join(", ")}`),
+            ),
           ),
     ),
     h(

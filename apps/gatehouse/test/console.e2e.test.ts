@@ -94,7 +94,7 @@ describe.runIf(runnable)("console in Chromium against the demo stack", () => {
     const result = page.locator("#explain-result");
     await expect(result.locator(".verdict").textContent()).resolves.toBe("DENIED");
     const text = await result.innerText();
-    expect(text).toContain("bound at the Production");
+    expect(text).toContain("bound at the Production workspace");
     expect(text).toContain("this application checks at the Default Workspace");
     expect(text).toContain("Pattern 2");
     expect(text).toContain("What would grant it");

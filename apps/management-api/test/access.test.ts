@@ -126,12 +126,13 @@ describe("access explorer endpoints", () => {
     expect(res.status).toBe(200);
     expect(res.body.allowed).toBe(false);
     expect(res.body.target_level).toBe("root");
-    expect(res.body.summary).toContain("bound at the Production");
+    expect(res.body.summary).toContain("bound at the Production workspace");
     expect(res.body.summary).toContain("this application checks at the Default Workspace");
     expect(res.body.evaluator_summary).toContain("grants inherit downward only");
     expect(res.body.grants).toEqual([]);
-    expect(res.body.suggestions.length).toBeGreaterThan(0);
-    expect(res.body.suggestions[0].resource.id).toBe(ids["root"]);
+    expect(res.body.summary).toContain("grants inherit downward only, so that binding does not reach the Root Workspace");
+    // A suggestion must be bindable there: a role scoped for the Root Workspace, attached to it.
+    for (const suggestion of res.body.suggestions) expect(suggestion.resource.id).toBe(ids["root"]);
   });
 
   it("explains a group, a tenant target and a denial with nothing bound", async () => {
@@ -146,6 +147,7 @@ describe("access explorer endpoints", () => {
     const none = await explain({ subject: { type: "user", id: "bob" }, permission: "patch_system_edit", resource: { type: "workspace", id: ids["default"]! } });
     expect(none.body.allowed).toBe(false);
     expect(none.body.summary).toContain("no role binding grants patch_system_edit");
+    expect(none.body.suggestions.map((x: any) => [x.permission, x.resource.id, x.subject.id])).toEqual([["patch_system_edit_assigned", ids["default"], "bob"]]);
   });
 
   it("answers bad input with problem+json 400s", async () => {

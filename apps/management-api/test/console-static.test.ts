@@ -55,6 +55,6 @@ describe("console static files under /console/", () => {
   it("says so when the console is not built", async () => {
     const res = await fetch(`${missing}/console/`);
     expect(res.status).toBe(404);
-    expect((await res.json()).errors[0].message).toContain("not built");
+    expect(((await res.json()) as { errors: { message: string }[] }).errors[0]!.message).toContain("not built");
   });
 });

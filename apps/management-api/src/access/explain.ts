@@ -170,6 +170,17 @@ function withMember<T>(graph: RelationshipGraph, member: Relationship | undefine
   }
 }
 
+/** 0 when the role names one of the permissions exactly, more the broader its wildcards (prefer the narrowest role). */
+function breadth(role: Role, forms: string[]): number {
+  if (role.permissions.some((p) => forms.includes(p))) return 0;
+  return role.permissions.includes("*:*:*") ? 2 : 1;
+}
+
+/** "the Default Workspace", "the Production workspace". */
+function workspacePhrase(name: string): string {
+  return /workspace$/i.test(name) ? `the ${name}` : `the ${name} workspace`;
+}
+
 function describeList(items: string[]): string {
   return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
 }
@@ -244,26 +255,35 @@ export async function explainAccess(services: Services, index: PermissionIndex, 
       : explanation.summary;
   } else {
     const reasons: string[] = [];
+    const targetName = target.named.name ?? target.named.id;
     if (heldOn.size > 0) {
       // The top-most workspaces holding it are where the binding reaches from.
       const held = (await services.store.workspaces.list(org, { ids: [...heldOn].slice(0, 1000), limit: -1 })).data;
       const top = held.filter((w) => !w.parentId || !heldOn.has(w.parentId)).slice(0, MAX_HELD_ELSEWHERE);
-      reasons.push(`bound at ${describeList(top.map((w) => `the ${w.name}`))}`);
+      reasons.push(`bound at ${describeList(top.map((w) => workspacePhrase(w.name)))}`);
+      reasons.push(`grants inherit downward only, so ${top.length > 1 ? "these bindings do" : "that binding does"} not reach ${target.named.type === "workspace" ? workspacePhrase(targetName) : `${target.named.type} ${targetName}`}`);
     } else {
       reasons.push(`no role binding grants ${entry.name} to ${subject.named.type === "group" ? "members of " : ""}${subject.named.name ?? subject.named.id} anywhere in the organisation`);
     }
     if (checkedAt) reasons.push(`this application checks at the ${checkedAt}`);
     const missing = missingParts(explanation.tree, entry.name);
     if (missing.length > 0 && missing[0] !== entry.name) reasons.push(`missing ${describeList(missing)}`);
-    summary = `${reasons.join("; ")}.`;
+    // A binding must use a role scoped for the level of the resource it is attached to.
+    const bindAt = target.named.type === "host" ? target.chain[target.chain.length - 1]! : target.named;
+    const scope = target.level ?? "default";
     const roles = (await services.store.roles.list(org, { kinds: ["custom", "seeded"], limit: -1 })).data;
+    const unbindable: string[] = [];
     for (const part of missing) {
       const forms = index.v1For(part);
-      const candidates = roles.filter((r) => forms.some((p) => roleGrants(r.permissions, p))).sort((a, b) => a.permissions.length - b.permissions.length);
-      const role = candidates[0];
-      if (!role) continue;
-      suggestions.push({ permission: part, role: { type: "role", id: role.id, name: role.displayName ?? role.name }, resource: target.named.type === "host" ? target.chain[target.chain.length - 1]! : target.named, subject: subject.named });
+      const carrying = roles.filter((r) => forms.some((p) => roleGrants(r.permissions, p)));
+      const role = carrying.filter((r) => r.scope === scope).sort((a, b) => breadth(a, forms) - breadth(b, forms) || a.permissions.length - b.permissions.length)[0];
+      if (role) suggestions.push({ permission: part, role: { type: "role", id: role.id, name: role.displayName ?? role.name }, resource: bindAt, subject: subject.named });
+      else if (carrying.length > 0) unbindable.push(part);
     }
+    if (unbindable.length > 0) {
+      reasons.push(`no role carrying ${describeList(unbindable)} can be bound at ${bindAt.type === "tenant" ? "the organisation" : workspacePhrase(bindAt.name ?? bindAt.id)}: such roles are scoped to ${describeList([...new Set(roles.filter((r) => unbindable.some((part) => index.v1For(part).some((p) => roleGrants(r.permissions, p)))).map((r) => levelLabel(r.scope)))])}`);
+    }
+    summary = `${reasons.join("; ")}.`;
   }
 
   return {
