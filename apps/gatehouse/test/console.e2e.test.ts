@@ -147,7 +147,7 @@ describe.runIf(runnable)("console in Chromium against the demo stack", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole("link", { name: "Access explorer" }).click();
     await page.getByRole("button", { name: "Explain" }).waitFor();
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
     expect(overflow).toBeLessThanOrEqual(0);
     await shot("6-explorer-phone");
     await page.setViewportSize({ width: 1280, height: 900 });

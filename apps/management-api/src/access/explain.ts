@@ -209,26 +209,26 @@ export async function explainAccess(services: Services, index: PermissionIndex, 
 
   const workspaceName = new Map<string, string>();
   for (const ws of target.chain) workspaceName.set(ws.id, ws.name ?? ws.id);
-  const rolesById = new Map<string, Role>();
-  const roleOf = async (id: string): Promise<Role | undefined> => {
-    if (!rolesById.has(id)) {
-      const role = await services.store.roles.get(org, id).catch(() => undefined);
-      if (role) rolesById.set(id, role);
-    }
-    return rolesById.get(id);
-  };
   const resourceRef = (type: string, id: string): NamedRef =>
     type === "tenant" ? { type, id, name: `Organization ${org}` } : { type, id, name: workspaceName.get(id) ?? null };
 
   const grants: ExplainGrant[] = [];
   const found = new Map<string, { bindingId: string; part: string }>();
   grantingBindings(explanation.tree, found);
+  // One query for the bindings (they sit on the target or above it), one for their roles.
+  const bindingResource = target.ref.type === "rbac/tenant" ? { type: "tenant" as const, id: ctx.tenant.tenantId } : { type: "workspace" as const, id: target.chain[target.chain.length - 1]!.id };
+  const bindings = found.size === 0 ? [] : (await services.store.roleBindings.list(org, { resource: bindingResource, includeInherited: true, limit: -1 })).data;
+  const bindingById = new Map(bindings.map((b) => [b.id, b]));
+  const roleIds = [...new Set([...found.values()].flatMap(({ bindingId }) => bindingById.get(bindingId)?.roleId ?? []))];
+  const roles = roleIds.length === 0 ? [] : (await services.store.roles.list(org, { ids: roleIds, limit: -1 })).data;
+  const roleById = new Map(roles.map((r) => [r.id, r]));
+  const groupNames = new Map<string, string | null>();
   for (const { bindingId, part } of found.values()) {
-    const binding = await services.store.roleBindings.get(org, bindingId).catch(() => undefined);
+    const binding = bindingById.get(bindingId);
     if (!binding) continue;
-    const role = await roleOf(binding.roleId);
+    const role = roleById.get(binding.roleId);
     const viaGroup = binding.subjects.find((s) => s.type === "group" && subject.groups.has(s.id));
-    const groupName = viaGroup ? (await services.store.groups.get(org, viaGroup.id).catch(() => undefined))?.name ?? null : null;
+    if (viaGroup && !groupNames.has(viaGroup.id)) groupNames.set(viaGroup.id, (await services.store.groups.get(org, viaGroup.id).catch(() => undefined))?.name ?? null);
     const boundAt = resourceRef(binding.resource.type, binding.resource.id);
     const fromIndex = binding.resource.type === "tenant" ? 0 : target.chain.findIndex((w) => w.id === binding.resource.id);
     const inherited = binding.resource.type === "tenant" ? [boundAt, ...target.chain] : target.chain.slice(Math.max(fromIndex, 0));
@@ -238,7 +238,7 @@ export async function explainAccess(services: Services, index: PermissionIndex, 
       binding_id: binding.id,
       role: { type: "role", id: binding.roleId, name: role?.displayName ?? role?.name ?? null },
       bound_at: boundAt,
-      via_group: viaGroup ? { type: "group", id: viaGroup.id, name: groupName } : null,
+      via_group: viaGroup ? { type: "group", id: viaGroup.id, name: groupNames.get(viaGroup.id) ?? null } : null,
       inherited_through: inherited,
     });
   }
