@@ -15,6 +15,8 @@ import { ApiError } from "./http/problem.js";
 import { requestLogging } from "./http/request-log.js";
 import { rejectNulBytes, requireJsonBody } from "./http/validate.js";
 import { buildOpenApiDocument } from "./openapi.js";
+import { CONSOLE_PREFIX, consoleStatic, defaultConsoleDir } from "./http/console-static.js";
+import { accessRoutes } from "./routes/access.js";
 import { groupRoutes, principalRoutes } from "./routes/groups.js";
 import { roleBindingRoutes } from "./routes/role-bindings.js";
 import { roleRoutes } from "./routes/roles.js";
@@ -32,6 +34,8 @@ export interface BuildServerOptions {
   /** Schema, catalogue and system roles; default: @gatehouse/role-config for `config.env`. */
   roleConfiguration?: RoleConfiguration;
   logger?: Logger;
+  /** Built console to serve under /console/; default: @gatehouse/console's dist/ when built; null: none. */
+  consoleDir?: string | null;
 }
 
 export interface ManagementApiServer {
@@ -69,6 +73,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     res.json(buildOpenApiDocument());
   });
 
+  app.use(CONSOLE_PREFIX, consoleStatic(options.consoleDir === undefined ? defaultConsoleDir() : options.consoleDir));
   app.use(requestLogging(logger, metrics));
   app.use(requireJsonBody);
   app.use(express.json({ limit: config.maxBodyBytes, strict: false, type: ["application/json", "application/*+json"] }));
@@ -112,7 +117,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
       ...(config.oidc ? { verifier: createOidcVerifier(config.oidc) } : {}),
     });
     if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
-    v2.use(workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services));
+    v2.use(workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services), accessRoutes(services));
     v1.use(groupRoutes(services), principalRoutes(services), v1Routes(services));
     const listening = app.listen(config.port, config.host);
     server = listening;

@@ -17,6 +17,7 @@ export function startBanner(running: RunningGatehouse, config: StartConfig): str
     "",
     "Gatehouse is running",
     `  management API   http://${host}:${http}/api/rbac/v2/   (OpenAPI: /api/rbac/v2/openapi.json)`,
+    `  console          http://${host}:${http}/console/   (access explorer, workspace tree, migration parity, playground)`,
     `  authz-engine     ${host}:${grpc}  gRPC kessel.inventory.v1beta2 (plaintext h2c, unauthenticated)`,
     `  workspace-cache  http://${host}:${cache}/api/rbac/v2/workspaces/?type=root`,
     `  engine metrics   http://${host}:${metrics}/metrics`,

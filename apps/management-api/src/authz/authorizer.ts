@@ -21,7 +21,8 @@ interface Waiter {
  * `waitFor` gives read-your-writes across requests.
  */
 export class Authorizer {
-  private readonly graph: RelationshipGraph;
+  /** Read-only use outside (explain, parity); only the change feed writes it. */
+  readonly graph: RelationshipGraph;
   private follower: FollowHandle | null = null;
   private waiters: Waiter[] = [];
   private applied = 0;
