@@ -64,6 +64,8 @@ export type {
   PrincipalRepository,
   Host,
   HostRepository,
+  PendingPlacement,
+  PlacementRepository,
   RelationshipWrite,
   RelationshipRepository,
   ImportRole,

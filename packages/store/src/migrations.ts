@@ -176,6 +176,24 @@ CREATE INDEX gh_hosts_workspace ON gh_hosts (org_id, workspace_id);
         `('${r.id}', NULL, 'platform', '${r.name}', '${r.description}', '${r.scope}', ${r.audience === "user"}, ${r.audience === "admin"});`,
     ).join("\n"),
   },
+  {
+    version: 4,
+    name: "pending placements",
+    sql: `
+-- ReportResource into a workspace id nobody has created yet: the report waits here, holding no
+-- tuple, until a write gives that workspace a parent (see src/placements.ts).
+-- reporter_org '' = the reporter's tenant is unknown (unauthenticated engine).
+CREATE TABLE gh_pending_placements (
+  resource_type text NOT NULL,
+  resource_id text NOT NULL,
+  workspace_id text NOT NULL,
+  reporter_org text NOT NULL,
+  reported_at ${ts},
+  PRIMARY KEY (resource_type, resource_id)
+);
+CREATE INDEX gh_pending_placements_workspace ON gh_pending_placements (workspace_id);
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

@@ -11,6 +11,7 @@ import { changeFeed } from "./feed.js";
 import { migrate } from "./migrations.js";
 import { groupRepository } from "./repos/groups.js";
 import { hostRepository } from "./repos/hosts.js";
+import { placementRepository } from "./repos/placements.js";
 import { importRepository } from "./repos/imports.js";
 import { principalRepository } from "./repos/principals.js";
 import { relationshipRepository } from "./repos/relationships.js";
@@ -58,6 +59,7 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
       groups: groupRepository(ctx),
       principals: principalRepository(ctx),
       hosts: hostRepository(ctx),
+      placements: placementRepository(ctx),
       relationships: relationshipRepository(ctx),
       imports: importRepository(ctx),
       feed: changeFeed(ctx, followers),

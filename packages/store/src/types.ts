@@ -375,6 +375,27 @@ export interface HostRepository {
   list(orgId: string, query?: { workspaceId?: string; limit?: number; offset?: number }): Promise<Page<Host>>;
 }
 
+/** A report held until its workspace exists (ReportResource into an unknown workspace id). */
+export interface PendingPlacement {
+  resourceType: string;
+  resourceId: string;
+  workspaceId: string;
+  /** The reporter's tenant; null when the engine runs without authentication. */
+  reporterOrg: string | null;
+  reported: Date;
+}
+
+export interface PlacementRepository {
+  /**
+   * Holds the report (replacing an earlier held one for the resource). false = the workspace
+   * exists after all (created meanwhile): nothing held, place it the ordinary way.
+   */
+  hold(placement: { resourceType: string; resourceId: string; workspaceId: string; reporterOrg: string | null }): Promise<Written<boolean>>;
+  /** DeleteResource of a held report; a known reporter tenant releases only its own (or anonymous) reports. */
+  release(resourceType: string, resourceId: string, reporterOrg: string | null): Promise<Written<boolean>>;
+  get(resourceType: string, resourceId: string): Promise<PendingPlacement | undefined>;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Relationships, change feed, snapshot
 
@@ -565,6 +586,8 @@ export interface Store {
   readonly groups: GroupRepository;
   readonly principals: PrincipalRepository;
   readonly hosts: HostRepository;
+  /** Reports held for workspaces that do not exist yet. */
+  readonly placements: PlacementRepository;
   readonly relationships: RelationshipRepository;
   /** Whole-tenant imports in one transaction (`gatehouse migrate`). */
   readonly imports: ImportRepository;
