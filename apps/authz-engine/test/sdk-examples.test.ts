@@ -96,7 +96,7 @@ const streamedListObjectsRequest: StreamedListObjectsRequest = { objectType: rep
 
 let engine: RunningEngine;
 let endpoint: string;
-let builder: ReturnType<ClientBuilder["buildAsync"]>;
+let builder: ReturnType<InstanceType<typeof ClientBuilder>["buildAsync"]>;
 let stub: KesselInventoryServiceClient;
 
 const hostVisibleToFoobar = async (): Promise<number> =>
@@ -134,7 +134,7 @@ afterAll(async () => {
 
 function expectBulkPairs(response: CheckBulkResponse): void {
   expect(response.pairs).toHaveLength(3);
-  const [first, second, third] = response.pairs;
+  const [first, second, third] = response.pairs ?? [];
   expect(first?.request?.subject?.resource?.resourceId).toBe("redhat/bob");
   expect(first?.item?.allowed).toBe(ALLOWED_TRUE);
   expect(second?.item?.allowed).toBe(ALLOWED_TRUE);
@@ -166,7 +166,7 @@ describe("kessel-sdk-node examples/builder", () => {
   });
 
   it("streamed_list_objects.ts", async () => {
-    const items = await collect(builder.streamedListObjects(streamedListObjectsRequest));
+    const items: StreamedListObjectsResponse[] = await collect(builder.streamedListObjects(streamedListObjectsRequest) as AsyncIterable<StreamedListObjectsResponse>);
     expect(items.map((i) => i.object?.resourceId)).toContain("1234");
   });
 
@@ -185,7 +185,7 @@ describe("kessel-sdk-node examples/vanilla", () => {
   it("check.ts and promisify.ts", async () => {
     const response = await new Promise((resolve, reject) => stub.check(checkRequest, (error, res) => (error ? reject(error) : resolve(res))));
     expect(response).toMatchObject({ allowed: ALLOWED_TRUE });
-    const check = promisify(stub.check.bind(stub)) as (request: CheckRequest) => Promise<{ allowed: number }>;
+    const check = promisify(stub.check.bind(stub)) as unknown as (request: CheckRequest) => Promise<{ allowed: number }>;
     expect((await check(checkRequest)).allowed).toBe(ALLOWED_TRUE);
     const items = await collect(stub.streamedListObjects(streamedListObjectsRequest) as AsyncIterable<StreamedListObjectsResponse>);
     expect(items.map((i) => i.object?.resourceId)).toContain("1234");
@@ -226,14 +226,14 @@ describe("kessel-sdk-node examples/rbac", () => {
     expect(lazily.map((r) => r.object?.resourceId)).toEqual(["workspace_456"]);
     // HEAD's second call passes `{ consistency: { minimizeLatency: true } }` to listWorkspaces, a
     // form SDK 3.3.1 does not have: send the request that HEAD's listWorkspaces builds for it.
-    const all = await collect(
+    const all: StreamedListObjectsResponse[] = await collect(
       builder.streamedListObjects({
         objectType: { resourceType: "workspace", reporterType: "rbac" },
         relation: "view_document",
         subject: principalSubject("alice", "redhat"),
         pagination: { limit: 1000, continuationToken: undefined },
         consistency: { minimizeLatency: true },
-      }),
+      }) as AsyncIterable<StreamedListObjectsResponse>,
     );
     expect(all.map((r) => r.object?.resourceId)).toEqual(["workspace_456"]);
   });
