@@ -69,12 +69,34 @@ export async function dropHeld(tx: Queryable, resources: { resourceType: string;
  * Runs inside the write that gives `workspaceIds` a parent: every report held for them becomes
  * its placement tuple in this tenant; reports from another tenant are dropped unplaced.
  */
+/** The replicated tuples' partition (see repos/replicated.ts); its workspaces name their tenant by tuples. */
+const REPLICATED = "~relations";
+const MAX_DEPTH = 64;
+
+/** The org of the `rbac/tenant:<domain>/<org>` at the top of a workspace's parent chain. */
+async function tenantAtTop(tx: Queryable, workspaceId: string): Promise<string | undefined> {
+  const [row] = await tx.query<{ subject_id: string }>(
+    `WITH RECURSIVE up(id, depth) AS (
+       SELECT $1::text, 0
+       UNION SELECT t.subject_id, up.depth + 1 FROM gh_tuples t JOIN up ON t.resource_id = up.id
+       WHERE t.resource_type = 'rbac/workspace' AND t.relation = 't_parent' AND t.subject_type = 'rbac/workspace' AND up.depth < ${MAX_DEPTH}
+     )
+     SELECT t.subject_id FROM gh_tuples t JOIN up ON t.resource_id = up.id
+     WHERE t.resource_type = 'rbac/workspace' AND t.relation = 't_parent' AND t.subject_type = 'rbac/tenant' LIMIT 1`,
+    [workspaceId],
+  );
+  const slash = row?.subject_id.indexOf("/") ?? -1;
+  return row && slash >= 0 ? row.subject_id.slice(slash + 1) : undefined;
+}
+
 export async function adoptHeld(w: WriteContext, workspaceIds: string[]): Promise<void> {
   if (workspaceIds.length === 0 || w.tupleOrg === "") return;
   await lockWorkspaceId(w.tx, workspaceIds);
   const held = await w.tx.query<PendingPlacementRow>("DELETE FROM gh_pending_placements WHERE workspace_id = ANY($1::text[]) RETURNING *", [workspaceIds]);
+  const owners = new Map<string, string | undefined>();
+  for (const id of workspaceIds) owners.set(id, w.tupleOrg === REPLICATED ? await tenantAtTop(w.tx, id) : w.tupleOrg);
   for (const row of held) {
-    if (row.reporter_org !== "" && row.reporter_org !== w.tupleOrg) continue;
+    if (row.reporter_org !== "" && row.reporter_org !== owners.get(row.workspace_id)) continue;
     if (row.resource_type === HOST && !(await releaseHostRow(w, row.resource_id))) continue;
     const previous = await w.tx.query<{ subject_id: string }>(
       "SELECT subject_id FROM gh_tuples WHERE org_id = $1 AND resource_type = $2 AND resource_id = $3 AND relation = $4 AND subject_type = $5",

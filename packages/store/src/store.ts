@@ -12,6 +12,7 @@ import { migrate } from "./migrations.js";
 import { groupRepository } from "./repos/groups.js";
 import { hostRepository } from "./repos/hosts.js";
 import { placementRepository } from "./repos/placements.js";
+import { replicatedRepository } from "./repos/replicated.js";
 import { importRepository } from "./repos/imports.js";
 import { principalRepository } from "./repos/principals.js";
 import { relationshipRepository } from "./repos/relationships.js";
@@ -60,6 +61,7 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
       principals: principalRepository(ctx),
       hosts: hostRepository(ctx),
       placements: placementRepository(ctx),
+      replicated: replicatedRepository(ctx),
       relationships: relationshipRepository(ctx),
       imports: importRepository(ctx),
       feed: changeFeed(ctx, followers),
