@@ -9,6 +9,8 @@ export type EngineErrorCode =
   | "invalid-continuation-token"
   | "unknown-type"
   | "not-found"
+  | "already-exists"
+  | "failed-precondition"
   | "invalid-config"
   | "shutting-down"
   | "internal";

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { compileSchema, type Model } from "@gatehouse/evaluator";
 import { compileRoleModel } from "@gatehouse/role-config";
-import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService } from "@gatehouse/proto";
+import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
 import { createLogger, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import type { EngineContext } from "./commands/context.js";
 import { LookupCache } from "./commands/lookup-cache.js";
@@ -19,6 +19,7 @@ import { wallClockMs } from "./graph/clock.js";
 import { checkHandlers } from "./handlers/checks.js";
 import { listHandlers } from "./handlers/lists.js";
 import { resourceHandlers } from "./handlers/resources.js";
+import { tupleHandlers } from "./handlers/tuples.js";
 import { kesselHealthHandlers, standardHealthService, type Readiness } from "./health.js";
 import { createEngineMetrics, type EngineMetrics } from "./metrics.js";
 
@@ -140,6 +141,14 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       acceptEncodedResponses(memoizeResponseBytes(KesselInventoryServiceService, ["check", "checkSelf", "checkForUpdate"]), ["streamedListObjects"]),
       inventoryService(ctx, resolved, deps),
     );
+    // relations-api's tuple replication (a management plane such as insights-rbac writing into Gatehouse).
+    const tuples = tupleHandlers(store.replicated, ctx);
+    grpcServer.addService(relations.KesselTupleServiceService, {
+      createTuples: unary("CreateTuples", deps, tuples.createTuples),
+      deleteTuples: unary("DeleteTuples", deps, tuples.deleteTuples),
+      acquireLock: unary("AcquireLock", deps, tuples.acquireLock),
+      readTuples: serverStream("ReadTuples", deps, tuples.readTuples),
+    });
     const kesselHealth = kesselHealthHandlers(readiness);
     const probeDeps: CallDeps = { ...deps, authenticator: probeAuthenticator };
     grpcServer.addService(KesselInventoryHealthServiceService, {

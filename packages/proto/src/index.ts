@@ -79,3 +79,4 @@ export {
   type HealthServer,
 } from "./gen/grpc/health/v1/health.js";
 export { Status } from "./gen/google/rpc/status.js";
+export * as relations from "./relations.js";

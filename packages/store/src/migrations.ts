@@ -178,6 +178,24 @@ CREATE INDEX gh_hosts_workspace ON gh_hosts (org_id, workspace_id);
   },
   {
     version: 4,
+    name: "pending placements",
+    sql: `
+-- ReportResource into a workspace id nobody has created yet: the report waits here, holding no
+-- tuple, until a write gives that workspace a parent (see src/placements.ts).
+-- reporter_org '' = the reporter's tenant is unknown (unauthenticated engine).
+CREATE TABLE gh_pending_placements (
+  resource_type text NOT NULL,
+  resource_id text NOT NULL,
+  workspace_id text NOT NULL,
+  reporter_org text NOT NULL,
+  reported_at ${ts},
+  PRIMARY KEY (resource_type, resource_id)
+);
+CREATE INDEX gh_pending_placements_workspace ON gh_pending_placements (workspace_id);
+`,
+  },
+  {
+    version: 5,
     name: "v1 access entries of roles",
     sql: `
 -- The role's v1 access list ([{permission, resourceDefinitions}]) as imported from insights-rbac.

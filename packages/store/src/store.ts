@@ -11,6 +11,8 @@ import { changeFeed } from "./feed.js";
 import { migrate } from "./migrations.js";
 import { groupRepository } from "./repos/groups.js";
 import { hostRepository } from "./repos/hosts.js";
+import { placementRepository } from "./repos/placements.js";
+import { replicatedRepository } from "./repos/replicated.js";
 import { importRepository } from "./repos/imports.js";
 import { principalRepository } from "./repos/principals.js";
 import { relationshipRepository } from "./repos/relationships.js";
@@ -59,6 +61,8 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
       groups: groupRepository(ctx),
       principals: principalRepository(ctx),
       hosts: hostRepository(ctx),
+      placements: placementRepository(ctx),
+      replicated: replicatedRepository(ctx),
       relationships: relationshipRepository(ctx),
       imports: importRepository(ctx),
       v1: v1Repository(ctx),

@@ -375,6 +375,54 @@ export interface HostRepository {
   list(orgId: string, query?: { workspaceId?: string; limit?: number; offset?: number }): Promise<Page<Host>>;
 }
 
+/** A report held until its workspace exists (ReportResource into an unknown workspace id). */
+export interface PendingPlacement {
+  resourceType: string;
+  resourceId: string;
+  workspaceId: string;
+  /** The reporter's tenant; null when the engine runs without authentication. */
+  reporterOrg: string | null;
+  reported: Date;
+}
+
+export interface PlacementRepository {
+  /**
+   * Holds the report (replacing an earlier held one for the resource). false = the workspace
+   * exists after all (created meanwhile): nothing held, place it the ordinary way.
+   */
+  hold(placement: { resourceType: string; resourceId: string; workspaceId: string; reporterOrg: string | null }): Promise<Written<boolean>>;
+  /** DeleteResource of a held report; a known reporter tenant releases only its own (or anonymous) reports. */
+  release(resourceType: string, resourceId: string, reporterOrg: string | null): Promise<Written<boolean>>;
+  get(resourceType: string, resourceId: string): Promise<PendingPlacement | undefined>;
+}
+
+/** Filter over replicated tuples; an absent field matches anything ('' subjectRelation = none). */
+export interface ReplicatedFilter {
+  resourceType?: string;
+  resourceId?: string;
+  relation?: string;
+  subjectType?: string;
+  subjectId?: string;
+  subjectRelation?: string;
+}
+
+export type ReplicatedWriteOutcome =
+  | { ok: true; count: number }
+  /** The fencing check named a lock token that is not the lock's current one: nothing written. */
+  | { ok: false; reason: "lock-mismatch" }
+  /** Create without upsert met a tuple that already exists: nothing written. */
+  | { ok: false; reason: "exists"; tuple: Relationship };
+
+/** Tuples replicated by another management plane (KesselTupleService), in their own partition. */
+export interface ReplicatedRepository {
+  create(tuples: Relationship[], options: { upsert: boolean; fencing?: { lockId: string; lockToken: string } }): Promise<Written<ReplicatedWriteOutcome>>;
+  delete(filter: ReplicatedFilter, options: { fencing?: { lockId: string; lockToken: string } }): Promise<Written<ReplicatedWriteOutcome>>;
+  /** One page in key order, strictly after `after`. */
+  read(filter: ReplicatedFilter, page?: { limit?: number; after?: Relationship }): Promise<Relationship[]>;
+  /** Replaces the lock's token with a new random one and returns it (fencing for later writes). */
+  acquireLock(lockId: string): Promise<Written<string>>;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Relationships, change feed, snapshot
 
@@ -567,6 +615,10 @@ export interface Store {
   readonly groups: GroupRepository;
   readonly principals: PrincipalRepository;
   readonly hosts: HostRepository;
+  /** Reports held for workspaces that do not exist yet. */
+  readonly placements: PlacementRepository;
+  /** Tuples replicated by another management plane (KesselTupleService). */
+  readonly replicated: ReplicatedRepository;
   readonly relationships: RelationshipRepository;
   /** Whole-tenant imports in one transaction (`gatehouse migrate`). */
   readonly imports: ImportRepository;

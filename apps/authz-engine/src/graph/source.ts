@@ -44,4 +44,11 @@ export interface ResourceWriter {
   deleteHost(orgId: string, hostId: string): Promise<number>;
   /** Raw tuple write (deletes applied first) for resource types other than hosts. */
   writeRelationships(orgId: string, write: { touch: Relationship[]; delete: Relationship[] }): Promise<number>;
+  /**
+   * Holds a report into a workspace id nobody has created: placed when the workspace appears, in
+   * its tenant, if that is the reporter's (when known). false = the workspace exists after all.
+   */
+  holdPlacement(resource: { type: string; id: string }, workspaceId: string, reporterOrg: string | null): Promise<{ held: boolean; revision: number }>;
+  /** Drops a held report; false when none is held (for this reporter's tenant). */
+  releasePlacement(resource: { type: string; id: string }, reporterOrg: string | null): Promise<boolean>;
 }

@@ -47,6 +47,13 @@ export function storeResourceWriter(store: Store): ResourceWriter {
     async writeRelationships(orgId, write) {
       return (await store.relationships.write(orgId, write)).revision;
     },
+    async holdPlacement(resource, workspaceId, reporterOrg) {
+      const written = await store.placements.hold({ resourceType: resource.type, resourceId: resource.id, workspaceId, reporterOrg });
+      return { held: written.value, revision: written.revision };
+    },
+    async releasePlacement(resource, reporterOrg) {
+      return (await store.placements.release(resource.type, resource.id, reporterOrg)).value;
+    },
   };
 }
 

@@ -18,6 +18,8 @@ const ENGINE_CODES: Record<EngineErrorCode, status> = {
   "unknown-type": status.INVALID_ARGUMENT,
   unauthenticated: status.UNAUTHENTICATED,
   "not-found": status.NOT_FOUND,
+  "already-exists": status.ALREADY_EXISTS,
+  "failed-precondition": status.FAILED_PRECONDITION,
   "not-ready": status.UNAVAILABLE,
   "shutting-down": status.UNAVAILABLE,
   // The replica has not caught up with the requested revision in time: retryable.

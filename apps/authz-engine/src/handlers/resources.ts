@@ -8,19 +8,20 @@ import {
 import type { EngineContext } from "../commands/context.js";
 import { deleteResource, reportResource, workspaceIdOf } from "../commands/resources.js";
 import { invalidArgument } from "../errors.js";
-import { requireMessage, requireName, requireString, resourceRef } from "../grpc/validation.js";
+import type { CallContext } from "../grpc/calls.js";
+import { requireMessage, requireName, requireString, requireTrimmed, resourceRef, typeName } from "../grpc/validation.js";
 
 const REPORT_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 export function resourceHandlers(ctx: EngineContext) {
   return {
-    async reportResource(request: ReportResourceRequest): Promise<ReportResourceResponse> {
-      const type = requireName(request.type, "type", REPORT_NAME_PATTERN);
-      const reporterType = requireName(request.reporterType, "reporter_type", REPORT_NAME_PATTERN);
+    async reportResource(request: ReportResourceRequest, context: CallContext): Promise<ReportResourceResponse> {
+      const type = typeName(requireName(request.type, "type", REPORT_NAME_PATTERN));
+      const reporterType = typeName(requireName(request.reporterType, "reporter_type", REPORT_NAME_PATTERN));
       requireString(request.reporterInstanceId, "reporter_instance_id");
       const representations = requireMessage(request.representations, "representations");
       const metadata = requireMessage(representations.metadata, "representations.metadata");
-      const localResourceId = requireString(metadata.localResourceId, "representations.metadata.local_resource_id");
+      const localResourceId = requireTrimmed(metadata.localResourceId, "representations.metadata.local_resource_id");
       requireString(metadata.apiHref, "representations.metadata.api_href");
       if (!(request.writeVisibility in WriteVisibility) || request.writeVisibility === WriteVisibility.UNRECOGNIZED) {
         throw invalidArgument("write_visibility", "enum.defined_only", "value must be one of the defined enum values");
@@ -30,12 +31,13 @@ export function resourceHandlers(ctx: EngineContext) {
         resource: { type: definition, id: localResourceId },
         workspaceId: workspaceIdOf(representations.common, definition),
         immediate: request.writeVisibility === WriteVisibility.IMMEDIATE,
+        reporterOrg: context.identity?.orgId ?? null,
       });
       return {};
     },
 
-    async deleteResource(request: DeleteResourceRequest): Promise<DeleteResourceResponse> {
-      await deleteResource(ctx, resourceRef(request.reference, "reference"));
+    async deleteResource(request: DeleteResourceRequest, context: CallContext): Promise<DeleteResourceResponse> {
+      await deleteResource(ctx, resourceRef(request.reference, "reference"), context.identity?.orgId ?? null);
       return {};
     },
   };
