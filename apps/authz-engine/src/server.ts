@@ -12,6 +12,7 @@ import { EngineError } from "./errors.js";
 import { createAuthenticator, probeAuthenticator } from "./grpc/authn.js";
 import { serverStream, unary, type CallDeps } from "./grpc/calls.js";
 import { acceptEncodedResponses, memoizeResponseBytes } from "./grpc/encoded-responses.js";
+import { addReflection } from "./grpc/reflection.js";
 import { EngineGraph } from "./graph/engine-graph.js";
 import { openStore, type Store } from "@gatehouse/store";
 import { storeGraphSource, storeResourceWriter } from "./graph/store-source.js";
@@ -149,6 +150,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const standardHealth = standardHealthService(readiness);
     endWatches = standardHealth.endWatches;
     grpcServer.addService(HealthService, standardHealth.implementation);
+    addReflection(grpcServer);
     for (const extra of config.extraServices ?? []) grpcServer.addService(extra.definition, extra.implementation);
 
     const credentials = resolved.tls
