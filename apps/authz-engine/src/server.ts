@@ -4,7 +4,7 @@ import { Server, ServerCredentials, type UntypedServiceImplementation } from "@g
 import { compileSchema, type Model } from "@gatehouse/evaluator";
 import { compileRoleModel } from "@gatehouse/role-config";
 import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService } from "@gatehouse/proto";
-import { createLogger, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { createLogger, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import type { EngineContext } from "./commands/context.js";
 import { LookupCache } from "./commands/lookup-cache.js";
 import { resolveConfig, type EngineConfig, type ResolvedConfig } from "./config.js";
@@ -199,7 +199,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     }
     await graph?.close();
     const http = httpServer;
-    if (http) await new Promise<void>((resolve) => http.close(() => resolve()));
+    if (http) await drainHttpServer(http, resolved.shutdownTimeoutMs);
     await ownedStore?.close();
     logger.info("authz engine stopped");
   }

@@ -58,7 +58,7 @@ beforeAll(async () => {
   const definition = loadSync("grpc/reflection/v1/reflection.proto", { includeDirs: [reflectionProtoDir], keepCase: true, longs: String, defaults: true });
   const grpcObject = loadPackageDefinition(definition) as unknown as { grpc: { reflection: { v1: GrpcObject } } };
   const ServerReflection = grpcObject.grpc.reflection.v1["ServerReflection"] as ServiceClientConstructor;
-  reflection = new ServerReflection(`127.0.0.1:${engine.port}`, credentials.createInsecure()) as typeof reflection;
+  reflection = new ServerReflection(`127.0.0.1:${engine.port}`, credentials.createInsecure()) as unknown as typeof reflection;
 });
 
 afterAll(async () => {
@@ -94,7 +94,7 @@ describe("gRPC server reflection", () => {
     const client = new Inventory(`127.0.0.1:${engine.port}`, credentials.createInsecure());
     const check = (subject: string) =>
       new Promise<{ allowed: string }>((resolve, reject) =>
-        client["Check"](
+        client["Check"]!(
           {
             object: { resource_type: "workspace", resource_id: defaultWorkspaceId, reporter: { type: "rbac" } },
             relation: "view",

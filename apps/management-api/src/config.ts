@@ -27,6 +27,8 @@ export interface ManagementApiConfig {
   readYourWritesTimeoutMs: number;
   /** Memory for cached GET answers (keyed by revision, so never stale for this instance); 0 = off. */
   readCacheBytes: number;
+  /** On stop, how long requests in flight may take to finish before their connections are closed, ms. */
+  shutdownTimeoutMs: number;
   logLevel?: string;
 }
 
@@ -43,6 +45,7 @@ export const DEFAULT_CONFIG: ManagementApiConfig = {
   maxBodyBytes: 1_048_576,
   readYourWritesTimeoutMs: 10_000,
   readCacheBytes: 64 * 1024 * 1024,
+  shutdownTimeoutMs: 10_000,
 };
 
 export class ConfigError extends Error {
@@ -96,6 +99,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementA
     maxBodyBytes: int(env, "MAX_BODY_BYTES", DEFAULT_CONFIG.maxBodyBytes, 1),
     readYourWritesTimeoutMs: int(env, "READ_YOUR_WRITES_TIMEOUT_MS", DEFAULT_CONFIG.readYourWritesTimeoutMs, 1),
     readCacheBytes: int(env, "READ_CACHE_BYTES", DEFAULT_CONFIG.readCacheBytes, 0),
+    shutdownTimeoutMs: int(env, "SHUTDOWN_TIMEOUT_MS", DEFAULT_CONFIG.shutdownTimeoutMs, 0),
     ...(env["LOG_LEVEL"] ? { logLevel: env["LOG_LEVEL"] } : {}),
   };
 }

@@ -1,7 +1,7 @@
 // Wrappers that every handler goes through: authentication, metrics, logging and the error
 // mapping. Handlers stay thin (validate → command → response).
 import { Metadata, status, type handleServerStreamingCall, type handleUnaryCall, type ServerWritableStream, type ServiceError } from "@grpc/grpc-js";
-import type { Logger } from "@gatehouse/telemetry";
+import { REQUEST_ID_HEADER, requestIdOf, type Logger } from "@gatehouse/telemetry";
 import type { EngineMetrics, InFlightCount } from "../metrics.js";
 import type { Authenticator, CallerIdentity } from "./authn.js";
 import { toGrpcFailure } from "./errors.js";
@@ -18,12 +18,24 @@ export interface CallContext {
   cancelled: () => boolean;
 }
 
-function serviceError(error: unknown, deps: CallDeps, method: string): ServiceError & { code: status } {
+/**
+ * Takes the caller's request id (or makes one) and sends it back in the response headers, so a
+ * caller can quote it and every log line of the call carries it.
+ */
+function requestIdFor(call: { metadata: Metadata; sendMetadata(metadata: Metadata): void }): string {
+  const requestId = requestIdOf(call.metadata.get(REQUEST_ID_HEADER)[0]);
+  const headers = new Metadata();
+  headers.set(REQUEST_ID_HEADER, requestId);
+  call.sendMetadata(headers);
+  return requestId;
+}
+
+function serviceError(error: unknown, deps: CallDeps, method: string, requestId: string): ServiceError & { code: status } {
   const failure = toGrpcFailure(error);
   if (failure.code === status.INTERNAL || failure.code === status.UNKNOWN) {
-    deps.logger.error({ err: error, method }, "call failed");
+    deps.logger.error({ err: error, method, reqId: requestId }, "call failed");
   } else {
-    deps.logger.debug({ method, code: status[failure.code], message: failure.message }, "call rejected");
+    deps.logger.debug({ method, reqId: requestId, code: status[failure.code], message: failure.message }, "call rejected");
   }
   const wire = Object.assign(new Error(failure.message), { code: failure.code, details: failure.message, metadata: new Metadata() });
   return wire;
@@ -62,12 +74,13 @@ export function unary<Req, Res>(
   return (call, callback) => {
     const startedAt = process.hrtime.bigint();
     m.inFlight.value++;
+    const requestId = requestIdFor(call);
     const succeed = (response: Res) => {
       finish(deps, m, status.OK, startedAt);
       callback(null, response);
     };
     const fail = (error: unknown) => {
-      const wire = serviceError(error, deps, method);
+      const wire = serviceError(error, deps, method, requestId);
       finish(deps, m, wire.code, startedAt);
       callback(wire);
     };
@@ -173,6 +186,7 @@ export function serverStream<Req, Res>(
   return (call) => {
     const startedAt = process.hrtime.bigint();
     m.inFlight.value++;
+    const requestId = requestIdFor(call);
     const items = deps.metrics.streamedItems.labels({ method });
     const output = outputFor(call, () => items.inc());
     Promise.resolve()
@@ -185,7 +199,7 @@ export function serverStream<Req, Res>(
           call.end();
         },
         (error: unknown) => {
-          const wire = serviceError(error, deps, method);
+          const wire = serviceError(error, deps, method, requestId);
           finish(deps, m, wire.code, startedAt);
           call.emit("error", wire);
         },
