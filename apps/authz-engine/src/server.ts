@@ -20,7 +20,7 @@ import { wallClockMs } from "./graph/clock.js";
 import { checkHandlers } from "./handlers/checks.js";
 import { listHandlers } from "./handlers/lists.js";
 import { resourceHandlers } from "./handlers/resources.js";
-import { kesselHealthHandlers, standardHealthService, type Readiness } from "./health.js";
+import { INVENTORY_SERVICE_NAME, kesselHealthHandlers, standardHealthService, type Readiness } from "./health.js";
 import { createEngineMetrics, type EngineMetrics } from "./metrics.js";
 
 export interface EngineServer {
@@ -134,7 +134,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       listMaxLimit: resolved.listMaxLimit,
       lookupCache: new LookupCache(),
     };
-    const deps: CallDeps = { authenticator, metrics, logger };
+    const deps: CallDeps = { authenticator, metrics, logger, service: INVENTORY_SERVICE_NAME };
 
     grpcServer = new Server();
     grpcServer.addService(
@@ -142,7 +142,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       inventoryService(ctx, resolved, deps),
     );
     const kesselHealth = kesselHealthHandlers(readiness);
-    const probeDeps: CallDeps = { ...deps, authenticator: probeAuthenticator };
+    const probeDeps: CallDeps = { ...deps, authenticator: probeAuthenticator, service: "kessel.inventory.v1.KesselInventoryHealthService" };
     grpcServer.addService(KesselInventoryHealthServiceService, {
       getLivez: unary("GetLivez", probeDeps, kesselHealth.getLivez),
       getReadyz: unary("GetReadyz", probeDeps, kesselHealth.getReadyz),

@@ -42,7 +42,7 @@ export interface ManagementApiServer {
 export function buildServer(partial: Partial<ManagementApiConfig> = {}, options: BuildServerOptions = {}): ManagementApiServer {
   const config: ManagementApiConfig = { ...DEFAULT_CONFIG, ...partial };
   const logger = options.logger ?? createLogger({ name: "management-api", ...(config.logLevel ? { level: config.logLevel } : {}) });
-  const metrics = createMetrics({ prefix: "gatehouse_management_", processMetrics: false });
+  const metrics = createMetrics({ prefix: "gatehouse_management_" });
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);

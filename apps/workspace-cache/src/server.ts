@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import express from "express";
 import { type Cache, type CacheMetrics, type RedisCache, createMemoryCache, createRedisCache } from "@gatehouse/cache";
 import { type Store, type StoreConfig, openStore } from "@gatehouse/store";
-import { createLogger, createMetrics, drainHttpServer, httpRequestLogger, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { createLogger, createMetrics, drainHttpServer, httpRequestDuration, httpRequestLogger, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import { type AuthConfig, createAuthenticator } from "./authn.js";
 import { WorkspaceCacheError } from "./errors.js";
 import { problemHandler } from "./http/problem.js";
@@ -87,7 +87,7 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
   const authenticator = createAuthenticator(config.auth);
   if (config.auth.mode === "disabled") logger.warn("authentication disabled: x-rh-rbac-org-id is trusted (local use only)");
 
-  const duration = metrics.histogram("http_request_duration_seconds", "HTTP request latency", ["method", "route", "status"]);
+  const duration = httpRequestDuration(metrics);
 
   const app = express();
   app.disable("x-powered-by");

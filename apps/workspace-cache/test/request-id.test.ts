@@ -23,6 +23,6 @@ describe("workspace-cache request ids and latency", () => {
 
   it("observes request latency by route and status", async () => {
     const text = await (await fetch(`${base}/metrics`)).text();
-    expect(text).toMatch(/gatehouse_workspace_cache_http_request_duration_seconds_count\{method="GET",route="[^"]+",status="404"\} [1-9]/);
+    expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="[^"]+",status_code="404"\} [1-9]/);
   });
 });

@@ -3,6 +3,7 @@ export { createLogger, createSilentLogger } from "./logger.js";
 export type { Logger, LoggerConfig } from "./logger.js";
 export {
   createMetrics,
+  httpRequestDuration,
   metricsContentType,
   LATENCY_BUCKETS_SECONDS,
   Counter,

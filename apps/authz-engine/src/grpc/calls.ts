@@ -10,6 +10,8 @@ export interface CallDeps {
   authenticator: Authenticator;
   metrics: EngineMetrics;
   logger: Logger;
+  /** Full name of the service the methods belong to (the grpc_service label). */
+  service: string;
 }
 
 export interface CallContext {
@@ -44,23 +46,26 @@ function serviceError(error: unknown, deps: CallDeps, method: string, requestId:
 /** Metric children bound once per method, so a call does no label hashing on the success path. */
 interface MethodMetrics {
   method: string;
+  labels: { grpc_type: string; grpc_service: string; grpc_method: string };
   ok: { inc(): void };
   seconds: { observe(value: number): void };
   inFlight: InFlightCount;
 }
 
-function methodMetrics(deps: CallDeps, method: string): MethodMetrics {
+function methodMetrics(deps: CallDeps, method: string, type: "unary" | "server_stream"): MethodMetrics {
+  const labels = { grpc_type: type, grpc_service: deps.service, grpc_method: method };
   return {
     method,
-    ok: deps.metrics.calls.labels({ method, code: status[status.OK] }),
-    seconds: deps.metrics.callSeconds.labels({ method }),
+    labels,
+    ok: deps.metrics.calls.labels({ ...labels, grpc_code: status[status.OK] }),
+    seconds: deps.metrics.callSeconds.labels(labels),
     inFlight: deps.metrics.inFlight(method),
   };
 }
 
 function finish(deps: CallDeps, m: MethodMetrics, code: status, startedAt: bigint): void {
   if (code === status.OK) m.ok.inc();
-  else deps.metrics.calls.inc({ method: m.method, code: status[code] });
+  else deps.metrics.calls.inc({ ...m.labels, grpc_code: status[code] });
   m.seconds.observe(Number(process.hrtime.bigint() - startedAt) / 1e9);
   m.inFlight.value--;
 }
@@ -70,7 +75,7 @@ export function unary<Req, Res>(
   deps: CallDeps,
   handler: (request: Req, context: CallContext) => Promise<Res> | Res,
 ): handleUnaryCall<Req, Res> {
-  const m = methodMetrics(deps, method);
+  const m = methodMetrics(deps, method, "unary");
   return (call, callback) => {
     const startedAt = process.hrtime.bigint();
     m.inFlight.value++;
@@ -182,12 +187,13 @@ export function serverStream<Req, Res>(
   deps: CallDeps,
   handler: (request: Req, context: CallContext, write: StreamWriter<Res>) => Promise<void>,
 ): handleServerStreamingCall<Req, Res> {
-  const m = methodMetrics(deps, method);
+  const m = methodMetrics(deps, method, "server_stream");
+  const sent = deps.metrics.streamedItems.labels(m.labels);
   return (call) => {
     const startedAt = process.hrtime.bigint();
     m.inFlight.value++;
     const requestId = requestIdFor(call);
-    const items = deps.metrics.streamedItems.labels({ method });
+    const items = sent;
     const output = outputFor(call, () => items.inc());
     Promise.resolve()
       .then(() => deps.authenticator.authenticate(call.metadata))

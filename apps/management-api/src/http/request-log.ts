@@ -1,4 +1,4 @@
-import { httpRequestLogger, type Logger, type Metrics } from "@gatehouse/telemetry";
+import { httpRequestDuration, httpRequestLogger, type Logger, type Metrics } from "@gatehouse/telemetry";
 import type { Request, RequestHandler } from "express";
 
 /**
@@ -7,7 +7,7 @@ import type { Request, RequestHandler } from "express";
  * and one latency observation.
  */
 export function requestLogging(logger: Logger, metrics: Metrics): RequestHandler[] {
-  const duration = metrics.histogram("http_request_duration_seconds", "HTTP request latency", ["method", "route", "status"]);
+  const duration = httpRequestDuration(metrics);
   const observe: RequestHandler = (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on("finish", () => {
