@@ -64,6 +64,13 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
       expect(pod.volumes).toEqual([{ name: "tmp", emptyDir: { sizeLimit: "64Mi" } }]);
     });
 
+    it("drains on termination: a preStop sleep, then SIGTERM with time left for the app's 10 s drain", () => {
+      const pod = get(run, "Deployment", name).spec.template.spec;
+      const c = container(run, name);
+      expect(c.lifecycle).toEqual({ preStop: { exec: { command: ["sleep", "5"] } } });
+      expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(5 + 10 + 5);
+    });
+
     it(`probes: ${exp.probes === "grpc" ? "gRPC health on the gRPC port" : "HTTP /livez and /readyz"}`, () => {
       const c = container(run, name);
       const servingPort = Object.values(exp.ports)[0]!;

@@ -1,5 +1,6 @@
-import { Metadata, type ClientUnaryCall } from "@grpc/grpc-js";
+import { Metadata, status, type ClientUnaryCall } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { grpcCodeName } from "../src/grpc/calls.js";
 import { principal, startEngine, workspace, type RunningEngine } from "./helpers.js";
 
 let engine: RunningEngine;
@@ -35,5 +36,21 @@ describe("gRPC request ids", () => {
     const bad = new Metadata();
     bad.set("x-request-id", "x".repeat(300));
     expect((await headersOfCheck(bad, "")).get("x-request-id")[0]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe("grpc_code label values", () => {
+  it("are spelled as the Go gRPC libraries spell them, so stock dashboards match", async () => {
+    expect([status.OK, status.INVALID_ARGUMENT, status.DEADLINE_EXCEEDED, status.CANCELLED, status.UNAUTHENTICATED].map(grpcCodeName)).toEqual([
+      "OK",
+      "InvalidArgument",
+      "DeadlineExceeded",
+      "Canceled",
+      "Unauthenticated",
+    ]);
+    const metadata = new Metadata();
+    await headersOfCheck(metadata, "");
+    const text = await (await fetch(`http://127.0.0.1:${engine.metricsPort}/metrics`)).text();
+    expect(text).toMatch(/grpc_server_handled_total\{[^}]*grpc_method="Check",grpc_code="InvalidArgument"\} [1-9]/);
   });
 });

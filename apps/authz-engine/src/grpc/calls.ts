@@ -43,6 +43,17 @@ function serviceError(error: unknown, deps: CallDeps, method: string, requestId:
   return wire;
 }
 
+/**
+ * grpc_code label values as the Go gRPC libraries (and so the stock dashboards and alerts) spell
+ * them: `OK`, `InvalidArgument`, `DeadlineExceeded`, ...
+ */
+const GRPC_CODE_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(status)
+    .filter((entry): entry is [string, number] => typeof entry[1] === "number")
+    .map(([name, code]) => [code, name === "OK" ? "OK" : name === "CANCELLED" ? "Canceled" : name.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _sep: string, c: string) => c.toUpperCase())]),
+);
+export const grpcCodeName = (code: status): string => GRPC_CODE_NAMES[code] ?? String(code);
+
 /** Metric children bound once per method, so a call does no label hashing on the success path. */
 interface MethodMetrics {
   method: string;
@@ -57,7 +68,7 @@ function methodMetrics(deps: CallDeps, method: string, type: "unary" | "server_s
   return {
     method,
     labels,
-    ok: deps.metrics.calls.labels({ ...labels, grpc_code: status[status.OK] }),
+    ok: deps.metrics.calls.labels({ ...labels, grpc_code: grpcCodeName(status.OK) }),
     seconds: deps.metrics.callSeconds.labels(labels),
     inFlight: deps.metrics.inFlight(method),
   };
@@ -65,7 +76,7 @@ function methodMetrics(deps: CallDeps, method: string, type: "unary" | "server_s
 
 function finish(deps: CallDeps, m: MethodMetrics, code: status, startedAt: bigint): void {
   if (code === status.OK) m.ok.inc();
-  else deps.metrics.calls.inc({ ...m.labels, grpc_code: status[code] });
+  else deps.metrics.calls.inc({ ...m.labels, grpc_code: grpcCodeName(code) });
   m.seconds.observe(Number(process.hrtime.bigint() - startedAt) / 1e9);
   m.inFlight.value--;
 }
