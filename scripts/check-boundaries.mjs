@@ -19,6 +19,7 @@ const allowed = {
   "packages/cache": [],
   "packages/auth": [],
   "packages/telemetry": [],
+  "packages/config": [],
   "packages/client": ["proto"],
   "apps/management-api": "packages",
   "apps/authz-engine": "packages",

@@ -4,7 +4,7 @@ import { Server, ServerCredentials, type UntypedServiceImplementation } from "@g
 import { compileSchema, type Model } from "@gatehouse/evaluator";
 import { compileRoleModel } from "@gatehouse/role-config";
 import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
-import { createLogger, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { createLogger, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import type { EngineContext } from "./commands/context.js";
 import { LookupCache } from "./commands/lookup-cache.js";
 import { resolveConfig, type EngineConfig, type ResolvedConfig } from "./config.js";
@@ -12,6 +12,7 @@ import { EngineError } from "./errors.js";
 import { createAuthenticator, probeAuthenticator } from "./grpc/authn.js";
 import { serverStream, unary, type CallDeps } from "./grpc/calls.js";
 import { acceptEncodedResponses, memoizeResponseBytes } from "./grpc/encoded-responses.js";
+import { addReflection } from "./grpc/reflection.js";
 import { EngineGraph } from "./graph/engine-graph.js";
 import { openStore, type Store } from "@gatehouse/store";
 import { storeGraphSource, storeResourceWriter } from "./graph/store-source.js";
@@ -20,7 +21,7 @@ import { checkHandlers } from "./handlers/checks.js";
 import { listHandlers } from "./handlers/lists.js";
 import { resourceHandlers } from "./handlers/resources.js";
 import { tupleHandlers } from "./handlers/tuples.js";
-import { kesselHealthHandlers, standardHealthService, type Readiness } from "./health.js";
+import { INVENTORY_SERVICE_NAME, kesselHealthHandlers, standardHealthService, type Readiness } from "./health.js";
 import { createEngineMetrics, type EngineMetrics } from "./metrics.js";
 
 export interface EngineServer {
@@ -134,7 +135,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       listMaxLimit: resolved.listMaxLimit,
       lookupCache: new LookupCache(),
     };
-    const deps: CallDeps = { authenticator, metrics, logger };
+    const deps: CallDeps = { authenticator, metrics, logger, service: INVENTORY_SERVICE_NAME };
 
     grpcServer = new Server();
     grpcServer.addService(
@@ -143,14 +144,15 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     );
     // relations-api's tuple replication (a management plane such as insights-rbac writing into Gatehouse).
     const tuples = tupleHandlers(store.replicated, ctx);
+    const tupleDeps: CallDeps = { ...deps, service: "kessel.relations.v1beta1.KesselTupleService" };
     grpcServer.addService(relations.KesselTupleServiceService, {
-      createTuples: unary("CreateTuples", deps, tuples.createTuples),
-      deleteTuples: unary("DeleteTuples", deps, tuples.deleteTuples),
-      acquireLock: unary("AcquireLock", deps, tuples.acquireLock),
-      readTuples: serverStream("ReadTuples", deps, tuples.readTuples),
+      createTuples: unary("CreateTuples", tupleDeps, tuples.createTuples),
+      deleteTuples: unary("DeleteTuples", tupleDeps, tuples.deleteTuples),
+      acquireLock: unary("AcquireLock", tupleDeps, tuples.acquireLock),
+      readTuples: serverStream("ReadTuples", tupleDeps, tuples.readTuples),
     });
     const kesselHealth = kesselHealthHandlers(readiness);
-    const probeDeps: CallDeps = { ...deps, authenticator: probeAuthenticator };
+    const probeDeps: CallDeps = { ...deps, authenticator: probeAuthenticator, service: "kessel.inventory.v1.KesselInventoryHealthService" };
     grpcServer.addService(KesselInventoryHealthServiceService, {
       getLivez: unary("GetLivez", probeDeps, kesselHealth.getLivez),
       getReadyz: unary("GetReadyz", probeDeps, kesselHealth.getReadyz),
@@ -158,6 +160,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const standardHealth = standardHealthService(readiness);
     endWatches = standardHealth.endWatches;
     grpcServer.addService(HealthService, standardHealth.implementation);
+    addReflection(grpcServer);
     for (const extra of config.extraServices ?? []) grpcServer.addService(extra.definition, extra.implementation);
 
     const credentials = resolved.tls
@@ -206,7 +209,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     }
     await graph?.close();
     const http = httpServer;
-    if (http) await new Promise<void>((resolve) => http.close(() => resolve()));
+    if (http) await drainHttpServer(http, resolved.shutdownTimeoutMs);
     await ownedStore?.close();
     logger.info("authz engine stopped");
   }

@@ -1,8 +1,17 @@
 // Process entry: read the environment, start the server, stop cleanly on signals.
-import { configFromEnv } from "./config.js";
+import { configFromEnv, ConfigError, type ManagementApiConfig } from "./config.js";
 import { buildServer } from "./server.js";
 
-const server = buildServer(configFromEnv());
+let config: ManagementApiConfig;
+try {
+  config = configFromEnv();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  // One line naming each bad variable, not a stack trace.
+  console.error(error.message);
+  process.exit(1);
+}
+const server = buildServer(config);
 await server.start();
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {

@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createOidcVerifier } from "@gatehouse/auth";
 import { openStore, type Store } from "@gatehouse/store";
-import { createLogger, createMetrics, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { createLogger, createMetrics, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import express, { type Express } from "express";
 import { Authorizer } from "./authz/authorizer.js";
 import { loadRoleConfiguration, type RoleConfiguration } from "./authz/role-config.js";
@@ -47,7 +47,7 @@ export interface ManagementApiServer {
 export function buildServer(partial: Partial<ManagementApiConfig> = {}, options: BuildServerOptions = {}): ManagementApiServer {
   const config: ManagementApiConfig = { ...DEFAULT_CONFIG, ...partial };
   const logger = options.logger ?? createLogger({ name: "management-api", ...(config.logLevel ? { level: config.logLevel } : {}) });
-  const metrics = createMetrics({ prefix: "gatehouse_management_", processMetrics: false });
+  const metrics = createMetrics({ prefix: "gatehouse_management_" });
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -60,6 +60,9 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   let ready = false;
   let started = false;
 
+  // First, so that every answer (probes and errors included) carries the request id.
+  const [logRequest, observeRequest] = requestLogging(logger, metrics);
+  app.use(logRequest!);
   app.get("/livez", (_req, res) => {
     res.json({ status: "ok" });
   });
@@ -74,7 +77,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   });
 
   app.use(CONSOLE_PREFIX, consoleStatic(options.consoleDir === undefined ? defaultConsoleDir() : options.consoleDir));
-  app.use(requestLogging(logger, metrics));
+  app.use(observeRequest!);
   app.use(requireJsonBody);
   app.use(express.json({ limit: config.maxBodyBytes, strict: false, type: ["application/json", "application/*+json"] }));
   app.use(rejectNulBytes);
@@ -133,14 +136,15 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   }
 
   async function stopAll(): Promise<void> {
+    // Readiness answers 503 from here on; requests in flight finish (bounded), idle keep-alive
+    // connections close, and only then do the authorization graph and the store go.
     ready = false;
     if (server) {
       const closing = server;
       server = null;
-      await new Promise<void>((resolve) => {
-        closing.close(() => resolve());
-        closing.closeAllConnections();
-      });
+      if (!(await drainHttpServer(closing, config.shutdownTimeoutMs))) {
+        logger.warn({ timeoutMs: config.shutdownTimeoutMs }, "requests still in flight at the shutdown deadline were cut off");
+      }
     }
     await services?.authz.stop();
     services = null;

@@ -3,6 +3,7 @@ export { createLogger, createSilentLogger } from "./logger.js";
 export type { Logger, LoggerConfig } from "./logger.js";
 export {
   createMetrics,
+  httpRequestDuration,
   metricsContentType,
   LATENCY_BUCKETS_SECONDS,
   Counter,
@@ -11,3 +12,5 @@ export {
   Registry,
 } from "./metrics.js";
 export type { Metrics, MetricsOptions } from "./metrics.js";
+export { httpRequestLogger, requestIdOf, REQUEST_ID_HEADER, INSIGHTS_REQUEST_ID_HEADER } from "./request-id.js";
+export { drainHttpServer } from "./drain.js";

@@ -4,6 +4,7 @@ import type { ErrorRequestHandler, Request, Response } from "express";
 import { isStoreError, type StoreErrorCode } from "@gatehouse/store";
 import { ZodError } from "zod";
 import { ApiError, problemTitle, problemType, type FieldError } from "./problem.js";
+import { requestLogger } from "./request-log.js";
 import { zodFieldErrors } from "./validate.js";
 
 /** Wire status of each store error code; anything unlisted is a 500. */
@@ -121,7 +122,7 @@ export function problemMiddleware(logger: Logger): ErrorRequestHandler {
       return;
     }
     const apiError = toApiError(error);
-    if (apiError.status >= 500) logger.error({ err: error, path: req.path }, "request failed");
+    if (apiError.status >= 500) requestLogger(req, logger).error({ err: error, path: req.path }, "request failed");
     sendError(req, res, apiError);
   };
 }

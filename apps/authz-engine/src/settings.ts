@@ -1,0 +1,25 @@
+// The engine's environment variables: one zod schema (see @gatehouse/config), read by main.ts and
+// rendered into the README table and .env.example.
+import { defineConfig, processSettings, setting, storeSettings } from "@gatehouse/config";
+
+export const engineSettings = defineConfig("authz-engine", {
+  ...storeSettings,
+  AUTHZ_GRPC_PORT: setting.port("gRPC port", 9091),
+  AUTHZ_METRICS_PORT: setting.port("HTTP port of `/metrics`, `/livez`, `/readyz`", 9092),
+  AUTHN_MODE: setting.custom<"unauthenticated" | "oidc" | undefined>(
+    "`unauthenticated` or `oidc` (bearer JWT in `authorization` metadata verified against AUTHN_OIDC_SERVER_URL's JWKS)",
+    undefined,
+    undefined,
+    (value) => {
+      if (value !== "unauthenticated" && value !== "oidc") throw new Error("must be one of unauthenticated, oidc");
+      return value;
+    },
+  ),
+  AUTHN_OIDC_SERVER_URL: setting.url("issuer of the bearer tokens (OIDC discovery)", { protocols: ["https", "http"], unset: "unauthenticated (local)" }),
+  AUTHN_OIDC_CLIENT_ID: setting.string("tokens must be issued to this client", { unset: "required unless the check is skipped" }),
+  AUTHN_OIDC_SKIP_CLIENT_ID_CHECK: setting.bool("skip the client id check", false),
+  AUTHN_OIDC_INSECURE_CLIENT: setting.bool("allow a plain-http issuer (local development only)", false),
+  AUTHZ_TLS_CERT_FILE: setting.string("PEM certificate chain for TLS on the gRPC port (with AUTHZ_TLS_KEY_FILE)", { unset: "plaintext h2c" }),
+  AUTHZ_TLS_KEY_FILE: setting.string("PEM private key for TLS on the gRPC port (with AUTHZ_TLS_CERT_FILE)", { unset: "plaintext h2c" }),
+  ...processSettings,
+});

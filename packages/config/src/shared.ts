@@ -1,0 +1,28 @@
+import { setting } from "./schema.js";
+
+// Variables several apps read, declared once so they mean the same everywhere.
+
+/** Where the data lives and whose it is. */
+export const storeSettings = {
+  DATABASE_URL: setting.url("PostgreSQL connection string (`postgres://user@host:5432/db`)", { protocols: ["postgres", "postgresql"], unset: "embedded PGlite", secret: true }),
+  GATEHOUSE_DATA_DIR: setting.string("PGlite data directory", { unset: "in-memory PGlite" }),
+  GATEHOUSE_DOMAIN: setting.string("`<domain>` in tenant (`<domain>/<org_id>`) and principal (`<domain>/<user_id>`) ids", { default: "redhat" }),
+  GATEHOUSE_ENV: setting.oneOf("role configuration environment", ["stage", "prod"], "stage"),
+};
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** Logging and lifecycle. */
+export const processSettings = {
+  LOG_LEVEL: setting.oneOf("pino log level", LOG_LEVELS, "info"),
+  SHUTDOWN_TIMEOUT_MS: setting.int("on SIGTERM, how long requests and streams in flight may take to finish before they are cut off", { default: 10_000, min: 0 }),
+};
+
+/** Bearer-token verification of the HTTP apps (OIDC discovery + JWKS). */
+export const oidcSettings = {
+  OIDC_ISSUER_URL: setting.url("issuer whose JWKS (found by OIDC discovery) verifies bearer tokens", { protocols: ["https", "http"], unset: "bearer tokens refused" }),
+  OIDC_AUDIENCE: setting.string("required `aud` of bearer tokens", { unset: "not checked" }),
+  OIDC_CLIENT_ID: setting.string("tokens must be issued to this client (`azp`, `client_id` or `aud`)", { unset: "not checked" }),
+  OIDC_SKIP_CLIENT_ID_CHECK: setting.bool("skip the client id check", false),
+  OIDC_INSECURE: setting.bool("allow a plain-http issuer (local development only)", false),
+};
