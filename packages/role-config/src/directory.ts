@@ -205,10 +205,10 @@ function buildFromDirectory(dirInput: string): SchemaBuild {
 }
 
 /** The generated zed text of a configuration directory (what `schemas/schema.zed` must contain). */
-export function buildSchemaFromDirectory(dir: string): { zed: string; committed?: string; v1OnlyPermissions: string } {
+export function buildSchemaFromDirectory(dir: string): { zed: string; ast: SchemaAst; committed?: string; v1OnlyPermissions: string } {
   const built = buildFromDirectory(dir);
   built.reader.throwIfAny();
-  return { zed: built.compiled!.zed, v1OnlyPermissions: built.v1OnlyPermissions, ...(built.committedSchemaZed !== undefined ? { committed: built.committedSchemaZed } : {}) };
+  return { zed: built.compiled!.zed, ast: built.compiled!.ast, v1OnlyPermissions: built.v1OnlyPermissions, ...(built.committedSchemaZed !== undefined ? { committed: built.committedSchemaZed } : {}) };
 }
 
 /** Loads and validates a whole configuration directory; throws a RoleConfigError listing every problem. */
