@@ -46,6 +46,8 @@ export type {
   RoleListQuery,
   RoleRepository,
   SystemRoleDefinition,
+  SeedReport,
+  SeedOptions,
   BindingResource,
   BindingResourceType,
   BindingSubject,

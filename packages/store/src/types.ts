@@ -175,6 +175,27 @@ export interface SystemRoleDefinition {
   access: { permission: string }[];
   /** Level the role needs (highest level among its permissions); default `default`. */
   scope?: RoleScope;
+  /** The configuration's version of the role (default 1): a stored role is rewritten only when this is higher. */
+  version?: number;
+}
+
+/** What one seeding run did (insights-rbac's rules: create missing, update on a higher version, leave the rest). */
+export interface SeedReport {
+  /** Every configured role as stored after the run, in the order given. */
+  roles: Role[];
+  created: string[];
+  updated: Array<{ name: string; from: number; to: number }>;
+  /** Configured with the stored version (or a lower one): not written. */
+  unchanged: string[];
+  /** Seeded earlier but no longer configured: kept (bindings may use them), as insights-rbac does. */
+  unconfigured: string[];
+  /** False when the run wrote nothing (no new revision). */
+  changed: boolean;
+}
+
+export interface SeedOptions {
+  /** Called after each configured role is handled. */
+  onProgress?: (done: number, total: number, name: string, action: "created" | "updated" | "unchanged") => void;
 }
 
 export interface RoleInput {
@@ -203,7 +224,8 @@ export interface RoleRepository {
    * recomputes the children of the six platform parent roles from the `platform_default` /
    * `admin_default` flags and scopes. Seeded roles absent from `roles` are deleted.
    */
-  seedSystemRoles(roles: SystemRoleDefinition[]): Promise<Written<Role[]>>;
+  /** One transaction; idempotent (a re-run with the same versions writes nothing); custom roles are never touched. */
+  seedSystemRoles(roles: SystemRoleDefinition[], options?: SeedOptions): Promise<Written<SeedReport>>;
   create(orgId: string, input: RoleInput): Promise<Written<Role>>;
   /** Full replacement; custom roles of the tenant only (`system-role-immutable`). */
   update(orgId: string, id: string, input: RoleInput): Promise<Written<Role>>;
