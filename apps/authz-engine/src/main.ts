@@ -18,6 +18,7 @@ const environment = env["GATEHOUSE_ENV"] === "prod" ? "prod" : "stage";
 const config: EngineConfig = {
   logger,
   environment,
+  ...(env["GATEHOUSE_ROLE_CONFIG"] ? { roleConfigDir: env["GATEHOUSE_ROLE_CONFIG"] } : {}),
   storeConfig: {
     ...(env["DATABASE_URL"] ? { databaseUrl: env["DATABASE_URL"] } : {}),
     ...(env["GATEHOUSE_DATA_DIR"] ? { dataDir: env["GATEHOUSE_DATA_DIR"] } : {}),

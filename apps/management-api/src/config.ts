@@ -12,6 +12,8 @@ export interface ManagementApiConfig {
   domain: string;
   /** Role configuration environment (`stage` or `prod`). */
   env: "stage" | "prod";
+  /** A role-configuration directory (`configs/<env>` of an rbac-config checkout); default: the built-in `env`. */
+  roleConfigDir?: string;
   /** Accept `x-rh-identity` as proof of identity (behind a trusted gateway, or locally). */
   trustIdentityHeader: boolean;
   oidc?: { issuerUrl: string; audience?: string; clientId?: string; skipClientIdCheck?: boolean; insecure?: boolean };
@@ -77,6 +79,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementA
     ...(env["GATEHOUSE_DATA_DIR"] ? { dataDir: env["GATEHOUSE_DATA_DIR"] } : {}),
     domain: env["GATEHOUSE_DOMAIN"] ?? DEFAULT_CONFIG.domain,
     env: environment,
+    ...(env["GATEHOUSE_ROLE_CONFIG"] ? { roleConfigDir: env["GATEHOUSE_ROLE_CONFIG"] } : {}),
     trustIdentityHeader: bool(env, "TRUST_IDENTITY_HEADER", DEFAULT_CONFIG.trustIdentityHeader),
     ...(issuerUrl
       ? {

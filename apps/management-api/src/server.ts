@@ -64,6 +64,24 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   app.get("/metrics", (_req, res, next) => {
     metrics.render().then((text) => res.type(metricsContentType).send(text), next);
   });
+  // Which role configuration is active (also the gatehouse_management_role_config_info metric).
+  let activeConfig: RoleConfiguration | null = null;
+  const configInfo = metrics.gauge("role_config_info", "1 for the active role configuration: its content hash and directory.", ["hash", "dir"]);
+  const configLoaded = metrics.gauge("role_config_loaded_timestamp_seconds", "When the active role configuration was loaded (Unix seconds).");
+  function publishIdentity(config: RoleConfiguration): void {
+    activeConfig = config;
+    configInfo.reset();
+    configInfo.set({ hash: config.identity.hash, dir: config.identity.dir }, 1);
+    configLoaded.set(config.identity.loadedAt.getTime() / 1000);
+  }
+  app.get("/role-config", (_req, res) => {
+    if (!activeConfig) {
+      res.status(503).json({ status: "starting" });
+      return;
+    }
+    const { hash, dir, loadedAt } = activeConfig.identity;
+    res.json({ hash, dir, loaded_at: loadedAt.toISOString(), system_roles: activeConfig.systemRoles.length });
+  });
   app.get(`${API_V2_PREFIX}/openapi.json`, (_req, res) => {
     res.json(buildOpenApiDocument());
   });
@@ -100,8 +118,15 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
         domain: config.domain,
         workspaceDepthLimit: config.workspaceMaxDepth,
       }));
-    const roleConfiguration = options.roleConfiguration ?? (await loadRoleConfiguration(config.env));
-    if (roleConfiguration.systemRoles.length > 0) await store.roles.seedSystemRoles(roleConfiguration.systemRoles);
+    const roleConfiguration = options.roleConfiguration ?? (await loadRoleConfiguration(config.env, config.roleConfigDir));
+    if (roleConfiguration.systemRoles.length > 0) {
+      const { value: seeded } = await store.roles.seedSystemRoles(roleConfiguration.systemRoles);
+      logger.info(
+        { created: seeded.created.length, updated: seeded.updated, unchanged: seeded.unchanged.length, unconfigured: seeded.unconfigured },
+        "system roles seeded",
+      );
+    }
+    publishIdentity(roleConfiguration);
     const authz = new Authorizer(store, roleConfiguration.model, logger);
     await authz.start();
     services = { store, authz, catalogue: roleConfiguration.catalogue, config };

@@ -15,6 +15,8 @@ export interface StartConfig {
   metricsPort: number;
   domain: string;
   env: "stage" | "prod";
+  /** A role-configuration directory (`configs/<env>` of an rbac-config checkout) instead of the built-in `env`. */
+  roleConfigDir?: string;
   seedDemo: boolean;
 }
 
@@ -39,10 +41,13 @@ export interface StartFlags {
   metricsPort?: string;
   host?: string;
   seed?: boolean;
+  roleConfig?: string;
 }
 
 export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv = process.env): StartConfig {
   const gatehouseEnv = env["GATEHOUSE_ENV"] ?? "stage";
+  const roleConfigSetting = flags.roleConfig ?? env["GATEHOUSE_ROLE_CONFIG"];
+  const roleConfigDir = roleConfigSetting ? path.resolve(roleConfigSetting) : undefined;
   if (gatehouseEnv !== "stage" && gatehouseEnv !== "prod") {
     throw new StartConfigError(`GATEHOUSE_ENV must be 'stage' or 'prod', got '${gatehouseEnv}'.`);
   }
@@ -57,6 +62,8 @@ export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv = p
     metricsPort: port(flags.metricsPort ?? env["METRICS_PORT"], 9092, "the engine metrics port"),
     domain: env["GATEHOUSE_DOMAIN"] ?? "redhat",
     env: gatehouseEnv,
-    seedDemo: flags.seed ?? env["GATEHOUSE_SEED_DEMO"] !== "false",
+    ...(roleConfigDir ? { roleConfigDir } : {}),
+    // The demo binds Gatehouse's own roles, which another configuration need not have.
+    seedDemo: flags.seed === false ? false : env["GATEHOUSE_SEED_DEMO"] !== undefined ? env["GATEHOUSE_SEED_DEMO"] !== "false" : !roleConfigDir,
   };
 }
