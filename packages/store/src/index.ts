@@ -22,7 +22,7 @@ export {
   bindingTuples,
   tupleKey,
 } from "./relationships.js";
-export { WORKSPACE_TYPES } from "./types.js";
+export { WORKSPACE_TYPES, ROLE_CONFIG_CHANGE } from "./types.js";
 export type {
   Relationship,
   Revision,
@@ -47,6 +47,9 @@ export type {
   RoleRepository,
   SystemRoleDefinition,
   SeedReport,
+  ActiveRoleConfig,
+  SchemaElement,
+  RoleConfigRepository,
   SeedOptions,
   BindingResource,
   BindingResourceType,

@@ -191,8 +191,7 @@ CREATE TABLE gh_role_config (
   hash text NOT NULL,
   dir text NOT NULL,
   loaded_at timestamptz NOT NULL,
-  schema_zed text NOT NULL,
-  revision bigint NOT NULL
+  schema_zed text NOT NULL
 );
 `,
   },

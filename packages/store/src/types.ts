@@ -196,7 +196,37 @@ export interface SeedReport {
 export interface SeedOptions {
   /** Called after each configured role is handled. */
   onProgress?: (done: number, total: number, name: string, action: "created" | "updated" | "unchanged") => void;
+  /**
+   * Makes this configuration the active one in the same transaction (a reload): the run always
+   * takes a revision, and its change-feed entry has kind `role_config`, so every follower switches
+   * schema exactly at that revision.
+   */
+  activate?: ActiveRoleConfig;
 }
+
+/** The role configuration every service runs on. */
+export interface ActiveRoleConfig {
+  hash: string;
+  dir: string;
+  loadedAt: Date;
+  schemaZed: string;
+}
+
+/** A schema element a configuration change would remove; `relation` is the stored name (`t_...`). */
+export type SchemaElement =
+  | { kind: "type"; type: string }
+  | { kind: "relation"; type: string; name: string }
+  | { kind: "permission"; type: string; name: string };
+
+export interface RoleConfigRepository {
+  /** The active configuration, once a reload has recorded one. */
+  active(): Promise<ActiveRoleConfig | undefined>;
+  /** Those of `elements` that stored relationships (of any tenant) still use. */
+  inUse(elements: SchemaElement[]): Promise<SchemaElement[]>;
+}
+
+/** Change-feed kind of a reload's commit. */
+export const ROLE_CONFIG_CHANGE = "role_config";
 
 export interface RoleInput {
   name: string;
@@ -583,6 +613,8 @@ export interface Store {
   readonly tenants: TenantRepository;
   readonly workspaces: WorkspaceRepository;
   readonly roles: RoleRepository;
+  /** The active role configuration (reloads) and what stored relationships use. */
+  readonly roleConfig: RoleConfigRepository;
   readonly roleBindings: RoleBindingRepository;
   readonly groups: GroupRepository;
   readonly principals: PrincipalRepository;

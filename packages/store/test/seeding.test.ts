@@ -91,4 +91,30 @@ describe.each(backends)("seedSystemRoles on $name", (backend) => {
     expect((await store.roles.list("seedorg", { name: "Seed new" })).count).toBe(0);
     expect(await store.feed.headRevision()).toBe(head);
   });
+
+  it("activating a configuration records it and always takes one revision of kind role_config, with the seeding", async () => {
+    const head = await store.feed.headRevision();
+    const activate = { hash: "abc", dir: "/cfg/stage", loadedAt: new Date("2026-01-02T03:04:05Z"), schemaZed: "definition a {}\n" };
+    const { revision, value } = await store.roles.seedSystemRoles([admin], { activate });
+    expect(value.changed).toBe(true);
+    expect(revision).toBe(head + 1);
+    expect(await store.roleConfig.active()).toEqual(activate);
+    const [change] = await store.feed.changesSince(head, 10);
+    expect(change).toMatchObject({ revision: head + 1, kind: "role_config" });
+  });
+
+  it("names the schema elements stored relationships still use", async () => {
+    const used = await store.roleConfig.inUse([
+      { kind: "type", type: "rbac/workspace" },
+      { kind: "type", type: "nothing/here" },
+      { kind: "relation", type: "rbac/role", name: "t_inventory_hosts_read" },
+      { kind: "relation", type: "rbac/role", name: "t_nobody_uses_this" },
+      { kind: "permission", type: "rbac/group", name: "member" },
+    ]);
+    expect(used).toEqual([
+      { kind: "type", type: "rbac/workspace" },
+      { kind: "relation", type: "rbac/role", name: "t_inventory_hosts_read" },
+      { kind: "permission", type: "rbac/group", name: "member" },
+    ]);
+  });
 });

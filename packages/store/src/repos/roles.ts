@@ -7,6 +7,7 @@ import type { Queryable } from "../db/db.js";
 import { StoreError } from "../errors.js";
 import { PLATFORM_ROLES } from "../platform-roles.js";
 import { owner, roleChild, rolePermission, tenantResourceId } from "../relationships.js";
+import { ROLE_CONFIG_CHANGE } from "../types.js";
 import type { Page, Role, RoleInput, RoleKind, RoleListQuery, RoleRepository, RoleScope, SeedOptions, SeedReport, SystemRoleDefinition } from "../types.js";
 import { namePattern, pageBounds, requireOrgId, requireUuid } from "../validate.js";
 import { requireTenantRow, runWrite, type WriteContext } from "../write.js";
@@ -123,7 +124,7 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
           version,
         };
       });
-      return runWrite(ctx, null, "seed_system_roles", async (w) => {
+      return runWrite(ctx, null, options.activate ? ROLE_CONFIG_CHANGE : "seed_system_roles", async (w) => {
         const existing = await w.tx.query<RoleRow>("SELECT * FROM gh_roles WHERE kind = 'seeded'");
         const byName = new Map(existing.map((r) => [r.name.toLowerCase(), r]));
         const clash = await w.tx.query<{ name: string }>("SELECT name FROM gh_roles WHERE kind <> 'seeded' AND org_id IS NULL AND lower(name) = ANY($1::text[])", [[...seen]]);
@@ -161,7 +162,15 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
           options.onProgress?.(i + 1, input.length, d.name, action);
         }
         report.unconfigured = [...byName.values()].map((r) => r.name);
-        report.changed = report.created.length > 0 || report.updated.length > 0;
+        if (options.activate) {
+          const a = options.activate;
+          await w.tx.query(
+            `INSERT INTO gh_role_config (id, hash, dir, loaded_at, schema_zed) VALUES (true, $1, $2, $3, $4)
+             ON CONFLICT (id) DO UPDATE SET hash = $1, dir = $2, loaded_at = $3, schema_zed = $4`,
+            [a.hash, a.dir, a.loadedAt, a.schemaZed],
+          );
+        }
+        report.changed = report.created.length > 0 || report.updated.length > 0 || options.activate !== undefined;
         if (!report.changed) {
           // Nothing to write: no tuples touched, no revision taken.
           w.markUnchanged();
