@@ -126,6 +126,10 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       model,
       source,
       logger,
+      onModelReplaced: (next) => {
+        ctx.model = next;
+        ctx.lookupCache = new LookupCache();
+      },
       onApplied: (batch) => {
         // committed_at is the database's clock, "now" is ours: the same host clock when Postgres
         // runs on this machine; across machines the figure includes their skew (NTP keeps it to

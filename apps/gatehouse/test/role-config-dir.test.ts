@@ -7,25 +7,15 @@ import { rbacConfigRepoEnv } from "@gatehouse/role-config/testing";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGatehouse, type RunningGatehouse } from "../src/start/all-in-one.js";
-import { demoIdentityHeader } from "../src/start/banner.js";
+import { identityHttp } from "./support/identity-http.js";
 
 const ORG = "cfg-org";
 const dir = rbacConfigRepoEnv("stage");
 let gh: RunningGatehouse;
 let grpc: KesselInventoryServiceClient;
 let base = "";
-let token = "";
 
-async function http(method: string, path: string, body?: unknown, user = "alice"): Promise<{ status: number; json: any }> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { "x-rh-identity": demoIdentityHeader(ORG, user, user === "alice"), ...(body ? { "content-type": "application/json" } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  token = res.headers.get("x-gatehouse-consistency-token") ?? token;
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
-}
+const http = identityHttp(() => base, ORG);
 
 function check(workspace: string, relation: string, user: string): Promise<boolean> {
   return new Promise((resolve, reject) =>
@@ -34,7 +24,7 @@ function check(workspace: string, relation: string, user: string): Promise<boole
         object: { resourceType: "workspace", resourceId: workspace, reporter: { type: "rbac" } },
         relation,
         subject: { resource: { resourceType: "principal", resourceId: `redhat/${user}`, reporter: { type: "rbac" } } },
-        consistency: { atLeastAsFresh: { token } },
+        consistency: { atLeastAsFresh: { token: http.token } },
       },
       new Metadata(),
       (e, r) => (e ? reject(e) : resolve(r!.allowed === Allowed.ALLOWED_TRUE)),

@@ -6,6 +6,7 @@ import { createLogger, createMetrics, metricsContentType, type Logger } from "@g
 import express, { type Express } from "express";
 import { Authorizer } from "./authz/authorizer.js";
 import { loadRoleConfiguration, type RoleConfiguration } from "./authz/role-config.js";
+import { applyRoleConfiguration, describeElement, type ReloadResult } from "./authz/reload.js";
 import type { Services } from "./commands/services.js";
 import { DEFAULT_CONFIG, type ManagementApiConfig } from "./config.js";
 import { problemMiddleware } from "./http/errors.js";
@@ -36,6 +37,8 @@ export interface BuildServerOptions {
 export interface ManagementApiServer {
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
+  /** Reloads the role configuration (SIGHUP and `POST /role-config/reload` call this). */
+  reloadRoleConfiguration(): Promise<ReloadResult>;
   readonly app: Express;
 }
 
@@ -81,6 +84,31 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     }
     const { hash, dir, loadedAt } = activeConfig.identity;
     res.json({ hash, dir, loaded_at: loadedAt.toISOString(), system_roles: activeConfig.systemRoles.length });
+  });
+  // Reload: the same directory (or built-in environment), checked and applied atomically; one at a time.
+  let reloading: Promise<ReloadResult> | null = null;
+  async function reloadRoleConfiguration(): Promise<ReloadResult> {
+    if (!services || !activeConfig) throw new ApiError(503, [{ message: "The service is starting.", field: "detail" }], { headers: { "retry-after": "1" } });
+    const running = activeConfig;
+    const current = services;
+    const started = performance.now();
+    const next = await loadRoleConfiguration(config.env, config.roleConfigDir);
+    const result = await applyRoleConfiguration(current.store, running, next);
+    await current.authz.replaceModel(next.model);
+    current.catalogue = next.catalogue;
+    publishIdentity(next);
+    logger.info({ hash: result.hash, revision: result.revision, added: result.diff.added.length, removed: result.diff.removed.length, seeding: result.seeding, ms: Math.round(performance.now() - started) }, "role configuration reloaded");
+    return result;
+  }
+  const reload = (): Promise<ReloadResult> => {
+    reloading ??= reloadRoleConfiguration().finally(() => (reloading = null));
+    return reloading;
+  };
+  app.post("/role-config/reload", (_req, res, next) => {
+    reload().then(
+      (r) => res.setHeader("x-gatehouse-consistency-token", services!.store.tokens.encode(r.revision)).json({ hash: r.hash, dir: r.dir, loaded_at: r.loadedAt.toISOString(), revision: r.revision, added: r.diff.added.map(describeElement), removed: r.diff.removed.map(describeElement), seeding: r.seeding }),
+      next,
+    );
   });
   app.get(`${API_V2_PREFIX}/openapi.json`, (_req, res) => {
     res.json(buildOpenApiDocument());
@@ -183,5 +211,6 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
       }
     },
     stop: stopAll,
+    reloadRoleConfiguration: reload,
   };
 }

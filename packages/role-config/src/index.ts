@@ -5,6 +5,7 @@ export { loadRoleConfig, compileRoleModel, buildSchema, modelOf, environmentDir,
 export type { Environment, LoadOptions } from "./load.js";
 export { loadConfigDirectory, buildSchemaFromDirectory, packageRoot, CONFIG_LAYOUT } from "./directory.js";
 export type { RoleConfig, ConfigIdentity } from "./directory.js";
+export type { SchemaAst } from "@gatehouse/ksl";
 export { RoleConfigError, formatIssue } from "./errors.js";
 export type { RoleConfigErrorCode, RoleConfigIssue } from "./errors.js";
 export { v1PermissionRelation, generateV1OnlyPermissions, V1_ONLY_PERMISSIONS_FILE } from "./v1-permissions.js";

@@ -1,4 +1,5 @@
 import type { Model } from "@gatehouse/evaluator";
+import type { SchemaAst } from "@gatehouse/role-config";
 import { defaultAssetTypes, permissionLevelsFromCatalog } from "@gatehouse/rbac";
 import { loadConfigDirectory, loadRoleConfig, modelOf, type ConfigIdentity, type Environment, type RoleConfig, type RoleDefinition } from "@gatehouse/role-config";
 import type { SystemRoleDefinition } from "@gatehouse/store";
@@ -12,8 +13,9 @@ export interface RoleConfiguration {
   systemRoles: SystemRoleDefinition[];
   /** Which configuration this is (hash, directory, load time). */
   identity: ConfigIdentity;
-  /** The generated zed text (what a reload compares against). */
+  /** The generated zed text and its object (what a reload compares against). */
   schemaZed: string;
+  schemaAst: SchemaAst;
 }
 
 /** Level a permission needs, from the asset types of the rbac package (DEFAULT when unknown). */
@@ -59,6 +61,7 @@ export function roleConfigurationOf(config: RoleConfig): RoleConfiguration {
     systemRoles: config.roles.map((role) => toSystemRole(role, catalogue.scopeOf)),
     identity: config.identity,
     schemaZed: config.schemaZed,
+    schemaAst: config.schemaAst,
   };
 }
 
