@@ -3,23 +3,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { rbacConfigRepoEnv } from "@gatehouse/role-config/testing";
-import { afterEach, beforeEach, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { buildProgram } from "../src/program.js";
+import { captureOutput } from "./support/capture-output.js";
 
-let out = "";
-let err = "";
+const output = captureOutput();
 let dataDir = "";
 beforeEach(() => {
-  out = "";
-  err = "";
   dataDir = mkdtempSync(path.join(tmpdir(), "roles-seed-"));
-  process.exitCode = undefined;
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((err += String(chunk)), true));
 });
 afterEach(() => {
-  vi.restoreAllMocks();
-  process.exitCode = undefined;
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -30,11 +23,11 @@ const seed = async (...args: string[]): Promise<void> => {
 it("seeds the prod snapshot's roles with progress, then a second run writes nothing", async () => {
   await seed();
   expect(process.exitCode ?? 0).toBe(0);
-  expect(out).toMatch(/^62 created, 0 updated, 0 unchanged; revision \d+/);
-  expect(err).toContain("[1/62] ");
-  expect(err).toContain("[62/62] ");
-  out = "";
+  expect(output.out).toMatch(/^62 created, 0 updated, 0 unchanged; revision \d+/);
+  expect(output.err).toContain("[1/62] ");
+  expect(output.err).toContain("[62/62] ");
+  output.out = "";
   await seed("--json");
-  expect(JSON.parse(out)).toMatchObject({ created: [], updated: [], changed: false });
-  expect(JSON.parse(out).unchanged).toHaveLength(62);
+  expect(JSON.parse(output.out)).toMatchObject({ created: [], updated: [], changed: false });
+  expect(JSON.parse(output.out).unchanged).toHaveLength(62);
 }, 60_000);
