@@ -5,6 +5,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { credentials, Metadata } from "@grpc/grpc-js";
+import { buildServer as buildManagementApi } from "@gatehouse/management-api";
 import { Allowed, KesselInventoryServiceClient } from "@gatehouse/proto";
 import { rbacConfigRepoDir } from "@gatehouse/role-config/testing";
 import { createSilentLogger } from "@gatehouse/telemetry";
@@ -123,6 +124,11 @@ describe("role configuration reload", () => {
     expect(await gh.store.feed.headRevision()).toBe(head);
     expect(await (await fetch(`${base}/role-config`)).json()).toEqual(before);
     expect(await check("cost_management_budgets_read", "erin")).toBe(true);
+  });
+
+  it("a restart on those files is refused the same way (after a reload, the recorded configuration is the reference)", async () => {
+    const second = buildManagementApi({ port: 0, host: "127.0.0.1", logLevel: "silent", roleConfigDir: dir }, { store: gh.store });
+    await expect(second.start()).rejects.toThrow(/still use: .*relation rbac\/role#t_cost_management_cost_model_read/);
   });
 
   it("an invalid configuration is refused with every problem (file and JSON path)", async () => {

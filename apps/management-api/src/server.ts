@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createOidcVerifier } from "@gatehouse/auth";
+import { parseSchema } from "@gatehouse/evaluator";
 import { openStore, type Store } from "@gatehouse/store";
 import { createLogger, createMetrics, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import express, { type Express } from "express";
@@ -147,7 +148,13 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
         workspaceDepthLimit: config.workspaceMaxDepth,
       }));
     const roleConfiguration = options.roleConfiguration ?? (await loadRoleConfiguration(config.env, config.roleConfigDir));
-    if (roleConfiguration.systemRoles.length > 0) {
+    // Starting on other files than the recorded active configuration is a reload: the same checks
+    // (a removal still in use refuses to start), the same single transaction.
+    const recorded = await store.roleConfig.active();
+    if (recorded && recorded.hash !== roleConfiguration.identity.hash) {
+      const applied = await applyRoleConfiguration(store, { schemaAst: parseSchema(recorded.schemaZed) }, roleConfiguration);
+      logger.info({ hash: applied.hash, previous: recorded.hash, seeding: applied.seeding }, "role configuration changed since the last run; applied");
+    } else if (roleConfiguration.systemRoles.length > 0) {
       const { value: seeded } = await store.roles.seedSystemRoles(roleConfiguration.systemRoles);
       logger.info(
         { created: seeded.created.length, updated: seeded.updated, unchanged: seeded.unchanged.length, unconfigured: seeded.unconfigured },

@@ -49,7 +49,7 @@ export interface ReloadResult {
 }
 
 /** Checks and applies `next` (schema activation + role seeding, one transaction); throws ReloadRefusedError. */
-export async function applyRoleConfiguration(store: Store, running: RoleConfiguration, next: RoleConfiguration): Promise<ReloadResult> {
+export async function applyRoleConfiguration(store: Store, running: Pick<RoleConfiguration, "schemaAst">, next: RoleConfiguration): Promise<ReloadResult> {
   const diff = diffSchemas(running.schemaAst, next.schemaAst);
   const inUse = await store.roleConfig.inUse(diff.removed);
   if (inUse.length > 0) throw new ReloadRefusedError(inUse);
