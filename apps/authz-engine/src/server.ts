@@ -114,13 +114,16 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
   async function start(): Promise<{ port: number; metricsPort: number }> {
     if (state !== "new") throw new EngineError("invalid-config", "The engine server can be started once.");
     state = "starting";
-    const { model, identity } = modelOf(config);
+    const store = config.store ?? (ownedStore = await openStore({ domain: resolved.domain, ...config.storeConfig }));
+    // Once a reload has recorded the active role configuration, it is the schema (not the files,
+    // which may hold a change the reload refused) unless the schema was given directly.
+    const recorded = config.model || config.schemaText !== undefined ? undefined : await store.roleConfig.active();
+    const { model, identity } = recorded ? { model: compileSchema(recorded.schemaZed), identity: { hash: recorded.hash, dir: recorded.dir, loadedAt: recorded.loadedAt } } : modelOf(config);
     activeIdentity = identity;
     if (identity) {
       metrics.roleConfigInfo.set({ hash: identity.hash, dir: identity.dir }, 1);
       metrics.roleConfigLoaded.set(identity.loadedAt.getTime() / 1000);
     }
-    const store = config.store ?? (ownedStore = await openStore({ domain: resolved.domain, ...config.storeConfig }));
     const source = storeGraphSource(store);
     graph = new EngineGraph({
       model,
@@ -129,6 +132,13 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       onModelReplaced: (next) => {
         ctx.model = next;
         ctx.lookupCache = new LookupCache();
+        void store.roleConfig.active().then((active) => {
+          if (!active) return;
+          activeIdentity = { hash: active.hash, dir: active.dir, loadedAt: active.loadedAt };
+          metrics.roleConfigInfo.reset();
+          metrics.roleConfigInfo.set({ hash: active.hash, dir: active.dir }, 1);
+          metrics.roleConfigLoaded.set(active.loadedAt.getTime() / 1000);
+        }, (error: unknown) => logger.warn({ err: error }, "could not read the active role configuration's identity"));
       },
       onApplied: (batch) => {
         // committed_at is the database's clock, "now" is ours: the same host clock when Postgres

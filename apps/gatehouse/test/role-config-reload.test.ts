@@ -109,6 +109,8 @@ describe("role configuration reload", () => {
     const engine = (await (await fetch(`http://127.0.0.1:${gh.ports.metrics}/metrics`)).text());
     expect(engine).toContain("gatehouse_engine_applied_revision");
     expect((await (await fetch(`${base}/role-config`)).json() as { hash: string }).hash).toBe(res.json.hash);
+    // The engine reports the configuration it switched to (read once the switch is done).
+    await expect.poll(async () => ((await (await fetch(`http://127.0.0.1:${gh.ports.metrics}/role-config`)).json()) as { hash: string }).hash).toBe(res.json.hash);
   });
 
   it("a reload that would remove a relation stored relationships use is refused, naming it, and changes nothing", async () => {
