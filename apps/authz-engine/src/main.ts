@@ -26,6 +26,7 @@ const oidc = (env.AUTHN_MODE ?? (env.AUTHN_OIDC_SERVER_URL ? "oidc" : "unauthent
 const config: EngineConfig = {
   logger,
   environment: env.GATEHOUSE_ENV,
+    ...(env.GATEHOUSE_ROLE_CONFIG ? { roleConfigDir: env.GATEHOUSE_ROLE_CONFIG } : {}),
   storeConfig: {
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     ...(env.GATEHOUSE_DATA_DIR ? { dataDir: env.GATEHOUSE_DATA_DIR } : {}),

@@ -31,6 +31,9 @@ export interface EngineMetrics {
   feedApplyLag: Histogram;
   relationships: Gauge;
   ready: Gauge;
+  /** 1 for the active role configuration (labels: content hash, directory). */
+  roleConfigInfo: Gauge<"hash" | "dir">;
+  roleConfigLoaded: Gauge;
 }
 
 export function createEngineMetrics(processMetrics = true): EngineMetrics {
@@ -82,5 +85,7 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
     ),
     relationships: metrics.gauge("relationships", "Relationships held in memory."),
     ready: metrics.gauge("ready", "1 once the snapshot is loaded and the change feed is healthy."),
+    roleConfigInfo: metrics.gauge("role_config_info", "1 for the active role configuration: its content hash and directory.", ["hash", "dir"]),
+    roleConfigLoaded: metrics.gauge("role_config_loaded_timestamp_seconds", "When the active role configuration was loaded (Unix seconds)."),
   };
 }

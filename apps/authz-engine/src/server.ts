@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from "nod
 import type { AddressInfo } from "node:net";
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { compileSchema, type Model } from "@gatehouse/evaluator";
-import { compileRoleModel } from "@gatehouse/role-config";
+import { compileRoleModel, loadConfigDirectory, modelOf as roleConfigModel, type ConfigIdentity } from "@gatehouse/role-config";
 import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
 import { createLogger, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import type { EngineContext } from "./commands/context.js";
@@ -38,10 +38,15 @@ export interface EngineServer {
   appliedAt(revision: number): number | undefined;
 }
 
-function modelOf(config: EngineConfig): Model {
-  if (config.model) return config.model;
-  if (config.schemaText !== undefined) return compileSchema(config.schemaText);
-  return compileRoleModel(config.environment ?? "stage");
+/** The schema to evaluate, and the identity of the role configuration it came from (if any). */
+function modelOf(config: EngineConfig): { model: Model; identity?: ConfigIdentity } {
+  if (config.model) return { model: config.model };
+  if (config.schemaText !== undefined) return { model: compileSchema(config.schemaText) };
+  if (config.roleConfigDir) {
+    const loaded = loadConfigDirectory(config.roleConfigDir);
+    return { model: roleConfigModel(loaded), identity: loaded.identity };
+  }
+  return { model: compileRoleModel(config.environment ?? "stage") };
 }
 
 function inventoryService(ctx: EngineContext, resolved: ResolvedConfig, deps: CallDeps): UntypedServiceImplementation {
@@ -62,7 +67,7 @@ function inventoryService(ctx: EngineContext, resolved: ResolvedConfig, deps: Ca
   };
 }
 
-function metricsServer(metrics: EngineMetrics, readiness: Readiness, logger: Logger): HttpServer {
+function metricsServer(metrics: EngineMetrics, readiness: Readiness, logger: Logger, identity: () => ConfigIdentity | undefined): HttpServer {
   return createHttpServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0];
     if (request.method !== "GET") {
@@ -75,6 +80,11 @@ function metricsServer(metrics: EngineMetrics, readiness: Readiness, logger: Log
           response.writeHead(500).end();
         },
       );
+    } else if (path === "/role-config") {
+      const active = identity();
+      response
+        .writeHead(active ? 200 : 404, { "content-type": "application/json" })
+        .end(JSON.stringify(active ? { hash: active.hash, dir: active.dir, loaded_at: active.loadedAt.toISOString() } : { detail: "The engine runs on a schema given directly, not on a role-configuration directory." }));
     } else if (path === "/livez") {
       response.writeHead(200, { "content-type": "text/plain" }).end("OK");
     } else if (path === "/readyz") {
@@ -99,19 +109,39 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
   let endWatches: () => void = () => {};
   let stopping = false;
   let state: "new" | "starting" | "started" | "stopped" = "new";
+  let activeIdentity: ConfigIdentity | undefined;
 
   const readiness: Readiness = { ready: () => !stopping && graph !== null && graph.ready };
 
   async function start(): Promise<{ port: number; metricsPort: number }> {
     if (state !== "new") throw new EngineError("invalid-config", "The engine server can be started once.");
     state = "starting";
-    const model = modelOf(config);
     const store = config.store ?? (ownedStore = await openStore({ domain: resolved.domain, ...config.storeConfig }));
+    // Once a reload has recorded the active role configuration, it is the schema (not the files,
+    // which may hold a change the reload refused) unless the schema was given directly.
+    const recorded = config.model || config.schemaText !== undefined ? undefined : await store.roleConfig.active();
+    const { model, identity } = recorded ? { model: compileSchema(recorded.schemaZed), identity: { hash: recorded.hash, dir: recorded.dir, loadedAt: recorded.loadedAt } } : modelOf(config);
+    activeIdentity = identity;
+    if (identity) {
+      metrics.roleConfigInfo.set({ hash: identity.hash, dir: identity.dir }, 1);
+      metrics.roleConfigLoaded.set(identity.loadedAt.getTime() / 1000);
+    }
     const source = storeGraphSource(store);
     graph = new EngineGraph({
       model,
       source,
       logger,
+      onModelReplaced: (next) => {
+        ctx.model = next;
+        ctx.lookupCache = new LookupCache();
+        void store.roleConfig.active().then((active) => {
+          if (!active) return;
+          activeIdentity = { hash: active.hash, dir: active.dir, loadedAt: active.loadedAt };
+          metrics.roleConfigInfo.reset();
+          metrics.roleConfigInfo.set({ hash: active.hash, dir: active.dir }, 1);
+          metrics.roleConfigLoaded.set(active.loadedAt.getTime() / 1000);
+        }, (error: unknown) => logger.warn({ err: error }, "could not read the active role configuration's identity"));
+      },
       onApplied: (batch) => {
         // committed_at is the database's clock, "now" is ours: the same host clock when Postgres
         // runs on this machine; across machines the figure includes their skew (NTP keeps it to
@@ -171,7 +201,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       server.bindAsync(`${resolved.host}:${resolved.port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound))),
     );
 
-    const http = (httpServer = metricsServer(metrics, readiness, logger));
+    const http = (httpServer = metricsServer(metrics, readiness, logger, () => activeIdentity));
     const metricsPort = await new Promise<number>((resolve, reject) => {
       http.once("error", reject);
       http.listen(resolved.metricsPort, resolved.host, () => resolve((http.address() as AddressInfo).port));

@@ -1,9 +1,10 @@
 // The engine's environment variables: one zod schema (see @gatehouse/config), read by main.ts and
 // rendered into the README table and .env.example.
-import { defineConfig, processSettings, setting, storeSettings } from "@gatehouse/config";
+import { defineConfig, processSettings, roleConfigSettings, setting, storeSettings } from "@gatehouse/config";
 
 export const engineSettings = defineConfig("authz-engine", {
   ...storeSettings,
+  ...roleConfigSettings,
   AUTHZ_GRPC_PORT: setting.port("gRPC port", 9091),
   AUTHZ_METRICS_PORT: setting.port("HTTP port of `/metrics`, `/livez`, `/readyz`", 9092),
   AUTHN_MODE: setting.custom<"unauthenticated" | "oidc" | undefined>(

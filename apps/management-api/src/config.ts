@@ -1,5 +1,5 @@
 import { parseSystemUsers, type SystemUsers } from "@gatehouse/auth";
-import { ConfigError, defineConfig, oidcSettings, processSettings, setting, storeSettings } from "@gatehouse/config";
+import { ConfigError, defineConfig, oidcSettings, processSettings, roleConfigSettings, setting, storeSettings } from "@gatehouse/config";
 
 /** Everything `buildServer` needs; `configFromEnv` fills it from the environment. */
 export interface ManagementApiConfig {
@@ -13,6 +13,8 @@ export interface ManagementApiConfig {
   domain: string;
   /** Role configuration environment (`stage` or `prod`). */
   env: "stage" | "prod";
+  /** A role-configuration directory (`configs/<env>` of an rbac-config checkout); default: the built-in `env`. */
+  roleConfigDir?: string;
   /** Accept `x-rh-identity` as proof of identity (behind a trusted gateway, or locally). */
   trustIdentityHeader: boolean;
   oidc?: { issuerUrl: string; audience?: string; clientId?: string; skipClientIdCheck?: boolean; insecure?: boolean };
@@ -56,6 +58,7 @@ export const managementSettings = defineConfig("management-api", {
   PORT: setting.port("HTTP port", DEFAULT_CONFIG.port),
   HOST: setting.string("listen address", { default: DEFAULT_CONFIG.host }),
   ...storeSettings,
+  ...roleConfigSettings,
   TRUST_IDENTITY_HEADER: setting.bool("accept `x-rh-identity` (behind a trusted gateway, or locally)", DEFAULT_CONFIG.trustIdentityHeader),
   ...oidcSettings,
   SYSTEM_USERS: setting.custom("JSON `{\"<sub>\": {\"admin\": bool, \"is_service_account\": bool, \"allow_any_org\": bool}}`", DEFAULT_CONFIG.systemUsers, "{}", (value) =>
@@ -80,6 +83,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementA
     ...(v.GATEHOUSE_DATA_DIR ? { dataDir: v.GATEHOUSE_DATA_DIR } : {}),
     domain: v.GATEHOUSE_DOMAIN,
     env: v.GATEHOUSE_ENV,
+    ...(v.GATEHOUSE_ROLE_CONFIG ? { roleConfigDir: v.GATEHOUSE_ROLE_CONFIG } : {}),
     trustIdentityHeader: v.TRUST_IDENTITY_HEADER,
     ...(v.OIDC_ISSUER_URL
       ? {

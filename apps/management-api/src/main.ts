@@ -13,6 +13,10 @@ try {
 }
 const server = buildServer(config);
 await server.start();
+// SIGHUP: reload the role configuration (a refused or invalid one is logged; nothing changes).
+process.on("SIGHUP", () => {
+  server.reloadRoleConfiguration().catch((error: unknown) => console.error(`role configuration reload failed: ${error instanceof Error ? error.message : String(error)}`));
+});
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     server.stop().then(

@@ -1,11 +1,13 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createOidcVerifier } from "@gatehouse/auth";
+import { parseSchema } from "@gatehouse/evaluator";
 import { openStore, type Store } from "@gatehouse/store";
 import { createLogger, createMetrics, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import express, { type Express } from "express";
 import { Authorizer } from "./authz/authorizer.js";
 import { loadRoleConfiguration, type RoleConfiguration } from "./authz/role-config.js";
+import { applyRoleConfiguration, describeElement, type ReloadResult } from "./authz/reload.js";
 import type { Services } from "./commands/services.js";
 import { DEFAULT_CONFIG, type ManagementApiConfig } from "./config.js";
 import { problemMiddleware } from "./http/errors.js";
@@ -41,6 +43,8 @@ export interface BuildServerOptions {
 export interface ManagementApiServer {
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
+  /** Reloads the role configuration (SIGHUP and `POST /role-config/reload` call this). */
+  reloadRoleConfiguration(): Promise<ReloadResult>;
   readonly app: Express;
 }
 
@@ -71,6 +75,49 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   });
   app.get("/metrics", (_req, res, next) => {
     metrics.render().then((text) => res.type(metricsContentType).send(text), next);
+  });
+  // Which role configuration is active (also the gatehouse_management_role_config_info metric).
+  let activeConfig: RoleConfiguration | null = null;
+  const configInfo = metrics.gauge("role_config_info", "1 for the active role configuration: its content hash and directory.", ["hash", "dir"]);
+  const configLoaded = metrics.gauge("role_config_loaded_timestamp_seconds", "When the active role configuration was loaded (Unix seconds).");
+  function publishIdentity(config: RoleConfiguration): void {
+    activeConfig = config;
+    configInfo.reset();
+    configInfo.set({ hash: config.identity.hash, dir: config.identity.dir }, 1);
+    configLoaded.set(config.identity.loadedAt.getTime() / 1000);
+  }
+  app.get("/role-config", (_req, res) => {
+    if (!activeConfig) {
+      res.status(503).json({ status: "starting" });
+      return;
+    }
+    const { hash, dir, loadedAt } = activeConfig.identity;
+    res.json({ hash, dir, loaded_at: loadedAt.toISOString(), system_roles: activeConfig.systemRoles.length });
+  });
+  // Reload: the same directory (or built-in environment), checked and applied atomically; one at a time.
+  let reloading: Promise<ReloadResult> | null = null;
+  async function reloadRoleConfiguration(): Promise<ReloadResult> {
+    if (!services || !activeConfig) throw new ApiError(503, [{ message: "The service is starting.", field: "detail" }], { headers: { "retry-after": "1" } });
+    const running = activeConfig;
+    const current = services;
+    const started = performance.now();
+    const next = await loadRoleConfiguration(config.env, config.roleConfigDir);
+    const result = await applyRoleConfiguration(current.store, running, next);
+    await current.authz.replaceModel(next.model);
+    current.catalogue = next.catalogue;
+    publishIdentity(next);
+    logger.info({ hash: result.hash, revision: result.revision, added: result.diff.added.length, removed: result.diff.removed.length, seeding: result.seeding, ms: Math.round(performance.now() - started) }, "role configuration reloaded");
+    return result;
+  }
+  const reload = (): Promise<ReloadResult> => {
+    reloading ??= reloadRoleConfiguration().finally(() => (reloading = null));
+    return reloading;
+  };
+  app.post("/role-config/reload", (_req, res, next) => {
+    reload().then(
+      (r) => res.setHeader("x-gatehouse-consistency-token", services!.store.tokens.encode(r.revision)).json({ hash: r.hash, dir: r.dir, loaded_at: r.loadedAt.toISOString(), revision: r.revision, added: r.diff.added.map(describeElement), removed: r.diff.removed.map(describeElement), seeding: r.seeding }),
+      next,
+    );
   });
   app.get(`${API_V2_PREFIX}/openapi.json`, (_req, res) => {
     res.json(buildOpenApiDocument());
@@ -109,8 +156,21 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
         domain: config.domain,
         workspaceDepthLimit: config.workspaceMaxDepth,
       }));
-    const roleConfiguration = options.roleConfiguration ?? (await loadRoleConfiguration(config.env));
-    if (roleConfiguration.systemRoles.length > 0) await store.roles.seedSystemRoles(roleConfiguration.systemRoles);
+    const roleConfiguration = options.roleConfiguration ?? (await loadRoleConfiguration(config.env, config.roleConfigDir));
+    // Starting on other files than the recorded active configuration is a reload: the same checks
+    // (a removal still in use refuses to start), the same single transaction.
+    const recorded = await store.roleConfig.active();
+    if (recorded && recorded.hash !== roleConfiguration.identity.hash) {
+      const applied = await applyRoleConfiguration(store, { schemaAst: parseSchema(recorded.schemaZed) }, roleConfiguration);
+      logger.info({ hash: applied.hash, previous: recorded.hash, seeding: applied.seeding }, "role configuration changed since the last run; applied");
+    } else if (roleConfiguration.systemRoles.length > 0) {
+      const { value: seeded } = await store.roles.seedSystemRoles(roleConfiguration.systemRoles);
+      logger.info(
+        { created: seeded.created.length, updated: seeded.updated, unchanged: seeded.unchanged.length, unconfigured: seeded.unconfigured },
+        "system roles seeded",
+      );
+    }
+    publishIdentity(roleConfiguration);
     const authz = new Authorizer(store, roleConfiguration.model, logger);
     await authz.start();
     services = { store, authz, catalogue: roleConfiguration.catalogue, config };
@@ -168,5 +228,6 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
       }
     },
     stop: stopAll,
+    reloadRoleConfiguration: reload,
   };
 }

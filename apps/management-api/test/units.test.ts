@@ -63,6 +63,11 @@ describe("configuration from the environment", () => {
     expect(() => configFromEnv({ TRUST_IDENTITY_HEADER: "maybe" })).toThrow(/TRUST_IDENTITY_HEADER/);
     expect(() => configFromEnv({ SYSTEM_USERS: "{" })).toThrow(/SYSTEM_USERS/);
   });
+
+  it("GATEHOUSE_ROLE_CONFIG names a role-configuration directory; unset keeps the built-in one", () => {
+    expect(configFromEnv({ GATEHOUSE_ROLE_CONFIG: "/srv/rbac-config/configs/prod" }).roleConfigDir).toBe("/srv/rbac-config/configs/prod");
+    expect(configFromEnv({}).roleConfigDir).toBeUndefined();
+  });
 });
 
 describe("store error mapping", () => {

@@ -10,6 +10,14 @@ export const storeSettings = {
   GATEHOUSE_ENV: setting.oneOf("role configuration environment", ["stage", "prod"], "stage"),
 };
 
+/** The role-configuration directory the services run on (management API, engine, `start`). */
+export const roleConfigSettings = {
+  GATEHOUSE_ROLE_CONFIG: setting.string(
+    "a role-configuration directory in the rbac-config layout (`<checkout>/configs/stage`): its schema, permissions and roles are used; `start` then seeds no demo organisation unless `GATEHOUSE_SEED_DEMO=true`",
+    { unset: "the built-in `GATEHOUSE_ENV` configuration" },
+  ),
+};
+
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 /** Logging and lifecycle. */

@@ -22,7 +22,7 @@ export {
   bindingTuples,
   tupleKey,
 } from "./relationships.js";
-export { WORKSPACE_TYPES } from "./types.js";
+export { WORKSPACE_TYPES, ROLE_CONFIG_CHANGE } from "./types.js";
 export type {
   Relationship,
   Revision,
@@ -46,6 +46,11 @@ export type {
   RoleListQuery,
   RoleRepository,
   SystemRoleDefinition,
+  SeedReport,
+  ActiveRoleConfig,
+  SchemaElement,
+  RoleConfigRepository,
+  SeedOptions,
   BindingResource,
   BindingResourceType,
   BindingSubject,

@@ -204,6 +204,25 @@ CREATE INDEX gh_pending_placements_workspace ON gh_pending_placements (workspace
 ALTER TABLE gh_roles ADD COLUMN v1_access jsonb;
 `,
   },
+  {
+    version: 6,
+    name: "seeded role versions, active role configuration",
+    sql: `
+-- The role configuration's version of a seeded role; seeding rewrites a role only for a higher one.
+-- Existing rows start at 0, so the first versioned seeding refreshes them once.
+ALTER TABLE gh_roles ADD COLUMN version integer NOT NULL DEFAULT 0;
+
+-- The role configuration every service runs on (one row). A reload writes it in the same
+-- transaction as the role seeding it implies; its change-feed entry tells followers to switch.
+CREATE TABLE gh_role_config (
+  id boolean PRIMARY KEY DEFAULT true CHECK (id),
+  hash text NOT NULL,
+  dir text NOT NULL,
+  loaded_at timestamptz NOT NULL,
+  schema_zed text NOT NULL
+);
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

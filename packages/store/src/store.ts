@@ -18,6 +18,7 @@ import { principalRepository } from "./repos/principals.js";
 import { relationshipRepository } from "./repos/relationships.js";
 import { roleBindingRepository } from "./repos/role-bindings.js";
 import { roleRepository } from "./repos/roles.js";
+import { roleConfigRepository } from "./repos/role-config.js";
 import { tenantRepository } from "./repos/tenants.js";
 import { v1Repository } from "./repos/v1.js";
 import { workspaceRepository } from "./repos/workspaces.js";
@@ -57,6 +58,7 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
       tenants: tenantRepository(ctx),
       workspaces: workspaceRepository(ctx),
       roles: roleRepository(ctx),
+      roleConfig: roleConfigRepository(ctx),
       roleBindings: roleBindingRepository(ctx),
       groups: groupRepository(ctx),
       principals: principalRepository(ctx),

@@ -175,7 +175,58 @@ export interface SystemRoleDefinition {
   access: { permission: string }[];
   /** Level the role needs (highest level among its permissions); default `default`. */
   scope?: RoleScope;
+  /** The configuration's version of the role (default 1): a stored role is rewritten only when this is higher. */
+  version?: number;
 }
+
+/** What one seeding run did (insights-rbac's rules: create missing, update on a higher version, leave the rest). */
+export interface SeedReport {
+  /** Every configured role as stored after the run, in the order given. */
+  roles: Role[];
+  created: string[];
+  updated: Array<{ name: string; from: number; to: number }>;
+  /** Configured with the stored version (or a lower one): not written. */
+  unchanged: string[];
+  /** Seeded earlier but no longer configured: kept (bindings may use them), as insights-rbac does. */
+  unconfigured: string[];
+  /** False when the run wrote nothing (no new revision). */
+  changed: boolean;
+}
+
+export interface SeedOptions {
+  /** Called after each configured role is handled. */
+  onProgress?: (done: number, total: number, name: string, action: "created" | "updated" | "unchanged") => void;
+  /**
+   * Makes this configuration the active one in the same transaction (a reload): the run always
+   * takes a revision, and its change-feed entry has kind `role_config`, so every follower switches
+   * schema exactly at that revision.
+   */
+  activate?: ActiveRoleConfig;
+}
+
+/** The role configuration every service runs on. */
+export interface ActiveRoleConfig {
+  hash: string;
+  dir: string;
+  loadedAt: Date;
+  schemaZed: string;
+}
+
+/** A schema element a configuration change would remove; `relation` is the stored name (`t_...`). */
+export type SchemaElement =
+  | { kind: "type"; type: string }
+  | { kind: "relation"; type: string; name: string }
+  | { kind: "permission"; type: string; name: string };
+
+export interface RoleConfigRepository {
+  /** The active configuration, once a reload has recorded one. */
+  active(): Promise<ActiveRoleConfig | undefined>;
+  /** Those of `elements` that stored relationships (of any tenant) still use. */
+  inUse(elements: SchemaElement[]): Promise<SchemaElement[]>;
+}
+
+/** Change-feed kind of a reload's commit. */
+export const ROLE_CONFIG_CHANGE = "role_config";
 
 export interface RoleInput {
   name: string;
@@ -203,7 +254,8 @@ export interface RoleRepository {
    * recomputes the children of the six platform parent roles from the `platform_default` /
    * `admin_default` flags and scopes. Seeded roles absent from `roles` are deleted.
    */
-  seedSystemRoles(roles: SystemRoleDefinition[]): Promise<Written<Role[]>>;
+  /** One transaction; idempotent (a re-run with the same versions writes nothing); custom roles are never touched. */
+  seedSystemRoles(roles: SystemRoleDefinition[], options?: SeedOptions): Promise<Written<SeedReport>>;
   create(orgId: string, input: RoleInput): Promise<Written<Role>>;
   /** Full replacement; custom roles of the tenant only (`system-role-immutable`). */
   update(orgId: string, id: string, input: RoleInput): Promise<Written<Role>>;
@@ -611,6 +663,8 @@ export interface Store {
   readonly tenants: TenantRepository;
   readonly workspaces: WorkspaceRepository;
   readonly roles: RoleRepository;
+  /** The active role configuration (reloads) and what stored relationships use. */
+  readonly roleConfig: RoleConfigRepository;
   readonly roleBindings: RoleBindingRepository;
   readonly groups: GroupRepository;
   readonly principals: PrincipalRepository;

@@ -5,6 +5,7 @@ function batchOf(change: Change): ChangeBatch {
   return {
     revision: change.revision,
     committed: change.committed,
+    kind: change.kind,
     changes: [
       ...change.deleted.map((relationship) => ({ op: "remove" as const, relationship })),
       ...change.touched.map((relationship) => ({ op: "add" as const, relationship })),
@@ -30,6 +31,7 @@ export function storeGraphSource(store: Store): GraphSource {
       );
     },
     headRevision: () => store.feed.headRevision(),
+    activeSchema: async () => (await store.roleConfig.active())?.schemaZed,
     encodeToken: (revision) => store.tokens.encode(revision),
     decodeToken: (token) => store.tokens.decode(token),
   };

@@ -44,7 +44,7 @@ export function registerMigrate(program: Command): void {
     .option("--database-url <url>", "Postgres URL (default: embedded PGlite, see --data-dir)")
     .option("--data-dir <dir>", "PGlite data directory (default: in-memory)")
     .option("--asset-types <file>", "asset types JSON (default: the bundled asset types)")
-    .option("--seed-system-roles", "first make the export's system roles the store's seeded roles (replaces the seeded set)")
+    .option("--seed-system-roles", "first seed the export's system roles (created, or rewritten when their version is higher)")
     .option("--dry-run", "validate and print the plan without writing")
     .option("--json", "print the plan or the result as JSON")
     .action(async (opts: MigrateOptions) => {

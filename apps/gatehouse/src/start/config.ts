@@ -1,5 +1,5 @@
 import path from "node:path";
-import { ConfigError, defineConfig, setting, storeSettings } from "@gatehouse/config";
+import { ConfigError, defineConfig, roleConfigSettings, setting, storeSettings } from "@gatehouse/config";
 
 /** Settings of the all-in-one local server, from flags and the environment. */
 export interface StartConfig {
@@ -16,6 +16,8 @@ export interface StartConfig {
   metricsPort: number;
   domain: string;
   env: "stage" | "prod";
+  /** A role-configuration directory (`configs/<env>` of an rbac-config checkout) instead of the built-in `env`. */
+  roleConfigDir?: string;
   seedDemo: boolean;
 }
 
@@ -40,6 +42,7 @@ export interface StartFlags {
   metricsPort?: string;
   host?: string;
   seed?: boolean;
+  roleConfig?: string;
 }
 
 /** The all-in-one server's environment variables (flags take precedence over them). */
@@ -54,6 +57,7 @@ export const startSettings = defineConfig("start", {
   METRICS_PORT: setting.port("authz-engine metrics port", 9092),
   GATEHOUSE_DOMAIN: storeSettings.GATEHOUSE_DOMAIN,
   GATEHOUSE_ENV: storeSettings.GATEHOUSE_ENV,
+  ...roleConfigSettings,
   GATEHOUSE_SEED_DEMO: setting.bool("seed the demo organisation on first start", true),
 });
 
@@ -65,6 +69,8 @@ export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv = p
     if (error instanceof ConfigError) throw new StartConfigError(error.message);
     throw error;
   }
+  const roleConfigSetting = flags.roleConfig ?? v.GATEHOUSE_ROLE_CONFIG;
+  const roleConfigDir = roleConfigSetting ? path.resolve(roleConfigSetting) : undefined;
   return {
     ...(v.DATABASE_URL ? { databaseUrl: v.DATABASE_URL } : {}),
     ...(v.REDIS_URL ? { redisUrl: v.REDIS_URL } : {}),
@@ -76,6 +82,8 @@ export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv = p
     metricsPort: port(flags.metricsPort, v.METRICS_PORT, "the engine metrics port"),
     domain: v.GATEHOUSE_DOMAIN,
     env: v.GATEHOUSE_ENV,
-    seedDemo: flags.seed ?? v.GATEHOUSE_SEED_DEMO,
+    ...(roleConfigDir ? { roleConfigDir } : {}),
+    // The demo binds Gatehouse's own roles, which another configuration need not have.
+    seedDemo: flags.seed === false ? false : env["GATEHOUSE_SEED_DEMO"] ? v.GATEHOUSE_SEED_DEMO : !roleConfigDir,
   };
 }
