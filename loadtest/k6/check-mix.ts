@@ -19,10 +19,10 @@ export const options: Options = {
   scenarios: {
     checkMix: {
       executor: "constant-arrival-rate",
-      rate: env.smoke ? s.smokeRate : s.rate,
+      rate: env.rate ?? (env.smoke ? s.smokeRate : s.rate),
       timeUnit: "1s",
-      duration: env.smoke ? s.smokeDuration : s.duration,
-      preAllocatedVUs: s.preAllocatedVUs,
+      duration: env.duration ?? (env.smoke ? s.smokeDuration : s.duration),
+      preAllocatedVUs: env.vus ?? s.preAllocatedVUs,
     },
   },
   thresholds: thresholdsOf("check_mix_duration", s.thresholds, "check_mix_errors", s.thresholds.errorRate),

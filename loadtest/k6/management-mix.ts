@@ -18,7 +18,7 @@ const latency = new Trend("management_duration", true);
 const errors = new Rate("management_errors");
 
 export const options: Options = {
-  scenarios: { management: { executor: "constant-vus", vus: s.concurrency, duration: env.smoke ? s.smokeDuration : s.duration } },
+  scenarios: { management: { executor: "constant-vus", vus: env.vus ?? s.concurrency, duration: env.duration ?? (env.smoke ? s.smokeDuration : s.duration) } },
   thresholds: thresholdsOf("management_duration", s.thresholds, "management_errors", s.thresholds.errorRate),
 };
 

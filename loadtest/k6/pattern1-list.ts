@@ -31,7 +31,7 @@ if (only !== "check") {
 }
 if (only !== "checkbulk") {
   const startTime = only === "check" ? "0s" : (__ENV["CHECK_START"] ?? (env.smoke ? "10s" : "2m"));
-  scenarios["perHostCheck"] = { executor: "shared-iterations", vus: single.concurrency, iterations: sample, exec: "perHostCheck", startTime, maxDuration: "30m" };
+  scenarios["perHostCheck"] = { executor: "shared-iterations", vus: env.vus ?? single.concurrency, iterations: sample, exec: "perHostCheck", startTime, maxDuration: "30m" };
 }
 
 export const options: Options = { scenarios, thresholds: { pattern1_errors: ["rate<=0"] } };
@@ -57,7 +57,7 @@ export function checkBulkPass(): void {
 /** One Check per sampled host, spread evenly over the host range. */
 export function perHostCheck(): void {
   countingErrors(errors, () => {
-    const i = (__ITER * single.concurrency + (__VU - 1)) % sample;
+    const i = (__ITER * (env.vus ?? single.concurrency) + (__VU - 1)) % sample;
     const h = Math.floor((i * scale.hosts) / sample);
     const t0 = Date.now();
     const res = inventory().invoke(METHOD("Check"), checkRequest(hostId(h), file.relations.contingent, subject), grpcParams());

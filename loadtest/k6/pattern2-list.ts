@@ -41,7 +41,7 @@ const visibleHosts = new Trend("pattern2_visible_hosts");
 const errors = new Rate("pattern2_errors");
 
 export const options: Options = {
-  scenarios: { pattern2: { executor: "constant-vus", vus: s.concurrency, duration: env.smoke ? s.smokeDuration : durationText } },
+  scenarios: { pattern2: { executor: "constant-vus", vus: env.vus ?? s.concurrency, duration: env.duration ?? (env.smoke ? s.smokeDuration : durationText) } },
   thresholds: thresholdsOf("pattern2_duration", s.thresholds, "pattern2_errors", s.thresholds.errorRate),
 };
 
