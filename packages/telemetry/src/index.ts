@@ -1,4 +1,5 @@
-// Public entry of @gatehouse/telemetry: structured logs (pino) and Prometheus metrics (prom-client).
+// Public entry of @gatehouse/telemetry: structured logs (pino), Prometheus metrics (prom-client) and the
+// benchmarks' percentile.
 export { createLogger, createSilentLogger } from "./logger.js";
 export type { Logger, LoggerConfig } from "./logger.js";
 export {
@@ -11,3 +12,4 @@ export {
   Registry,
 } from "./metrics.js";
 export type { Metrics, MetricsOptions } from "./metrics.js";
+export { ascending, percentile } from "./percentile.js";
