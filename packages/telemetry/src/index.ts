@@ -1,4 +1,5 @@
-// Public entry of @gatehouse/telemetry: structured logs (pino) and Prometheus metrics (prom-client).
+// Public entry of @gatehouse/telemetry: structured logs (pino), Prometheus metrics (prom-client) and the
+// benchmarks' percentile.
 export { createLogger, createSilentLogger } from "./logger.js";
 export type { Logger, LoggerConfig } from "./logger.js";
 export {
@@ -14,3 +15,4 @@ export {
 export type { Metrics, MetricsOptions } from "./metrics.js";
 export { httpRequestLogger, requestIdOf, REQUEST_ID_HEADER, INSIGHTS_REQUEST_ID_HEADER } from "./request-id.js";
 export { drainHttpServer } from "./drain.js";
+export { ascending, percentile } from "./percentile.js";
