@@ -13,6 +13,7 @@ import { DEFAULT_CONFIG, type ManagementApiConfig } from "./config.js";
 import { problemMiddleware } from "./http/errors.js";
 import { identityMiddleware } from "./http/identity.js";
 import { readCache } from "./http/read-cache.js";
+import { isLoopbackAddress } from "./http/loopback.js";
 import { ApiError } from "./http/problem.js";
 import { requestLogging } from "./http/request-log.js";
 import { rejectNulBytes, requireJsonBody } from "./http/validate.js";
@@ -113,7 +114,11 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     reloading ??= reloadRoleConfiguration().finally(() => (reloading = null));
     return reloading;
   };
-  app.post("/role-config/reload", (_req, res, next) => {
+  app.post("/role-config/reload", (req, res, next) => {
+    if (!isLoopbackAddress(req.socket.remoteAddress)) {
+      next(new ApiError(403, [{ message: "The role configuration can be reloaded from the local host only (or by SIGHUP).", field: "detail" }]));
+      return;
+    }
     reload().then(
       (r) => res.setHeader("x-gatehouse-consistency-token", services!.store.tokens.encode(r.revision)).json({ hash: r.hash, dir: r.dir, loaded_at: r.loadedAt.toISOString(), revision: r.revision, added: r.diff.added.map(describeElement), removed: r.diff.removed.map(describeElement), seeding: r.seeding }),
       next,
