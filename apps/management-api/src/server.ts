@@ -11,6 +11,7 @@ import { DEFAULT_CONFIG, type ManagementApiConfig } from "./config.js";
 import { problemMiddleware } from "./http/errors.js";
 import { identityMiddleware } from "./http/identity.js";
 import { readCache } from "./http/read-cache.js";
+import { v2MethodNotAllowed } from "./http/method-not-allowed.js";
 import { ApiError } from "./http/problem.js";
 import { requestLogging } from "./http/request-log.js";
 import { rejectNulBytes, requireJsonBody } from "./http/validate.js";
@@ -111,7 +112,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
       ...(config.oidc ? { verifier: createOidcVerifier(config.oidc) } : {}),
     });
     if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
-    v2.use(workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services));
+    v2.use(v2MethodNotAllowed, workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services));
     v1.use(groupRoutes(services), principalRoutes(services));
     const listening = app.listen(config.port, config.host);
     server = listening;

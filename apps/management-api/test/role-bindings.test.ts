@@ -49,7 +49,7 @@ describe("role bindings", () => {
     const directOnly = await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${child}&role_id=${roleId}&exclude_sources=indirect`, { as: admin });
     expect(directOnly.body.data).toHaveLength(0);
     const withGroup = await app.request("GET", `${V2}/role-bindings/?subject_type=group&subject_id=${groupId}&fields=subject(id,group.name)`, { as: admin });
-    expect(withGroup.body.data[0].subject).toEqual({ id: groupId, group: { name: "Readers" } });
+    expect(withGroup.body.data[0].subject).toEqual({ id: groupId, type: "group", group: { name: "Readers" } });
   });
 
   it("is all-or-nothing when one request is bad", async () => {

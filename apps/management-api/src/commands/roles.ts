@@ -19,13 +19,23 @@ export interface RoleRecord {
   org_id: string | null;
 }
 
-export function roleRecord(role: Role): RoleRecord {
+/**
+ * Permissions come back in the order the caller wrote them (create/update answers) and
+ * alphabetically otherwise, as insights-rbac orders them.
+ */
+function orderedPermissions(permissions: string[], inputOrder?: string[]): string[] {
+  if (!inputOrder) return [...permissions].sort();
+  const rank = new Map(inputOrder.map((p, i) => [p, i] as const));
+  return [...permissions].sort((a, b) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export function roleRecord(role: Role, inputOrder?: string[]): RoleRecord {
   return {
     id: role.id,
     name: role.name,
     description: role.description,
     permissions_count: role.permissions.length,
-    permissions: role.permissions.map((p) => {
+    permissions: orderedPermissions(role.permissions, inputOrder).map((p) => {
       const [application = "", resource_type = "", operation = ""] = p.split(":");
       return { application, resource_type, operation };
     }),
@@ -85,7 +95,7 @@ export async function listRoles(
     ...(scope ? { scope } : {}),
     ...(orderBy ? { orderBy } : {}),
   });
-  return { count: result.count, data: result.data.map(roleRecord) };
+  return { count: result.count, data: result.data.map((role) => roleRecord(role)) };
 }
 
 async function loadVisibleRole(services: Services, ctx: RequestContext, id: string): Promise<Role> {
@@ -139,10 +149,10 @@ export async function createRole(services: Services, ctx: RequestContext, input:
   await requireOnTenant(services, ctx, "rbac_roles_write");
   const { permissions, scope } = await validateRoleWrite(services, ctx, input);
   const written = await services.store.roles
-    .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null, permissions, scope })
+    .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? "", permissions, scope })
     .catch(duplicateName(input.name));
   await settled(services, written);
-  return { ...written, value: roleRecord(written.value) };
+  return { ...written, value: roleRecord(written.value, permissions) };
 }
 
 export async function updateRole(services: Services, ctx: RequestContext, id: string, input: RoleWrite): Promise<Written<RoleRecord>> {
@@ -151,10 +161,10 @@ export async function updateRole(services: Services, ctx: RequestContext, id: st
   if (existing.kind !== "custom") throw badRequest("System roles may not be updated.");
   const { permissions, scope } = await validateRoleWrite(services, ctx, input, id);
   const written = await services.store.roles
-    .update(ctx.tenant.orgId, id, { name: input.name, description: input.description ?? null, permissions, scope })
+    .update(ctx.tenant.orgId, id, { name: input.name, description: input.description ?? "", permissions, scope })
     .catch(duplicateName(input.name));
   await settled(services, written);
-  return { ...written, value: roleRecord(written.value) };
+  return { ...written, value: roleRecord(written.value, permissions) };
 }
 
 export async function batchDeleteRoles(services: Services, ctx: RequestContext, ids: string[]): Promise<Written<{ ids: string[] }>> {

@@ -1,15 +1,15 @@
 import { z } from "zod";
 import type { FieldShape } from "../http/field-mask.js";
-import { cursorPageSchema, cursorParam, limitParam, queryString, uuid } from "./common.js";
+import { cursorPageSchema, cursorParam, limitParam, queryString, UUID_PATTERN, uuid } from "./common.js";
 
 export const resourceRef = z.strictObject({
   id: z.string().trim().min(1, "This field may not be blank.").max(256),
   type: z.enum(["workspace", "tenant"], { error: "Must be 'workspace' or 'tenant'." }),
 });
-/** Groups are named by UUID, users by their external user id. */
+/** Groups by their UUID, users by their principal's UUID (as insights-rbac names them). */
 export const subjectRef = z.strictObject({
-  id: z.string().trim().min(1, "This field may not be blank.").max(256),
-  type: z.enum(["group", "user"], { error: "Must be 'group' or 'user'." }),
+  id: z.string().regex(UUID_PATTERN, "Must be a valid UUID.").transform((value) => value.toLowerCase()).meta({ format: "uuid" }),
+  type: z.enum(["group", "user"], { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }),
 });
 
 export const batchCreateBody = z
@@ -91,6 +91,9 @@ export const bySubjectListQuery = z.object({
   exclude_sources: z.enum(["none", "indirect", "direct"]).optional(),
   fields: queryString.optional(),
 });
+
+/** `fields` of a batchCreate is a query parameter, as in insights-rbac. */
+export const batchCreateQuery = z.object({ fields: queryString.optional() });
 
 export const bySubjectPutQuery = z.object({
   ...resourceQuery,
