@@ -1,6 +1,7 @@
 import { isStoreError, type Role, type RoleListQuery, type RoleScope, type Written } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { ApiError, badRequest, notFound } from "../http/problem.js";
+import { UUID_PATTERN } from "../schemas/common.js";
 import { requireOnTenant, settled, type Services } from "./services.js";
 
 export interface PermissionRecord {
@@ -70,7 +71,8 @@ async function scopeOfResource(services: Services, ctx: RequestContext, filters:
   }
   if (filters.resourceType !== "workspace") return null;
   if (filters.resourceId === undefined) return undefined;
-  const ws = await services.store.workspaces.get(ctx.tenant.orgId, filters.resourceId.toLowerCase()).catch(() => null);
+  if (!UUID_PATTERN.test(filters.resourceId.trim())) throw badRequest("Enter a valid UUID.", "resource_id");
+  const ws = await services.store.workspaces.get(ctx.tenant.orgId, filters.resourceId.trim().toLowerCase()).catch(() => null);
   if (!ws) return null;
   return ws.type === "root" ? "root" : "default";
 }
@@ -133,14 +135,14 @@ async function validateRoleWrite(services: Services, ctx: RequestContext, input:
   // Custom roles may not take the name of a public (seeded or platform) role.
   const clash = await services.store.roles.list(ctx.tenant.orgId, { name: input.name, kinds: ["seeded", "platform"], limit: -1 });
   if (clash.data.some((role) => role.name.toLowerCase() === input.name.toLowerCase() && role.id !== id)) {
-    throw badRequest(`A system role with the name '${input.name}' already exists.`, "name");
+    throw badRequest(`Role name '${input.name}' conflicts with an existing system role.`, "name");
   }
   return { permissions, scope: [...scopes][0] ?? "default" };
 }
 
 function duplicateName(name: string) {
   return (error: unknown): never => {
-    if (isStoreError(error, "duplicate-name")) throw badRequest(`A role with the name '${name}' already exists.`, "name");
+    if (isStoreError(error, "duplicate-name")) throw badRequest(`A role with name '${name}' already exists for this tenant.`, "name");
     throw error;
   };
 }
