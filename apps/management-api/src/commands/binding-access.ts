@@ -1,6 +1,6 @@
 import { isStoreError, type BindingResource } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
-import { badRequest, forbidden, notFound, workspaceNotFound } from "../http/problem.js";
+import { badRequest, forbidden, notFound } from "../http/problem.js";
 import { UUID_PATTERN } from "../schemas/common.js";
 import { graphReady, isAdmin, type Services } from "./services.js";
 
@@ -35,7 +35,7 @@ export async function checkResource(services: Services, ctx: RequestContext, res
   if (!UUID_PATTERN.test(resource.id)) throw badRequest(`'${resource.id}' is not a valid UUID.`, field);
   const id = resource.id.toLowerCase();
   await services.store.workspaces.get(ctx.tenant.orgId, id).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw workspaceNotFound();
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound(`workspace with id '${resource.id}' not found`);
     throw error;
   });
   return { type: "workspace", id };

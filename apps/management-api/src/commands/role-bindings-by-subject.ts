@@ -25,7 +25,7 @@ export async function listBySubject(
   details: { subject: boolean; resourceName: boolean },
 ): Promise<{ count: number; data: BySubjectRow[] }> {
   const resource = await resolveResource(services, ctx, input);
-  if (!resource) throw badRequest("resource_type and resource_id (or resource.tenant.org_id) are required.", "resource_id");
+  if (!resource) throw badRequest("resource_id is required (or use resource.tenant.org_id).", "resource_id");
   await requireBindingAccess(services, ctx, resource, "view");
   const exclude = input.exclude_sources ?? "none";
   const subjectType = toStoreSubjectType(input.subject_type ?? "group");
@@ -74,7 +74,7 @@ export async function replaceBySubject(
   roleIds: string[],
 ): Promise<Written<{ subject: SubjectView; roles: RoleRef[]; resource: ResourceView }>> {
   const resource = await resolveResource(services, ctx, input);
-  if (!resource) throw badRequest("resource_type and resource_id (or resource.tenant.org_id) are required.", "resource_id");
+  if (!resource) throw badRequest("resource_id is required (or use resource.tenant.org_id).", "resource_id");
   await requireBindingAccess(services, ctx, resource, "grant");
   await requireBindingAccess(services, ctx, resource, "revoke");
   const views = new BindingViews(services, ctx, { subject: false, resourceName: false });

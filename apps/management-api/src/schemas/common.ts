@@ -85,3 +85,21 @@ export function drfList<T extends z.ZodType>(item: T, min: number, max: number) 
     .min(min, `Ensure this field has at least ${min} elements.`)
     .max(max, `Ensure this field has no more than ${max} elements.`);
 }
+
+/** DRF's wording for a list of nested objects (a ListSerializer): size errors go to `<field>.non_field_errors`. */
+export function drfNestedList<T extends z.ZodType>(item: T, min: number, max: number) {
+  return z
+    .array(item, { error: (issue) => (issue.input === undefined ? "This field is required." : issue.input === null ? "This field may not be null." : `Expected a list of items but got type "${pythonType(issue.input)}".`) })
+    .superRefine((items, ctx) => {
+      if (items.length < min) ctx.addIssue({ code: "custom", message: `Ensure this field has at least ${min} elements.`, path: ["non_field_errors"] });
+      if (items.length > max) ctx.addIssue({ code: "custom", message: `Ensure this field has no more than ${max} elements.`, path: ["non_field_errors"] });
+    })
+    .meta({ minItems: min, maxItems: max });
+}
+
+/** A UUID with DRF's UUIDField wording, lower-cased. */
+export const drfUuid = z
+  .string()
+  .regex(UUID_PATTERN, "Must be a valid UUID.")
+  .transform((value) => value.toLowerCase())
+  .meta({ format: "uuid" });
