@@ -65,8 +65,16 @@ async function subjectFilters(services: Services, ctx: RequestContext, input: Bi
   return userId === null ? null : { grantedToPrincipal: userId };
 }
 
-async function toRows(views: BindingViews, item: RoleBindingListItem, queried: BindingResource | undefined, childrenOf: Map<string, string[]>): Promise<BindingRow[]> {
-  const first = item.subjects.find((s) => s.type === "group") ?? item.subjects[0] ?? { type: "group" as const, id: "" };
+async function toRows(
+  views: BindingViews,
+  item: RoleBindingListItem,
+  queried: BindingResource | undefined,
+  childrenOf: Map<string, string[]>,
+  filtered: BindingSubject | undefined,
+): Promise<BindingRow[]> {
+  // The subject a filter named; otherwise the binding's first group, then its first user.
+  const named = filtered && item.subjects.find((s) => s.type === filtered.type && s.id === filtered.id);
+  const first = named || (item.subjects.find((s) => s.type === "group") ?? item.subjects[0] ?? { type: "group" as const, id: "" });
   const role = await views.role(item.roleId);
   // A binding of a platform (aggregate) role is shown as one row per child role it carries.
   const roleIds = role?.kind === "platform" ? (childrenOf.get(item.roleId) ?? []) : [item.roleId];
@@ -114,7 +122,7 @@ export async function listRoleBindings(
   let items = all.data;
   if (resource && exclude === "direct") items = items.filter((item) => item.source.type !== resource.type || item.source.id !== resource.id);
   const childrenOf = await platformChildren(services, ctx);
-  let rows = (await Promise.all(items.map((item) => toRows(views, item, resource, childrenOf)))).flat();
+  let rows = (await Promise.all(items.map((item) => toRows(views, item, resource, childrenOf, subjects.subject)))).flat();
   if (input.role_id) rows = rows.filter((row) => row.role.id === input.role_id);
   if (input.order_by) rows = sortRows(rows, input.order_by);
   const end = page.limit === -1 ? undefined : page.offset + page.limit;
