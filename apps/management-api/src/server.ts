@@ -14,6 +14,7 @@ import { problemMiddleware } from "./http/errors.js";
 import { identityMiddleware } from "./http/identity.js";
 import { readCache } from "./http/read-cache.js";
 import { isLoopbackAddress } from "./http/loopback.js";
+import { v2MethodNotAllowed } from "./http/method-not-allowed.js";
 import { ApiError } from "./http/problem.js";
 import { requestLogging } from "./http/request-log.js";
 import { rejectNulBytes, requireJsonBody } from "./http/validate.js";
@@ -185,7 +186,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
       ...(config.oidc ? { verifier: createOidcVerifier(config.oidc) } : {}),
     });
     if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
-    v2.use(workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services), accessRoutes(services));
+    v2.use(v2MethodNotAllowed, workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services), accessRoutes(services));
     v1.use(groupRoutes(services), principalRoutes(services), v1Routes(services));
     const listening = app.listen(config.port, config.host);
     server = listening;

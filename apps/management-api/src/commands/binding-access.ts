@@ -1,6 +1,6 @@
-import { isStoreError, type BindingResource, type BindingSubject } from "@gatehouse/store";
+import { isStoreError, type BindingResource } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
-import { ApiError, badRequest, forbidden, notFound, workspaceNotFound } from "../http/problem.js";
+import { badRequest, forbidden, notFound } from "../http/problem.js";
 import { UUID_PATTERN } from "../schemas/common.js";
 import { graphReady, isAdmin, type Services } from "./services.js";
 
@@ -35,7 +35,7 @@ export async function checkResource(services: Services, ctx: RequestContext, res
   if (!UUID_PATTERN.test(resource.id)) throw badRequest(`'${resource.id}' is not a valid UUID.`, field);
   const id = resource.id.toLowerCase();
   await services.store.workspaces.get(ctx.tenant.orgId, id).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw workspaceNotFound();
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound(`workspace with id '${resource.id}' not found`);
     throw error;
   });
   return { type: "workspace", id };
@@ -53,21 +53,3 @@ export async function requireBindingAccess(services: Services, ctx: RequestConte
       : services.authz.check(ctx.principalId, { resourceType: "rbac/tenant", resourceId: ctx.tenant.tenantId, permission: `rbac_role_binding_${action}` });
   if (!allowed) throw forbidden();
 }
-
-export async function requireSubject(services: Services, ctx: RequestContext, subject: BindingSubject, field: string): Promise<BindingSubject> {
-  if (subject.type === "group") {
-    if (!UUID_PATTERN.test(subject.id)) throw badRequest(`'${subject.id}' is not a valid UUID.`, field);
-    const id = subject.id.toLowerCase();
-    await services.store.groups.get(ctx.tenant.orgId, id).catch((error: unknown) => {
-      if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `Group '${id}' not found.`, field }]);
-      throw error;
-    });
-    return { type: "group", id };
-  }
-  await services.store.principals.get(ctx.tenant.orgId, subject.id).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `User '${subject.id}' not found.`, field }]);
-    throw error;
-  });
-  return subject;
-}
-
