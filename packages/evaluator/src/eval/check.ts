@@ -8,6 +8,11 @@ import { resolvePermission, resolveSubject, resolveType } from "./subject.js";
 export interface CheckOptions {
   /** Dispatch depth limit; SpiceDB's default is 50. */
   maxDepth?: number;
+  /**
+   * Evaluation time (ms since the epoch) for expiring relationships; defaults to the clock. Only
+   * read when the graph holds expiring relationships.
+   */
+  now?: number;
 }
 
 /** Does `subject` hold `permission` (a permission or relation name) on `resource`? */
@@ -18,6 +23,7 @@ export function check(
   subject: SubjectRef,
   options?: CheckOptions,
 ): boolean {
+  if (graph.expiring > 0) graph.expire(options?.now ?? Date.now());
   const typeIndex = resolveType(graph, resource.type);
   const slot = resolvePermission(graph, typeIndex, permission);
   const resolved = resolveSubject(graph, subject);

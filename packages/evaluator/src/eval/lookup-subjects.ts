@@ -47,7 +47,9 @@ export function lookupSubjects(
   permission: string,
   subjectType: string,
   subjectRelation?: string,
+  options?: { now?: number },
 ): SubjectsResult {
+  if (graph.expiring > 0) graph.expire(options?.now ?? Date.now());
   const typeIndex = resolveType(graph, resource.type);
   const slot = resolvePermission(graph, typeIndex, permission);
   const wantedType = resolveType(graph, subjectType);
