@@ -27,6 +27,21 @@ function leafSlotsOf(graph: RelationshipGraph): Uint8Array {
 const IN_PROGRESS = 0;
 const FALSE = 1;
 const TRUE = 2;
+/** Evaluation met a cycle or the depth limit below this entry: not an answer, evaluated again if reached again. */
+const UNDECIDED = 3;
+
+/** Re-evaluations of undecided entries allowed per request before giving up with the depth error. */
+const UNDECIDED_BUDGET = 10_000;
+
+/**
+ * Cycles and depth overflows are "undecided" (SpiceDB's max-depth error), combined like SpiceDB's
+ * concurrent operators settle them: a union holding a true branch is true and an intersection
+ * holding a false branch is false whatever the undecided branches would give; otherwise the error
+ * stands. An exclusion is decided left first, then right (SpiceDB waits for its base).
+ */
+function isUndecided(error: unknown): error is EvaluationError {
+  return error instanceof EvaluationError && error.code === "max-depth-exceeded";
+}
 
 /** Arrows with more tuples than this try the anchored path (see `arrow`). */
 const ANCHOR_MIN_TUPLES = 1;
@@ -47,6 +62,7 @@ export class Evaluation {
   private otherAnchor = -1;
   private otherClosure: AnchorClosure | undefined;
   private anchored: Map<number, AnchorClosure> | undefined;
+  private undecidedRetries = 0;
 
   constructor(
     readonly graph: RelationshipGraph,
@@ -84,13 +100,39 @@ export class Evaluation {
     const state = memo.get(node, slot);
     if (state >= 0) {
       if (state === IN_PROGRESS) this.cycle(node, slot);
-      return state === TRUE;
+      if (state !== UNDECIDED) return state === TRUE;
+      if (++this.undecidedRetries > UNDECIDED_BUDGET) this.depthExceeded(node, slot);
     }
     memo.set(node, slot, IN_PROGRESS);
     const s = this.slots[slot]!;
-    const result = s.stored ? this.direct(node, slot, depth) : this.evalOp(s.op!, node, depth);
+    let result: boolean;
+    try {
+      result = s.stored ? this.direct(node, slot, depth) : this.evalOp(s.op!, node, depth);
+    } catch (error) {
+      memo.set(node, slot, UNDECIDED);
+      throw error;
+    }
     memo.set(node, slot, result ? TRUE : FALSE);
     return result;
+  }
+
+  /** One branch of a union (true stops it) or intersection (false stops it); an undecided branch is kept for the end. */
+  private branch(op: Op, node: number, depth: number): boolean | EvaluationError {
+    try {
+      return this.evalOp(op, node, depth);
+    } catch (error) {
+      if (isUndecided(error)) return error;
+      throw error;
+    }
+  }
+
+  private member(node: number, slot: number, depth: number): boolean | EvaluationError {
+    try {
+      return this.evalSlot(node, slot, depth);
+    } catch (error) {
+      if (isUndecided(error)) return error;
+      throw error;
+    }
   }
 
   evalOp(op: Op, node: number, depth: number): boolean {
@@ -99,12 +141,26 @@ export class Evaluation {
         return this.evalSlot(node, op.slot, depth + 1);
       case "arrow":
         return this.arrow(op, node, depth);
-      case "union":
-        for (const child of op.ops) if (this.evalOp(child, node, depth)) return true;
+      case "union": {
+        let undecided: EvaluationError | undefined;
+        for (const child of op.ops) {
+          const r = this.branch(child, node, depth);
+          if (r === true) return true;
+          if (r !== false) undecided ??= r;
+        }
+        if (undecided) throw undecided;
         return false;
-      case "intersection":
-        for (const child of op.ops) if (!this.evalOp(child, node, depth)) return false;
+      }
+      case "intersection": {
+        let undecided: EvaluationError | undefined;
+        for (const child of op.ops) {
+          const r = this.branch(child, node, depth);
+          if (r === false) return false;
+          if (r !== true) undecided ??= r;
+        }
+        if (undecided) throw undecided;
         return true;
+      }
       case "exclusion":
         return this.evalOp(op.left, node, depth) && !this.evalOp(op.right, node, depth);
       case "nil":
@@ -120,10 +176,14 @@ export class Evaluation {
     if (subject.wildcardNode >= 0 && forward.has(node, subject.wildcardNode)) return true;
     const sets = graph.forwardSets[slot]?.get(node);
     if (sets) {
+      let undecided: EvaluationError | undefined;
       for (const code of sets) {
         const u = -code - 1;
-        if (this.evalSlot(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1)) return true;
+        const r = this.member(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1);
+        if (r === true) return true;
+        if (r !== false) undecided ??= r;
       }
+      if (undecided) throw undecided;
     }
     return false;
   }
@@ -154,25 +214,41 @@ export class Evaluation {
       // Every target where the permission holds is one where the subject holds the anchor.
       const slot = op.targetByType[this.index.plainTypeOf[op.tupleset]!]!;
       const via = closure.viaIndex(graph, op.tupleset);
+      let undecided: EvaluationError | undefined;
       if (via) {
         const hits = via.get(node);
-        if (hits) for (const target of hits) if (this.evalSlot(target, slot, depth + 1)) return true;
+        if (hits) {
+          for (const target of hits) {
+            const r = this.member(target, slot, depth + 1);
+            if (r === true) return true;
+            if (r !== false) undecided ??= r;
+          }
+        }
       } else {
         // Until the closure has been probed enough to pay for its index: each tuple's object, by binary search.
         for (let i = from; i < to; i++) {
           const target = targets[i]!;
-          if (sortedHas(closure.nodes, target) && this.evalSlot(target, slot, depth + 1)) return true;
+          if (!sortedHas(closure.nodes, target)) continue;
+          const r = this.member(target, slot, depth + 1);
+          if (r === true) return true;
+          if (r !== false) undecided ??= r;
         }
       }
+      if (undecided) throw undecided;
       return false;
     }
+    let undecided: EvaluationError | undefined;
     for (let i = from; i < to; i++) {
       const code = targets[i]!;
       // An arrow walks to the object of each tuple; a subject set's relation is ignored.
       const target = code >= 0 ? code : graph.usersetNode[-code - 1]!;
       const slot = op.targetByType[graph.nodeType[target]!]!;
-      if (slot >= 0 && this.evalSlot(target, slot, depth + 1)) return true;
+      if (slot < 0) continue;
+      const r = this.member(target, slot, depth + 1);
+      if (r === true) return true;
+      if (r !== false) undecided ??= r;
     }
+    if (undecided) throw undecided;
     return false;
   }
 

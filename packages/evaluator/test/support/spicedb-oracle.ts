@@ -18,6 +18,7 @@ export function toSpiceRelationship(r: Relationship): v1.Relationship {
     resource: toObject(r.resourceType, r.resourceId),
     relation: r.relation,
     subject: toSubject({ type: r.subjectType, id: r.subjectId, relation: r.subjectRelation }),
+    ...(r.expiresAt === undefined ? {} : { optionalExpiresAt: { seconds: String(Math.floor(r.expiresAt / 1000)), nanos: (r.expiresAt % 1000) * 1e6 } }),
   });
 }
 
