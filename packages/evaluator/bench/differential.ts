@@ -24,7 +24,8 @@ const summary = (label: string, rs: SeedResult[]): string => {
   const answers = rs.reduce((n, r) => n + r.disagreements.length, 0);
   const compared = rs.reduce((n, r) => n + r.compared, 0);
   const timeouts = rs.reduce((n, r) => n + r.timeouts, 0);
-  return `${label}: ${rs.length} seeds, ${bad.length} with disagreements, ${answers} of ${compared} answers disagree (${timeouts} SpiceDB timeouts not compared)`;
+  const racy = rs.reduce((n, r) => n + r.racy, 0);
+  return `${label}: ${rs.length} seeds, ${bad.length} with disagreements, ${answers} of ${compared} answers disagree (${racy} agreed only on a SpiceDB retry, ${timeouts} SpiceDB timeouts not compared)`;
 };
 console.log(`seeds ${first}..${first + results.length - 1}`);
 console.log(`schema verdicts: ${accepted.length} accepted by both, ${results.filter((r) => r.schema === "rejected").length} rejected by both, ` +

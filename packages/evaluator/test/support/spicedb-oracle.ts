@@ -68,7 +68,7 @@ export class SpiceDbOracle {
   }
 
   /** Lookups have a deadline: on some cyclic graphs SpiceDB's lookups grow without bound. */
-  lookupDeadlineMs = 5000;
+  lookupDeadlineMs = 3000;
 
   private stream<T>(method: "lookupResources" | "lookupSubjects", request: unknown): Promise<T[]> {
     const client = (this.db as unknown as { streamingClient: Record<string, (r: unknown, o: { deadline: number }) => NodeJS.EventEmitter> }).streamingClient;
