@@ -55,21 +55,6 @@ export class SpiceDbOracle {
     return response.permissionship === v1.CheckPermissionResponse_Permissionship.HAS_PERMISSION;
   }
 
-  /**
-   * Check over the gRPC channel with a deadline (the in-process `check` cannot be cancelled, and on
-   * some cyclic graphs SpiceDB takes minutes to give up).
-   */
-  checkWithin(resource: ObjectRef, permission: string, subject: SubjectRef, ms = this.lookupDeadlineMs): Promise<boolean> {
-    const client = (this.db as unknown as { streamingClient: Record<string, (r: unknown, o: { deadline: number }, cb: (e: Error | null, v?: v1.CheckPermissionResponse) => void) => void> }).streamingClient;
-    const request = v1.CheckPermissionRequest.create({ resource: toObject(resource.type, resource.id), permission, subject: toSubject(subject), consistency: fullyConsistent() });
-    return new Promise((resolve, reject) => {
-      client.checkPermission!(request, { deadline: Date.now() + ms }, (error, response) => {
-        if (error) reject(error);
-        else resolve(response!.permissionship === v1.CheckPermissionResponse_Permissionship.HAS_PERMISSION);
-      });
-    });
-  }
-
   async lookupResources(resourceType: string, permission: string, subject: SubjectRef): Promise<string[]> {
     const responses = await this.stream<v1.LookupResourcesResponse>("lookupResources",
       v1.LookupResourcesRequest.create({
