@@ -30,7 +30,10 @@ export function check(
   // The subject set itself, even when no relationship mentions it.
   if (resolved.relationSlot === slot && resolved.typeIndex === typeIndex && subject.id === resource.id) return true;
   const node = graph.nodeOf(typeIndex, resource.id);
-  if (node < 0) return false;
+  // An object in no relationship holds nothing, except that its own subject sets hold what their
+  // relation reaches through permissions (`edit = member` for `doc:d#member`): evaluated on node -1,
+  // which is then also the subject's node.
+  if (node < 0 && !(resolved.node < 0 && resolved.relationSlot >= 0 && resolved.typeIndex === typeIndex && subject.id === resource.id)) return false;
   const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
   // The subject's completed results carry over between checks (until the next write); only for the
   // default depth limit, and dropped if this check fails (the table would hold in-progress marks).

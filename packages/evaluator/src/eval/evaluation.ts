@@ -198,7 +198,7 @@ export class Evaluation {
     let to: number;
     if (dense) {
       const { offsets } = dense;
-      if (node + 1 >= offsets.length) return false;
+      if (node < 0 || node + 1 >= offsets.length) return false;
       from = offsets[node]!;
       to = offsets[node + 1]!;
       if (from === to) return false;
