@@ -116,23 +116,21 @@ export class Evaluation {
     return result;
   }
 
-  /** One branch of a union (true stops it) or intersection (false stops it); an undecided branch is kept for the end. */
-  private branch(op: Op, node: number, depth: number): boolean | EvaluationError {
-    try {
-      return this.evalOp(op, node, depth);
-    } catch (error) {
-      if (isUndecided(error)) return error;
-      throw error;
+  /**
+   * The slow path of a union-like (`stopOn` true) or intersection-like (`stopOn` false) loop whose
+   * fast path threw: every branch again, each on its own, undecided ones set aside. Branches already
+   * decided are memo hits; the hot path stays a plain loop inside one try block.
+   */
+  private settle(error: unknown, count: number, run: (i: number) => boolean, stopOn: boolean): boolean {
+    if (!isUndecided(error)) throw error;
+    for (let i = 0; i < count; i++) {
+      try {
+        if (run(i) === stopOn) return stopOn;
+      } catch (again) {
+        if (!isUndecided(again)) throw again;
+      }
     }
-  }
-
-  private member(node: number, slot: number, depth: number): boolean | EvaluationError {
-    try {
-      return this.evalSlot(node, slot, depth);
-    } catch (error) {
-      if (isUndecided(error)) return error;
-      throw error;
-    }
+    throw error;
   }
 
   evalOp(op: Op, node: number, depth: number): boolean {
@@ -141,26 +139,20 @@ export class Evaluation {
         return this.evalSlot(node, op.slot, depth + 1);
       case "arrow":
         return this.arrow(op, node, depth);
-      case "union": {
-        let undecided: EvaluationError | undefined;
-        for (const child of op.ops) {
-          const r = this.branch(child, node, depth);
-          if (r === true) return true;
-          if (r !== false) undecided ??= r;
+      case "union":
+        try {
+          for (const child of op.ops) if (this.evalOp(child, node, depth)) return true;
+          return false;
+        } catch (error) {
+          return this.settle(error, op.ops.length, (i) => this.evalOp(op.ops[i]!, node, depth), true);
         }
-        if (undecided) throw undecided;
-        return false;
-      }
-      case "intersection": {
-        let undecided: EvaluationError | undefined;
-        for (const child of op.ops) {
-          const r = this.branch(child, node, depth);
-          if (r === false) return false;
-          if (r !== true) undecided ??= r;
+      case "intersection":
+        try {
+          for (const child of op.ops) if (!this.evalOp(child, node, depth)) return false;
+          return true;
+        } catch (error) {
+          return this.settle(error, op.ops.length, (i) => this.evalOp(op.ops[i]!, node, depth), false);
         }
-        if (undecided) throw undecided;
-        return true;
-      }
       case "exclusion":
         return this.evalOp(op.left, node, depth) && !this.evalOp(op.right, node, depth);
       case "nil":
@@ -176,14 +168,18 @@ export class Evaluation {
     if (subject.wildcardNode >= 0 && forward.has(node, subject.wildcardNode)) return true;
     const sets = graph.forwardSets[slot]?.get(node);
     if (sets) {
-      let undecided: EvaluationError | undefined;
-      for (const code of sets) {
-        const u = -code - 1;
-        const r = this.member(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1);
-        if (r === true) return true;
-        if (r !== false) undecided ??= r;
+      try {
+        for (const code of sets) {
+          const u = -code - 1;
+          if (this.evalSlot(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1)) return true;
+        }
+      } catch (error) {
+        const codes = [...sets];
+        return this.settle(error, codes.length, (i) => {
+          const u = -codes[i]! - 1;
+          return this.evalSlot(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1);
+        }, true);
       }
-      if (undecided) throw undecided;
     }
     return false;
   }
@@ -214,41 +210,45 @@ export class Evaluation {
       // Every target where the permission holds is one where the subject holds the anchor.
       const slot = op.targetByType[this.index.plainTypeOf[op.tupleset]!]!;
       const via = closure.viaIndex(graph, op.tupleset);
-      let undecided: EvaluationError | undefined;
       if (via) {
         const hits = via.get(node);
         if (hits) {
-          for (const target of hits) {
-            const r = this.member(target, slot, depth + 1);
-            if (r === true) return true;
-            if (r !== false) undecided ??= r;
+          try {
+            for (const target of hits) if (this.evalSlot(target, slot, depth + 1)) return true;
+          } catch (error) {
+            const all = [...hits];
+            return this.settle(error, all.length, (i) => this.evalSlot(all[i]!, slot, depth + 1), true);
           }
         }
       } else {
         // Until the closure has been probed enough to pay for its index: each tuple's object, by binary search.
-        for (let i = from; i < to; i++) {
-          const target = targets[i]!;
-          if (!sortedHas(closure.nodes, target)) continue;
-          const r = this.member(target, slot, depth + 1);
-          if (r === true) return true;
-          if (r !== false) undecided ??= r;
+        try {
+          for (let i = from; i < to; i++) {
+            const target = targets[i]!;
+            if (sortedHas(closure.nodes, target) && this.evalSlot(target, slot, depth + 1)) return true;
+          }
+        } catch (error) {
+          return this.settle(error, to - from, (i) => sortedHas(closure.nodes, targets[from + i]!) && this.evalSlot(targets[from + i]!, slot, depth + 1), true);
         }
       }
-      if (undecided) throw undecided;
       return false;
     }
-    let undecided: EvaluationError | undefined;
-    for (let i = from; i < to; i++) {
-      const code = targets[i]!;
-      // An arrow walks to the object of each tuple; a subject set's relation is ignored.
-      const target = code >= 0 ? code : graph.usersetNode[-code - 1]!;
-      const slot = op.targetByType[graph.nodeType[target]!]!;
-      if (slot < 0) continue;
-      const r = this.member(target, slot, depth + 1);
-      if (r === true) return true;
-      if (r !== false) undecided ??= r;
+    try {
+      for (let i = from; i < to; i++) {
+        const code = targets[i]!;
+        // An arrow walks to the object of each tuple; a subject set's relation is ignored.
+        const target = code >= 0 ? code : graph.usersetNode[-code - 1]!;
+        const slot = op.targetByType[graph.nodeType[target]!]!;
+        if (slot >= 0 && this.evalSlot(target, slot, depth + 1)) return true;
+      }
+    } catch (error) {
+      return this.settle(error, to - from, (i) => {
+        const code = targets[from + i]!;
+        const target = code >= 0 ? code : graph.usersetNode[-code - 1]!;
+        const slot = op.targetByType[graph.nodeType[target]!]!;
+        return slot >= 0 && this.evalSlot(target, slot, depth + 1);
+      }, true);
     }
-    if (undecided) throw undecided;
     return false;
   }
 
