@@ -11,6 +11,11 @@ export interface Relationship {
   subjectType: string;
   subjectId: string;
   subjectRelation?: string;
+  /**
+   * Expiry (milliseconds since the epoch) for relations declared `with expiration`: from that
+   * instant on the relationship no longer exists (SpiceDB's `use expiration`).
+   */
+  expiresAt?: number;
 }
 
 export interface ObjectRef {

@@ -70,8 +70,8 @@ definition doc { /* inline */
   permission view = viewer
 }`);
     expect(model.definitions.get("doc")!.relations.get("viewer")!.allowed).toEqual([
-      { type: "user", typeIndex: 0, wildcard: false },
-      { type: "user", typeIndex: 0, wildcard: true },
+      { type: "user", typeIndex: 0, wildcard: false, expiration: false },
+      { type: "user", typeIndex: 0, wildcard: true, expiration: false },
     ]);
   });
 });

@@ -8,6 +8,11 @@ import { resolvePermission, resolveSubject, resolveType } from "./subject.js";
 export interface CheckOptions {
   /** Dispatch depth limit; SpiceDB's default is 50. */
   maxDepth?: number;
+  /**
+   * Evaluation time (ms since the epoch) for expiring relationships; defaults to the clock. Only
+   * read when the graph holds expiring relationships.
+   */
+  now?: number;
 }
 
 /** Does `subject` hold `permission` (a permission or relation name) on `resource`? */
@@ -18,13 +23,17 @@ export function check(
   subject: SubjectRef,
   options?: CheckOptions,
 ): boolean {
+  if (graph.expiring > 0) graph.expire(options?.now ?? Date.now());
   const typeIndex = resolveType(graph, resource.type);
   const slot = resolvePermission(graph, typeIndex, permission);
   const resolved = resolveSubject(graph, subject);
   // The subject set itself, even when no relationship mentions it.
   if (resolved.relationSlot === slot && resolved.typeIndex === typeIndex && subject.id === resource.id) return true;
   const node = graph.nodeOf(typeIndex, resource.id);
-  if (node < 0) return false;
+  // An object in no relationship holds nothing, except that its own subject sets hold what their
+  // relation reaches through permissions (`edit = member` for `doc:d#member`): evaluated on node -1,
+  // which is then also the subject's node.
+  if (node < 0 && !(resolved.node < 0 && resolved.relationSlot >= 0 && resolved.typeIndex === typeIndex && subject.id === resource.id)) return false;
   const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
   // The subject's completed results carry over between checks (until the next write); only for the
   // default depth limit, and dropped if this check fails (the table would hold in-progress marks).

@@ -27,6 +27,21 @@ function leafSlotsOf(graph: RelationshipGraph): Uint8Array {
 const IN_PROGRESS = 0;
 const FALSE = 1;
 const TRUE = 2;
+/** Evaluation met a cycle or the depth limit below this entry: not an answer, evaluated again if reached again. */
+const UNDECIDED = 3;
+
+/** Re-evaluations of undecided entries allowed per request before giving up with the depth error. */
+const UNDECIDED_BUDGET = 10_000;
+
+/**
+ * Cycles and depth overflows are "undecided" (SpiceDB's max-depth error), combined like SpiceDB's
+ * concurrent operators settle them: a union holding a true branch is true and an intersection
+ * holding a false branch is false whatever the undecided branches would give; otherwise the error
+ * stands. An exclusion is decided left first, then right (SpiceDB waits for its base).
+ */
+function isUndecided(error: unknown): error is EvaluationError {
+  return error instanceof EvaluationError && error.code === "max-depth-exceeded";
+}
 
 /** Arrows with more tuples than this try the anchored path (see `arrow`). */
 const ANCHOR_MIN_TUPLES = 1;
@@ -47,6 +62,7 @@ export class Evaluation {
   private otherAnchor = -1;
   private otherClosure: AnchorClosure | undefined;
   private anchored: Map<number, AnchorClosure> | undefined;
+  private undecidedRetries = 0;
 
   constructor(
     readonly graph: RelationshipGraph,
@@ -84,13 +100,37 @@ export class Evaluation {
     const state = memo.get(node, slot);
     if (state >= 0) {
       if (state === IN_PROGRESS) this.cycle(node, slot);
-      return state === TRUE;
+      if (state !== UNDECIDED) return state === TRUE;
+      if (++this.undecidedRetries > UNDECIDED_BUDGET) this.depthExceeded(node, slot);
     }
     memo.set(node, slot, IN_PROGRESS);
     const s = this.slots[slot]!;
-    const result = s.stored ? this.direct(node, slot, depth) : this.evalOp(s.op!, node, depth);
+    let result: boolean;
+    try {
+      result = s.stored ? this.direct(node, slot, depth) : this.evalOp(s.op!, node, depth);
+    } catch (error) {
+      memo.set(node, slot, UNDECIDED);
+      throw error;
+    }
     memo.set(node, slot, result ? TRUE : FALSE);
     return result;
+  }
+
+  /**
+   * The slow path of a union-like (`stopOn` true) or intersection-like (`stopOn` false) loop whose
+   * fast path threw: every branch again, each on its own, undecided ones set aside. Branches already
+   * decided are memo hits; the hot path stays a plain loop inside one try block.
+   */
+  private settle(error: unknown, count: number, run: (i: number) => boolean, stopOn: boolean): boolean {
+    if (!isUndecided(error)) throw error;
+    for (let i = 0; i < count; i++) {
+      try {
+        if (run(i) === stopOn) return stopOn;
+      } catch (again) {
+        if (!isUndecided(again)) throw again;
+      }
+    }
+    throw error;
   }
 
   evalOp(op: Op, node: number, depth: number): boolean {
@@ -100,11 +140,19 @@ export class Evaluation {
       case "arrow":
         return this.arrow(op, node, depth);
       case "union":
-        for (const child of op.ops) if (this.evalOp(child, node, depth)) return true;
-        return false;
+        try {
+          for (const child of op.ops) if (this.evalOp(child, node, depth)) return true;
+          return false;
+        } catch (error) {
+          return this.settle(error, op.ops.length, (i) => this.evalOp(op.ops[i]!, node, depth), true);
+        }
       case "intersection":
-        for (const child of op.ops) if (!this.evalOp(child, node, depth)) return false;
-        return true;
+        try {
+          for (const child of op.ops) if (!this.evalOp(child, node, depth)) return false;
+          return true;
+        } catch (error) {
+          return this.settle(error, op.ops.length, (i) => this.evalOp(op.ops[i]!, node, depth), false);
+        }
       case "exclusion":
         return this.evalOp(op.left, node, depth) && !this.evalOp(op.right, node, depth);
       case "nil":
@@ -120,9 +168,17 @@ export class Evaluation {
     if (subject.wildcardNode >= 0 && forward.has(node, subject.wildcardNode)) return true;
     const sets = graph.forwardSets[slot]?.get(node);
     if (sets) {
-      for (const code of sets) {
-        const u = -code - 1;
-        if (this.evalSlot(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1)) return true;
+      try {
+        for (const code of sets) {
+          const u = -code - 1;
+          if (this.evalSlot(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1)) return true;
+        }
+      } catch (error) {
+        const codes = [...sets];
+        return this.settle(error, codes.length, (i) => {
+          const u = -codes[i]! - 1;
+          return this.evalSlot(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1);
+        }, true);
       }
     }
     return false;
@@ -138,7 +194,7 @@ export class Evaluation {
     let to: number;
     if (dense) {
       const { offsets } = dense;
-      if (node + 1 >= offsets.length) return false;
+      if (node < 0 || node + 1 >= offsets.length) return false;
       from = offsets[node]!;
       to = offsets[node + 1]!;
       if (from === to) return false;
@@ -156,22 +212,42 @@ export class Evaluation {
       const via = closure.viaIndex(graph, op.tupleset);
       if (via) {
         const hits = via.get(node);
-        if (hits) for (const target of hits) if (this.evalSlot(target, slot, depth + 1)) return true;
+        if (hits) {
+          try {
+            for (const target of hits) if (this.evalSlot(target, slot, depth + 1)) return true;
+          } catch (error) {
+            const all = [...hits];
+            return this.settle(error, all.length, (i) => this.evalSlot(all[i]!, slot, depth + 1), true);
+          }
+        }
       } else {
         // Until the closure has been probed enough to pay for its index: each tuple's object, by binary search.
-        for (let i = from; i < to; i++) {
-          const target = targets[i]!;
-          if (sortedHas(closure.nodes, target) && this.evalSlot(target, slot, depth + 1)) return true;
+        try {
+          for (let i = from; i < to; i++) {
+            const target = targets[i]!;
+            if (sortedHas(closure.nodes, target) && this.evalSlot(target, slot, depth + 1)) return true;
+          }
+        } catch (error) {
+          return this.settle(error, to - from, (i) => sortedHas(closure.nodes, targets[from + i]!) && this.evalSlot(targets[from + i]!, slot, depth + 1), true);
         }
       }
       return false;
     }
-    for (let i = from; i < to; i++) {
-      const code = targets[i]!;
-      // An arrow walks to the object of each tuple; a subject set's relation is ignored.
-      const target = code >= 0 ? code : graph.usersetNode[-code - 1]!;
-      const slot = op.targetByType[graph.nodeType[target]!]!;
-      if (slot >= 0 && this.evalSlot(target, slot, depth + 1)) return true;
+    try {
+      for (let i = from; i < to; i++) {
+        const code = targets[i]!;
+        // An arrow walks to the object of each tuple; a subject set's relation is ignored.
+        const target = code >= 0 ? code : graph.usersetNode[-code - 1]!;
+        const slot = op.targetByType[graph.nodeType[target]!]!;
+        if (slot >= 0 && this.evalSlot(target, slot, depth + 1)) return true;
+      }
+    } catch (error) {
+      return this.settle(error, to - from, (i) => {
+        const code = targets[from + i]!;
+        const target = code >= 0 ? code : graph.usersetNode[-code - 1]!;
+        const slot = op.targetByType[graph.nodeType[target]!]!;
+        return slot >= 0 && this.evalSlot(target, slot, depth + 1);
+      }, true);
     }
     return false;
   }

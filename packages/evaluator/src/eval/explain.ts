@@ -26,7 +26,8 @@ export interface Explanation {
 
 const MAX_TREE_NODES = 500;
 
-export function explain(graph: RelationshipGraph, resource: ObjectRef, permission: string, subject: SubjectRef): Explanation {
+export function explain(graph: RelationshipGraph, resource: ObjectRef, permission: string, subject: SubjectRef, options?: { now?: number }): Explanation {
+  if (graph.expiring > 0) graph.expire(options?.now ?? Date.now());
   const typeIndex = resolveType(graph, resource.type);
   const rootSlot = resolvePermission(graph, typeIndex, permission);
   const resolved = resolveSubject(graph, subject);

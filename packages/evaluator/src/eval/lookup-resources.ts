@@ -404,7 +404,8 @@ function sortedIds(graph: RelationshipGraph, typeIndex: number, nodes: number[])
 }
 
 /** Sorted ids of the objects of `resourceType` on which `subject` holds `permission`. */
-export function lookupResources(graph: RelationshipGraph, resourceType: string, permission: string, subject: SubjectRef): string[] {
+export function lookupResources(graph: RelationshipGraph, resourceType: string, permission: string, subject: SubjectRef, options?: { now?: number }): string[] {
+  if (graph.expiring > 0) graph.expire(options?.now ?? Date.now());
   const typeIndex = resolveType(graph, resourceType);
   return sortedIds(graph, typeIndex, lookupNodes(graph, resourceType, permission, subject));
 }

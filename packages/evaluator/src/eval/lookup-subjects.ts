@@ -5,6 +5,7 @@ import { EvaluationError } from "../errors.js";
 import type { RelationshipGraph } from "../graph/relationship-graph.js";
 import type { Op } from "../model/model.js";
 import { WILDCARD_ID, type ObjectRef } from "../relationship.js";
+import { check } from "./check.js";
 import { DEFAULT_MAX_DEPTH } from "./evaluation.js";
 import { resolvePermission, resolveType } from "./subject.js";
 
@@ -47,7 +48,9 @@ export function lookupSubjects(
   permission: string,
   subjectType: string,
   subjectRelation?: string,
+  options?: { now?: number },
 ): SubjectsResult {
+  if (graph.expiring > 0) graph.expire(options?.now ?? Date.now());
   const typeIndex = resolveType(graph, resource.type);
   const slot = resolvePermission(graph, typeIndex, permission);
   const wantedType = resolveType(graph, subjectType);
@@ -126,7 +129,10 @@ export function lookupSubjects(
 
   const node = graph.nodeOf(typeIndex, resource.id);
   let result: SubjectSet = node < 0 ? EMPTY : expandSlot(node, slot, 0);
-  if (node < 0 && slot === wantedSlot && typeIndex === wantedType) result = { ...EMPTY, ids: new Set([resource.id]) };
+  // An object in no relationship: only its own subject set can hold the permission (see check).
+  if (node < 0 && wantedSlot >= 0 && typeIndex === wantedType && check(graph, resource, permission, { type: subjectType, id: resource.id, relation: subjectRelation! })) {
+    result = { ...EMPTY, ids: new Set([resource.id]) };
+  }
   return {
     ids: [...result.ids].sort(),
     wildcard: result.wildcard,

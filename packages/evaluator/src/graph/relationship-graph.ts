@@ -27,6 +27,10 @@ export class RelationshipGraph {
   readonly forwardSets: Array<Adjacency | undefined>;
   private count = 0;
   private mutationCount = 0;
+  /** Expiring relationships: "slot,resource,subject" → expiry (ms); empty for graphs without expiration. */
+  private readonly expiries = new Map<string, { r: Relationship; at: number }>();
+  /** Earliest expiry held (Infinity when none), so `expire` is one comparison until then. */
+  private nextExpiry = Number.POSITIVE_INFINITY;
 
   constructor(model: Model) {
     this.model = model;
@@ -48,8 +52,29 @@ export class RelationshipGraph {
     return this.mutationCount;
   }
 
+  /** Number of relationships that carry an expiry. */
+  get expiring(): number {
+    return this.expiries.size;
+  }
+
+  /**
+   * Adds r, or updates its expiry if already present (like SpiceDB's TOUCH). Returns false when
+   * nothing changed.
+   */
   add(r: Relationship): boolean {
     const { slot, resource, subject } = this.encode(r, true);
+    if (r.expiresAt !== undefined || this.expiries.size > 0) {
+      const key = `${slot},${resource},${subject}`;
+      const before = this.expiries.get(key)?.at;
+      if (r.expiresAt !== undefined) {
+        this.expiries.set(key, { r, at: r.expiresAt });
+        if (r.expiresAt < this.nextExpiry) this.nextExpiry = r.expiresAt;
+      } else this.expiries.delete(key);
+      if (before !== r.expiresAt && this.forward[slot]!.has(resource, subject)) {
+        this.mutationCount++;
+        return true;
+      }
+    }
     if (!this.forward[slot]!.add(resource, subject)) return false;
     this.reverse[slot]!.add(subject, resource);
     if (subject < 0) this.forwardSets[slot]!.add(resource, subject);
@@ -64,9 +89,28 @@ export class RelationshipGraph {
     if (!this.forward[slot]!.remove(resource, subject)) return false;
     this.reverse[slot]!.remove(subject, resource);
     if (subject < 0) this.forwardSets[slot]!.remove(resource, subject);
+    if (this.expiries.size > 0) this.expiries.delete(`${slot},${resource},${subject}`);
     this.count--;
     this.mutationCount++;
     return true;
+  }
+
+  /**
+   * Removes every relationship whose expiry is at or before `now` (ms since the epoch); returns how
+   * many. Evaluations call it with their evaluation time, so an expired grant is never used; it is
+   * a single comparison while nothing is due.
+   */
+  expire(now: number): number {
+    if (now < this.nextExpiry) return 0;
+    let removed = 0;
+    let next = Number.POSITIVE_INFINITY;
+    for (const { r, at } of [...this.expiries.values()]) {
+      if (at <= now) {
+        if (this.remove(r)) removed++;
+      } else if (at < next) next = at;
+    }
+    this.nextExpiry = next;
+    return removed;
   }
 
   has(r: Relationship): boolean {
@@ -84,7 +128,12 @@ export class RelationshipGraph {
       const s = model.slots[slot]!;
       const resourceType = model.typeNames[s.typeIndex]!;
       for (const [resource, subjects] of index.entries()) {
-        for (const code of subjects) yield { resourceType, resourceId: this.nodeId[resource]!, relation: s.name, ...this.decodeSubject(code) };
+        for (const code of subjects) {
+          const r: Relationship = { resourceType, resourceId: this.nodeId[resource]!, relation: s.name, ...this.decodeSubject(code) };
+          const expiry = this.expiries.size > 0 ? this.expiries.get(`${slot},${resource},${code}`) : undefined;
+          if (expiry) r.expiresAt = expiry.at;
+          yield r;
+        }
       }
     }
   }
@@ -173,10 +222,12 @@ export class RelationshipGraph {
     if (!wildcard && !isValidObjectId(r.subjectId)) return bad("invalid-object-id", `invalid subject id '${r.subjectId}'`);
     const subjectRelation = r.subjectRelation === "" || r.subjectRelation === "..." ? undefined : r.subjectRelation;
     if (wildcard && subjectRelation !== undefined) return bad("invalid-relationship", "a wildcard subject cannot have a subject relation");
-    const allowedHere = model.slots[slot]!.allowed.some(
-      (a) => a.type === r.subjectType && a.wildcard === wildcard && a.relation === subjectRelation,
-    );
-    if (!allowedHere) {
+    const matching = model.slots[slot]!.allowed.filter((a) => a.type === r.subjectType && a.wildcard === wildcard && a.relation === subjectRelation);
+    if (r.expiresAt !== undefined && matching.length > 0 && !matching.some((a) => a.expiration)) {
+      return bad("expiration-not-allowed", `'${r.resourceType}#${r.relation}' does not allow an expiration on this subject type (declare it 'with expiration')`);
+    }
+    if (r.expiresAt !== undefined && !Number.isFinite(r.expiresAt)) return bad("invalid-relationship", "expiresAt must be a finite time in milliseconds");
+    if (matching.length === 0) {
       const shape = `${r.subjectType}${wildcard ? ":*" : subjectRelation ? `#${subjectRelation}` : ""}`;
       return bad("subject-type-not-allowed", `'${r.resourceType}#${r.relation}' does not allow subjects of type ${shape}`);
     }

@@ -40,13 +40,23 @@ export function compileSchema(input: string | SchemaAst): Model {
   for (const [typeIndex, d] of ast.definitions.entries()) {
     for (const m of d.members) {
       if (m.kind !== "relation") continue;
+      const seen = new Set<string>();
       const allowed: AllowedSubject[] = m.allowed.map((a) => {
+        // SpiceDB compares the written form, traits included (`user` and `user with expiration` differ).
+        const source = `${a.type}${a.wildcard ? ":*" : a.relation !== undefined ? `#${a.relation}` : ""}${a.expiration ? " with expiration" : ""}`;
+        if (seen.has(source)) {
+          fail("duplicate-allowed-subject", `found duplicate allowed subject type \`${source}\` on relation \`${m.name}\` under definition \`${d.name}\``, a);
+        }
+        seen.add(source);
+        if (a.expiration && !ast.useExpiration) {
+          fail("expiration-not-enabled", `could not lookup caveat \`expiration\` for relation \`${m.name}\`: add 'use expiration' to the schema`, a);
+        }
         const subjectIndex = indexByType.get(a.type);
         if (subjectIndex === undefined) return fail("unknown-type", `unknown type '${a.type}' in relation '${d.name}#${m.name}'`, a);
         if (a.relation !== undefined && slotOf(subjectIndex, a.relation) < 0) {
           fail("unknown-relation", `'${a.type}' has no relation or permission '${a.relation}'`, a);
         }
-        const out: AllowedSubject = { type: a.type, typeIndex: subjectIndex, wildcard: a.wildcard };
+        const out: AllowedSubject = { type: a.type, typeIndex: subjectIndex, wildcard: a.wildcard, expiration: a.expiration === true };
         if (a.relation !== undefined) out.relation = a.relation;
         return out;
       });
@@ -54,10 +64,52 @@ export function compileSchema(input: string | SchemaAst): Model {
     }
   }
 
-  // Pass 3: permission expressions.
+  /**
+   * The first wildcard a relation admits, directly or through subject sets (of any type, followed
+   * transitively; permissions carry no types, so they end the walk), as SpiceDB's type system finds it.
+   */
+  const wildcardReachedFrom = (slot: number, seen = new Set<number>()): { type: string; via: string } | undefined => {
+    if (seen.has(slot)) return undefined;
+    seen.add(slot);
+    const s = slots[slot]!;
+    if (!s.stored) return undefined;
+    for (const a of s.allowed) {
+      if (a.wildcard) return { type: a.type, via: `${ast.definitions[s.typeIndex]!.name}#${s.name}` };
+      if (a.relation !== undefined) {
+        const found = wildcardReachedFrom(slotOf(a.typeIndex, a.relation), seen);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+
+  // Pass 2b: a subject set of another type must not bring in a wildcard (SpiceDB: "cannot be transitively included").
   for (const [typeIndex, d] of ast.definitions.entries()) {
     for (const m of d.members) {
-      if (m.kind === "permission") slots[slotOf(typeIndex, m.name)]!.op = compileExpression(m.expression, typeIndex, d);
+      if (m.kind !== "relation") continue;
+      m.allowed.forEach((a, i) => {
+        const resolved = slots[slotOf(typeIndex, m.name)]!.allowed[i]!;
+        if (a.relation === undefined || resolved.typeIndex === typeIndex) return;
+        const found = wildcardReachedFrom(slotOf(resolved.typeIndex, a.relation));
+        if (found) {
+          fail(
+            "transitive-wildcard",
+            `for relation \`${m.name}\`: relation/permission \`${a.type}#${a.relation}\` includes wildcard type \`${found.type}\` via relation \`${found.via}\`: wildcard relations cannot be transitively included`,
+            a,
+          );
+        }
+      });
+    }
+  }
+
+  // Pass 3: permission expressions.
+  let permission = "";
+  for (const [typeIndex, d] of ast.definitions.entries()) {
+    for (const m of d.members) {
+      if (m.kind === "permission") {
+        permission = m.name;
+        slots[slotOf(typeIndex, m.name)]!.op = compileExpression(m.expression, typeIndex, d);
+      }
     }
   }
 
@@ -75,12 +127,17 @@ export function compileSchema(input: string | SchemaAst): Model {
         if (tupleset < 0) fail("unknown-relation", `'${d.name}' has no relation '${e.tupleset}'`, e);
         const left = slots[tupleset]!;
         if (!left.stored) fail("arrow-over-permission", `the left side of '${e.tupleset}->${e.target}' must be a relation, '${e.tupleset}' is a permission`, e);
-        if (left.allowed.some((a) => a.wildcard)) fail("arrow-over-wildcard", `'${e.tupleset}' allows a wildcard and cannot be used in an arrow`, e);
+        const wildcard = wildcardReachedFrom(tupleset);
+        if (wildcard) {
+          fail(
+            "arrow-over-wildcard",
+            `for arrow under permission \`${permission}\`: relation \`${d.name}#${e.tupleset}\` includes wildcard type \`${wildcard.type}\` via relation \`${wildcard.via}\`: wildcard relations cannot be used on the left side of arrows`,
+            e,
+          );
+        }
+        // A target found on none of the subject types is valid (SpiceDB accepts it): the arrow is empty.
         const targetByType = new Int32Array(ast.definitions.length).fill(-1);
         for (const a of left.allowed) targetByType[a.typeIndex] = slotOf(a.typeIndex, e.target);
-        if (!left.allowed.some((a) => targetByType[a.typeIndex]! >= 0)) {
-          fail("unknown-relation", `no subject type of '${d.name}#${e.tupleset}' has '${e.target}'`, e);
-        }
         return { k: "arrow", tupleset, targetByType, label: `${e.tupleset}->${e.target}` };
       }
       case "union":

@@ -9,6 +9,8 @@ export interface AllowedSubject {
   relation?: string;
   /** `T:*`. */
   wildcard: boolean;
+  /** `with expiration`: relationships of this shape may carry an expiry time. */
+  expiration: boolean;
 }
 
 export interface RelationDef {

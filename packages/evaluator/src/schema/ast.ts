@@ -11,6 +11,8 @@ export interface AllowedSubjectAst extends Position {
   relation?: string;
   /** `T:*`: the public wildcard of T. */
   wildcard: boolean;
+  /** `with expiration` (requires `use expiration`). */
+  expiration?: boolean;
 }
 
 export type ExpressionAst =
@@ -39,5 +41,7 @@ export interface DefinitionAst extends Position {
 
 export interface SchemaAst {
   fileName?: string;
+  /** `use expiration` appeared at the top of the schema. */
+  useExpiration?: boolean;
   definitions: DefinitionAst[];
 }

@@ -2,7 +2,8 @@
 // `//` to end of line and `/* ... */` (also `/** doc */`).
 import { SchemaError } from "../errors.js";
 
-export type TokenKind = "name" | "punct" | "eof";
+/** "bad": a character no token starts with; the parser reports it when it reaches it (so a construct it refuses by name, like a caveat body, is named first). */
+export type TokenKind = "name" | "punct" | "bad" | "eof";
 
 export interface Token {
   kind: TokenKind;
@@ -72,7 +73,8 @@ export function tokenize(text: string, fileName?: string): Token[] {
       i += punct.length;
       continue;
     }
-    throw new SchemaError("unexpected-character", `unexpected character '${c}'`, line, column(), fileName);
+    tokens.push({ kind: "bad", text: c, line, column: column() });
+    i++;
   }
   tokens.push({ kind: "eof", text: "", line, column: column() });
   return tokens;

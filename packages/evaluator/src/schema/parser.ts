@@ -1,6 +1,6 @@
 // Recursive-descent parser for zed schema text. Operator precedence follows SpiceDB's parser:
 // arrows bind tightest, then `+`, then `&`, then `-` (loosest); all are left-associative.
-import { SchemaError } from "../errors.js";
+import { SchemaError, type EvaluatorErrorCode } from "../errors.js";
 import type { AllowedSubjectAst, DefinitionAst, ExpressionAst, PermissionAst, RelationAst, SchemaAst } from "./ast.js";
 import { tokenize, type Token } from "./lexer.js";
 
@@ -20,13 +20,20 @@ class Parser {
 
   parseSchema(): SchemaAst {
     const definitions: DefinitionAst[] = [];
+    let useExpiration = false;
     while (this.peek().kind !== "eof") {
       const t = this.peek();
       if (t.kind === "name" && t.text === "definition") definitions.push(this.parseDefinition());
-      else if (t.kind === "name" && (t.text === "caveat" || t.text === "use")) this.unsupported(t, `'${t.text}'`);
-      else this.fail(t, "expected 'definition'");
+      else if (t.kind === "name" && t.text === "caveat") this.unsupported(t, "unsupported-caveat", "caveats are not supported");
+      else if (t.kind === "name" && t.text === "use") {
+        this.next();
+        const flag = this.expectName("a feature after 'use'");
+        if (flag.text !== "expiration") this.unsupported(flag, "unsupported-use", `'use ${flag.text}' is not supported (only 'use expiration' is)`);
+        useExpiration = true;
+      } else this.fail(t, "expected 'definition'");
     }
     const ast: SchemaAst = { definitions };
+    if (useExpiration) ast.useExpiration = true;
     if (this.fileName !== undefined) ast.fileName = this.fileName;
     return ast;
   }
@@ -72,8 +79,13 @@ class Parser {
       this.expectPunct("*");
       subject.wildcard = true;
     }
-    const after = this.peek();
-    if (after.kind === "name" && (after.text === "with" || after.text === "and")) this.unsupported(after, "caveats and expiration");
+    if (this.peek().kind === "name" && this.peek().text === "with") {
+      this.next();
+      const trait = this.expectName("'expiration' or a caveat name after 'with'");
+      if (trait.text !== "expiration") this.unsupported(trait, "unsupported-caveat", `caveats are not supported (found caveat '${trait.text}')`);
+      if (this.peek().kind === "name" && this.peek().text === "and") this.unsupported(this.peek(), "unsupported-caveat", "caveats are not supported (found 'and' after 'expiration')");
+      subject.expiration = true;
+    }
     return subject;
   }
 
@@ -108,12 +120,17 @@ class Parser {
     const name = this.expectName("a relation, permission, 'nil' or '('");
     if (name.text === "nil") return { kind: "nil", line: name.line, column: name.column };
     if (name.text.includes("/")) this.fail(name, "expected a relation or permission name, not a type");
+    if (name.text === "self") this.unsupported(name, "unsupported-self", "'self' is not supported");
     if (this.isPunct("->")) {
       this.next();
       const target = this.expectName("a relation or permission after '->'");
       return { kind: "arrow", tupleset: name.text, target: target.text, line: name.line, column: name.column };
     }
-    if (this.isPunct(".")) this.unsupported(this.peek(), "'.any()'/'.all()' arrows");
+    if (this.isPunct(".")) {
+      const fn = this.tokens[this.pos + 1];
+      const what = fn?.kind === "name" ? `'.${fn.text}()'` : "'.any()'/'.all()'";
+      this.unsupported(this.peek(), "unsupported-arrow-function", `${what} arrows are not supported`);
+    }
     return { kind: "ref", name: name.text, line: name.line, column: name.column };
   }
 
@@ -145,12 +162,13 @@ class Parser {
   }
 
   private fail(t: Token, expected: string): never {
+    if (t.kind === "bad") throw new SchemaError("unexpected-character", `unexpected character '${t.text}'`, t.line, t.column, this.fileName);
     const found = t.kind === "eof" ? "end of input" : `'${t.text}'`;
     throw new SchemaError("unexpected-token", `${expected}, found ${found}`, t.line, t.column, this.fileName);
   }
 
-  private unsupported(t: Token, what: string): never {
-    throw new SchemaError("unsupported-syntax", `${what} are not supported`, t.line, t.column, this.fileName);
+  private unsupported(t: Token, code: EvaluatorErrorCode, message: string): never {
+    throw new SchemaError(code, message, t.line, t.column, this.fileName);
   }
 }
 

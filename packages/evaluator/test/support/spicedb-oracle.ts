@@ -18,6 +18,7 @@ export function toSpiceRelationship(r: Relationship): v1.Relationship {
     resource: toObject(r.resourceType, r.resourceId),
     relation: r.relation,
     subject: toSubject({ type: r.subjectType, id: r.subjectId, relation: r.subjectRelation }),
+    ...(r.expiresAt === undefined ? {} : { optionalExpiresAt: { seconds: String(Math.floor(r.expiresAt / 1000)), nanos: (r.expiresAt % 1000) * 1e6 } }),
   });
 }
 
@@ -55,7 +56,7 @@ export class SpiceDbOracle {
   }
 
   async lookupResources(resourceType: string, permission: string, subject: SubjectRef): Promise<string[]> {
-    const responses = await this.db.permissions().promises.lookupResources(
+    const responses = await this.stream<v1.LookupResourcesResponse>("lookupResources",
       v1.LookupResourcesRequest.create({
         resourceObjectType: resourceType,
         permission,
@@ -64,6 +65,44 @@ export class SpiceDbOracle {
       }),
     );
     return [...new Set(responses.map((r) => r.resourceObjectId))].sort();
+  }
+
+  /** Lookups have a deadline: on some cyclic graphs SpiceDB's lookups grow without bound. */
+  lookupDeadlineMs = 3000;
+
+  private stream<T>(method: "lookupResources" | "lookupSubjects", request: unknown): Promise<T[]> {
+    const client = (this.db as unknown as { streamingClient: Record<string, (r: unknown, o: { deadline: number }) => NodeJS.EventEmitter> }).streamingClient;
+    return new Promise((resolve, reject) => {
+      const out: T[] = [];
+      const call = client[method]!(request, { deadline: Date.now() + this.lookupDeadlineMs });
+      call.on("data", (d: T) => out.push(d));
+      call.on("error", reject);
+      call.on("end", () => resolve(out));
+    });
+  }
+
+  /** The subjects of a type holding a permission, in the evaluator's `SubjectsResult` shape. */
+  async lookupSubjects(resource: ObjectRef, permission: string, subjectType: string, subjectRelation?: string): Promise<{ ids: string[]; wildcard: boolean; excluded: string[] }> {
+    const responses = await this.stream<v1.LookupSubjectsResponse>("lookupSubjects",
+      v1.LookupSubjectsRequest.create({
+        resource: toObject(resource.type, resource.id),
+        permission,
+        subjectObjectType: subjectType,
+        optionalSubjectRelation: subjectRelation ?? "",
+        consistency: fullyConsistent(),
+      }),
+    );
+    const ids = new Set<string>();
+    let wildcard = false;
+    const excluded = new Set<string>();
+    for (const r of responses) {
+      const id = r.subject?.subjectObjectId ?? r.subjectObjectId;
+      if (id === "*") {
+        wildcard = true;
+        for (const e of r.excludedSubjects ?? []) excluded.add(e.subjectObjectId);
+      } else ids.add(id);
+    }
+    return { ids: [...ids].sort(), wildcard, excluded: [...excluded].sort() };
   }
 
   /**

@@ -1,0 +1,173 @@
+// One seed of the random-schema differential: the schema verdict and every Check, LookupResources
+// and LookupSubjects answer of the evaluator against SpiceDB's, errors included (an error is an
+// answer too: "error:max-depth" on both sides agrees, an error against a boolean does not).
+import { check, compileSchema, EvaluatorError, formatRelationship, lookupResources, lookupSubjects, RelationshipGraph } from "../../src/index.js";
+import { randomSchemaCase, type RandomSchemaCase } from "./random-schemas.js";
+import { SpiceDbOracle } from "./spicedb-oracle.js";
+
+export interface Disagreement {
+  query: string;
+  ours: string;
+  spicedb: string;
+}
+
+export interface SeedResult {
+  seed: number;
+  chain: boolean;
+  cyclic: boolean;
+  /** "accepted" / "rejected" on both sides, or the side that accepted alone. */
+  schema: "accepted" | "rejected" | "ours-only" | "spicedb-only";
+  schemaMessages?: { ours: string; spicedb: string };
+  compared: number;
+  /** Queries SpiceDB did not answer within its deadline (excluded from `compared`). */
+  timeouts: number;
+  /** Checks where SpiceDB gave our answer only on a retry (it answered the max-depth error, or another answer, first). */
+  racy: number;
+  disagreements: Disagreement[];
+  testCase: RandomSchemaCase;
+}
+
+const TIMEOUT = "timeout";
+const DEPTH = "error:max-depth";
+/** SpiceDB re-asked this many times when only one side reports the depth error. */
+const RETRIES = 8;
+
+/** An outcome as text: JSON of the answer, or `error:<kind>`. */
+function ours(run: () => unknown): string {
+  try {
+    return JSON.stringify(run());
+  } catch (error) {
+    if (error instanceof EvaluatorError) return error.code === "max-depth-exceeded" ? "error:max-depth" : `error:${error.code}`;
+    throw error;
+  }
+}
+
+async function theirs(run: () => Promise<unknown>): Promise<string> {
+  try {
+    return JSON.stringify(await run());
+  } catch (error) {
+    const message = (error as Error).message ?? String(error);
+    if (/max depth/i.test(message)) return "error:max-depth";
+    // SpiceDB gave no answer in time (its own deadline or the oracle's): not comparable.
+    if (/deadline ?exceeded/i.test(message)) return TIMEOUT;
+    return `error:${message.slice(0, 200)}`;
+  }
+}
+
+/** Is there a cycle among the relationships' (object → subject object) edges? */
+function hasCycle(testCase: RandomSchemaCase): boolean {
+  const edges = new Map<string, string[]>();
+  for (const r of testCase.relationships) {
+    const from = `${r.resourceType}:${r.resourceId}`;
+    (edges.get(from) ?? edges.set(from, []).get(from)!).push(`${r.subjectType}:${r.subjectId}`);
+  }
+  const state = new Map<string, number>();
+  const visit = (n: string): boolean => {
+    const s = state.get(n);
+    if (s === 1) return true;
+    if (s === 2) return false;
+    state.set(n, 1);
+    for (const m of edges.get(n) ?? []) if (visit(m)) return true;
+    state.set(n, 2);
+    return false;
+  };
+  return [...edges.keys()].some(visit);
+}
+
+export async function runSeed(seed: number, testCase = randomSchemaCase(seed)): Promise<SeedResult> {
+  const base = { seed, chain: testCase.chain, cyclic: hasCycle(testCase), compared: 0, timeouts: 0, racy: 0, disagreements: [] as Disagreement[], testCase };
+  let graph: RelationshipGraph | undefined;
+  let ourError = "";
+  try {
+    graph = new RelationshipGraph(compileSchema(testCase.schema));
+  } catch (error) {
+    ourError = (error as Error).message;
+  }
+  let spicedb: SpiceDbOracle | undefined;
+  let theirError = "";
+  try {
+    spicedb = await SpiceDbOracle.start(testCase.schema, []);
+  } catch (error) {
+    theirError = (error as Error).message;
+  }
+  if (!graph || !spicedb) {
+    await spicedb?.close();
+    const schema = !graph && !spicedb ? "rejected" : graph ? "ours-only" : "spicedb-only";
+    return { ...base, schema, ...(schema === "rejected" ? {} : { schemaMessages: { ours: ourError, spicedb: theirError } }) };
+  }
+  try {
+    for (const r of testCase.relationships) graph.add(r);
+    await spicedb.write(testCase.relationships);
+    const disagreements: Disagreement[] = [];
+    let compared = 0;
+    let timeouts = 0;
+    let racy = 0;
+    // After one lookup timeout, a seed's other lookups are skipped too (each would wait its deadline).
+    let lookupTimedOut = false;
+    const lookup = async (run: () => Promise<unknown>): Promise<string> => {
+      if (lookupTimedOut) return TIMEOUT;
+      const answer = await theirs(run);
+      if (answer === TIMEOUT) lookupTimedOut = true;
+      return answer;
+    };
+    const compare = (query: string, a: string, b: string): void => {
+      if (b === TIMEOUT) {
+        timeouts++;
+        return;
+      }
+      compared++;
+      if (a !== b) disagreements.push({ query, ours: a, spicedb: b });
+    };
+    // SpiceDB's Check cannot be cancelled from here; after one timeout, the seed's other checks are skipped.
+    let checkTimedOut = false;
+    for (const q of testCase.checks) {
+      if (checkTimedOut) {
+        timeouts++;
+        continue;
+      }
+      const subject = q.subject.relation ? `${q.subject.type}:${q.subject.id}#${q.subject.relation}` : `${q.subject.type}:${q.subject.id}`;
+      const mine = ours(() => check(graph, q.resource, q.permission, q.subject));
+      let answer = await theirs(() => spicedb.check(q.resource, q.permission, q.subject));
+      if (answer === TIMEOUT) checkTimedOut = true;
+      // On cyclic data SpiceDB races a union's or intersection's branches against the depth limit, so
+      // the same Check may answer in one run and fail in the next: ask again before calling it a disagreement.
+      for (let retry = 0; retry < RETRIES && answer !== mine && answer !== TIMEOUT && (mine === DEPTH || answer === DEPTH); retry++) {
+        const again = await theirs(() => spicedb.check(q.resource, q.permission, q.subject));
+        if (again === mine) {
+          racy++;
+          answer = again;
+        }
+      }
+      compare(`check ${q.resource.type}:${q.resource.id}#${q.permission}@${subject}`, mine, answer);
+    }
+    for (const l of testCase.lookups) {
+      const subject = l.subject.relation ? `${l.subject.type}:${l.subject.id}#${l.subject.relation}` : `${l.subject.type}:${l.subject.id}`;
+      compare(
+        `lookupResources ${l.resourceType}#${l.permission}@${subject}`,
+        ours(() => lookupResources(graph, l.resourceType, l.permission, l.subject)),
+        await lookup(() => spicedb.lookupResources(l.resourceType, l.permission, l.subject)),
+      );
+    }
+    for (const l of testCase.subjectLookups) {
+      compare(
+        `lookupSubjects ${l.resource.type}:${l.resource.id}#${l.permission}@${l.subjectType}${l.subjectRelation ? `#${l.subjectRelation}` : ""}`,
+        ours(() => lookupSubjects(graph, l.resource, l.permission, l.subjectType, l.subjectRelation)),
+        await lookup(() => spicedb.lookupSubjects(l.resource, l.permission, l.subjectType, l.subjectRelation)),
+      );
+    }
+    return { ...base, schema: "accepted", compared, timeouts, racy, disagreements };
+  } finally {
+    await spicedb.close();
+  }
+}
+
+/** A failing seed as text: schema, relationships and each disagreement. */
+export function describeSeed(result: SeedResult): string {
+  const lines = [`seed ${result.seed} (chain=${result.chain}, cyclic=${result.cyclic}, schema ${result.schema})`];
+  if (result.schemaMessages) lines.push(`  ours: ${result.schemaMessages.ours}`, `  spicedb: ${result.schemaMessages.spicedb}`);
+  for (const d of result.disagreements) lines.push(`  ${d.query}: ours ${d.ours}, spicedb ${d.spicedb}`);
+  if (result.schema !== "accepted" || result.disagreements.length > 0) {
+    lines.push(result.testCase.schema, ...result.testCase.relationships.map(formatRelationship));
+  }
+  return lines.join("\n");
+}
