@@ -2,8 +2,8 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createOidcVerifier } from "@gatehouse/auth";
 import { openStore, type Store } from "@gatehouse/store";
-import { createLogger, createMetrics, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
-import express, { type Express } from "express";
+import { createLogger, createMetrics, drainHttpServer, httpTracing, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import express, { type Express, type RequestHandler } from "express";
 import { Authorizer } from "./authz/authorizer.js";
 import { loadRoleConfiguration, type RoleConfiguration } from "./authz/role-config.js";
 import type { Services } from "./commands/services.js";
@@ -62,6 +62,8 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
 
   // First, so that every answer (probes and errors included) carries the request id.
   const [logRequest, observeRequest] = requestLogging(logger, metrics);
+  // Tracing before logging, so the request's log lines carry its trace id.
+  app.use(httpTracing() as unknown as RequestHandler);
   app.use(logRequest!);
   app.get("/livez", (_req, res) => {
     res.json({ status: "ok" });

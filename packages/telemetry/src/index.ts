@@ -1,4 +1,5 @@
-// Public entry of @gatehouse/telemetry: structured logs (pino) and Prometheus metrics (prom-client).
+// Public entry of @gatehouse/telemetry: structured logs (pino), Prometheus metrics (prom-client)
+// and OpenTelemetry tracing (W3C traceparent, OTLP export when OTEL_* ask for it).
 export { createLogger, createSilentLogger } from "./logger.js";
 export type { Logger, LoggerConfig } from "./logger.js";
 export {
@@ -14,3 +15,17 @@ export {
 export type { Metrics, MetricsOptions } from "./metrics.js";
 export { httpRequestLogger, requestIdOf, REQUEST_ID_HEADER, INSIGHTS_REQUEST_ID_HEADER } from "./request-id.js";
 export { drainHttpServer } from "./drain.js";
+export {
+  activeTraceFields,
+  endSpan,
+  injectTraceparent,
+  inSpan,
+  startServerSpan,
+  startTracing,
+  tracesExporterFor,
+  tracingEnabled,
+  withContext,
+  TRACEPARENT_HEADER,
+} from "./tracing.js";
+export type { ServerSpan, Tracing, TracingSettings, TracesExporter } from "./tracing.js";
+export { httpTracing } from "./http-tracing.js";

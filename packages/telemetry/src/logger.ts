@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions } from "pino";
+import { activeTraceFields } from "./tracing.js";
 
 export type { Logger };
 
@@ -18,6 +19,8 @@ export function createLogger(config: LoggerConfig): Logger {
     level,
     base: { service: config.name },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // trace_id/span_id of the active span (tracing on), so logs and traces join up.
+    mixin: activeTraceFields,
     redact: { paths: ["req.headers.authorization", "req.headers['x-rh-identity']", "*.password", "*.clientSecret"], remove: true },
   };
   return pino(options);

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { ConfigError, defineConfig, setting, storeSettings } from "@gatehouse/config";
+import { ConfigError, defineConfig, setting, storeSettings, tracingSettings } from "@gatehouse/config";
 
 /** Settings of the all-in-one local server, from flags and the environment. */
 export interface StartConfig {
@@ -55,6 +55,7 @@ export const startSettings = defineConfig("start", {
   GATEHOUSE_DOMAIN: storeSettings.GATEHOUSE_DOMAIN,
   GATEHOUSE_ENV: storeSettings.GATEHOUSE_ENV,
   GATEHOUSE_SEED_DEMO: setting.bool("seed the demo organisation on first start", true),
+  ...tracingSettings,
 });
 
 export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv = process.env): StartConfig {
