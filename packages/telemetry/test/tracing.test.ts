@@ -134,7 +134,7 @@ describe("tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)", () => {
     tracing = startTracing("tracing-test", { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint });
     const app = await startApp();
     try {
-      for (const sent of [{}, { traceparent: "00-zz-yy-01" }]) {
+      for (const sent of [{}, { traceparent: "00-zz-yy-01" }] as Record<string, string>[]) {
         const [version, traceId] = String((await get(app.url, sent))["traceparent"]).split("-");
         expect(version).toBe("00");
         expect(traceId).toMatch(/^[0-9a-f]{32}$/);
