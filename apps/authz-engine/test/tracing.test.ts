@@ -1,9 +1,8 @@
 // OpenTelemetry over real gRPC: traceparent in (metadata) and out (response headers), the server
 // span and the evaluator span exported to a local OTLP receiver, and log lines with the trace id.
-import { Writable } from "node:stream";
 import { Metadata, type ClientUnaryCall } from "@grpc/grpc-js";
 import { createLogger, startTracing, type Tracing } from "@gatehouse/telemetry";
-import { startOtlpReceiver, type OtlpReceiver } from "@gatehouse/telemetry/testing";
+import { capturedLogLines, startOtlpReceiver, type OtlpReceiver } from "@gatehouse/telemetry/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { principal, startEngine, workspace, type RunningEngine } from "./helpers.js";
 
@@ -13,15 +12,9 @@ const CHECK = "kessel.inventory.v1beta2.KesselInventoryService/Check";
 
 let engine: RunningEngine;
 let receiver: OtlpReceiver;
-const lines: Record<string, unknown>[] = [];
+const { destination, lines } = capturedLogLines();
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString("utf8").split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
   engine = await startEngine({ logger: createLogger({ name: "authz-engine", level: "debug", destination }) });
 });
 afterAll(async () => {

@@ -2,6 +2,7 @@
 // the fields tests look at), so tests check what a real collector would receive.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
 
 export interface ReceivedSpan {
   serviceName: string | undefined;
@@ -24,6 +25,18 @@ export interface OtlpReceiver {
   /** Export requests received (any path). */
   readonly requests: number;
   close(): Promise<void>;
+}
+
+/** A log destination (createLogger's `destination`) keeping each JSON line, parsed, in `lines`. */
+export function capturedLogLines(): { destination: Writable; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString("utf8").split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { destination, lines };
 }
 
 type Field = { no: number; value: Uint8Array | bigint };

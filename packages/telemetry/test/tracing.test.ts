@@ -1,9 +1,8 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, httpRequestLogger, httpTracing, inSpan, startTracing, tracesExporterFor, tracingEnabled, type Tracing } from "../src/index.js";
-import { startOtlpReceiver, type OtlpReceiver } from "../src/testing.js";
+import { capturedLogLines, startOtlpReceiver, type OtlpReceiver } from "../src/testing.js";
 
 const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
@@ -11,13 +10,7 @@ const TRACEPARENT = `00-${CALLER_TRACE}-${CALLER_SPAN}-01`;
 
 /** A plain node:http server: tracing middleware, then pino-http, then a handler doing traced work. */
 async function startApp(): Promise<{ url: string; lines: Record<string, unknown>[]; close(): Promise<void> }> {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString("utf8").split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { destination, lines } = capturedLogLines();
   const logger = createLogger({ name: "tracing-test", level: "info", destination });
   const trace = httpTracing();
   const log = httpRequestLogger(logger);
