@@ -13,7 +13,7 @@ export function httpTracing(): (req: IncomingMessage, res: ServerResponse, next:
     const method = req.method ?? "GET";
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const server = startServerSpan(method, req.headers, { "http.request.method": method, "url.path": path });
-    if (server.traceparent) res.setHeader(TRACEPARENT_HEADER, server.traceparent);
+    res.setHeader(TRACEPARENT_HEADER, server.traceparent);
     res.once("close", () => {
       // Name the span after the matched route (bounded), as the HTTP conventions ask.
       const routed = req as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };

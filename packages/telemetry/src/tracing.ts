@@ -102,17 +102,17 @@ export interface ServerSpan {
   /** The context to run the request in (the span is active there). */
   readonly context: Context;
   /** `traceparent` of the server span, for the response headers. */
-  readonly traceparent: string | undefined;
+  readonly traceparent: string;
 }
 
 /** Starts a SERVER span whose parent is the caller's `traceparent` (when valid) in `incoming`. */
 export function startServerSpan(name: string, incoming: Carrier, attributes: Attributes): ServerSpan {
   const parent = propagation.extract(ROOT_CONTEXT, incoming, getter);
   const span = tracer().startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
-  const active = trace.setSpan(parent, span);
-  const outgoing: Record<string, string> = {};
-  propagation.inject(active, outgoing);
-  return { span, context: active, traceparent: outgoing[TRACEPARENT_HEADER] };
+  // Formatted here rather than through propagation.inject: the same W3C text, without the per-call
+  // carrier object (this runs on every traced gRPC call).
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return { span, context: trace.setSpan(parent, span), traceparent: `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, "0")}` };
 }
 
 /** Ends a span, marking it failed when `error` is given. */

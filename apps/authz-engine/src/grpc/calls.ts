@@ -29,7 +29,7 @@ function requestIdFor(call: { metadata: Metadata; sendMetadata(metadata: Metadat
   const requestId = requestIdOf(call.metadata.get(REQUEST_ID_HEADER)[0]);
   const headers = new Metadata();
   headers.set(REQUEST_ID_HEADER, requestId);
-  if (server?.traceparent) headers.set(TRACEPARENT_HEADER, server.traceparent);
+  if (server) headers.set(TRACEPARENT_HEADER, server.traceparent);
   call.sendMetadata(headers);
   return requestId;
 }
@@ -40,11 +40,9 @@ const SERVER_FAULTS = new Set([status.UNKNOWN, status.DEADLINE_EXCEEDED, status.
 /** A SERVER span for the call (child of the caller's `traceparent`), or null when tracing is off. */
 function serverSpanFor(call: { metadata: Metadata }, m: MethodMetrics): ServerSpan | null {
   if (!tracingEnabled()) return null;
-  return startServerSpan(`${m.labels.grpc_service}/${m.method}`, call.metadata.getMap(), {
-    "rpc.system": "grpc",
-    "rpc.service": m.labels.grpc_service,
-    "rpc.method": m.method,
-  });
+  // Only the two trace-context keys, not a copy of all the call's metadata.
+  const carrier = { [TRACEPARENT_HEADER]: call.metadata.get(TRACEPARENT_HEADER)[0], tracestate: call.metadata.get("tracestate")[0] };
+  return startServerSpan(m.spanName, carrier, m.spanAttributes);
 }
 
 function serviceError(error: unknown, deps: CallDeps, method: string, requestId: string): ServiceError & { code: status } {
@@ -76,6 +74,8 @@ interface MethodMetrics {
   ok: { inc(): void };
   seconds: { observe(value: number): void };
   inFlight: InFlightCount;
+  spanName: string;
+  spanAttributes: { "rpc.system": string; "rpc.service": string; "rpc.method": string };
 }
 
 function methodMetrics(deps: CallDeps, method: string, type: "unary" | "server_stream"): MethodMetrics {
@@ -86,6 +86,8 @@ function methodMetrics(deps: CallDeps, method: string, type: "unary" | "server_s
     ok: deps.metrics.calls.labels({ ...labels, grpc_code: grpcCodeName(status.OK) }),
     seconds: deps.metrics.callSeconds.labels(labels),
     inFlight: deps.metrics.inFlight(method),
+    spanName: `${deps.service}/${method}`,
+    spanAttributes: { "rpc.system": "grpc", "rpc.service": deps.service, "rpc.method": method },
   };
 }
 
