@@ -18,7 +18,6 @@ export { drainHttpServer } from "./drain.js";
 export {
   activeTraceFields,
   endSpan,
-  injectTraceparent,
   inSpan,
   startServerSpan,
   startTracing,

@@ -167,8 +167,3 @@ export function activeTraceFields(): { trace_id?: string; span_id?: string } {
   const { traceId, spanId } = span.spanContext();
   return { trace_id: traceId, span_id: spanId };
 }
-
-/** Writes the active context's `traceparent` into outgoing headers (for calls this service makes). */
-export function injectTraceparent(headers: Record<string, string>): void {
-  if (enabled) propagation.inject(context.active(), headers);
-}
