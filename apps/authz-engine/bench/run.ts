@@ -1,13 +1,15 @@
 // Engine benchmark: server here, load generator in a child process (separate CPU). Compares Check
 // with an empty unary handler on the same server (the transport floor), then measures a 100,000-host
 // StreamedListObjects and commit-to-visible lag. Run: pnpm --filter @gatehouse/authz-engine bench
+// BENCH_TRACING=1 switches OpenTelemetry tracing on (every call sampled) and exports the spans to
+// a local collector process; unset, tracing is off as in a default deployment.
 import { fork, type ChildProcess } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { credentials, Metadata, type sendUnaryData, type ServerUnaryCall } from "@grpc/grpc-js";
 import { Allowed, CheckResponse, KesselInventoryServiceClient, KesselInventoryServiceService, type CheckRequest } from "@gatehouse/proto";
 import { openStore, type Relationship } from "@gatehouse/store";
-import { createSilentLogger } from "@gatehouse/telemetry";
+import { createSilentLogger, startTracing, type Tracing } from "@gatehouse/telemetry";
 import { buildServer } from "../src/index.js";
 import { percentile } from "@gatehouse/telemetry";
 import { histogramDelta, lagHistogram } from "./stats.js";
@@ -30,7 +32,27 @@ const rel = (resourceType: string, resourceId: string, relation: string, subject
   resourceType, resourceId, relation, subjectType, subjectId,
 });
 
+/** Tracing on with an OTLP collector in a child process (BENCH_TRACING=1), or off. */
+async function tracingForBench(): Promise<{ tracing: Tracing; spansExported(): Promise<number>; close(): void } | null> {
+  if (process.env["BENCH_TRACING"] !== "1") return null;
+  const collector = fork(join(here, "collector.ts"), { execArgv: ["--import", "tsx", "--conditions=source"], stdio: "inherit" });
+  const next = <T>() => new Promise<T>((resolve) => collector.once("message", (m) => resolve(m as T)));
+  const { endpoint } = await next<{ endpoint: string }>();
+  const tracing = startTracing("authz-engine", { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+  return {
+    tracing,
+    async spansExported() {
+      await tracing.shutdown();
+      const answer = next<{ spans: number }>();
+      collector.send("count");
+      return (await answer).spans;
+    },
+    close: () => collector.kill(),
+  };
+}
+
 async function main() {
+  const traced = await tracingForBench();
   const store = await openStore({ databaseUrl, schema, pollIntervalMs: 1000 });
   const tenant = (await store.tenants.bootstrap("bench-org")).value;
   const ws = tenant.defaultWorkspaceId;
@@ -67,7 +89,7 @@ async function main() {
     relation: "view",
     subject: { resource: { resourceType: "principal", resourceId: "redhat/bench-user", reporter: { type: "rbac" } } },
   };
-  console.log(`hosts=${HOSTS} duration=${SECONDS}s per cell, node ${process.version}`);
+  console.log(`hosts=${HOSTS} duration=${SECONDS}s per cell, node ${process.version}, tracing ${traced ? "on (OTLP to a local collector)" : "off"}`);
   const results: Record<string, { perSecond: number; p50: number; p99: number; cpu: number }> = {};
   if (ONLY.has("check")) console.log("method  inflight  calls/s   p50 ms   p99 ms   server CPU µs/call");
   for (const concurrency of ONLY.has("check") ? [1, 16, 64] : []) {
@@ -158,6 +180,10 @@ async function main() {
 
   local.close();
   client.kill();
+  if (traced) {
+    console.log(`tracing on: the collector received ${await traced.spansExported()} spans`);
+    traced.close();
+  }
   await server.stop();
   await store.close();
 }

@@ -1,7 +1,7 @@
 // Process entry: reads the environment (engineSettings), starts the engine, drains on SIGTERM/SIGINT.
 import { readFileSync } from "node:fs";
 import { ConfigError } from "@gatehouse/config";
-import { createLogger } from "@gatehouse/telemetry";
+import { createLogger, startTracing } from "@gatehouse/telemetry";
 import type { EngineConfig } from "./config.js";
 import { buildServer } from "./server.js";
 import { engineSettings } from "./settings.js";
@@ -21,6 +21,7 @@ try {
   process.exit(1);
 }
 
+const tracing = startTracing("authz-engine", env);
 const logger = createLogger({ name: "authz-engine", level: env.LOG_LEVEL });
 const oidc = (env.AUTHN_MODE ?? (env.AUTHN_OIDC_SERVER_URL ? "oidc" : "unauthenticated")) === "oidc";
 const config: EngineConfig = {
@@ -59,7 +60,7 @@ server.start().catch((error: unknown) => {
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.once(signal, () => {
     logger.info({ signal }, "shutting down");
-    server.stop().then(
+    server.stop().then(() => tracing.shutdown()).then(
       () => process.exit(0),
       (error: unknown) => {
         logger.error({ err: error }, "shutdown failed");

@@ -1,6 +1,6 @@
 // The engine's environment variables: one zod schema (see @gatehouse/config), read by main.ts and
 // rendered into the README table and .env.example.
-import { defineConfig, processSettings, roleConfigSettings, setting, storeSettings } from "@gatehouse/config";
+import { defineConfig, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
 
 export const engineSettings = defineConfig("authz-engine", {
   ...storeSettings,
@@ -23,4 +23,5 @@ export const engineSettings = defineConfig("authz-engine", {
   AUTHZ_TLS_CERT_FILE: setting.string("PEM certificate chain for TLS on the gRPC port (with AUTHZ_TLS_KEY_FILE)", { unset: "plaintext h2c" }),
   AUTHZ_TLS_KEY_FILE: setting.string("PEM private key for TLS on the gRPC port (with AUTHZ_TLS_CERT_FILE)", { unset: "plaintext h2c" }),
   ...processSettings,
+  ...tracingSettings,
 });

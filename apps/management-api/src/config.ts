@@ -1,5 +1,5 @@
 import { parseSystemUsers, type SystemUsers } from "@gatehouse/auth";
-import { ConfigError, defineConfig, oidcSettings, processSettings, roleConfigSettings, setting, storeSettings } from "@gatehouse/config";
+import { ConfigError, defineConfig, oidcSettings, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
 
 /** Everything `buildServer` needs; `configFromEnv` fills it from the environment. */
 export interface ManagementApiConfig {
@@ -71,6 +71,7 @@ export const managementSettings = defineConfig("management-api", {
   READ_YOUR_WRITES_TIMEOUT_MS: setting.int("bound on waiting for the authorization graph to catch up with a write", { default: DEFAULT_CONFIG.readYourWritesTimeoutMs, min: 1 }),
   READ_CACHE_BYTES: setting.int("memory for cached GET answers (keyed by revision); 0 turns the cache off", { default: DEFAULT_CONFIG.readCacheBytes, min: 0 }),
   ...processSettings,
+  ...tracingSettings,
 });
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementApiConfig {

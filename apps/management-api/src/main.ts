@@ -1,5 +1,6 @@
 // Process entry: read the environment, start the server, stop cleanly on signals.
-import { configFromEnv, ConfigError, type ManagementApiConfig } from "./config.js";
+import { startTracing } from "@gatehouse/telemetry";
+import { configFromEnv, ConfigError, managementSettings, type ManagementApiConfig } from "./config.js";
 import { buildServer } from "./server.js";
 
 let config: ManagementApiConfig;
@@ -11,6 +12,8 @@ try {
   console.error(error.message);
   process.exit(1);
 }
+// After validation, so a bad OTEL_* variable is reported like any other.
+const tracing = startTracing("management-api", managementSettings.parse(process.env));
 const server = buildServer(config);
 await server.start();
 // SIGHUP: reload the role configuration (a refused or invalid one is logged; nothing changes).
@@ -19,7 +22,7 @@ process.on("SIGHUP", () => {
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
-    server.stop().then(
+    server.stop().then(() => tracing.shutdown()).then(
       () => process.exit(0),
       () => process.exit(1),
     );

@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { createOidcVerifier } from "@gatehouse/auth";
 import { parseSchema } from "@gatehouse/evaluator";
 import { openStore, type Store } from "@gatehouse/store";
-import { createLogger, createMetrics, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
-import express, { type Express } from "express";
+import { createLogger, createMetrics, drainHttpServer, httpTracing, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import express, { type Express, type RequestHandler } from "express";
 import { Authorizer } from "./authz/authorizer.js";
 import { loadRoleConfiguration, type RoleConfiguration } from "./authz/role-config.js";
 import { applyRoleConfiguration, describeElement, type ReloadResult } from "./authz/reload.js";
@@ -68,6 +68,8 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
 
   // First, so that every answer (probes and errors included) carries the request id.
   const [logRequest, observeRequest] = requestLogging(logger, metrics);
+  // Tracing before logging, so the request's log lines carry its trace id.
+  app.use(httpTracing() as unknown as RequestHandler);
   app.use(logRequest!);
   app.get("/livez", (_req, res) => {
     res.json({ status: "ok" });

@@ -1,5 +1,6 @@
 // Process entry: reads the environment (workspaceCacheSettings), nothing else (see buildServer for the behaviour).
 import { ConfigError } from "@gatehouse/config";
+import { startTracing } from "@gatehouse/telemetry";
 import { type AuthConfig } from "./authn.js";
 import { buildServer } from "./server.js";
 import { workspaceCacheSettings } from "./settings.js";
@@ -12,6 +13,8 @@ try {
   console.error(error.message);
   process.exit(1);
 }
+
+const tracing = startTracing("workspace-cache", env);
 
 const auth: AuthConfig = env.OIDC_ISSUER_URL
   ? {
@@ -36,5 +39,5 @@ const server = buildServer({
 });
 await server.start();
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => void server.stop().finally(() => process.exit(0)));
+  process.once(signal, () => void server.stop().then(() => tracing.shutdown()).finally(() => process.exit(0)));
 }

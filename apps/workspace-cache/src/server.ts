@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import express from "express";
 import { type Cache, type CacheMetrics, type RedisCache, createMemoryCache, createRedisCache } from "@gatehouse/cache";
 import { type Store, type StoreConfig, openStore } from "@gatehouse/store";
-import { createLogger, createMetrics, drainHttpServer, httpRequestDuration, httpRequestLogger, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { createLogger, createMetrics, drainHttpServer, httpRequestDuration, httpRequestLogger, httpTracing, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import { type AuthConfig, createAuthenticator } from "./authn.js";
 import { WorkspaceCacheError } from "./errors.js";
 import { problemHandler } from "./http/problem.js";
@@ -92,6 +92,7 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
   const app = express();
   app.disable("x-powered-by");
   // Request id in and out, one log line per request (pino-http), one latency observation.
+  app.use(httpTracing() as unknown as express.RequestHandler);
   app.use(httpRequestLogger(logger) as unknown as express.RequestHandler);
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();

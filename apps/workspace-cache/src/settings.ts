@@ -1,7 +1,7 @@
 // workspace-cache's environment variables: one zod schema (see @gatehouse/config), read by main.ts
 // and rendered into the README table and .env.example.
 import { parseSystemUsers } from "@gatehouse/auth";
-import { defineConfig, oidcSettings, processSettings, setting, storeSettings } from "@gatehouse/config";
+import { defineConfig, oidcSettings, processSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
 
 export const workspaceCacheSettings = defineConfig("workspace-cache", {
   PORT: setting.port("HTTP port", 8001),
@@ -15,4 +15,5 @@ export const workspaceCacheSettings = defineConfig("workspace-cache", {
     parseSystemUsers(value),
   ),
   ...processSettings,
+  ...tracingSettings,
 });

@@ -26,6 +26,28 @@ export const processSettings = {
   SHUTDOWN_TIMEOUT_MS: setting.int("on SIGTERM, how long requests and streams in flight may take to finish before they are cut off", { default: 10_000, min: 0 }),
 };
 
+const TRACES_EXPORTERS = ["otlp", "console", "none"] as const;
+
+/**
+ * OpenTelemetry tracing: the standard OTEL_* variables (the SDK reads the rest of its own, e.g.
+ * OTEL_EXPORTER_OTLP_HEADERS, OTEL_TRACES_SAMPLER, OTEL_RESOURCE_ATTRIBUTES). Nothing set: no tracing.
+ */
+export const tracingSettings = {
+  OTEL_SDK_DISABLED: setting.bool("turn tracing off whatever else is set", false),
+  OTEL_TRACES_EXPORTER: setting.custom<(typeof TRACES_EXPORTERS)[number] | undefined>(
+    `where spans go (${TRACES_EXPORTERS.join(" | ")}); unset: \`otlp\` when an OTLP endpoint is set, otherwise none`,
+    undefined,
+    undefined,
+    (v) => {
+      if (!(TRACES_EXPORTERS as readonly string[]).includes(v)) throw new Error(`must be one of ${TRACES_EXPORTERS.join(", ")}`);
+      return v as (typeof TRACES_EXPORTERS)[number];
+    },
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: setting.url("OTLP/HTTP (protobuf) collector base URL; spans go to `<url>/v1/traces`", { protocols: ["http", "https"], unset: "no export" }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: setting.url("full OTLP/HTTP URL for spans (overrides the endpoint above)", { protocols: ["http", "https"], unset: "from OTEL_EXPORTER_OTLP_ENDPOINT" }),
+  OTEL_SERVICE_NAME: setting.string("`service.name` of exported spans", { unset: "the app's name" }),
+};
+
 /** Bearer-token verification of the HTTP apps (OIDC discovery + JWKS). */
 export const oidcSettings = {
   OIDC_ISSUER_URL: setting.url("issuer whose JWKS (found by OIDC discovery) verifies bearer tokens", { protocols: ["https", "http"], unset: "bearer tokens refused" }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, defineConfig, renderConfigTable, renderEnvExample, setting } from "@gatehouse/config";
+import { ConfigError, defineConfig, renderConfigTable, renderEnvExample, setting, tracingSettings } from "@gatehouse/config";
 
 const demo = defineConfig("demo", {
   PORT: setting.port("Listen port", 8000),
@@ -63,5 +63,29 @@ describe("rendering", () => {
     expect(text).toContain("# LIMIT=5\n");
     expect(text).toContain("# PASSWORD=\n");
     expect(text).toContain("# EXTRA=true\n");
+  });
+});
+
+describe("tracingSettings (standard OTEL_* variables)", () => {
+  const tracing = defineConfig("demo", tracingSettings);
+
+  it("leaves everything unset (tracing off) by default and reads the standard values", () => {
+    expect(tracing.parse({})).toEqual({
+      OTEL_SDK_DISABLED: false,
+      OTEL_TRACES_EXPORTER: undefined,
+      OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
+      OTEL_SERVICE_NAME: undefined,
+    });
+    expect(tracing.parse({ OTEL_SDK_DISABLED: "true", OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" })).toMatchObject({
+      OTEL_SDK_DISABLED: true,
+      OTEL_TRACES_EXPORTER: "otlp",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+    });
+  });
+
+  it("names a bad exporter or endpoint", () => {
+    expect(() => tracing.parse({ OTEL_TRACES_EXPORTER: "jaeger" })).toThrow(/OTEL_TRACES_EXPORTER: must be one of otlp, console, none, got 'jaeger'/);
+    expect(() => tracing.parse({ OTEL_EXPORTER_OTLP_ENDPOINT: "grpc://collector:4317" })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT: must be a http or https URL/);
   });
 });

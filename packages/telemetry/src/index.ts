@@ -1,5 +1,5 @@
-// Public entry of @gatehouse/telemetry: structured logs (pino), Prometheus metrics (prom-client) and the
-// benchmarks' percentile.
+// Public entry of @gatehouse/telemetry: structured logs (pino), Prometheus metrics (prom-client),
+// OpenTelemetry tracing (W3C traceparent, OTLP export when OTEL_* ask for it) and the benchmarks' percentile.
 export { createLogger, createSilentLogger } from "./logger.js";
 export type { Logger, LoggerConfig } from "./logger.js";
 export {
@@ -16,3 +16,16 @@ export type { Metrics, MetricsOptions } from "./metrics.js";
 export { httpRequestLogger, requestIdOf, REQUEST_ID_HEADER, INSIGHTS_REQUEST_ID_HEADER } from "./request-id.js";
 export { drainHttpServer } from "./drain.js";
 export { ascending, percentile } from "./percentile.js";
+export {
+  activeTraceFields,
+  endSpan,
+  inSpan,
+  startServerSpan,
+  startTracing,
+  tracesExporterFor,
+  tracingEnabled,
+  withContext,
+  TRACEPARENT_HEADER,
+} from "./tracing.js";
+export type { ServerSpan, Tracing, TracingSettings, TracesExporter } from "./tracing.js";
+export { httpTracing } from "./http-tracing.js";

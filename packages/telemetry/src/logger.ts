@@ -1,4 +1,5 @@
-import { pino, type Logger, type LoggerOptions } from "pino";
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
+import { activeTraceFields } from "./tracing.js";
 
 export type { Logger };
 
@@ -7,6 +8,8 @@ export interface LoggerConfig {
   name: string;
   /** pino level; defaults to LOG_LEVEL or "info" ("silent" in tests unless LOG_LEVEL is set). */
   level?: string;
+  /** Where lines go; stdout by default. */
+  destination?: DestinationStream;
 }
 
 /** Structured JSON logs on stdout (one line per event), as the platform's log shippers expect. */
@@ -18,9 +21,11 @@ export function createLogger(config: LoggerConfig): Logger {
     level,
     base: { service: config.name },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // trace_id/span_id of the active span (tracing on), so logs and traces join up.
+    mixin: activeTraceFields,
     redact: { paths: ["req.headers.authorization", "req.headers['x-rh-identity']", "*.password", "*.clientSecret"], remove: true },
   };
-  return pino(options);
+  return config.destination ? pino(options, config.destination) : pino(options);
 }
 
 /** A logger that drops everything: the default wherever logging is optional. */

@@ -1,7 +1,7 @@
 // Wrappers that every handler goes through: authentication, metrics, logging and the error
 // mapping. Handlers stay thin (validate → command → response).
 import { Metadata, status, type handleServerStreamingCall, type handleUnaryCall, type ServerWritableStream, type ServiceError } from "@grpc/grpc-js";
-import { REQUEST_ID_HEADER, requestIdOf, type Logger } from "@gatehouse/telemetry";
+import { endSpan, REQUEST_ID_HEADER, requestIdOf, startServerSpan, TRACEPARENT_HEADER, tracingEnabled, withContext, type Logger, type ServerSpan } from "@gatehouse/telemetry";
 import type { EngineMetrics, InFlightCount } from "../metrics.js";
 import type { Authenticator, CallerIdentity } from "./authn.js";
 import { toGrpcFailure } from "./errors.js";
@@ -22,14 +22,27 @@ export interface CallContext {
 
 /**
  * Takes the caller's request id (or makes one) and sends it back in the response headers, so a
- * caller can quote it and every log line of the call carries it.
+ * caller can quote it and every log line of the call carries it; with the server span's
+ * `traceparent` when tracing is on.
  */
-function requestIdFor(call: { metadata: Metadata; sendMetadata(metadata: Metadata): void }): string {
+function requestIdFor(call: { metadata: Metadata; sendMetadata(metadata: Metadata): void }, server: ServerSpan | null): string {
   const requestId = requestIdOf(call.metadata.get(REQUEST_ID_HEADER)[0]);
   const headers = new Metadata();
   headers.set(REQUEST_ID_HEADER, requestId);
+  if (server) headers.set(TRACEPARENT_HEADER, server.traceparent);
   call.sendMetadata(headers);
   return requestId;
+}
+
+/** Codes that mean the server failed (the others are the caller's doing), as the RPC conventions say. */
+const SERVER_FAULTS = new Set([status.UNKNOWN, status.DEADLINE_EXCEEDED, status.UNIMPLEMENTED, status.INTERNAL, status.UNAVAILABLE, status.DATA_LOSS]);
+
+/** A SERVER span for the call (child of the caller's `traceparent`), or null when tracing is off. */
+function serverSpanFor(call: { metadata: Metadata }, m: MethodMetrics): ServerSpan | null {
+  if (!tracingEnabled()) return null;
+  // Only the two trace-context keys, not a copy of all the call's metadata.
+  const carrier = { [TRACEPARENT_HEADER]: call.metadata.get(TRACEPARENT_HEADER)[0], tracestate: call.metadata.get("tracestate")[0] };
+  return startServerSpan(m.spanName, carrier, m.spanAttributes);
 }
 
 function serviceError(error: unknown, deps: CallDeps, method: string, requestId: string): ServiceError & { code: status } {
@@ -61,6 +74,8 @@ interface MethodMetrics {
   ok: { inc(): void };
   seconds: { observe(value: number): void };
   inFlight: InFlightCount;
+  spanName: string;
+  spanAttributes: { "rpc.system": string; "rpc.service": string; "rpc.method": string };
 }
 
 function methodMetrics(deps: CallDeps, method: string, type: "unary" | "server_stream"): MethodMetrics {
@@ -71,14 +86,20 @@ function methodMetrics(deps: CallDeps, method: string, type: "unary" | "server_s
     ok: deps.metrics.calls.labels({ ...labels, grpc_code: grpcCodeName(status.OK) }),
     seconds: deps.metrics.callSeconds.labels(labels),
     inFlight: deps.metrics.inFlight(method),
+    spanName: `${deps.service}/${method}`,
+    spanAttributes: { "rpc.system": "grpc", "rpc.service": deps.service, "rpc.method": method },
   };
 }
 
-function finish(deps: CallDeps, m: MethodMetrics, code: status, startedAt: bigint): void {
+function finish(deps: CallDeps, m: MethodMetrics, code: status, startedAt: bigint, server: ServerSpan | null): void {
   if (code === status.OK) m.ok.inc();
   else deps.metrics.calls.inc({ ...m.labels, grpc_code: grpcCodeName(code) });
   m.seconds.observe(Number(process.hrtime.bigint() - startedAt) / 1e9);
   m.inFlight.value--;
+  if (server) {
+    server.span.setAttribute("rpc.grpc.status_code", code);
+    endSpan(server.span, SERVER_FAULTS.has(code) ? new Error(grpcCodeName(code)) : undefined);
+  }
 }
 
 export function unary<Req, Res>(
@@ -90,28 +111,33 @@ export function unary<Req, Res>(
   return (call, callback) => {
     const startedAt = process.hrtime.bigint();
     m.inFlight.value++;
-    const requestId = requestIdFor(call);
+    const server = serverSpanFor(call, m);
+    const requestId = requestIdFor(call, server);
     const succeed = (response: Res) => {
-      finish(deps, m, status.OK, startedAt);
+      finish(deps, m, status.OK, startedAt, server);
       callback(null, response);
     };
     const fail = (error: unknown) => {
       const wire = serviceError(error, deps, method, requestId);
-      finish(deps, m, wire.code, startedAt);
+      finish(deps, m, wire.code, startedAt, server);
       callback(wire);
     };
     const context = (identity: CallerIdentity | null): CallContext => ({ identity, cancelled: () => call.cancelled });
-    // No promise hop when authentication and the handler answer synchronously (Check, mostly).
-    let result: Res | Promise<Res>;
-    try {
-      const identity = deps.authenticator.authenticate(call.metadata);
-      result = identity instanceof Promise ? identity.then((id) => handler(call.request, context(id))) : handler(call.request, context(identity));
-    } catch (error) {
-      fail(error);
-      return;
-    }
-    if (result instanceof Promise) result.then(succeed, fail);
-    else succeed(result);
+    const run = () => {
+      // No promise hop when authentication and the handler answer synchronously (Check, mostly).
+      let result: Res | Promise<Res>;
+      try {
+        const identity = deps.authenticator.authenticate(call.metadata);
+        result = identity instanceof Promise ? identity.then((id) => handler(call.request, context(id))) : handler(call.request, context(identity));
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      if (result instanceof Promise) result.then(succeed, fail);
+      else succeed(result);
+    };
+    if (server) withContext(server.context, run);
+    else run();
   };
 }
 
@@ -203,23 +229,27 @@ export function serverStream<Req, Res>(
   return (call) => {
     const startedAt = process.hrtime.bigint();
     m.inFlight.value++;
-    const requestId = requestIdFor(call);
+    const server = serverSpanFor(call, m);
+    const requestId = requestIdFor(call, server);
     const items = sent;
     const output = outputFor(call, () => items.inc());
-    Promise.resolve()
+    const run = () =>
+      Promise.resolve()
       .then(() => deps.authenticator.authenticate(call.metadata))
       .then((identity) => handler(call.request, { identity, cancelled: () => call.cancelled }, output.write))
       .then(() => output.flush())
       .then(
         () => {
-          finish(deps, m, status.OK, startedAt);
+          finish(deps, m, status.OK, startedAt, server);
           call.end();
         },
         (error: unknown) => {
           const wire = serviceError(error, deps, method, requestId);
-          finish(deps, m, wire.code, startedAt);
+          finish(deps, m, wire.code, startedAt, server);
           call.emit("error", wire);
         },
       );
+    if (server) withContext(server.context, run);
+    else run();
   };
 }

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import { createLogger } from "@gatehouse/telemetry";
+import { createLogger, startTracing } from "@gatehouse/telemetry";
 import { PortInUseError, startGatehouse } from "../start/all-in-one.js";
 import { startBanner } from "../start/banner.js";
-import { resolveStartConfig, StartConfigError, type StartFlags } from "../start/config.js";
+import { resolveStartConfig, StartConfigError, startSettings, type StartFlags } from "../start/config.js";
 
 export function registerStartCommand(program: Command): void {
   program
@@ -25,6 +25,8 @@ export function registerStartCommand(program: Command): void {
         if (error instanceof StartConfigError) return fail(error.message, 2);
         throw error;
       }
+      // One tracer provider for the three services of this process (service.name "gatehouse").
+      const tracing = startTracing("gatehouse", startSettings.parse(process.env));
       let running;
       try {
         running = await startGatehouse(config, logger);
@@ -39,7 +41,7 @@ export function registerStartCommand(program: Command): void {
           if (stopping) return;
           stopping = true;
           process.stdout.write(`\n${signal} received: stopping (in-flight calls finish first)...\n`);
-          running.stop().then(
+          running.stop().then(() => tracing.shutdown()).then(
             () => {
               process.stdout.write("Gatehouse stopped.\n");
               resolve();

@@ -3,6 +3,7 @@ import pg from "pg";
 import type { Db, Queryable, Row, Subscription } from "./db.js";
 import { quoteIdent } from "./db.js";
 import { fromDriverError } from "../errors.js";
+import { tracedQuery } from "./tracing.js";
 
 export interface PgOptions {
   databaseUrl: string;
@@ -19,11 +20,10 @@ function clientConfig(o: PgOptions, applicationName: string): pg.ClientConfig {
   };
 }
 
-function asQueryable(c: pg.Pool | pg.PoolClient | pg.Client): Queryable {
+function asQueryable(c: pg.Pool | pg.PoolClient | pg.Client, schema: string): Queryable {
   return {
-    async query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]> {
-      const r = await c.query(sql, params as unknown[] | undefined);
-      return r.rows as T[];
+    query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]> {
+      return tracedQuery("postgresql", schema, sql, async () => (await c.query(sql, params as unknown[] | undefined)).rows as T[]);
     },
   };
 }
@@ -32,7 +32,7 @@ export function openPg(o: PgOptions): Db {
   const pool = new pg.Pool({ ...clientConfig(o, `gatehouse-store:${o.schema}`), max: o.poolSize });
   // An idle client killed by the server emits on the pool; without a handler Node would crash.
   pool.on("error", () => undefined);
-  const q = asQueryable(pool);
+  const q = asQueryable(pool, o.schema);
 
   async function inClient<T>(begin: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await pool.connect().catch((e: unknown) => {
@@ -41,7 +41,7 @@ export function openPg(o: PgOptions): Db {
     let broken: unknown;
     try {
       await client.query(begin);
-      const value = await fn(asQueryable(client));
+      const value = await fn(asQueryable(client, o.schema));
       await client.query("COMMIT");
       return value;
     } catch (e) {
@@ -77,7 +77,7 @@ export function openPg(o: PgOptions): Db {
       }
       let released = false;
       return {
-        tx: asQueryable(client),
+        tx: asQueryable(client, o.schema),
         async release() {
           if (released) return;
           released = true;
@@ -130,7 +130,7 @@ export function openPg(o: PgOptions): Db {
       try {
         await client.query("SELECT pg_advisory_lock(hashtext($1))", [lockKey]);
         try {
-          return await fn(asQueryable(client));
+          return await fn(asQueryable(client, o.schema));
         } finally {
           await client.query("SELECT pg_advisory_unlock(hashtext($1))", [lockKey]).catch(() => undefined);
         }

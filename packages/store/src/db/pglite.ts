@@ -4,6 +4,7 @@ import { PGlite } from "@electric-sql/pglite";
 import type { Db, Queryable, Row, Subscription } from "./db.js";
 import { quoteIdent } from "./db.js";
 import { fromDriverError } from "../errors.js";
+import { tracedQuery } from "./tracing.js";
 
 export interface PgliteOptions {
   dataDir?: string;
@@ -30,8 +31,7 @@ export async function openPglite(o: PgliteOptions): Promise<Db> {
   const raw: Queryable = {
     async query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]> {
       try {
-        const r = await db.query<T>(sql, params);
-        return r.rows;
+        return await tracedQuery("postgresql", o.schema, sql, async () => (await db.query<T>(sql, params)).rows);
       } catch (e) {
         throw fromDriverError(e);
       }

@@ -1,0 +1,30 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { endSpan, startServerSpan, tracingEnabled, TRACEPARENT_HEADER, withContext } from "./tracing.js";
+
+/**
+ * Middleware (Express/Connect signature) giving each request a SERVER span: the parent is the
+ * caller's `traceparent`, the response carries the server span's `traceparent`, and the rest of
+ * the chain runs with the span active (child spans, log lines' trace_id). Tracing off: `next()`.
+ * Mount it before the request logger so the logger's lines carry the trace id too.
+ */
+export function httpTracing(): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
+  return (req, res, next) => {
+    if (!tracingEnabled()) return next();
+    const method = req.method ?? "GET";
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const server = startServerSpan(method, req.headers, { "http.request.method": method, "url.path": path });
+    res.setHeader(TRACEPARENT_HEADER, server.traceparent);
+    res.once("close", () => {
+      // Name the span after the matched route (bounded), as the HTTP conventions ask.
+      const routed = req as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };
+      if (typeof routed.route?.path === "string") {
+        const route = `${routed.baseUrl ?? ""}${routed.route.path}`;
+        server.span.setAttribute("http.route", route);
+        server.span.updateName(`${method} ${route}`);
+      }
+      server.span.setAttribute("http.response.status_code", res.statusCode);
+      endSpan(server.span, res.statusCode >= 500 ? new Error(`HTTP ${res.statusCode}`) : !res.writableFinished ? new Error("connection closed before the response finished") : undefined);
+    });
+    withContext(server.context, next);
+  };
+}
