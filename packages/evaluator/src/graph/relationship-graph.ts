@@ -157,6 +157,78 @@ export class RelationshipGraph {
     return -(id + 1);
   }
 
+  /** The graph as flat tables (ids in interning order, edges per stored slot), for `encodeGraph`. */
+  toTables(): GraphTables {
+    const edges: GraphTables["edges"] = [];
+    for (let slot = 0; slot < this.forward.length; slot++) {
+      const index = this.forward[slot];
+      if (!index) continue;
+      let n = 0;
+      for (const list of index.entries()) n += list[1].length;
+      const resources = new Int32Array(n);
+      const subjects = new Int32Array(n);
+      let at = 0;
+      for (const [resource, list] of index.entries()) {
+        for (const subject of list) {
+          resources[at] = resource;
+          subjects[at++] = subject;
+        }
+      }
+      edges.push({ slot, resources, subjects });
+    }
+    return { nodeType: this.nodeType, nodeId: this.nodeId, usersetNode: this.usersetNode, usersetSlot: this.usersetSlot, edges };
+  }
+
+  /**
+   * Rebuilds a graph from `toTables` output of a graph over the same model, with the same node and
+   * userset numbering. Trusts the tables' consistency (callers verify integrity first) but checks
+   * every index is in range, so damaged tables fail instead of building a wrong graph.
+   */
+  static fromTables(model: Model, tables: GraphTables): RelationshipGraph {
+    const graph = new RelationshipGraph(model);
+    const nodes = tables.nodeType.length;
+    const bad = (why: string): never => {
+      throw new EvaluationError("invalid-relationship", `graph tables are inconsistent: ${why}`);
+    };
+    if (tables.nodeId.length !== nodes) bad("node id count");
+    for (let node = 0; node < nodes; node++) {
+      const typeIndex = tables.nodeType[node]!;
+      if (typeIndex >= model.typeNames.length) bad(`node ${node} has type ${typeIndex}`);
+      graph.nodesByType[typeIndex]!.set(tables.nodeId[node]!, node);
+      graph.nodeType.push(typeIndex);
+      graph.nodeId.push(tables.nodeId[node]!);
+    }
+    if (tables.usersetNode.length !== tables.usersetSlot.length) bad("userset count");
+    for (let u = 0; u < tables.usersetNode.length; u++) {
+      const node = tables.usersetNode[u]!;
+      const slot = tables.usersetSlot[u]!;
+      if (node < 0 || node >= nodes || slot >= model.slots.length) bad(`userset ${u}`);
+      let bySlot = graph.usersetIndex.get(node);
+      if (!bySlot) graph.usersetIndex.set(node, (bySlot = new Map()));
+      bySlot.set(slot, u);
+      graph.usersetNode.push(node);
+      graph.usersetSlot.push(slot);
+    }
+    const usersets = tables.usersetNode.length;
+    for (const { slot, resources, subjects } of tables.edges) {
+      const forward = graph.forward[slot];
+      if (!forward || resources.length !== subjects.length) bad(`edges of slot ${slot}`);
+      const reverse = graph.reverse[slot]!;
+      const sets = graph.forwardSets[slot];
+      for (let i = 0; i < resources.length; i++) {
+        const resource = resources[i]!;
+        const subject = subjects[i]!;
+        if (resource < 0 || resource >= nodes || subject >= nodes || subject < -usersets) bad(`edge ${i} of slot ${slot}`);
+        if (!forward!.add(resource, subject)) continue;
+        reverse.add(subject, resource);
+        if (subject < 0) (sets ?? bad(`slot ${slot} holds no subject sets`)).add(resource, subject);
+        graph.count++;
+      }
+    }
+    graph.mutationCount++;
+    return graph;
+  }
+
   /** Validates r against the model and encodes it; with intern=false unknown objects give -1/NOT_FOUND. */
   private encode(r: Relationship, intern: boolean): { slot: number; resource: number; subject: number } {
     const { model } = this;
@@ -193,6 +265,16 @@ export class RelationshipGraph {
     const subject = subjectRelation === undefined ? subjectNode : this.internUserset(subjectNode, model.slotOf(subjectTypeIndex, subjectRelation));
     return { slot, resource, subject };
   }
+}
+
+/** A graph's contents as flat arrays; node n is (nodeType[n], nodeId[n]), subject set u is code -(u + 1). */
+export interface GraphTables {
+  nodeType: ArrayLike<number>;
+  nodeId: readonly string[];
+  usersetNode: ArrayLike<number>;
+  usersetSlot: ArrayLike<number>;
+  /** Per stored slot: pairs (resources[i], subjects[i]) with subject codes as in the graph. */
+  edges: Array<{ slot: number; resources: Int32Array; subjects: Int32Array }>;
 }
 
 /** Marker for "this subject was never interned", distinct from every node (>= 0) and userset (< 0) code. */
