@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { ConfigError } from "@gatehouse/config";
 import { createLogger } from "@gatehouse/telemetry";
 import type { EngineConfig } from "./config.js";
+import { fileCheckpointStore } from "./graph/checkpoint.js";
 import { buildServer } from "./server.js";
 import { engineSettings } from "./settings.js";
 
@@ -44,6 +45,9 @@ const config: EngineConfig = {
           insecureClient: env.AUTHN_OIDC_INSECURE_CLIENT,
         }
       : { mode: "unauthenticated" },
+  ...(env.AUTHZ_CHECKPOINT_DIR
+    ? { checkpoint: { store: fileCheckpointStore(env.AUTHZ_CHECKPOINT_DIR), intervalMs: env.AUTHZ_CHECKPOINT_INTERVAL_SECONDS * 1000 } }
+    : {}),
   ...(env.AUTHZ_TLS_CERT_FILE && env.AUTHZ_TLS_KEY_FILE
     ? { tls: { cert: readFileSync(env.AUTHZ_TLS_CERT_FILE), key: readFileSync(env.AUTHZ_TLS_KEY_FILE) } }
     : {}),

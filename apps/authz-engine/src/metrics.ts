@@ -31,6 +31,10 @@ export interface EngineMetrics {
   feedApplyLag: Histogram;
   relationships: Gauge;
   ready: Gauge;
+  /** Checkpoints refused at start, by reason (corrupt, old-format, foreign-store, schema-mismatch, unreadable). */
+  checkpointFallbacks: Counter<"reason">;
+  checkpointWrites: Counter;
+  checkpointBytes: Gauge;
 }
 
 export function createEngineMetrics(processMetrics = true): EngineMetrics {
@@ -82,5 +86,13 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
     ),
     relationships: metrics.gauge("relationships", "Relationships held in memory."),
     ready: metrics.gauge("ready", "1 once the snapshot is loaded and the change feed is healthy."),
+    checkpointFallbacks: new Counter({
+      name: `${PREFIX}checkpoint_fallbacks_total`,
+      help: "Graph checkpoints not used at start (the engine fell back to an older one or to the snapshot), by reason.",
+      labelNames: ["reason"],
+      registers: [metrics.registry],
+    }),
+    checkpointWrites: metrics.counter("checkpoint_writes_total", "Graph checkpoints written by this replica."),
+    checkpointBytes: metrics.gauge("checkpoint_bytes", "Size of the last graph checkpoint this replica wrote."),
   };
 }

@@ -112,6 +112,20 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       model,
       source,
       logger,
+      ...(config.checkpoint
+        ? {
+            checkpoints: {
+              store: config.checkpoint.store,
+              storeId: store.storeId,
+              intervalMs: resolved.checkpointIntervalMs,
+              onRejected: (reason) => metrics.checkpointFallbacks.inc({ reason }),
+              onWritten: (written) => {
+                metrics.checkpointWrites.inc();
+                metrics.checkpointBytes.set(written.bytes);
+              },
+            },
+          }
+        : {}),
       onApplied: (batch) => {
         // committed_at is the database's clock, "now" is ours: the same host clock when Postgres
         // runs on this machine; across machines the figure includes their skew (NTP keeps it to
