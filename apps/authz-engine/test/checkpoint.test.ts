@@ -6,13 +6,15 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { check, compileSchema, formatRelationship, lookupResources, type Model } from "@gatehouse/evaluator";
+import { Allowed } from "@gatehouse/proto";
+import { openStore } from "@gatehouse/store";
 import { openTestStore, testBackends, type TestStore } from "@gatehouse/store/testing";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineGraph } from "../src/graph/engine-graph.js";
-import { encodeCheckpoint, fileCheckpointStore, memoryCheckpointStore, schemaHash, type CheckpointRejection, type CheckpointStore } from "../src/graph/checkpoint.js";
+import { decodeCheckpoint, encodeCheckpoint, fileCheckpointStore, memoryCheckpointStore, schemaHash, type CheckpointRejection, type CheckpointStore } from "../src/graph/checkpoint.js";
 import { storeGraphSource } from "../src/graph/store-source.js";
-import { childWorkspace, hostIn, readGrant, stageSchema } from "./helpers.js";
+import { call, childWorkspace, hostIn, principal, readGrant, stageSchema, startEngine, workspace } from "./helpers.js";
 
 const model = compileSchema(stageSchema);
 const backends = await testBackends();
@@ -177,5 +179,33 @@ describe("file checkpoint store", () => {
     expect((await files.list()).map((r) => r.revision)).toEqual([12, 7]);
     expect([...(await files.read((await files.list())[0]!.key))]).toEqual([12]);
     expect((await readdir(join(dir, "nested"))).sort()).toEqual(["graph-0000000000000007.ghck", "graph-0000000000000012.ghck"]);
+  });
+});
+
+describe("engine server with a checkpoint directory", () => {
+  it("counts a refused checkpoint, serves from the snapshot, and writes checkpoints periodically", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "gh-checkpoints-server-"));
+    const store = await openStore({ pollIntervalMs: 20 });
+    const tenant = (await store.tenants.bootstrap("ckpt-server")).value;
+    await store.relationships.write("ckpt-server", { touch: readGrant(tenant.defaultWorkspaceId, "erin") });
+    const files = fileCheckpointStore(dir);
+    await files.write(await store.feed.headRevision(), new TextEncoder().encode("garbage"));
+    const engine = await startEngine({ checkpoint: { store: files, intervalMs: 50 } }, store);
+    try {
+      const metrics = await (await fetch(`http://127.0.0.1:${engine.metricsPort}/metrics`)).text();
+      expect(metrics).toContain('gatehouse_engine_checkpoint_fallbacks_total{reason="corrupt"} 1');
+      const allowed = await call(engine.client, "check", { object: workspace(tenant.defaultWorkspaceId), relation: "view", subject: { resource: principal("erin") } });
+      expect(allowed.allowed).toBe(Allowed.ALLOWED_TRUE);
+      // The graph moved past the (refused) file's revision: a real checkpoint replaces it.
+      const written = await store.relationships.write("ckpt-server", { touch: readGrant(tenant.defaultWorkspaceId, "frank") });
+      await expect.poll(async () => (await files.list())[0]?.revision, { timeout: 5000 }).toBe(written.revision);
+      const bytes = await files.read((await files.list())[0]!.key);
+      const { header } = decodeCheckpoint(bytes, model, { storeId: store.storeId, schemaHash: schemaHash(model) });
+      expect(header.revision).toBe(written.revision);
+    } finally {
+      await engine.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
