@@ -6,6 +6,7 @@ export type { GraphSource, ResourceWriter, ChangeBatch, RelationshipChange } fro
 export { engineSettings } from "./settings.js";
 export {
   fileCheckpointStore,
+  databaseCheckpointStore,
   memoryCheckpointStore,
   encodeCheckpoint,
   decodeCheckpoint,

@@ -13,6 +13,7 @@ import { createAuthenticator, probeAuthenticator } from "./grpc/authn.js";
 import { serverStream, unary, type CallDeps } from "./grpc/calls.js";
 import { acceptEncodedResponses, memoizeResponseBytes } from "./grpc/encoded-responses.js";
 import { addReflection } from "./grpc/reflection.js";
+import { databaseCheckpointStore } from "./graph/checkpoint.js";
 import { EngineGraph } from "./graph/engine-graph.js";
 import { openStore, type Store } from "@gatehouse/store";
 import { storeGraphSource, storeResourceWriter } from "./graph/store-source.js";
@@ -115,7 +116,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       ...(config.checkpoint
         ? {
             checkpoints: {
-              store: config.checkpoint.store,
+              store: config.checkpoint.store === "database" ? databaseCheckpointStore(store.checkpoints) : config.checkpoint.store,
               storeId: store.storeId,
               intervalMs: resolved.checkpointIntervalMs,
               onRejected: (reason) => metrics.checkpointFallbacks.inc({ reason }),

@@ -12,7 +12,7 @@ import { openTestStore, testBackends, type TestStore } from "@gatehouse/store/te
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineGraph } from "../src/graph/engine-graph.js";
-import { decodeCheckpoint, encodeCheckpoint, fileCheckpointStore, memoryCheckpointStore, schemaHash, type CheckpointRejection, type CheckpointStore } from "../src/graph/checkpoint.js";
+import { databaseCheckpointStore, decodeCheckpoint, encodeCheckpoint, fileCheckpointStore, memoryCheckpointStore, schemaHash, type CheckpointRejection, type CheckpointStore } from "../src/graph/checkpoint.js";
 import { storeGraphSource } from "../src/graph/store-source.js";
 import { call, childWorkspace, hostIn, principal, readGrant, stageSchema, startEngine, workspace } from "./helpers.js";
 
@@ -101,6 +101,28 @@ describe.each(backends)("graph checkpoints on $name", (backend) => {
     expect(restored.engine.appliedRevision).toBeGreaterThan(ref!.revision);
     await expectSameAsSnapshot(restored);
     expect(answers(restored.engine).filter((x) => x === true).length).toBeGreaterThan(0);
+  });
+
+  it("keeps checkpoints in the database table and starts from the newest", async () => {
+    const table = databaseCheckpointStore(store.checkpoints);
+    const writer = await start(store, table);
+    engines.push(writer.engine);
+    expect(writer.snapshots).toBe(1);
+    await writer.engine.writeCheckpoint();
+    const first = writer.engine.appliedRevision;
+    const b = await store.tenants.get("ckpt-b");
+    const moved = await store.relationships.write("ckpt-b", { touch: [hostIn("h7", b.defaultWorkspaceId), ...readGrant(b.defaultWorkspaceId, "dave")] });
+    await writer.engine.waitFor(moved.revision, 5000);
+    await writer.engine.writeCheckpoint();
+    expect((await table.list()).map((r) => r.revision)).toEqual([moved.revision, first]);
+    await store.checkpoints.write(0, new Uint8Array([1]), 2);
+    expect(await store.checkpoints.list()).toEqual([moved.revision, first]);
+    await store.relationships.write("ckpt-b", { delete: [hostIn("h7", b.defaultWorkspaceId)] });
+
+    const restored = await start(store, table);
+    expect(restored.snapshots).toBe(0);
+    expect(restored.rejected).toEqual([]);
+    await expectSameAsSnapshot(restored);
   });
 
   async function refusedThenSnapshot(bytes: Uint8Array, reason: CheckpointRejection) {

@@ -24,6 +24,7 @@ export {
 } from "./relationships.js";
 export { WORKSPACE_TYPES } from "./types.js";
 export type {
+  CheckpointRepository,
   Relationship,
   Revision,
   ConsistencyToken,

@@ -204,6 +204,19 @@ CREATE INDEX gh_pending_placements_workspace ON gh_pending_placements (workspace
 ALTER TABLE gh_roles ADD COLUMN v1_access jsonb;
 `,
   },
+  {
+    version: 6,
+    name: "graph checkpoints",
+    sql: `
+-- Binary checkpoints of the engines' in-memory graph at a revision (format owned by authz-engine),
+-- so a replica starts from the newest one and replays the change feed after it.
+CREATE TABLE gh_checkpoints (
+  revision bigint PRIMARY KEY,
+  bytes bytea NOT NULL,
+  written_at ${ts}
+);
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

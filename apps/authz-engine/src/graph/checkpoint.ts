@@ -10,6 +10,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeGraph, encodeGraph, type Model, type RelationshipGraph } from "@gatehouse/evaluator";
+import type { CheckpointRepository } from "@gatehouse/store";
 
 export const CHECKPOINT_FORMAT_VERSION = 1;
 const MAGIC = 0x4b434847; // "GHCK" read as a little-endian u32
@@ -156,6 +157,22 @@ export function fileCheckpointStore(dir: string, keep = 2): CheckpointStore {
       const stale = (await this.list()).slice(keep);
       await Promise.all(stale.map((ref) => rm(join(dir, ref.key), { force: true })));
     },
+  };
+}
+
+/** Checkpoints as rows of the store's database (`gh_checkpoints`): no shared volume needed. */
+export function databaseCheckpointStore(repository: CheckpointRepository, keep = 2): CheckpointStore {
+  return {
+    location: "database table gh_checkpoints",
+    async list() {
+      return (await repository.list()).map((revision) => ({ key: String(revision), revision }));
+    },
+    async read(key) {
+      const bytes = await repository.read(Number(key));
+      if (!bytes) throw new Error(`checkpoint ${key} was removed`);
+      return bytes;
+    },
+    write: (revision, bytes) => repository.write(revision, bytes, keep),
   };
 }
 
