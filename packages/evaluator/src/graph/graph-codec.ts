@@ -23,13 +23,33 @@ interface Description {
 
 const slotNames = (model: Model) => model.slots.map((s) => `${model.typeNames[s.typeIndex]}#${s.name}`);
 const pad4 = (n: number) => (n + 3) & ~3;
-// Object ids never contain a newline (see isValidObjectId), so one join/split encodes the whole table.
+// Object ids are ASCII without newlines (see isValidObjectId), so one join/split encodes the whole
+// table, one byte per character. (TextEncoder would do too, but this package avoids platform APIs.)
 const SEPARATOR = "\n";
+
+function asciiBytes(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 0x7f) throw new EvaluationError("invalid-relationship", "graph encoding: a name or id is not ASCII");
+    bytes[i] = code;
+  }
+  return bytes;
+}
+
+function asciiText(bytes: Uint8Array): string {
+  const chunks: string[] = [];
+  for (let i = 0; i < bytes.length; i += 8192) chunks.push(String.fromCharCode(...bytes.subarray(i, i + 8192)));
+  return chunks.join("");
+}
+
+/** JSON with every non-ASCII character escaped, so it fits `asciiBytes`. */
+const asciiJson = (value: unknown) => JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
 /** Encodes the graph's contents; `decodeGraph(model, bytes)` rebuilds an equal graph. */
 export function encodeGraph(graph: RelationshipGraph): Uint8Array {
   const tables = graph.toTables();
-  const ids = new TextEncoder().encode(tables.nodeId.join(SEPARATOR));
+  const ids = asciiBytes(tables.nodeId.join(SEPARATOR));
   const description: Description = {
     v: GRAPH_CODEC_VERSION,
     types: [...graph.model.typeNames],
@@ -39,7 +59,7 @@ export function encodeGraph(graph: RelationshipGraph): Uint8Array {
     usersets: tables.usersetNode.length,
     edges: tables.edges.map((e) => [e.slot, e.resources.length]),
   };
-  const head = new TextEncoder().encode(JSON.stringify(description));
+  const head = asciiBytes(asciiJson(description));
   const parts: Uint8Array[] = [
     new Uint8Array(new Uint32Array([head.length]).buffer),
     head,
@@ -80,7 +100,7 @@ export function decodeGraph(model: Model, bytes: Uint8Array): RelationshipGraph 
   const headLength = view((b, o, n) => new Uint32Array(b, o, n), 1, 4)[0]!;
   let d: Description;
   try {
-    d = JSON.parse(new TextDecoder().decode(take(headLength))) as Description;
+    d = JSON.parse(asciiText(take(headLength))) as Description;
   } catch {
     return bad("unreadable description");
   }
@@ -88,7 +108,7 @@ export function decodeGraph(model: Model, bytes: Uint8Array): RelationshipGraph 
   if (JSON.stringify(d.types) !== JSON.stringify(model.typeNames) || JSON.stringify(d.slots) !== JSON.stringify(slotNames(model))) {
     bad("made for another schema");
   }
-  const idText = new TextDecoder().decode(take(d.idBytes));
+  const idText = asciiText(take(d.idBytes));
   const nodeId = d.nodes === 0 ? [] : idText.split(SEPARATOR);
   const tables: GraphTables = {
     nodeId,
