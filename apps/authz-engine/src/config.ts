@@ -4,6 +4,7 @@ import type { Logger } from "@gatehouse/telemetry";
 import { EngineError } from "./errors.js";
 import type { AuthnConfig } from "./grpc/authn.js";
 import type { Store, StoreConfig } from "@gatehouse/store";
+import type { CheckpointStore } from "./graph/checkpoint.js";
 
 export type { AuthnConfig };
 
@@ -38,6 +39,12 @@ export interface EngineConfig {
   /** How long stop() lets in-flight calls and streams finish before cancelling them. */
   shutdownTimeoutMs?: number;
   logger?: Logger;
+  /**
+   * Graph checkpoints shared by the replicas: start from the newest usable one and replay the change
+   * feed after it; write one every `intervalMs` (default 5 minutes; 0 = only read) once the graph moved on.
+   * `"database"`: in the store's own database (table gh_checkpoints).
+   */
+  checkpoint?: { store: CheckpointStore | "database"; intervalMs?: number };
   /** More gRPC services on the same port (embedding; the benchmark's transport-floor handler). */
   extraServices?: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>;
 }
@@ -53,6 +60,7 @@ export interface ResolvedConfig {
   listDefaultLimit: number;
   listMaxLimit: number;
   shutdownTimeoutMs: number;
+  checkpointIntervalMs: number;
 }
 
 const DOMAIN_PATTERN = /^[A-Za-z0-9._-]+$/;
@@ -70,6 +78,12 @@ function positive(value: number | undefined, fallback: number, name: string): nu
   if (!Number.isInteger(resolved) || resolved <= 0) {
     throw new EngineError("invalid-config", `${name} must be a positive integer, got ${String(value)}.`);
   }
+  return resolved;
+}
+
+function nonNegative(value: number | undefined, fallback: number, name: string): number {
+  const resolved = value ?? fallback;
+  if (!Number.isInteger(resolved) || resolved < 0) throw new EngineError("invalid-config", `${name} must be a non-negative integer, got ${String(value)}.`);
   return resolved;
 }
 
@@ -99,5 +113,6 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     listDefaultLimit,
     listMaxLimit,
     shutdownTimeoutMs: positive(config.shutdownTimeoutMs, 10_000, "shutdownTimeoutMs"),
+    checkpointIntervalMs: nonNegative(config.checkpoint?.intervalMs, 300_000, "checkpoint.intervalMs"),
   };
 }

@@ -4,3 +4,17 @@ export { resolveConfig, type EngineConfig, type AuthnConfig, type TlsConfig } fr
 export { EngineError, type EngineErrorCode } from "./errors.js";
 export type { GraphSource, ResourceWriter, ChangeBatch, RelationshipChange } from "./graph/source.js";
 export { engineSettings } from "./settings.js";
+export {
+  fileCheckpointStore,
+  databaseCheckpointStore,
+  memoryCheckpointStore,
+  encodeCheckpoint,
+  decodeCheckpoint,
+  schemaHash,
+  CheckpointError,
+  CHECKPOINT_FORMAT_VERSION,
+  type CheckpointStore,
+  type CheckpointRef,
+  type CheckpointHeader,
+  type CheckpointRejection,
+} from "./graph/checkpoint.js";

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { ConfigError } from "@gatehouse/config";
 import { createLogger, startTracing } from "@gatehouse/telemetry";
 import type { EngineConfig } from "./config.js";
+import { fileCheckpointStore } from "./graph/checkpoint.js";
 import { buildServer } from "./server.js";
 import { engineSettings } from "./settings.js";
 
@@ -12,6 +13,9 @@ try {
   // Half a TLS configuration must not quietly serve plaintext; oidc needs its issuer.
   if (Boolean(env.AUTHZ_TLS_CERT_FILE) !== Boolean(env.AUTHZ_TLS_KEY_FILE)) {
     throw new ConfigError("authz-engine", [{ variable: "AUTHZ_TLS_CERT_FILE", message: "AUTHZ_TLS_CERT_FILE and AUTHZ_TLS_KEY_FILE must be set together" }]);
+  }
+  if (env.AUTHZ_CHECKPOINT_DIR && env.AUTHZ_CHECKPOINT_IN_DATABASE) {
+    throw new ConfigError("authz-engine", [{ variable: "AUTHZ_CHECKPOINT_IN_DATABASE", message: "cannot be combined with AUTHZ_CHECKPOINT_DIR" }]);
   }
   if (env.AUTHN_MODE === "oidc" && !env.AUTHN_OIDC_SERVER_URL) {
     throw new ConfigError("authz-engine", [{ variable: "AUTHN_OIDC_SERVER_URL", message: "is required when AUTHN_MODE is oidc" }]);
@@ -46,6 +50,14 @@ const config: EngineConfig = {
           insecureClient: env.AUTHN_OIDC_INSECURE_CLIENT,
         }
       : { mode: "unauthenticated" },
+  ...(env.AUTHZ_CHECKPOINT_DIR || env.AUTHZ_CHECKPOINT_IN_DATABASE
+    ? {
+        checkpoint: {
+          store: env.AUTHZ_CHECKPOINT_DIR ? fileCheckpointStore(env.AUTHZ_CHECKPOINT_DIR) : ("database" as const),
+          intervalMs: env.AUTHZ_CHECKPOINT_INTERVAL_SECONDS * 1000,
+        },
+      }
+    : {}),
   ...(env.AUTHZ_TLS_CERT_FILE && env.AUTHZ_TLS_KEY_FILE
     ? { tls: { cert: readFileSync(env.AUTHZ_TLS_CERT_FILE), key: readFileSync(env.AUTHZ_TLS_KEY_FILE) } }
     : {}),

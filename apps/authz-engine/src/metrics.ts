@@ -34,6 +34,10 @@ export interface EngineMetrics {
   /** 1 for the active role configuration (labels: content hash, directory). */
   roleConfigInfo: Gauge<"hash" | "dir">;
   roleConfigLoaded: Gauge;
+  /** Checkpoints refused at start, by reason (corrupt, old-format, foreign-store, schema-mismatch, unreadable). */
+  checkpointFallbacks: Counter<"reason">;
+  checkpointWrites: Counter;
+  checkpointBytes: Gauge;
 }
 
 export function createEngineMetrics(processMetrics = true): EngineMetrics {
@@ -87,5 +91,13 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
     ready: metrics.gauge("ready", "1 once the snapshot is loaded and the change feed is healthy."),
     roleConfigInfo: metrics.gauge("role_config_info", "1 for the active role configuration: its content hash and directory.", ["hash", "dir"]),
     roleConfigLoaded: metrics.gauge("role_config_loaded_timestamp_seconds", "When the active role configuration was loaded (Unix seconds)."),
+    checkpointFallbacks: new Counter({
+      name: `${PREFIX}checkpoint_fallbacks_total`,
+      help: "Graph checkpoints not used at start (the engine fell back to an older one or to the snapshot), by reason.",
+      labelNames: ["reason"],
+      registers: [metrics.registry],
+    }),
+    checkpointWrites: metrics.counter("checkpoint_writes_total", "Graph checkpoints written by this replica."),
+    checkpointBytes: metrics.gauge("checkpoint_bytes", "Size of the last graph checkpoint this replica wrote."),
   };
 }

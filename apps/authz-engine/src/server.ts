@@ -13,6 +13,7 @@ import { createAuthenticator, probeAuthenticator } from "./grpc/authn.js";
 import { serverStream, unary, type CallDeps } from "./grpc/calls.js";
 import { acceptEncodedResponses, memoizeResponseBytes } from "./grpc/encoded-responses.js";
 import { addReflection } from "./grpc/reflection.js";
+import { databaseCheckpointStore } from "./graph/checkpoint.js";
 import { EngineGraph } from "./graph/engine-graph.js";
 import { openStore, type Store } from "@gatehouse/store";
 import { storeGraphSource, storeResourceWriter } from "./graph/store-source.js";
@@ -142,6 +143,20 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
           metrics.roleConfigLoaded.set(active.loadedAt.getTime() / 1000);
         }, (error: unknown) => logger.warn({ err: error }, "could not read the active role configuration's identity"));
       },
+      ...(config.checkpoint
+        ? {
+            checkpoints: {
+              store: config.checkpoint.store === "database" ? databaseCheckpointStore(store.checkpoints) : config.checkpoint.store,
+              storeId: store.storeId,
+              intervalMs: resolved.checkpointIntervalMs,
+              onRejected: (reason) => metrics.checkpointFallbacks.inc({ reason }),
+              onWritten: (written) => {
+                metrics.checkpointWrites.inc();
+                metrics.checkpointBytes.set(written.bytes);
+              },
+            },
+          }
+        : {}),
       onApplied: (batch) => {
         // committed_at is the database's clock, "now" is ours: the same host clock when Postgres
         // runs on this machine; across machines the figure includes their skew (NTP keeps it to

@@ -22,6 +22,9 @@ export const engineSettings = defineConfig("authz-engine", {
   AUTHN_OIDC_INSECURE_CLIENT: setting.bool("allow a plain-http issuer (local development only)", false),
   AUTHZ_TLS_CERT_FILE: setting.string("PEM certificate chain for TLS on the gRPC port (with AUTHZ_TLS_KEY_FILE)", { unset: "plaintext h2c" }),
   AUTHZ_TLS_KEY_FILE: setting.string("PEM private key for TLS on the gRPC port (with AUTHZ_TLS_CERT_FILE)", { unset: "plaintext h2c" }),
+  AUTHZ_CHECKPOINT_DIR: setting.string("directory (a volume shared by the replicas) of graph checkpoints: start from the newest, then replay the change feed", { unset: "every start reads the whole snapshot" }),
+  AUTHZ_CHECKPOINT_IN_DATABASE: setting.bool("keep graph checkpoints in the database (table gh_checkpoints) instead of AUTHZ_CHECKPOINT_DIR", false),
+  AUTHZ_CHECKPOINT_INTERVAL_SECONDS: setting.int("write a graph checkpoint this often when the graph changed (0 = only read them)", { default: 300, min: 0 }),
   ...processSettings,
   ...tracingSettings,
 });

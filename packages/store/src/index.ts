@@ -24,6 +24,7 @@ export {
 } from "./relationships.js";
 export { WORKSPACE_TYPES, ROLE_CONFIG_CHANGE } from "./types.js";
 export type {
+  CheckpointRepository,
   Relationship,
   Revision,
   ConsistencyToken,

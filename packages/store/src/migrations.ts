@@ -223,6 +223,19 @@ CREATE TABLE gh_role_config (
 );
 `,
   },
+  {
+    version: 7,
+    name: "graph checkpoints",
+    sql: `
+-- Binary checkpoints of the engines' in-memory graph at a revision (format owned by authz-engine),
+-- so a replica starts from the newest one and replays the change feed after it.
+CREATE TABLE gh_checkpoints (
+  revision bigint PRIMARY KEY,
+  bytes bytea NOT NULL,
+  written_at ${ts}
+);
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

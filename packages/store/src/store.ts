@@ -8,6 +8,7 @@ import { openPg } from "./db/pg.js";
 import { openPglite } from "./db/pglite.js";
 import { StoreError } from "./errors.js";
 import { changeFeed } from "./feed.js";
+import { checkpointRepository } from "./repos/checkpoints.js";
 import { migrate } from "./migrations.js";
 import { groupRepository } from "./repos/groups.js";
 import { hostRepository } from "./repos/hosts.js";
@@ -68,6 +69,7 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
       relationships: relationshipRepository(ctx),
       imports: importRepository(ctx),
       v1: v1Repository(ctx),
+      checkpoints: checkpointRepository(ctx),
       feed: changeFeed(ctx, followers),
       tokens: ctx.tokens,
       async close() {

@@ -678,6 +678,8 @@ export interface Store {
   readonly imports: ImportRepository;
   /** Reads with insights-rbac's v1 semantics (groups → roles → access). */
   readonly v1: V1Repository;
+  /** The engines' graph checkpoints (opaque bytes by revision). */
+  readonly checkpoints: CheckpointRepository;
   readonly feed: ChangeFeed;
   readonly tokens: TokenCodec;
   /** Stops followers and closes every connection. */
@@ -726,4 +728,14 @@ export interface V1Repository {
   groupsOfRoles(orgId: string, roleIds: string[]): Promise<Map<string, Group[]>>;
   /** Role ids bound to a group (platform parent roles replaced by their children). */
   rolesOfGroup(orgId: string, groupId: string): Promise<string[]>;
+}
+
+/** Opaque checkpoint blobs by revision; the engine owns their format and verifies them. */
+export interface CheckpointRepository {
+  /** Revisions of the stored checkpoints, newest first. */
+  list(): Promise<Revision[]>;
+  /** The bytes of one checkpoint; null when it was removed meanwhile. */
+  read(revision: Revision): Promise<Uint8Array | null>;
+  /** Stores (or replaces) the checkpoint of `revision` and removes all but the newest `keep`. */
+  write(revision: Revision, bytes: Uint8Array, keep: number): Promise<void>;
 }

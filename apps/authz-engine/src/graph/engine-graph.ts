@@ -1,6 +1,7 @@
 import { compileSchema, RelationshipGraph, type Model, type Relationship } from "@gatehouse/evaluator";
 import type { Logger } from "@gatehouse/telemetry";
 import { EngineError } from "../errors.js";
+import { CheckpointError, decodeCheckpoint, encodeCheckpoint, schemaHash, type CheckpointRejection, type CheckpointStore } from "./checkpoint.js";
 import type { ChangeBatch, FollowHandle, GraphSource } from "./source.js";
 
 interface RevisionWaiter {
@@ -20,6 +21,19 @@ export interface EngineGraphOptions {
   appliedTimesKept?: number;
   /** Called when a reload's commit switched the schema (the new model is in use from then on). */
   onModelReplaced?: (model: Model, revision: number) => void;
+  /** Start from the newest usable checkpoint, and write checkpoints periodically. */
+  checkpoints?: CheckpointOptions;
+}
+
+export interface CheckpointOptions {
+  store: CheckpointStore;
+  /** The store's id; checkpoints of another store are refused. */
+  storeId: string;
+  /** Write a checkpoint this often once the graph has moved past the last one; 0 = only read them. */
+  intervalMs: number;
+  /** A checkpoint could not be used (the start falls back to an older one or the snapshot). */
+  onRejected?: (reason: CheckpointRejection) => void;
+  onWritten?: (written: { revision: number; bytes: number; seconds: number }) => void;
 }
 
 /**
@@ -36,12 +50,21 @@ export class EngineGraph {
   // When the graph reached each recent revision (performance.now()), ascending by revision.
   private appliedRevisions: number[] = [];
   private appliedTimes: number[] = [];
+  private checkpointTimer: NodeJS.Timeout | null = null;
+  private checkpointRevision = -1;
+  private checkpointWriting: Promise<void> | null = null;
+  /** Of the schema the graph is on: checkpoints carry it, so one written before a reload is never read after it. */
+  private schemaHash: string;
 
   constructor(private readonly options: EngineGraphOptions) {
     this.current = new RelationshipGraph(options.model);
+    this.schemaHash = schemaHash(options.model);
   }
 
-  /** The graph every answer is computed on (replaced whole when a reload switches the schema). */
+  /**
+   * The graph every answer is computed on: replaced when a checkpoint is loaded at start, and
+   * whole when a role-configuration reload switches the schema.
+   */
   get graph(): RelationshipGraph {
     return this.current;
   }
@@ -56,12 +79,25 @@ export class EngineGraph {
   }
 
   async load(): Promise<void> {
-    const { revision } = await this.options.source.snapshot((batch) => {
-      for (const relationship of batch) this.graph.add(relationship);
-    });
+    const started = performance.now();
+    const restored = await this.restoreCheckpoint();
+    let revision: number;
+    if (restored) {
+      this.current = restored.graph;
+      revision = restored.revision;
+      this.checkpointRevision = revision;
+      this.options.logger.info(
+        { revision, relationships: this.graph.size, ms: Math.round(performance.now() - started), from: restored.key },
+        "relationship checkpoint loaded; replaying the change feed after it",
+      );
+    } else {
+      ({ revision } = await this.options.source.snapshot((batch) => {
+        for (const relationship of batch) this.graph.add(relationship);
+      }));
+      this.options.logger.info({ revision, relationships: this.graph.size, ms: Math.round(performance.now() - started) }, "relationship snapshot loaded");
+    }
     this.applied = revision;
     this.recordApplied(revision);
-    this.options.logger.info({ revision, relationships: this.graph.size }, "relationship snapshot loaded");
     this.follower = this.options.source.follow(
       revision,
       (batch) => this.apply(batch),
@@ -69,6 +105,71 @@ export class EngineGraph {
       (error) => this.options.logger.warn({ err: error }, "change feed interrupted; resuming"),
     );
     this.releaseWaiters();
+    const interval = this.options.checkpoints?.intervalMs ?? 0;
+    if (interval > 0) {
+      this.checkpointTimer = setInterval(() => {
+        if (this.applied > this.checkpointRevision) void this.writeCheckpoint();
+      }, interval);
+      this.checkpointTimer.unref();
+    }
+  }
+
+  /**
+   * The newest checkpoint that is intact, of this store and of this schema; each one refused is
+   * logged and counted. Null (start from the snapshot) when there is none.
+   */
+  private async restoreCheckpoint(): Promise<{ graph: RelationshipGraph; revision: number; key: string } | null> {
+    const options = this.options.checkpoints;
+    if (!options) return null;
+    const expect = { storeId: options.storeId, schemaHash: this.schemaHash };
+    let refs;
+    try {
+      refs = await options.store.list();
+    } catch (error) {
+      this.rejectCheckpoint("unreadable", options.store.location, error);
+      return null;
+    }
+    for (const ref of refs) {
+      try {
+        const { graph, header } = decodeCheckpoint(await options.store.read(ref.key), this.options.model, expect);
+        return { graph, revision: header.revision, key: ref.key };
+      } catch (error) {
+        this.rejectCheckpoint(error instanceof CheckpointError ? error.reason : "unreadable", ref.key, error);
+      }
+    }
+    return null;
+  }
+
+  private rejectCheckpoint(reason: CheckpointRejection, where: string, error: unknown): void {
+    this.options.logger.warn({ reason, checkpoint: where, err: error }, "checkpoint not usable; falling back");
+    this.options.checkpoints?.onRejected?.(reason);
+  }
+
+  /**
+   * Writes a checkpoint of the graph at the applied revision (no-op without a checkpoint store).
+   * Encoding is synchronous, so the checkpoint is exactly the applied revision's state; the write
+   * itself is asynchronous. One write at a time; failures are logged, never thrown.
+   */
+  writeCheckpoint(): Promise<void> {
+    const options = this.options.checkpoints;
+    if (!options || this.applied < 0) return Promise.resolve();
+    if (this.checkpointWriting) return this.checkpointWriting;
+    const started = performance.now();
+    const revision = this.applied;
+    const bytes = encodeCheckpoint(this.graph, { storeId: options.storeId, schemaHash: this.schemaHash, revision });
+    this.checkpointWriting = options.store
+      .write(revision, bytes)
+      .then(() => {
+        this.checkpointRevision = revision;
+        const seconds = (performance.now() - started) / 1000;
+        options.onWritten?.({ revision, bytes: bytes.length, seconds });
+        this.options.logger.info({ revision, bytes: bytes.length, ms: Math.round(seconds * 1000), to: options.store.location }, "relationship checkpoint written");
+      })
+      .catch((error: unknown) => this.options.logger.warn({ err: error, to: options.store.location }, "relationship checkpoint not written"))
+      .finally(() => {
+        this.checkpointWriting = null;
+      });
+    return this.checkpointWriting;
   }
 
   private apply(batch: ChangeBatch): void {
@@ -100,6 +201,7 @@ export class EngineGraph {
         for (const relationship of this.current.relationships()) next.add(relationship);
         next.revision = this.current.revision;
         this.current = next;
+        this.schemaHash = schemaHash(model);
         this.options.onModelReplaced?.(model, this.held![0]!.revision);
         this.options.logger.info({ revision: this.held![0]!.revision }, "role configuration switched");
       }
@@ -186,6 +288,9 @@ export class EngineGraph {
   }
 
   async close(): Promise<void> {
+    if (this.checkpointTimer) clearInterval(this.checkpointTimer);
+    this.checkpointTimer = null;
+    await this.checkpointWriting;
     await this.follower?.stop();
     this.follower = null;
     for (const waiter of this.waiters) {

@@ -81,6 +81,16 @@ export class Adjacency {
     return true;
   }
 
+  /**
+   * Sets the values of a key that has none yet, taking ownership of `values` (bulk loading). The
+   * caller guarantees the values are distinct.
+   */
+  load(key: number, values: number[]): void {
+    this.lists.set(key, values);
+    if (values.length > SET_THRESHOLD) this.sets.set(key, new Set(values));
+    this.changed(key);
+  }
+
   /** Removes the pair; false if it was absent. */
   remove(key: number, value: number): boolean {
     const list = this.lists.get(key);

@@ -206,6 +206,81 @@ export class RelationshipGraph {
     return -(id + 1);
   }
 
+  /** The graph as flat tables (ids in interning order, edges per stored slot), for `encodeGraph`. */
+  toTables(): GraphTables {
+    const edges: GraphTables["edges"] = [];
+    for (let slot = 0; slot < this.forward.length; slot++) {
+      const index = this.forward[slot];
+      if (!index) continue;
+      let n = 0;
+      for (const list of index.entries()) n += list[1].length;
+      const resources = new Int32Array(n);
+      const subjects = new Int32Array(n);
+      let at = 0;
+      for (const [resource, list] of index.entries()) {
+        for (const subject of list) {
+          resources[at] = resource;
+          subjects[at++] = subject;
+        }
+      }
+      edges.push({ slot, resources, subjects });
+    }
+    return { nodeType: this.nodeType, nodeId: this.nodeId, usersetNode: this.usersetNode, usersetSlot: this.usersetSlot, edges };
+  }
+
+  /**
+   * Rebuilds a graph from `toTables` output of a graph over the same model, with the same node and
+   * userset numbering. Trusts the tables to hold no pair twice (callers verify integrity first) but checks
+   * every index is in range, so damaged tables fail instead of building a wrong graph.
+   */
+  static fromTables(model: Model, tables: GraphTables): RelationshipGraph {
+    const graph = new RelationshipGraph(model);
+    const nodes = tables.nodeType.length;
+    const bad = (why: string): never => {
+      throw new EvaluationError("invalid-relationship", `graph tables are inconsistent: ${why}`);
+    };
+    if (tables.nodeId.length !== nodes) bad("node id count");
+    for (let node = 0; node < nodes; node++) {
+      const typeIndex = tables.nodeType[node]!;
+      if (typeIndex >= model.typeNames.length) bad(`node ${node} has type ${typeIndex}`);
+      graph.nodesByType[typeIndex]!.set(tables.nodeId[node]!, node);
+      graph.nodeType.push(typeIndex);
+      graph.nodeId.push(tables.nodeId[node]!);
+    }
+    if (tables.usersetNode.length !== tables.usersetSlot.length) bad("userset count");
+    for (let u = 0; u < tables.usersetNode.length; u++) {
+      const node = tables.usersetNode[u]!;
+      const slot = tables.usersetSlot[u]!;
+      if (node < 0 || node >= nodes || slot >= model.slots.length) bad(`userset ${u}`);
+      let bySlot = graph.usersetIndex.get(node);
+      if (!bySlot) graph.usersetIndex.set(node, (bySlot = new Map()));
+      bySlot.set(slot, u);
+      graph.usersetNode.push(node);
+      graph.usersetSlot.push(slot);
+    }
+    const usersets = tables.usersetNode.length;
+    for (const { slot, resources, subjects } of tables.edges) {
+      const forward = graph.forward[slot];
+      if (!forward || resources.length !== subjects.length) bad(`edges of slot ${slot}`);
+      for (let i = 0; i < resources.length; i++) {
+        if (resources[i]! < 0 || resources[i]! >= nodes || subjects[i]! >= nodes || subjects[i]! < -usersets) bad(`edge ${i} of slot ${slot}`);
+      }
+      // Grouped by key (a counting sort), each key's list is set at once: several times faster
+      // than adding pair by pair, which is the point of loading tables instead of relationships.
+      const sets = graph.forwardSets[slot];
+      groupByKey(resources, subjects, 0, nodes, (resource, values) => {
+        forward!.load(resource, values);
+        const setCodes = values.filter((code) => code < 0);
+        if (setCodes.length > 0) (sets ?? bad(`slot ${slot} holds no subject sets`)).load(resource, setCodes);
+      });
+      const reverse = graph.reverse[slot]!;
+      groupByKey(subjects, resources, usersets, nodes + usersets, (subject, values) => reverse.load(subject, values));
+      graph.count += resources.length;
+    }
+    graph.mutationCount++;
+    return graph;
+  }
+
   /** Validates r against the model and encodes it; with intern=false unknown objects give -1/NOT_FOUND. */
   private encode(r: Relationship, intern: boolean): { slot: number; resource: number; subject: number } {
     const { model } = this;
@@ -244,6 +319,44 @@ export class RelationshipGraph {
     const subject = subjectRelation === undefined ? subjectNode : this.internUserset(subjectNode, model.slotOf(subjectTypeIndex, subjectRelation));
     return { slot, resource, subject };
   }
+}
+
+/**
+ * Calls `each(key, values)` once per distinct key of the pairs (keys[i], values[i]), with keys in
+ * [-offset, size - offset). Values keep their order of appearance.
+ */
+function groupByKey(keys: Int32Array, values: Int32Array, offset: number, size: number, each: (key: number, values: number[]) => void): void {
+  if (keys.length === 0) return;
+  if (keys.length * 4 < size) {
+    // Few pairs over a large key range (most relations): a map, not a scan of the whole range.
+    const groups = new Map<number, number[]>();
+    for (let i = 0; i < keys.length; i++) {
+      const group = groups.get(keys[i]!);
+      if (group) group.push(values[i]!);
+      else groups.set(keys[i]!, [values[i]!]);
+    }
+    for (const [key, group] of groups) each(key, group);
+    return;
+  }
+  const starts = new Int32Array(size + 1);
+  for (let i = 0; i < keys.length; i++) starts[keys[i]! + offset + 1]!++;
+  for (let k = 1; k <= size; k++) starts[k]! += starts[k - 1]!;
+  const sorted = new Int32Array(keys.length);
+  const next = starts.slice(0, size);
+  for (let i = 0; i < keys.length; i++) sorted[next[keys[i]! + offset]!++] = values[i]!;
+  for (let k = 0; k < size; k++) {
+    if (starts[k + 1]! > starts[k]!) each(k - offset, Array.from(sorted.subarray(starts[k]!, starts[k + 1]!)));
+  }
+}
+
+/** A graph's contents as flat arrays; node n is (nodeType[n], nodeId[n]), subject set u is code -(u + 1). */
+export interface GraphTables {
+  nodeType: ArrayLike<number>;
+  nodeId: readonly string[];
+  usersetNode: ArrayLike<number>;
+  usersetSlot: ArrayLike<number>;
+  /** Per stored slot: pairs (resources[i], subjects[i]) with subject codes as in the graph. */
+  edges: Array<{ slot: number; resources: Int32Array; subjects: Int32Array }>;
 }
 
 /** Marker for "this subject was never interned", distinct from every node (>= 0) and userset (< 0) code. */

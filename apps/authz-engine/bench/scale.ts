@@ -1,0 +1,211 @@
+// Scale benchmark: a skewed many-tenant data set (bench/scale-data.ts) in Postgres, then what a
+// replica start and a Check cost at that size: memory per relationship, snapshot load (time to
+// ready from the snapshot), checkpoint write/load time and size, time to ready from the checkpoint,
+// Check p50/p99 over distinct queries, and listing the largest tenant's hosts.
+// Run: pnpm --filter @gatehouse/authz-engine bench:scale   (SCALE_RELATIONSHIPS=10000000 for 10M)
+// The data is seeded once per size into schema bench_scale_<size> and reused by later runs.
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { check, lookupResources, type Relationship, type RelationshipGraph } from "@gatehouse/evaluator";
+import { compileRoleModel } from "@gatehouse/role-config";
+import { openStore } from "@gatehouse/store";
+import { createSilentLogger } from "@gatehouse/telemetry";
+import { decodeCheckpoint, fileCheckpointStore, schemaHash } from "../src/graph/checkpoint.js";
+import { EngineGraph } from "../src/graph/engine-graph.js";
+import { storeGraphSource } from "../src/graph/store-source.js";
+import { hostId, random, scaleRelationships, userId, type ScaleTenant } from "./scale-data.js";
+import { percentile } from "@gatehouse/telemetry";
+
+const SIZE = Number(process.env["SCALE_RELATIONSHIPS"] ?? 1_000_000);
+const QUERIES = Number(process.env["SCALE_QUERIES"] ?? 40_000);
+const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
+const ORG = "scale-org";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+const memory = () => {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+// CPU time of this process next to wall time: on a shared machine the wall time includes waiting
+// for a core; the CPU time is what the work costs (the database's own CPU is not in it).
+const cpuSince = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+const timed = (wallMs: number, cpuMs: number) => `${seconds(wallMs)} (CPU ${seconds(cpuMs)})`;
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+const model = compileRoleModel("stage");
+const logger = createSilentLogger();
+
+async function main() {
+  const store = await openStore({ databaseUrl, schema: `bench_scale_${SIZE}`, pollIntervalMs: 1000 });
+  await store.tenants.bootstrap(ORG);
+  const source = storeGraphSource(store);
+  const data = scaleRelationships({ relationships: SIZE, model });
+  // Written last by the seeding, so an interrupted seeding is redone.
+  const marker: Relationship = { resourceType: "rbac/tenant", resourceId: `scale-seeded-${SIZE}`, relation: "t_platform", subjectType: "rbac/platform", subjectId: "stage" };
+
+  // Is the data there already? A full load answers that and warms the database's caches.
+  let probe = new EngineGraph({ model, source, logger });
+  await probe.load();
+  const seeded = probe.has(marker);
+  await probe.close();
+  probe = undefined as unknown as EngineGraph;
+  let seedMs = 0;
+  if (seeded) {
+    for (const _ of data.relationships); // only the shape is needed
+  } else {
+    console.log(`seeding ${SIZE} relationships into schema bench_scale_${SIZE} (once per size) ...`);
+    const started = performance.now();
+    let batch: Relationship[] = [];
+    for (const r of data.relationships) {
+      batch.push(r);
+      if (batch.length === 10_000) {
+        await store.relationships.write(ORG, { touch: batch });
+        batch = [];
+      }
+    }
+    await store.relationships.write(ORG, { touch: [...batch, marker] });
+    seedMs = performance.now() - started;
+  }
+  const tenants = data.shape.tenants;
+  const largest = tenants[0]!;
+  const totalHosts = tenants.reduce((n, t) => n + t.hosts, 0);
+
+  // 1. Time to ready from the snapshot (the checkpoint directory is still empty), and memory.
+  const dir = await mkdtemp(join(tmpdir(), "gh-scale-checkpoints-"));
+  const checkpoints = fileCheckpointStore(dir);
+  let written = { revision: 0, bytes: 0, seconds: 0 };
+  const before = memory();
+  let started = performance.now();
+  let cpu = process.cpuUsage();
+  let fromSnapshot: EngineGraph | null = new EngineGraph({
+    model, source, logger,
+    checkpoints: { store: checkpoints, storeId: store.storeId, intervalMs: 0, onWritten: (w) => (written = w) },
+  });
+  await fromSnapshot.load();
+  const snapshotMs = performance.now() - started;
+  const snapshotCpu = cpuSince(cpu);
+  const relationships = fromSnapshot.graph.size;
+  const afterLoad = memory();
+
+  // 2. Check over distinct queries: random hosts (tenants weighted by size), users of the host's
+  // tenant (admins and others) and now and then of another tenant. Half warm up, half is measured.
+  const queries = distinctQueries(tenants, totalHosts, QUERIES);
+  let graph: RelationshipGraph | null = fromSnapshot.graph;
+  const ask = (q: Query) => check(graph!, { type: "hbi/host", id: q.host }, "view", { type: "rbac/principal", id: q.user });
+  const half = queries.length >> 1;
+  for (let i = 0; i < half; i++) ask(queries[i]!);
+  const times: number[] = [];
+  let allowed = 0;
+  const answers: boolean[] = [];
+  for (let i = half; i < queries.length; i++) {
+    const t0 = performance.now();
+    const answer = ask(queries[i]!);
+    times.push((performance.now() - t0) * 1000);
+    answers.push(answer);
+    if (answer) allowed++;
+  }
+  times.sort((a, b) => a - b);
+  const afterChecks = memory();
+
+  // 3. Lookup of the largest tenant's hosts by its tenant-level admin (first call cold, then median).
+  const admin = { type: "rbac/principal", id: userId(largest.id, 0) };
+  const lookupTimes: number[] = [];
+  let found = 0;
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    found = lookupResources(graph!, "hbi/host", "view", admin).length;
+    lookupTimes.push(performance.now() - t0);
+  }
+  const lookupCold = lookupTimes[0]!;
+  const lookupWarm = percentile(lookupTimes.slice(1).sort((a, b) => a - b), 50);
+
+  // 4. Checkpoint: write (encode + file), then load it back (read + verify + decode).
+  await fromSnapshot.writeCheckpoint();
+  const [ref] = await checkpoints.list();
+  const fileBytes = (await stat(join(dir, ref!.key))).size;
+  await fromSnapshot.close();
+  fromSnapshot = null;
+  graph = null;
+  memory();
+  started = performance.now();
+  cpu = process.cpuUsage();
+  let decoded: ReturnType<typeof decodeCheckpoint> | null = decodeCheckpoint(await checkpoints.read(ref!.key), model, { storeId: store.storeId, schemaHash: schemaHash(model) });
+  const checkpointLoadMs = performance.now() - started;
+  const checkpointLoadCpu = cpuSince(cpu);
+  if (decoded.graph.size !== relationships) throw new Error("checkpoint round trip lost relationships");
+  decoded = null;
+  memory();
+
+  // 5. Time to ready from the checkpoint (newest checkpoint, then the change feed after it).
+  started = performance.now();
+  cpu = process.cpuUsage();
+  const fromCheckpoint = new EngineGraph({ model, source, logger, checkpoints: { store: checkpoints, storeId: store.storeId, intervalMs: 0 } });
+  await fromCheckpoint.load();
+  const checkpointReadyMs = performance.now() - started;
+  const checkpointReadyCpu = cpuSince(cpu);
+  if (fromCheckpoint.graph.size !== relationships) throw new Error("the replica started from the checkpoint differs in size");
+  const same = queries.slice(half).every((q, i) => check(fromCheckpoint.graph, { type: "hbi/host", id: q.host }, "view", { type: "rbac/principal", id: q.user }) === answers[i]);
+  if (!same) throw new Error("the replica started from the checkpoint answers differently");
+  await fromCheckpoint.close();
+  await rm(dir, { recursive: true, force: true });
+  await store.close();
+
+  const rows: Array<[string, string]> = [
+    ["relationships (tenants; largest tenant's hosts)", `${relationships.toLocaleString("en")} (${tenants.length.toLocaleString("en")}; ${largest.hosts.toLocaleString("en")})`],
+    ["memory per relationship after load / after checks", `${((afterLoad - before) / relationships).toFixed(0)} B / ${((afterChecks - before) / relationships).toFixed(0)} B (${mib(afterChecks - before)})`],
+    ["ready from the snapshot (Postgres)", timed(snapshotMs, snapshotCpu)],
+    ["checkpoint write (encode + file) / size", `${seconds(written.seconds * 1000)} / ${mib(fileBytes)} (${(fileBytes / relationships).toFixed(1)} B per relationship)`],
+    ["checkpoint load (read + sha256 + decode)", timed(checkpointLoadMs, checkpointLoadCpu)],
+    ["ready from the checkpoint (load + feed replay)", `${timed(checkpointReadyMs, checkpointReadyCpu)}: ${(snapshotMs / checkpointReadyMs).toFixed(1)}× faster (CPU ${(snapshotCpu / checkpointReadyCpu).toFixed(1)}×)`],
+    [`Check p50 / p99 (${times.length.toLocaleString("en")} distinct queries, ${((100 * allowed) / times.length).toFixed(0)}% allowed)`, `${percentile(times, 50).toFixed(2)} µs / ${percentile(times, 99).toFixed(2)} µs`],
+    [`lookup of the largest tenant's hosts (${found.toLocaleString("en")})`, `${lookupCold.toFixed(0)} ms cold, ${lookupWarm.toFixed(0)} ms median of 4 more`],
+  ];
+  console.log(`\nscale benchmark, node ${process.version}, load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores${seedMs ? `, seeded in ${seconds(seedMs)}` : ""}\n`);
+  console.log("| measure | value |\n|---|---|");
+  for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
+}
+
+interface Query {
+  host: string;
+  user: string;
+}
+
+function distinctQueries(tenants: ScaleTenant[], totalHosts: number, count: number): Query[] {
+  const rand = random(4242);
+  const cumulative: number[] = [];
+  let sum = 0;
+  for (const t of tenants) cumulative.push((sum += t.hosts));
+  const seen = new Set<string>();
+  const queries: Query[] = [];
+  for (let attempts = 0; queries.length < count && attempts < count * 10; attempts++) {
+    const pick = Math.floor(rand() * totalHosts);
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cumulative[mid]! <= pick) lo = mid + 1;
+      else hi = mid;
+    }
+    const tenant = tenants[lo]!;
+    const host = hostId(tenant.id, Math.floor(rand() * tenant.hosts));
+    const roll = rand();
+    const userTenant = roll < 0.1 ? tenants[Math.floor(rand() * tenants.length)]! : tenant;
+    const user = userId(userTenant.id, roll < 0.4 ? 0 : Math.floor(rand() * userTenant.users));
+    const key = `${host} ${user}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    queries.push({ host, user });
+  }
+  return queries;
+}
+
+await main();

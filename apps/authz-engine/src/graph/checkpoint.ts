@@ -1,0 +1,199 @@
+// Checkpoints of the in-memory graph at a revision, so a replica starts by reading one file (or
+// row) and replaying the change feed after it, instead of re-reading every tuple from Postgres.
+//
+// Layout (little-endian):  0 "GHCK" | 4 format version u32 | 8 header length u32 | 12 reserved u32
+//                         16 sha256 of every byte except these 32 | 48 header JSON, padded to 4 | body
+// The body is `encodeGraph` (evaluator). The header names the store (a checkpoint of another
+// database is foreign), the schema hash (node and slot numbering depend on the model) and the
+// revision the graph reflects.
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { decodeGraph, encodeGraph, type Model, type RelationshipGraph } from "@gatehouse/evaluator";
+import type { CheckpointRepository } from "@gatehouse/store";
+
+export const CHECKPOINT_FORMAT_VERSION = 1;
+const MAGIC = 0x4b434847; // "GHCK" read as a little-endian u32
+const PREFIX_BYTES = 48;
+
+export interface CheckpointHeader {
+  storeId: string;
+  schemaHash: string;
+  revision: number;
+  relationships: number;
+  createdAt: string;
+}
+
+/** Why a checkpoint was not used; each is a label of gatehouse_engine_checkpoint_fallbacks_total. */
+export type CheckpointRejection = "corrupt" | "old-format" | "foreign-store" | "schema-mismatch" | "unreadable";
+
+export class CheckpointError extends Error {
+  constructor(
+    readonly reason: CheckpointRejection,
+    message: string,
+  ) {
+    super(message);
+    this.name = "CheckpointError";
+  }
+}
+
+/** Hash of everything the graph's numbering and meaning depend on: types, relations, permissions. */
+export function schemaHash(model: Model): string {
+  const slots = model.slots.map((s) => ({ t: s.typeIndex, n: s.name, s: s.stored, a: s.allowed, o: s.op }));
+  const json = JSON.stringify({ types: model.typeNames, slots }, (_key, value: unknown) =>
+    ArrayBuffer.isView(value) ? Array.from(value as Int32Array) : value,
+  );
+  return createHash("sha256").update(json).digest("hex");
+}
+
+function digestOf(bytes: Uint8Array): Buffer {
+  return createHash("sha256").update(bytes.subarray(0, 16)).update(bytes.subarray(PREFIX_BYTES)).digest();
+}
+
+export function encodeCheckpoint(graph: RelationshipGraph, header: Omit<CheckpointHeader, "relationships" | "createdAt">): Uint8Array {
+  const body = encodeGraph(graph);
+  const full: CheckpointHeader = { ...header, relationships: graph.size, createdAt: new Date().toISOString() };
+  const json = Buffer.from(JSON.stringify(full));
+  const jsonPadded = (json.length + 3) & ~3;
+  const out = new Uint8Array(PREFIX_BYTES + jsonPadded + body.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, CHECKPOINT_FORMAT_VERSION, true);
+  view.setUint32(8, json.length, true);
+  out.set(json, PREFIX_BYTES);
+  out.set(body, PREFIX_BYTES + jsonPadded);
+  out.set(digestOf(out), 16);
+  return out;
+}
+
+/** Reads and checks a checkpoint's header without decoding the graph (listing, diagnostics). */
+export function readCheckpointHeader(bytes: Uint8Array, expect: { storeId: string; schemaHash: string }): { header: CheckpointHeader; bodyOffset: number } {
+  if (bytes.length < PREFIX_BYTES) throw new CheckpointError("corrupt", `checkpoint is ${bytes.length} bytes, shorter than its header`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(0, true) !== MAGIC) throw new CheckpointError("corrupt", "not a checkpoint (bad magic)");
+  const version = view.getUint32(4, true);
+  if (version !== CHECKPOINT_FORMAT_VERSION) {
+    throw new CheckpointError("old-format", `checkpoint format ${version}, this engine reads ${CHECKPOINT_FORMAT_VERSION}`);
+  }
+  if (!digestOf(bytes).equals(bytes.subarray(16, PREFIX_BYTES))) throw new CheckpointError("corrupt", "checkpoint checksum mismatch");
+  const jsonLength = view.getUint32(8, true);
+  let header: CheckpointHeader;
+  try {
+    header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + PREFIX_BYTES, jsonLength).toString("utf8")) as CheckpointHeader;
+  } catch {
+    throw new CheckpointError("corrupt", "checkpoint header is not readable");
+  }
+  if (!Number.isSafeInteger(header.revision) || header.revision < 0) throw new CheckpointError("corrupt", "checkpoint header has no valid revision");
+  if (header.storeId !== expect.storeId) throw new CheckpointError("foreign-store", "checkpoint was written for another store");
+  if (header.schemaHash !== expect.schemaHash) throw new CheckpointError("schema-mismatch", "checkpoint was written under another schema");
+  return { header, bodyOffset: PREFIX_BYTES + ((jsonLength + 3) & ~3) };
+}
+
+/** Verifies and decodes a checkpoint; throws a CheckpointError saying why it cannot be used. */
+export function decodeCheckpoint(bytes: Uint8Array, model: Model, expect: { storeId: string; schemaHash: string }): { header: CheckpointHeader; graph: RelationshipGraph } {
+  const { header, bodyOffset } = readCheckpointHeader(bytes, expect);
+  let graph: RelationshipGraph;
+  try {
+    graph = decodeGraph(model, bytes.subarray(bodyOffset));
+  } catch (e) {
+    // The checksum matched, so this is a writer's bug or a hash collision; either way: not usable.
+    throw new CheckpointError("corrupt", `checkpoint body is not a graph of this schema: ${(e as Error).message}`);
+  }
+  if (graph.size !== header.relationships) throw new CheckpointError("corrupt", "checkpoint relationship count mismatch");
+  graph.revision = header.revision;
+  return { header, graph };
+}
+
+/** A stored checkpoint; `revision` comes from its name or row and is confirmed by its header. */
+export interface CheckpointRef {
+  key: string;
+  revision: number;
+}
+
+/** Where checkpoints are shared between replicas (a volume, a table). */
+export interface CheckpointStore {
+  /** For logs: where the checkpoints are. */
+  readonly location: string;
+  /** Stored checkpoints, newest revision first. */
+  list(): Promise<CheckpointRef[]>;
+  read(key: string): Promise<Uint8Array>;
+  /** Stores a checkpoint atomically (readers never see half of one) and drops old ones beyond the kept count. */
+  write(revision: number, bytes: Uint8Array): Promise<void>;
+}
+
+const FILE_PATTERN = /^graph-(\d{16})\.ghck$/;
+
+/**
+ * Checkpoints as files in a directory (a volume shared by the replicas). Writes go to a temporary
+ * name and are renamed into place, so a concurrent reader sees a whole file or none; the newest
+ * `keep` are kept.
+ */
+export function fileCheckpointStore(dir: string, keep = 2): CheckpointStore {
+  return {
+    location: dir,
+    async list() {
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+        throw e;
+      }
+      return names
+        .map((name) => ({ key: name, match: FILE_PATTERN.exec(name) }))
+        .filter((f) => f.match !== null)
+        .map((f) => ({ key: f.key, revision: Number(f.match![1]) }))
+        .sort((a, b) => b.revision - a.revision);
+    },
+    async read(key) {
+      return new Uint8Array(await readFile(join(dir, key)));
+    },
+    async write(revision, bytes) {
+      await mkdir(dir, { recursive: true });
+      const name = `graph-${String(revision).padStart(16, "0")}.ghck`;
+      const temporary = join(dir, `.${name}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+      await writeFile(temporary, bytes);
+      await rename(temporary, join(dir, name));
+      const stale = (await this.list()).slice(keep);
+      await Promise.all(stale.map((ref) => rm(join(dir, ref.key), { force: true })));
+    },
+  };
+}
+
+/** Checkpoints as rows of the store's database (`gh_checkpoints`): no shared volume needed. */
+export function databaseCheckpointStore(repository: CheckpointRepository, keep = 2): CheckpointStore {
+  return {
+    location: "database table gh_checkpoints",
+    async list() {
+      return (await repository.list()).map((revision) => ({ key: String(revision), revision }));
+    },
+    async read(key) {
+      const bytes = await repository.read(Number(key));
+      if (!bytes) throw new Error(`checkpoint ${key} was removed`);
+      return bytes;
+    },
+    write: (revision, bytes) => repository.write(revision, bytes, keep),
+  };
+}
+
+/** Checkpoints in this process only (tests, embedding). */
+export function memoryCheckpointStore(keep = 2): CheckpointStore & { entries: Map<string, Uint8Array> } {
+  const entries = new Map<string, Uint8Array>();
+  const keyOf = (revision: number) => `graph-${String(revision).padStart(16, "0")}`;
+  return {
+    location: "memory",
+    entries,
+    async list() {
+      return [...entries.keys()].map((key) => ({ key, revision: Number(key.slice(6)) })).sort((a, b) => b.revision - a.revision);
+    },
+    async read(key) {
+      const bytes = entries.get(key);
+      if (!bytes) throw new Error(`no checkpoint ${key}`);
+      return bytes;
+    },
+    async write(revision, bytes) {
+      entries.set(keyOf(revision), bytes);
+      for (const ref of (await this.list()).slice(keep)) entries.delete(ref.key);
+    },
+  };
+}
