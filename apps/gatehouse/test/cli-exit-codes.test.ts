@@ -1,11 +1,16 @@
-// The CLI as a shell sees it: a real child process run from source. Help and --version exit 0 and
-// print only what was asked for; usage errors are printed once and exit 2; runtime failures exit 1;
-// nothing prints a stack trace.
+// The CLI as a shell sees it. Help and --version exit 0 and print only what was asked for; usage
+// errors are printed once and exit 2; runtime failures exit 1; nothing prints a stack trace.
+// A few representative runs are real child processes started from source (they prove the exit codes
+// main.ts sets); the wider matrix runs the same program in-process, where commander's outcome is the
+// CommanderError that main.ts maps to the exit code.
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { CommanderError } from "commander";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildProgram, EXIT_USAGE } from "../src/program.js";
+import { captureOutput } from "./support/capture-output.js";
 
 const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { version } = JSON.parse(readFileSync(path.join(appDir, "package.json"), "utf8")) as { version: string };
@@ -30,63 +35,106 @@ function gatehouse(...args: string[]): Promise<Exit> {
 const occurrences = (text: string, part: string): number => text.split(part).length - 1;
 const noStackTrace = (text: string): void => expect(text).not.toMatch(/^\s+at .+[:(]/m);
 
-describe("gatehouse help and version", () => {
-  it.each([
-    [["--help"], "Usage: gatehouse [options] [command]"],
-    [["-h"], "Usage: gatehouse [options] [command]"],
-    [["help"], "Usage: gatehouse [options] [command]"],
-    [["check", "--help"], "Usage: gatehouse check [options]"],
-    [["help", "list"], "Usage: gatehouse list [options]"],
-    [["schema", "--help"], "Usage: gatehouse schema [options] [command]"],
-    [["schema", "build", "--help"], "Usage: gatehouse schema build [options] [files...]"],
-    [["migrate", "--help"], "Usage: gatehouse migrate"],
-  ])("%j prints the help once on stdout and exits 0", async (args, usage) => {
-    const run = await gatehouse(...args);
-    expect(run.code).toBe(0);
-    expect(run.out.startsWith(usage)).toBe(true);
-    expect(occurrences(run.out, "Usage:")).toBe(1);
-    expect(run.err).toBe("");
-  }, 90_000);
 
-  it.each([["--version"], ["-V"]])("%s prints the package version and exits 0", async (flag) => {
-    const run = await gatehouse(flag);
-    expect(run).toEqual({ code: 0, out: `${version}\n`, err: "" });
-  }, 90_000);
-});
+const HELP = "Usage: gatehouse [options] [command]";
+const unreachableCheck = ["check", "--target", "127.0.0.1:1", "--object", "rbac/workspace:1", "--relation", "view", "--subject", "alice", "--json"];
 
-describe("gatehouse usage errors", () => {
-  it.each([
-    [["bogus"], "error: unknown command 'bogus'"],
-    [["check", "--object", "rbac/workspace:1", "--relation", "view", "--subject", "alice", "--bogus"], "error: unknown option '--bogus'"],
-    [["check", "--relation", "view", "--subject", "alice"], "error: required option '--object <ref>' not specified"],
-    [["schema", "frobnicate"], "error: unknown command 'frobnicate'"],
-    [["list", "--type"], "error: option '--type <type>' argument missing"],
-    [["advise", "--count", "lots"], "error: option '--count <n>' argument 'lots' is invalid"],
-  ])("%j is printed once on stderr and exits 2", async (args, message) => {
-    const run = await gatehouse(...args);
-    expect(run.code).toBe(2);
-    expect(run.out).toBe("");
-    expect(occurrences(run.err, message)).toBe(1);
-    expect(run.err).toContain("--help");
-    noStackTrace(run.err);
-  }, 90_000);
-});
-
-describe("gatehouse runtime failures", () => {
-  it("exits 1 with one line naming the problem when the engine is unreachable", async () => {
+describe("gatehouse as a child process", () => {
+  // Started together: each run spends seconds loading TypeScript sources, not waiting on one another.
+  const runs: Record<string, Exit> = {};
+  const argv: Record<string, string[]> = {
+    help: ["--help"],
+    subHelp: ["schema", "build", "--help"],
+    version: ["--version"],
+    unknownCommand: ["bogus"],
+    missingOption: ["check", "--relation", "view", "--subject", "alice"],
     // Port 1 refuses connections at once.
-    const run = await gatehouse("check", "--target", "127.0.0.1:1", "--object", "rbac/workspace:1", "--relation", "view", "--subject", "alice", "--json");
+    unreachable: unreachableCheck,
+  };
+  beforeAll(async () => {
+    await Promise.all(Object.entries(argv).map(async ([name, args]) => (runs[name] = await gatehouse(...args))));
+  }, 180_000);
+
+  it("--help and <command> --help print the help once on stdout and exit 0", () => {
+    expect(runs.help!.code).toBe(0);
+    expect(runs.help!.out.startsWith(HELP)).toBe(true);
+    expect(occurrences(runs.help!.out, "Usage:")).toBe(1);
+    expect(runs.help!.err).toBe("");
+    expect(runs.subHelp!.code).toBe(0);
+    expect(runs.subHelp!.out.startsWith("Usage: gatehouse schema build [options] [files...]")).toBe(true);
+    expect(runs.subHelp!.err).toBe("");
+  });
+
+  it("--version prints the package version and exits 0", () => {
+    expect(runs.version).toEqual({ code: 0, out: `${version}\n`, err: "" });
+  });
+
+  it("usage errors are printed once on stderr and exit 2", () => {
+    for (const [run, message] of [
+      [runs.unknownCommand!, "error: unknown command 'bogus'"],
+      [runs.missingOption!, "error: required option '--object <ref>' not specified"],
+    ] as const) {
+      expect(run.code).toBe(2);
+      expect(run.out).toBe("");
+      expect(occurrences(run.err, message)).toBe(1);
+      expect(run.err).toContain("--help");
+      noStackTrace(run.err);
+    }
+  });
+
+  it("a runtime failure exits 1 with one line naming the problem", () => {
+    const run = runs.unreachable!;
     expect(run.code).toBe(1);
     expect(run.out).toBe("");
     expect(run.err).toMatch(/UNAVAILABLE/);
     expect(run.err.trim().split("\n")).toHaveLength(1);
     noStackTrace(run.err);
-  }, 90_000);
+  });
+});
 
-  it("exits 1 on an unreadable input file, without a stack trace", async () => {
-    const run = await gatehouse("advise", "--facts", "/nonexistent/facts.json");
-    expect(run.code).toBe(1);
-    expect(run.err).toContain("/nonexistent/facts.json");
-    noStackTrace(run.err);
-  }, 90_000);
+describe("gatehouse outcomes in-process", () => {
+  const output = captureOutput();
+  /** The exit code main.ts would set: commander's error code, or 1 for anything else thrown, or process.exitCode. */
+  async function exitOf(...args: string[]): Promise<number> {
+    try {
+      await buildProgram().parseAsync(["node", "gatehouse", ...args]);
+      return Number(process.exitCode ?? 0);
+    } catch (e) {
+      return e instanceof CommanderError ? e.exitCode : 1;
+    }
+  }
+
+  it.each([
+    [["-h"], HELP],
+    [["help"], HELP],
+    [["check", "--help"], "Usage: gatehouse check [options]"],
+    [["help", "list"], "Usage: gatehouse list [options]"],
+    [["schema", "--help"], "Usage: gatehouse schema [options] [command]"],
+    [["schema", "check", "--help"], "Usage: gatehouse schema check [options] [files...]"],
+    [["migrate", "--help"], "Usage: gatehouse migrate"],
+    [["parity", "--help"], "Usage: gatehouse parity"],
+    [["start", "--help"], "Usage: gatehouse start"],
+  ])("%j prints the help once on stdout and exits 0", async (args, usage) => {
+    expect(await exitOf(...args)).toBe(0);
+    expect(output.out.startsWith(usage)).toBe(true);
+    expect(occurrences(output.out, "Usage:")).toBe(1);
+    expect(output.err).toBe("");
+  });
+
+  it("-V prints the version", async () => {
+    expect(await exitOf("-V")).toBe(0);
+    expect(output.out).toBe(`${version}\n`);
+  });
+
+  it.each([
+    [["check", "--object", "rbac/workspace:1", "--relation", "view", "--subject", "alice", "--bogus"], "error: unknown option '--bogus'"],
+    [["schema", "frobnicate"], "error: unknown command 'frobnicate'"],
+    [["list", "--type"], "error: option '--type <type>' argument missing"],
+    [["advise", "--count", "lots"], "error: option '--count <n>' argument 'lots' is invalid"],
+    [["migrate", "too", "many", "arguments", "here"], "error: too many arguments"],
+  ])("%j is a usage error, printed once on stderr (exit 2)", async (args, message) => {
+    expect(await exitOf(...args)).toBe(EXIT_USAGE);
+    expect(output.out).toBe("");
+    expect(occurrences(output.err, message)).toBe(1);
+  });
 });

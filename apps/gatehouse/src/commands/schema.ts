@@ -30,14 +30,14 @@ export function registerSchemaCommand(program: Command): void {
     .argument("[files...]", ".ksl and .json files (all namespaces of the schema)")
     .option("-o, --output <file>", "zed file to write ('-' for stdout); default schema.zed, or the directory's schemas/schema.zed with --config-dir")
     .option("--config-dir <dir>", "a configuration directory in the role-configuration repository's layout (configs/<env>)")
-    .option("--json", "print the summary as JSON: { output, definitions, source } (with '-o -' also { zed })")
+    .option("--json", "print the summary as JSON: { output, definitions, files | configDir } (with '-o -' also { zed })")
     .action(async (files: string[], opts: BuildOptions) => {
       if (!usage(files, opts.configDir)) return;
       const output = opts.output ?? (opts.configDir ? join(opts.configDir, CONFIG_LAYOUT.schemaZed) : "schema.zed");
       const result = opts.configDir ? buildDirectory(opts.configDir) : await compileFiles(files, output === "-" ? "schema.zed" : output);
       if (!result) return;
       const source = opts.configDir ?? `${files.length} files`;
-      const summary = { output, definitions: result.ast.definitions.length, source };
+      const summary = { output, definitions: result.ast.definitions.length, ...(opts.configDir ? { configDir: opts.configDir } : { files: files.length }) };
       try {
         if (output === "-") {
           if (opts.json) printResult(true, "", { ...summary, zed: result.zed });
