@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CommanderError } from "commander";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildProgram, EXIT_USAGE } from "../src/program.js";
+import { buildProgram, EXIT_USAGE, isUsageError } from "../src/program.js";
 import { captureOutput } from "./support/capture-output.js";
 
 const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -48,6 +48,8 @@ describe("gatehouse as a child process", () => {
     version: ["--version"],
     unknownCommand: ["bogus"],
     missingOption: ["check", "--relation", "view", "--subject", "alice"],
+    // Commander accepts the value; the command finds it malformed before calling anyone.
+    badValue: ["check", "--target", "127.0.0.1:1", "--object", "workspace:1", "--relation", "view", "--subject", "alice"],
     // Port 1 refuses connections at once.
     unreachable: unreachableCheck,
   };
@@ -73,6 +75,7 @@ describe("gatehouse as a child process", () => {
     for (const [run, message] of [
       [runs.unknownCommand!, "error: unknown command 'bogus'"],
       [runs.missingOption!, "error: required option '--object <ref>' not specified"],
+      [runs.badValue!, "error: 'workspace:1' is not '<reporter>/<type>:<id>'"],
     ] as const) {
       expect(run.code).toBe(2);
       expect(run.out).toBe("");
@@ -119,6 +122,21 @@ describe("gatehouse outcomes in-process", () => {
     expect(output.out.startsWith(usage)).toBe(true);
     expect(occurrences(output.out, "Usage:")).toBe(1);
     expect(output.err).toBe("");
+  });
+
+  it("commands' own argument errors count as usage errors; failures of the work do not", async () => {
+    for (const args of [
+      ["list", "--target", "127.0.0.1:1", "--type", "workspace", "--relation", "view", "--subject", "alice"],
+      ["migrate"],
+      ["migrate", "--input", "a.json", "--from-url", "https://rbac.example.com"],
+      ["advise", "--facts", "f.json", "--asset"],
+    ]) {
+      const error = await buildProgram().parseAsync(["node", "gatehouse", ...args]).then(() => undefined, (e: unknown) => e);
+      expect(isUsageError(error), args.join(" ")).toBe(true);
+    }
+    const unreadable = await buildProgram().parseAsync(["node", "gatehouse", "advise", "--facts", "/nonexistent/facts.json"]).then(() => undefined, (e: unknown) => e);
+    expect(unreadable).toBeInstanceOf(Error);
+    expect(isUsageError(unreadable)).toBe(false);
   });
 
   it("-V prints the version", async () => {
