@@ -83,6 +83,51 @@ for (const [member, rule] of Object.entries(allowed)) {
     }
   }
 }
+// Import cycles among a member's own files (relative imports, tests included): a cycle makes
+// module initialisation order-dependent and means shared code lives in the wrong file.
+function resolveRelative(file, spec) {
+  const target = path.resolve(path.dirname(file), spec);
+  const candidates = [target, target.replace(/\.js$/, ".ts"), target.replace(/\.mjs$/, ".mts"), `${target}.ts`, path.join(target, "index.ts")];
+  return candidates.find((c) => fs.existsSync(c) && fs.statSync(c).isFile());
+}
+function findCycles(files) {
+  const edges = new Map();
+  for (const file of files) {
+    const text = fs.readFileSync(file, "utf8");
+    const targets = new Set();
+    for (const m of text.matchAll(importRe)) {
+      const spec = m[1] ?? m[2] ?? m[3];
+      // Type-only imports vanish at runtime but still tangle the design, so they count too.
+      if (spec?.startsWith(".")) {
+        const target = resolveRelative(file, spec);
+        if (target) targets.add(target);
+      }
+    }
+    edges.set(file, [...targets]);
+  }
+  const cycles = [];
+  const state = new Map(); // 1 = on the current path, 2 = done
+  const stack = [];
+  const visit = (file) => {
+    state.set(file, 1);
+    stack.push(file);
+    for (const next of edges.get(file) ?? []) {
+      if (state.get(next) === 1) cycles.push(stack.slice(stack.indexOf(next)).concat(next));
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 2);
+  };
+  for (const file of files) if (!state.has(file)) visit(file);
+  return cycles;
+}
+for (const member of Object.keys(allowed)) {
+  const base = path.join(root, member);
+  if (!fs.existsSync(base)) continue;
+  const files = ["src", "test", "bench", "scripts"].flatMap((d) => walk(path.join(base, d)));
+  for (const cycle of findCycles(files)) problems.push(`${member}: import cycle ${cycle.map((f) => path.relative(base, f)).join(" -> ")}`);
+}
+
 if (problems.length > 0) {
   console.error(`Import boundary violations (${problems.length}):\n` + problems.map((p) => `  ${p}`).join("\n"));
   process.exit(1);

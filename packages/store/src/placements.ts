@@ -6,7 +6,15 @@
 // resource to another tenant's workspace.
 import type { Queryable } from "./db/db.js";
 import type { Relationship } from "./types.js";
-import type { WriteContext } from "./write.js";
+
+/** What placements need of the write in progress (write.ts's WriteContext), named here so write.ts can call in without a cycle. */
+export interface PlacementWrite {
+  readonly tx: Queryable;
+  /** Tenant of the write; '' for public rows. */
+  readonly tupleOrg: string;
+  touch(rels: Relationship[]): Promise<void>;
+  remove(rels: Relationship[]): Promise<void>;
+}
 
 const WORKSPACE = "rbac/workspace";
 const HOST = "hbi/host";
@@ -89,7 +97,7 @@ async function tenantAtTop(tx: Queryable, workspaceId: string): Promise<string |
   return row && slash >= 0 ? row.subject_id.slice(slash + 1) : undefined;
 }
 
-export async function adoptHeld(w: WriteContext, workspaceIds: string[]): Promise<void> {
+export async function adoptHeld(w: PlacementWrite, workspaceIds: string[]): Promise<void> {
   if (workspaceIds.length === 0 || w.tupleOrg === "") return;
   await lockWorkspaceId(w.tx, workspaceIds);
   const held = await w.tx.query<PendingPlacementRow>("DELETE FROM gh_pending_placements WHERE workspace_id = ANY($1::text[]) RETURNING *", [workspaceIds]);
@@ -112,7 +120,7 @@ export async function adoptHeld(w: WriteContext, workspaceIds: string[]): Promis
  * management plane), so it leaves the hosts table of its tenant. false = the host id belongs to
  * another tenant: it stays theirs and the held report is dropped.
  */
-async function releaseHostRow(w: WriteContext, hostId: string): Promise<boolean> {
+async function releaseHostRow(w: PlacementWrite, hostId: string): Promise<boolean> {
   const [existing] = await w.tx.query<{ org_id: string }>("SELECT org_id FROM gh_hosts WHERE id = $1", [hostId]);
   if (existing && existing.org_id !== w.tupleOrg) return false;
   if (existing) await w.tx.query("DELETE FROM gh_hosts WHERE id = $1 AND org_id = $2", [hostId, w.tupleOrg]);

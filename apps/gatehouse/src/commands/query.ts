@@ -24,6 +24,7 @@ interface QueryFlags {
   subject: string;
   domain: string;
   forUpdate?: boolean;
+  json?: boolean;
 }
 
 function client(target: string): KesselInventoryServiceClient {
@@ -42,6 +43,7 @@ export function registerQueryCommands(program: Command): void {
     .option("--target <host:port>", "authz-engine address", "127.0.0.1:9091")
     .option("--domain <domain>", "principal id domain", "redhat")
     .option("--for-update", "use CheckForUpdate (fully consistent)")
+    .option("--json", "print the verdict as JSON: { allowed, subject, relation, object }")
     .action(async (flags: QueryFlags & { object: string }) => {
       // Validate before opening a channel, so bad input leaves nothing open.
       const request = { object: parseObject(flags.object), relation: flags.relation, subject: principal(flags.subject, flags.domain) };
@@ -53,7 +55,10 @@ export function registerQueryCommands(program: Command): void {
           else c.check(request, new Metadata(), { deadline: deadline() }, done);
         });
         const verdict = allowed === Allowed.ALLOWED_TRUE ? "ALLOWED" : "DENIED";
-        process.stdout.write(`${verdict}  ${flags.subject} ${flags.relation} ${flags.object}\n`);
+        if (flags.json) {
+          const result = { allowed: allowed === Allowed.ALLOWED_TRUE, subject: flags.subject, relation: flags.relation, object: flags.object };
+          process.stdout.write(`${JSON.stringify(result)}\n`);
+        } else process.stdout.write(`${verdict}  ${flags.subject} ${flags.relation} ${flags.object}\n`);
         if (allowed !== Allowed.ALLOWED_TRUE) process.exitCode = 1;
       } finally {
         c.close();
@@ -68,10 +73,14 @@ export function registerQueryCommands(program: Command): void {
     .requiredOption("--subject <user>", "principal user id (the domain is added) or <domain>/<user_id>")
     .option("--target <host:port>", "authz-engine address", "127.0.0.1:9091")
     .option("--domain <domain>", "principal id domain", "redhat")
+    .option("--json", "print one JSON document { type, relation, subject, objects: [ids], count }, written as the pages arrive")
     .action(async (flags: QueryFlags & { type: string }) => {
       const [reporterType, resourceType] = flags.type.split("/");
       if (!reporterType || !resourceType) throw new QueryInputError(`'${flags.type}' is not '<reporter>/<type>'`);
       const c = client(flags.target);
+      // Written by hand page by page rather than through one JSON.stringify, so millions of ids are never
+      // held at once; opened after the first page arrives, so a failed call prints no partial document.
+      const jsonHead = `{"type":${JSON.stringify(flags.type)},"relation":${JSON.stringify(flags.relation)},"subject":${JSON.stringify(flags.subject)},"objects":[`;
       try {
         let token: string | undefined;
         let total = 0;
@@ -92,12 +101,16 @@ export function registerQueryCommands(program: Command): void {
             if (item.object) page.push(item.object.resourceId);
             last = item.pagination?.continuationToken;
           }
-          for (const id of page) process.stdout.write(`${reporterType}/${resourceType}:${id}\n`);
+          if (flags.json) {
+            if (total === 0) process.stdout.write(jsonHead);
+            if (page.length > 0) process.stdout.write(`${total > 0 ? "," : ""}${page.map((id) => JSON.stringify(id)).join(",")}`);
+          } else for (const id of page) process.stdout.write(`${reporterType}/${resourceType}:${id}\n`);
           total += page.length;
           if (page.length === 0 || !last) break;
           token = last;
         }
-        process.stderr.write(`${total} object(s)\n`);
+        if (flags.json) process.stdout.write(`],"count":${total}}\n`);
+        else process.stderr.write(`${total} object(s)\n`);
       } finally {
         c.close();
       }

@@ -12,6 +12,12 @@ const EXIT_IO = 2;
 interface BuildOptions {
   output?: string;
   configDir?: string;
+  json?: boolean;
+}
+
+/** Prints the command's result: the text line, or with --json the summary as one JSON document. */
+function printResult(json: boolean | undefined, text: string, summary: Record<string, unknown>): void {
+  process.stdout.write(json ? `${JSON.stringify(summary)}\n` : `${text}\n`);
 }
 
 /** `gatehouse schema build|check`: compile KSL (.ksl) and IR (.json) files to a zed schema. */
@@ -24,20 +30,25 @@ export function registerSchemaCommand(program: Command): void {
     .argument("[files...]", ".ksl and .json files (all namespaces of the schema)")
     .option("-o, --output <file>", "zed file to write ('-' for stdout); default schema.zed, or the directory's schemas/schema.zed with --config-dir")
     .option("--config-dir <dir>", "a configuration directory in the role-configuration repository's layout (configs/<env>)")
+    .option("--json", "print the summary as JSON: { output, definitions, files | configDir } (with '-o -' also { zed })")
     .action(async (files: string[], opts: BuildOptions) => {
       if (!usage(files, opts.configDir)) return;
       const output = opts.output ?? (opts.configDir ? join(opts.configDir, CONFIG_LAYOUT.schemaZed) : "schema.zed");
       const result = opts.configDir ? buildDirectory(opts.configDir) : await compileFiles(files, output === "-" ? "schema.zed" : output);
       if (!result) return;
+      const source = opts.configDir ?? `${files.length} files`;
+      const summary = { output, definitions: result.ast.definitions.length, ...(opts.configDir ? { configDir: opts.configDir } : { files: files.length }) };
       try {
-        if (output === "-") process.stdout.write(`${result.zed}\n`);
-        else await writeFile(output, result.zed);
+        if (output === "-") {
+          if (opts.json) printResult(true, "", { ...summary, zed: result.zed });
+          else process.stdout.write(`${result.zed}\n`);
+        } else await writeFile(output, result.zed);
       } catch (e) {
         process.stderr.write(`${output}: cannot write: ${(e as Error).message}\n`);
         process.exitCode = EXIT_IO;
         return;
       }
-      if (output !== "-") process.stdout.write(`wrote ${output} (${result.ast.definitions.length} definitions from ${opts.configDir ?? `${files.length} files`})\n`);
+      if (output !== "-") printResult(opts.json, `wrote ${output} (${summary.definitions} definitions from ${source})`, summary);
     });
 
   schema
@@ -45,11 +56,14 @@ export function registerSchemaCommand(program: Command): void {
     .description("Compile the files and report every error as 'file:line:col code message' (exit 1 when there are any); with --config-dir also validate the whole directory and fail when its committed schema.zed is stale")
     .argument("[files...]", ".ksl and .json files (all namespaces of the schema)")
     .option("--config-dir <dir>", "a configuration directory in the role-configuration repository's layout (configs/<env>)")
-    .action(async (files: string[], opts: { configDir?: string }) => {
+    .option("--json", "print the summary as JSON: { ok, files, definitions } (with --config-dir { ok, dir, applications, roles, definitions })")
+    .action(async (files: string[], opts: { configDir?: string; json?: boolean }) => {
       if (!usage(files, opts.configDir)) return;
-      if (opts.configDir) return checkDirectory(opts.configDir);
+      if (opts.configDir) return checkDirectory(opts.configDir, opts.json);
       const result = await compileFiles(files, "schema.zed");
-      if (result) process.stdout.write(`ok: ${files.length} files, ${result.ast.definitions.length} definitions\n`);
+      if (!result) return;
+      const summary = { ok: true, files: files.length, definitions: result.ast.definitions.length };
+      printResult(opts.json, `ok: ${summary.files} files, ${summary.definitions} definitions`, summary);
     });
 }
 
@@ -80,7 +94,7 @@ function buildDirectory(dir: string): { zed: string; ast: SchemaAst } | undefine
 }
 
 /** Validates everything in the directory and compares the committed schema.zed with a fresh build. */
-function checkDirectory(dir: string): void {
+function checkDirectory(dir: string, json: boolean | undefined): void {
   let config;
   try {
     config = loadConfigDirectory(dir);
@@ -101,9 +115,8 @@ function checkDirectory(dir: string): void {
     process.exitCode = EXIT_INVALID;
     return;
   }
-  process.stdout.write(
-    `ok: ${dir}: ${Object.keys(config.permissions).length} applications, ${config.roles.length} roles, ${config.schemaAst.definitions.length} definitions; ${CONFIG_LAYOUT.schemaZed} up to date\n`,
-  );
+  const summary = { ok: true, dir, applications: Object.keys(config.permissions).length, roles: config.roles.length, definitions: config.schemaAst.definitions.length };
+  printResult(json, `ok: ${dir}: ${summary.applications} applications, ${summary.roles} roles, ${summary.definitions} definitions; ${CONFIG_LAYOUT.schemaZed} up to date`, summary);
 }
 
 /** Where a fresh build first differs from the committed text. */

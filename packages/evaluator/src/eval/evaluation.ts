@@ -7,7 +7,7 @@ import { NOT_FOUND, type RelationshipGraph } from "../graph/relationship-graph.j
 import { AnchorClosure, closureCacheOf, sortedHas } from "./closure-cache.js";
 import type { Op, Slot } from "../model/model.js";
 import { acquireMemo, releaseMemo, type Memo } from "./memo.js";
-import { reverseWalk } from "./lookup-resources.js";
+import { reverseWalk } from "./reverse-walk.js";
 import { reverseIndexOf, type ReverseIndex } from "./reverse-index.js";
 import type { ResolvedSubject } from "./subject.js";
 

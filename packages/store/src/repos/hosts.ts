@@ -6,7 +6,7 @@ import { hostWorkspace } from "../relationships.js";
 import type { Host, HostRepository } from "../types.js";
 import { pageBounds, requireOrgId, requireUuid } from "../validate.js";
 import { runWrite } from "../write.js";
-import { loadWorkspace } from "./workspaces.js";
+import { loadWorkspace } from "./loaders.js";
 
 interface HostRow {
   id: string;

@@ -22,7 +22,8 @@ import { runWrite, type TenantRow } from "../write.js";
 import { requireGroupName } from "./groups.js";
 import { requirePrincipal } from "./principals.js";
 import { addBindingSubjects, addSubject, findOrCreateBinding, removeSubject, resolveAssignableRole, type BindingRow } from "./role-bindings.js";
-import { requirePermissions, requireRoleName, requireScope, syncPermissionTuples, type RoleRow } from "./roles.js";
+import { type RoleRow } from "./loaders.js";
+import { requirePermissions, requireRoleName, requireScope, syncPermissionTuples } from "./roles.js";
 import { bootstrapTenantRows, tenantFromRow } from "./tenants.js";
 
 const LEVELS: readonly RoleScope[] = ["tenant", "root", "default"];

@@ -19,8 +19,7 @@ import type {
 } from "../types.js";
 import { pageBounds, requireOrgId, requireUuid } from "../validate.js";
 import { requireTenantRow, runWrite, type TenantRow, type WriteContext } from "../write.js";
-import { loadRole } from "./roles.js";
-import { loadWorkspace } from "./workspaces.js";
+import { loadRole, loadWorkspace } from "./loaders.js";
 
 export interface BindingRow {
   id: string;

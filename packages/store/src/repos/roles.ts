@@ -11,24 +11,8 @@ import { ROLE_CONFIG_CHANGE } from "../types.js";
 import type { Page, Role, RoleInput, RoleKind, RoleListQuery, RoleRepository, RoleScope, SeedOptions, SeedReport, SystemRoleDefinition } from "../types.js";
 import { namePattern, pageBounds, requireOrgId, requireUuid } from "../validate.js";
 import { requireTenantRow, runWrite, type WriteContext } from "../write.js";
+import { loadRole, type RoleRow } from "./loaders.js";
 import { deleteBindingsWhere } from "./role-bindings.js";
-
-export interface RoleRow {
-  id: string;
-  org_id: string | null;
-  kind: RoleKind;
-  name: string;
-  display_name: string | null;
-  description: string | null;
-  scope: RoleScope;
-  platform_default: boolean;
-  admin_default: boolean;
-  permissions: string[];
-  version: number;
-  created_at: Date;
-  modified_at: Date;
-  [k: string]: unknown;
-}
 
 export const toRole = (r: RoleRow): Role => ({
   id: r.id,
@@ -75,14 +59,6 @@ export function requireRoleName(name: unknown): string {
 export function requirePermissions(perms: unknown): string[] {
   if (!Array.isArray(perms) || perms.length === 0) throw new StoreError("invalid-argument", "At least one permission is required.", "permissions");
   return [...new Set(perms.map((p) => requirePermission(p)))];
-}
-
-/** A role visible to the tenant (its custom roles and public roles); `cross-tenant` / `not-found`. */
-export async function loadRole(tx: Queryable, orgId: string, id: string, field = "role"): Promise<RoleRow> {
-  const [row] = await tx.query<RoleRow>("SELECT * FROM gh_roles WHERE id = $1", [id]);
-  if (row && (row.org_id === null || row.org_id === orgId)) return row;
-  if (row) throw new StoreError("cross-tenant", `Role '${id}' belongs to another tenant.`, field);
-  throw new StoreError("not-found", `The following roles do not exist: ${id}`, field);
 }
 
 export async function syncPermissionTuples(w: WriteContext, roleId: string, before: string[], after: string[]): Promise<void> {

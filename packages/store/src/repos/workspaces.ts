@@ -9,19 +9,8 @@ import type { Page, Workspace, WorkspaceAncestor, WorkspaceListQuery, WorkspaceR
 import { WORKSPACE_TYPES } from "../types.js";
 import { namePattern, optionalDescription, pageBounds, requireOrgId, requireUuid, requireWorkspaceName } from "../validate.js";
 import { requireTenantRow, runWrite, type WriteContext } from "../write.js";
+import { loadWorkspace, type WorkspaceRow } from "./loaders.js";
 import { deleteBindingsOfResource } from "./role-bindings.js";
-
-interface WorkspaceRow {
-  id: string;
-  org_id: string;
-  type: WorkspaceType;
-  parent_id: string | null;
-  name: string;
-  description: string | null;
-  created_at: Date;
-  modified_at: Date;
-  [k: string]: unknown;
-}
 
 const toWorkspace = (r: WorkspaceRow): Workspace => ({
   id: r.id,
@@ -35,14 +24,6 @@ const toWorkspace = (r: WorkspaceRow): Workspace => ({
 });
 
 export const UNGROUPED_HOSTS = { name: "Ungrouped Hosts", description: "System workspace for ungrouped hosts" };
-
-/** The workspace in this tenant, `cross-tenant` if it belongs to another one, else `not-found`. */
-export async function loadWorkspace(tx: Queryable, orgId: string, id: string, field = "id"): Promise<WorkspaceRow> {
-  const [row] = await tx.query<WorkspaceRow>("SELECT * FROM gh_workspaces WHERE id = $1", [id]);
-  if (row && row.org_id === orgId) return row;
-  if (row) throw new StoreError("cross-tenant", `Workspace '${id}' belongs to another tenant.`, field);
-  throw new StoreError("not-found", `Workspace '${id}' does not exist.`, field);
-}
 
 /** Edges between the workspace and root (root = 0). */
 async function depthOf(tx: Queryable, orgId: string, id: string): Promise<number> {
