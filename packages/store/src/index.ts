@@ -57,6 +57,7 @@ export type {
   BindingSubjectType,
   RoleBinding,
   RoleBindingGrant,
+  BoundSubject,
   RoleBindingListQuery,
   RoleBindingListItem,
   RoleBindingRepository,

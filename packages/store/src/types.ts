@@ -291,15 +291,22 @@ export interface RoleBinding {
   orgId: string;
   roleId: string;
   resource: BindingResource;
-  subjects: BindingSubject[];
+  subjects: BoundSubject[];
   created: Date;
   modified: Date;
+}
+
+/** A subject of a binding; `expiresAt` set for a time-bound grant (a Gatehouse extension). */
+export interface BoundSubject extends BindingSubject {
+  expiresAt?: Date;
 }
 
 export interface RoleBindingGrant {
   resource: BindingResource;
   subject: BindingSubject;
   roleId: string;
+  /** Time-bound grant: the subject holds the role until then (must be in the future). */
+  expiresAt?: Date;
 }
 
 export interface RoleBindingListQuery {
@@ -340,6 +347,8 @@ export interface RoleBindingRepository {
     resource: BindingResource,
     subject: BindingSubject,
     roleIds: string[],
+    /** Time-bound grants: every listed role is held until then (must be in the future). */
+    options?: { expiresAt?: Date },
   ): Promise<Written<{ roleIds: string[] }>>;
 }
 
