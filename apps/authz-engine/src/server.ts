@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from "nod
 import type { AddressInfo } from "node:net";
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { compileSchema, type Model } from "@gatehouse/evaluator";
-import { compileRoleModel, loadConfigDirectory, modelOf as roleConfigModel, type ConfigIdentity } from "@gatehouse/role-config";
+import { compileRoleModel, compileRoleSchema, loadConfigDirectory, modelOf as roleConfigModel, type ConfigIdentity } from "@gatehouse/role-config";
 import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
 import { createLogger, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import type { EngineContext } from "./commands/context.js";
@@ -120,7 +120,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     // Once a reload has recorded the active role configuration, it is the schema (not the files,
     // which may hold a change the reload refused) unless the schema was given directly.
     const recorded = config.model || config.schemaText !== undefined ? undefined : await store.roleConfig.active();
-    const { model, identity } = recorded ? { model: compileSchema(recorded.schemaZed), identity: { hash: recorded.hash, dir: recorded.dir, loadedAt: recorded.loadedAt } } : modelOf(config);
+    const { model, identity } = recorded ? { model: compileRoleSchema(recorded.schemaZed), identity: { hash: recorded.hash, dir: recorded.dir, loadedAt: recorded.loadedAt } } : modelOf(config);
     activeIdentity = identity;
     if (identity) {
       metrics.roleConfigInfo.set({ hash: identity.hash, dir: identity.dir }, 1);
