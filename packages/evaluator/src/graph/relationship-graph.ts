@@ -57,6 +57,11 @@ export class RelationshipGraph {
     return this.expiries.size;
   }
 
+  /** Expiry (ms) of the stored edge `slot, resource → subject code`, if it has one (explain). */
+  expiryOf(slot: number, resource: number, subject: number): number | undefined {
+    return this.expiries.size > 0 ? this.expiries.get(`${slot},${resource},${subject}`)?.at : undefined;
+  }
+
   /**
    * Adds r, or updates its expiry if already present (like SpiceDB's TOUCH). Returns false when
    * nothing changed.
