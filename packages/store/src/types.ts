@@ -350,6 +350,12 @@ export interface RoleBindingRepository {
     /** Time-bound grants: every listed role is held until then (must be in the future). */
     options?: { expiresAt?: Date },
   ): Promise<Written<{ roleIds: string[] }>>;
+  /**
+   * Deletes the binding subjects (and their tuples; bindings left without subjects too) whose
+   * expiry is at or before `now`: one write, with its change-feed entry, per tenant that has any.
+   * Answers never depend on it (evaluation already ignores what expired); it keeps storage small.
+   */
+  removeExpired(now?: Date): Promise<{ removed: number; revisions: Revision[] }>;
 }
 
 // ---------------------------------------------------------------------------------------------

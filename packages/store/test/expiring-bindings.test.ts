@@ -79,4 +79,33 @@ describe.each(backends)("expiring role-binding subjects on $name", (backend) => 
     expect(await store.feed.headRevision()).toBe(head);
     expect((await store.roleBindings.list(org, { subject, limit: -1 })).count).toBe(0);
   });
+
+  it("removes expired subjects, their tuples and emptied bindings in one write per tenant", async () => {
+    const { org, ws, viewer, subject } = await setup();
+    await store.principals.upsert(org, [{ userId: "u2", username: "bob" }]);
+    const soon = new Date(Date.now() + 200);
+    const resource = { type: "workspace" as const, id: ws.id };
+    const { value } = await store.roleBindings.batchCreate(org, [
+      { resource, subject, roleId: viewer.id, expiresAt: soon },
+      { resource, subject: { type: "principal", id: "u2" }, roleId: viewer.id },
+    ]);
+    const bindingId = value[0]!.id;
+    const before = await store.feed.headRevision();
+    expect((await store.roleBindings.removeExpired(new Date(soon.getTime() - 1))).removed).toBe(0);
+    expect(await store.feed.headRevision()).toBe(before);
+
+    const swept = await store.roleBindings.removeExpired(new Date(soon.getTime()));
+    expect(swept.removed).toBe(1);
+    expect((await store.roleBindings.get(org, bindingId)).subjects).toEqual([{ type: "principal", id: "u2" }]);
+    expect(subjectTuples(await store.relationships.read(org), bindingId).map((t) => t.subjectId)).toEqual(["redhat/u2"]);
+    const [change] = (await store.feed.changesSince(before)).filter((c) => c.orgId === org);
+    expect(change!.kind).toBe("expire_role_bindings");
+    expect(subjectTuples(change!.deleted, bindingId).map((t) => t.subjectId)).toEqual(["redhat/u1"]);
+
+    // The last subject expiring takes the binding with it.
+    await store.roleBindings.replaceRolesOfSubject(org, resource, { type: "principal", id: "u2" }, [viewer.id], { expiresAt: new Date(Date.now() + 100) });
+    expect((await store.roleBindings.removeExpired(new Date(Date.now() + 200))).removed).toBeGreaterThanOrEqual(1);
+    expect((await store.roleBindings.list(org, { resource, limit: -1 })).count).toBe(0);
+    expect(subjectTuples(await store.relationships.read(org), bindingId)).toEqual([]);
+  });
 });

@@ -351,6 +351,28 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
       return rows.map((r) => r.role_id);
     },
 
+    async removeExpired(now = new Date()) {
+      const orgs = await ctx.db.query<{ org_id: string }>("SELECT DISTINCT org_id FROM gh_role_binding_subjects WHERE expires_at <= $1 ORDER BY org_id", [now]);
+      let removed = 0;
+      const revisions: number[] = [];
+      for (const { org_id: orgId } of orgs) {
+        const written = await runWrite(ctx, orgId, "expire_role_bindings", async (w) => {
+          // Selected again under the tenant's write lock: a grant renewed meanwhile is kept.
+          const rows = await w.tx.query<BindingRow & { subject_type: BindingSubject["type"]; subject_id: string }>(
+            `SELECT b.*, s.subject_type, s.subject_id FROM gh_role_bindings b JOIN gh_role_binding_subjects s ON s.binding_id = b.id
+             WHERE s.org_id = $1 AND s.expires_at <= $2`,
+            [orgId, now],
+          );
+          for (const row of rows) await removeSubject(ctx, w, orgId, row, { type: row.subject_type, id: row.subject_id });
+          if (rows.length === 0) w.markUnchanged();
+          return rows.length;
+        });
+        removed += written.value;
+        if (written.value > 0) revisions.push(written.revision);
+      }
+      return { removed, revisions };
+    },
+
     async replaceRolesOfSubject(orgId, resourceIn, subjectIn, roleIds, options = {}) {
       requireOrgId(orgId);
       if (!Array.isArray(roleIds)) throw new StoreError("invalid-argument", "roles must be an array.", "roles");
