@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
-import { compileSchema, type Model } from "@gatehouse/evaluator";
+import type { Model } from "@gatehouse/evaluator";
 import { compileRoleModel, compileRoleSchema, loadConfigDirectory, modelOf as roleConfigModel, type ConfigIdentity } from "@gatehouse/role-config";
 import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
 import { createLogger, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
@@ -41,7 +41,7 @@ export interface EngineServer {
 /** The schema to evaluate, and the identity of the role configuration it came from (if any). */
 function modelOf(config: EngineConfig): { model: Model; identity?: ConfigIdentity } {
   if (config.model) return { model: config.model };
-  if (config.schemaText !== undefined) return { model: compileSchema(config.schemaText) };
+  if (config.schemaText !== undefined) return { model: compileRoleSchema(config.schemaText) };
   if (config.roleConfigDir) {
     const loaded = loadConfigDirectory(config.roleConfigDir);
     return { model: roleConfigModel(loaded), identity: loaded.identity };
