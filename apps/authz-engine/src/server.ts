@@ -1,8 +1,8 @@
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
-import { compileSchema, type Model } from "@gatehouse/evaluator";
-import { compileRoleModel, loadConfigDirectory, modelOf as roleConfigModel, type ConfigIdentity } from "@gatehouse/role-config";
+import type { Model } from "@gatehouse/evaluator";
+import { compileRoleModel, compileRoleSchema, loadConfigDirectory, modelOf as roleConfigModel, type ConfigIdentity } from "@gatehouse/role-config";
 import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
 import { createLogger, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import type { EngineContext } from "./commands/context.js";
@@ -42,7 +42,7 @@ export interface EngineServer {
 /** The schema to evaluate, and the identity of the role configuration it came from (if any). */
 function modelOf(config: EngineConfig): { model: Model; identity?: ConfigIdentity } {
   if (config.model) return { model: config.model };
-  if (config.schemaText !== undefined) return { model: compileSchema(config.schemaText) };
+  if (config.schemaText !== undefined) return { model: compileRoleSchema(config.schemaText) };
   if (config.roleConfigDir) {
     const loaded = loadConfigDirectory(config.roleConfigDir);
     return { model: roleConfigModel(loaded), identity: loaded.identity };
@@ -121,7 +121,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     // Once a reload has recorded the active role configuration, it is the schema (not the files,
     // which may hold a change the reload refused) unless the schema was given directly.
     const recorded = config.model || config.schemaText !== undefined ? undefined : await store.roleConfig.active();
-    const { model, identity } = recorded ? { model: compileSchema(recorded.schemaZed), identity: { hash: recorded.hash, dir: recorded.dir, loadedAt: recorded.loadedAt } } : modelOf(config);
+    const { model, identity } = recorded ? { model: compileRoleSchema(recorded.schemaZed), identity: { hash: recorded.hash, dir: recorded.dir, loadedAt: recorded.loadedAt } } : modelOf(config);
     activeIdentity = identity;
     if (identity) {
       metrics.roleConfigInfo.set({ hash: identity.hash, dir: identity.dir }, 1);

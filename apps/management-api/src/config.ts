@@ -32,6 +32,8 @@ export interface ManagementApiConfig {
   readCacheBytes: number;
   /** On stop, how long requests in flight may take to finish before their connections are closed, ms. */
   shutdownTimeoutMs: number;
+  /** How often expired time-bound grants are deleted from the store, ms; 0 = never. */
+  expiredGrantSweepIntervalMs: number;
   logLevel?: string;
 }
 
@@ -49,6 +51,7 @@ export const DEFAULT_CONFIG: ManagementApiConfig = {
   readYourWritesTimeoutMs: 10_000,
   readCacheBytes: 64 * 1024 * 1024,
   shutdownTimeoutMs: 10_000,
+  expiredGrantSweepIntervalMs: 60_000,
 };
 
 export { ConfigError };
@@ -70,6 +73,10 @@ export const managementSettings = defineConfig("management-api", {
   MAX_BODY_BYTES: setting.int("request body limit", { default: DEFAULT_CONFIG.maxBodyBytes, min: 1 }),
   READ_YOUR_WRITES_TIMEOUT_MS: setting.int("bound on waiting for the authorization graph to catch up with a write", { default: DEFAULT_CONFIG.readYourWritesTimeoutMs, min: 1 }),
   READ_CACHE_BYTES: setting.int("memory for cached GET answers (keyed by revision); 0 turns the cache off", { default: DEFAULT_CONFIG.readCacheBytes, min: 0 }),
+  EXPIRED_GRANT_SWEEP_INTERVAL_MS: setting.int("how often expired time-bound role bindings are deleted (ms); 0 = never", {
+    default: DEFAULT_CONFIG.expiredGrantSweepIntervalMs,
+    min: 0,
+  }),
   ...processSettings,
   ...tracingSettings,
 });
@@ -105,6 +112,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementA
     readYourWritesTimeoutMs: v.READ_YOUR_WRITES_TIMEOUT_MS,
     readCacheBytes: v.READ_CACHE_BYTES,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    expiredGrantSweepIntervalMs: v.EXPIRED_GRANT_SWEEP_INTERVAL_MS,
     logLevel: v.LOG_LEVEL,
   };
 }

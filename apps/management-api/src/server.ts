@@ -10,6 +10,7 @@ import { loadRoleConfiguration, type RoleConfiguration } from "./authz/role-conf
 import { applyRoleConfiguration, describeElement, type ReloadResult } from "./authz/reload.js";
 import type { Services } from "./commands/services.js";
 import { DEFAULT_CONFIG, type ManagementApiConfig } from "./config.js";
+import { startExpirySweep, type ExpirySweep } from "./expiry-sweep.js";
 import { problemMiddleware } from "./http/errors.js";
 import { identityMiddleware } from "./http/identity.js";
 import { readCache } from "./http/read-cache.js";
@@ -63,6 +64,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   let services: Services | null = null;
   let server: Server | null = null;
   let ownedStore: Store | null = null;
+  let sweep: ExpirySweep | null = null;
   let ready = false;
   let started = false;
 
@@ -181,6 +183,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     publishIdentity(roleConfiguration);
     const authz = new Authorizer(store, roleConfiguration.model, logger);
     await authz.start();
+    sweep = startExpirySweep(store, config.expiredGrantSweepIntervalMs, logger);
     services = { store, authz, catalogue: roleConfiguration.catalogue, config };
     identity = identityMiddleware(store, {
       trustIdentityHeader: config.trustIdentityHeader,
@@ -214,6 +217,8 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
         logger.warn({ timeoutMs: config.shutdownTimeoutMs }, "requests still in flight at the shutdown deadline were cut off");
       }
     }
+    await sweep?.stop();
+    sweep = null;
     await services?.authz.stop();
     services = null;
     identity = null;

@@ -82,3 +82,26 @@ describe("graph codec", () => {
     expect(() => decodeGraph(model, damaged)).toThrow(/inconsistent/);
   });
 });
+
+describe("graph encoding with expiring relationships", () => {
+  const expiringModel = compileSchema(`use expiration
+definition user {}
+definition doc {
+  relation viewer: user with expiration | user
+  permission view = viewer
+}`);
+
+  it("keeps each relationship's expiry, so a restored graph still lets it lapse", () => {
+    const graph = new RelationshipGraph(expiringModel);
+    graph.add({ ...parseRelationship("doc:d#viewer@user:temp"), expiresAt: 2_000 });
+    graph.add(parseRelationship("doc:d#viewer@user:perm"));
+    const copy = decodeGraph(expiringModel, encodeGraph(graph));
+    expect(copy.expiring).toBe(1);
+    expect([...copy.relationships()].find((r) => r.subjectId === "temp")?.expiresAt).toBe(2_000);
+    const view = (g: RelationshipGraph, who: string, now: number) =>
+      check(g, { type: "doc", id: "d" }, "view", { type: "user", id: who }, { now });
+    expect(view(copy, "temp", 1_000)).toBe(true);
+    expect(view(copy, "temp", 3_000)).toBe(false);
+    expect(view(copy, "perm", 3_000)).toBe(true);
+  });
+});

@@ -3,6 +3,7 @@
 // validated, with the schema it builds and the identity of what was loaded.
 export { loadRoleConfig, compileRoleModel, buildSchema, modelOf, environmentDir, ENVIRONMENTS, schemaZedFile } from "./load.js";
 export type { Environment, LoadOptions } from "./load.js";
+export { compileRoleSchema, withGrantExpiration, EXPIRING_GRANT } from "./grant-expiration.js";
 export { loadConfigDirectory, buildSchemaFromDirectory, packageRoot, CONFIG_LAYOUT } from "./directory.js";
 export type { RoleConfig, ConfigIdentity } from "./directory.js";
 export type { SchemaAst } from "@gatehouse/ksl";

@@ -1,9 +1,10 @@
 // Gatehouse's own configuration: one configuration directory per environment under `configs/`,
 // in the role-configuration repository's layout, loaded like any other directory.
 import { join } from "node:path";
-import { compileSchema, type Model } from "@gatehouse/evaluator";
+import type { Model } from "@gatehouse/evaluator";
 import { buildSchemaFromDirectory, CONFIG_LAYOUT, loadConfigDirectory, packageRoot, type RoleConfig } from "./directory.js";
 import { RoleConfigError } from "./errors.js";
+import { compileRoleSchema } from "./grant-expiration.js";
 
 export const ENVIRONMENTS = ["stage", "prod"] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
@@ -41,8 +42,8 @@ export function loadRoleConfig(env: Environment, options: LoadOptions = {}): Rol
 
 /** The evaluator model of an environment's schema. */
 export function compileRoleModel(env: Environment, options: LoadOptions = {}): Model {
-  return compileSchema(loadRoleConfig(env, options).schemaAst);
+  return compileRoleSchema(loadRoleConfig(env, options).schemaAst);
 }
 
 /** The evaluator model of a loaded configuration. */
-export const modelOf = (config: RoleConfig): Model => compileSchema(config.schemaAst);
+export const modelOf = (config: RoleConfig): Model => compileRoleSchema(config.schemaAst);

@@ -32,9 +32,10 @@ function toChange(r: ChangeRow): Change {
 }
 
 function fromTabbed(line: string): Relationship {
-  const [resourceType, resourceId, relation, subjectType, subjectId, subjectRelation] = line.split("\t") as [string, string, string, string, string, string];
+  const [resourceType, resourceId, relation, subjectType, subjectId, subjectRelation, expiresMs] = line.split("\t") as [string, string, string, string, string, string, string?];
   const out: Relationship = { resourceType, resourceId, relation, subjectType, subjectId };
   if (subjectRelation) out.subjectRelation = subjectRelation;
+  if (expiresMs) out.expiresAt = Number(expiresMs);
   return out;
 }
 
@@ -71,7 +72,8 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
         // One tab-joined text column per tuple: decoding one column is several times cheaper than
         // six (most of all on PGlite), and no validated id or type can contain a tab.
         `DECLARE gh_snapshot NO SCROLL CURSOR FOR
-           SELECT concat_ws(E'\\t', resource_type, resource_id, relation, subject_type, subject_id, subject_relation) AS t FROM gh_tuples ${where}`,
+           SELECT concat_ws(E'\\t', resource_type, resource_id, relation, subject_type, subject_id, subject_relation,
+             (floor(extract(epoch FROM expires_at) * 1000))::bigint) AS t FROM gh_tuples ${where}`,
         orgId === undefined ? [] : [orgId],
       );
     } catch (e) {

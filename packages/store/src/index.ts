@@ -58,6 +58,7 @@ export type {
   BindingSubjectType,
   RoleBinding,
   RoleBindingGrant,
+  BoundSubject,
   RoleBindingListQuery,
   RoleBindingListItem,
   RoleBindingRepository,

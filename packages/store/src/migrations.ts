@@ -236,6 +236,17 @@ CREATE TABLE gh_checkpoints (
 );
 `,
   },
+  {
+    version: 8,
+    name: "expiring role-binding subjects",
+    sql: `
+-- Time-bound grants (a Gatehouse extension): a binding subject may carry an expiry, kept on the
+-- subject row and on the t_subject tuple it implies, so the tuple replicates its expiry. Null = never.
+ALTER TABLE gh_role_binding_subjects ADD COLUMN expires_at timestamptz;
+ALTER TABLE gh_tuples ADD COLUMN expires_at timestamptz;
+CREATE INDEX gh_tuples_expires_at ON gh_tuples (expires_at) WHERE expires_at IS NOT NULL;
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

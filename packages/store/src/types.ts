@@ -291,15 +291,22 @@ export interface RoleBinding {
   orgId: string;
   roleId: string;
   resource: BindingResource;
-  subjects: BindingSubject[];
+  subjects: BoundSubject[];
   created: Date;
   modified: Date;
+}
+
+/** A subject of a binding; `expiresAt` set for a time-bound grant (a Gatehouse extension). */
+export interface BoundSubject extends BindingSubject {
+  expiresAt?: Date;
 }
 
 export interface RoleBindingGrant {
   resource: BindingResource;
   subject: BindingSubject;
   roleId: string;
+  /** Time-bound grant: the subject holds the role until then (must be in the future). */
+  expiresAt?: Date;
 }
 
 export interface RoleBindingListQuery {
@@ -340,7 +347,15 @@ export interface RoleBindingRepository {
     resource: BindingResource,
     subject: BindingSubject,
     roleIds: string[],
+    /** Time-bound grants: every listed role is held until then (must be in the future). */
+    options?: { expiresAt?: Date },
   ): Promise<Written<{ roleIds: string[] }>>;
+  /**
+   * Deletes the binding subjects (and their tuples; bindings left without subjects too) whose
+   * expiry is at or before `now`: one write, with its change-feed entry, per tenant that has any.
+   * Answers never depend on it (evaluation already ignores what expired); it keeps storage small.
+   */
+  removeExpired(now?: Date): Promise<{ removed: number; revisions: Revision[] }>;
 }
 
 // ---------------------------------------------------------------------------------------------

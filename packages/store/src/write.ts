@@ -8,7 +8,19 @@ import { adoptHeld, dropHeld, parentedWorkspaces, placedResources } from "./plac
 import { tupleKey } from "./relationships.js";
 import type { Relationship, Revision, Written } from "./types.js";
 
-type TupleRow = { resource_type: string; resource_id: string; relation: string; subject_type: string; subject_id: string; subject_relation: string };
+type TupleRow = {
+  resource_type: string;
+  resource_id: string;
+  relation: string;
+  subject_type: string;
+  subject_id: string;
+  subject_relation: string;
+  /** Epoch milliseconds as text, or null (never expires). */
+  expires_ms?: string | null;
+};
+
+/** Selects `expires_at` as epoch milliseconds (text, exact) for `rowToRelationship`. */
+export const EXPIRES_MS = "(floor(extract(epoch FROM expires_at) * 1000))::bigint::text AS expires_ms";
 
 export function rowToRelationship(r: TupleRow): Relationship {
   const out: Relationship = {
@@ -19,6 +31,7 @@ export function rowToRelationship(r: TupleRow): Relationship {
     subjectId: r.subject_id,
   };
   if (r.subject_relation) out.subjectRelation = r.subject_relation;
+  if (r.expires_ms != null) out.expiresAt = Number(r.expires_ms);
   return out;
 }
 
@@ -56,10 +69,16 @@ export class WriteContext {
 
   async touch(rels: Relationship[]): Promise<void> {
     if (rels.length === 0) return;
+    const expiring = rels.filter((r) => r.expiresAt !== undefined);
+    if (expiring.length > 0) await this.touchExpiring(expiring);
+    rels = expiring.length > 0 ? rels.filter((r) => r.expiresAt === undefined) : rels;
+    if (rels.length === 0) return;
     const rows = await this.tx.query<TupleRow>(
       `INSERT INTO gh_tuples (org_id, resource_type, resource_id, relation, subject_type, subject_id, subject_relation)
        SELECT DISTINCT $1, rt, rid, rel, st, sid, sr FROM ${UNNEST}
-       ON CONFLICT DO NOTHING
+       ON CONFLICT (org_id, resource_type, resource_id, relation, subject_type, subject_id, subject_relation)
+       -- Written again without an expiry: it no longer expires (TOUCH).
+       DO UPDATE SET expires_at = NULL WHERE gh_tuples.expires_at IS NOT NULL
        RETURNING resource_type, resource_id, relation, subject_type, subject_id, subject_relation`,
       [this.tupleOrg, ...columns(rels)],
     );
@@ -67,6 +86,23 @@ export class WriteContext {
     // A direct placement supersedes a held report; a workspace getting its parent places the held ones.
     await dropHeld(this.tx, placedResources(rels));
     await adoptHeld(this, parentedWorkspaces(rels));
+  }
+
+  /**
+   * Writes tuples carrying an expiry (SpiceDB's TOUCH: an existing tuple takes the new expiry).
+   * A changed expiry is recorded as a creation, so followers replace the tuple's expiry.
+   */
+  private async touchExpiring(rels: Relationship[]): Promise<void> {
+    const rows = await this.tx.query<TupleRow>(
+      `INSERT INTO gh_tuples (org_id, resource_type, resource_id, relation, subject_type, subject_id, subject_relation, expires_at)
+       SELECT DISTINCT ON (rt, rid, rel, st, sid, sr) $1, rt, rid, rel, st, sid, sr, to_timestamp(ms::double precision / 1000)
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[]) AS d(rt, rid, rel, st, sid, sr, ms)
+       ON CONFLICT (org_id, resource_type, resource_id, relation, subject_type, subject_id, subject_relation)
+       DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE gh_tuples.expires_at IS DISTINCT FROM EXCLUDED.expires_at
+       RETURNING resource_type, resource_id, relation, subject_type, subject_id, subject_relation, ${EXPIRES_MS}`,
+      [this.tupleOrg, ...columns(rels), rels.map((r) => String(Math.floor(r.expiresAt!)))],
+    );
+    for (const row of rows) this.record(rowToRelationship(row), true);
   }
 
   async remove(rels: Relationship[]): Promise<void> {
@@ -85,7 +121,7 @@ export class WriteContext {
     const key = tupleKey(rel);
     const previous = this.effects.get(key);
     // Created then deleted (or the reverse) in one transaction: no net change.
-    if (previous && previous.created !== created) this.effects.delete(key);
+    if (previous && previous.created !== created && !(created && rel.expiresAt !== undefined)) this.effects.delete(key);
     else this.effects.set(key, { rel, created });
   }
 
@@ -118,9 +154,13 @@ export class WriteContext {
   }
 }
 
-/** Tuples in the change feed are stored as arrays to keep entries small. */
-type CompactTuple = [string, string, string, string, string, string?];
+/**
+ * Tuples in the change feed are stored as arrays to keep entries small; an expiring tuple adds
+ * its expiry (epoch ms) as a seventh element (subject relation '' when none).
+ */
+type CompactTuple = [string, string, string, string, string, string?, number?];
 function compact(r: Relationship): CompactTuple {
+  if (r.expiresAt !== undefined) return [r.resourceType, r.resourceId, r.relation, r.subjectType, r.subjectId, r.subjectRelation ?? "", r.expiresAt];
   return r.subjectRelation
     ? [r.resourceType, r.resourceId, r.relation, r.subjectType, r.subjectId, r.subjectRelation]
     : [r.resourceType, r.resourceId, r.relation, r.subjectType, r.subjectId];
@@ -128,6 +168,7 @@ function compact(r: Relationship): CompactTuple {
 export function expand(t: CompactTuple): Relationship {
   const out: Relationship = { resourceType: t[0], resourceId: t[1], relation: t[2], subjectType: t[3], subjectId: t[4] };
   if (t[5]) out.subjectRelation = t[5];
+  if (typeof t[6] === "number") out.expiresAt = t[6];
   return out;
 }
 

@@ -52,6 +52,16 @@ function subjectKey(subject: SubjectRef): string {
 }
 
 /** Objects of `objectType` on which the subject holds `permission`: one reverse lookup, paged. */
+/**
+ * Lookups are cached per applied revision, but an expiring grant changes answers without a new
+ * revision: drop what expired by now first, and key the cache by the graph's mutation count too.
+ */
+function expiryState(ctx: EngineContext): string {
+  const graph = ctx.graph.graph;
+  if (graph.expiring > 0) graph.expire(Date.now());
+  return `${graph.mutations}\u0000`;
+}
+
 export async function listObjects(
   ctx: EngineContext,
   request: { objectType: string; permission: string; subject: SubjectRef; page: PageRequest; consistency: ConsistencyRequirement },
@@ -59,7 +69,7 @@ export async function listObjects(
   // Decode the cursor before waiting, so a bad token fails fast.
   if (request.page.continuationToken) decodeCursor(request.page.continuationToken);
   await ensureConsistency(ctx, request.consistency);
-  const key = `objects\u0000${request.objectType}\u0000${request.permission}\u0000${subjectKey(request.subject)}`;
+  const key = `${expiryState(ctx)}objects\u0000${request.objectType}\u0000${request.permission}\u0000${subjectKey(request.subject)}`;
   const ids = ctx.lookupCache.getOrCompute(ctx.graph.appliedRevision, key, () =>
     codeUnitSorted(lookupResources(ctx.graph.graph, request.objectType, request.permission, request.subject)),
   );
@@ -80,7 +90,7 @@ export async function listSubjects(
 ): Promise<ListPage> {
   if (request.page.continuationToken) decodeCursor(request.page.continuationToken);
   await ensureConsistency(ctx, request.consistency);
-  const key = `subjects\u0000${request.resource.type}:${request.resource.id}\u0000${request.permission}\u0000${request.subjectType}#${request.subjectRelation ?? ""}`;
+  const key = `${expiryState(ctx)}subjects\u0000${request.resource.type}:${request.resource.id}\u0000${request.permission}\u0000${request.subjectType}#${request.subjectRelation ?? ""}`;
   const ids = ctx.lookupCache.getOrCompute(ctx.graph.appliedRevision, key, () => {
     const found = lookupSubjects(ctx.graph.graph, request.resource, request.permission, request.subjectType, request.subjectRelation);
     const all = found.wildcard ? [...found.ids, "*"] : [...found.ids];

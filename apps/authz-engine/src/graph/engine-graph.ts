@@ -1,4 +1,5 @@
-import { compileSchema, RelationshipGraph, type Model, type Relationship } from "@gatehouse/evaluator";
+import { RelationshipGraph, type Model, type Relationship } from "@gatehouse/evaluator";
+import { compileRoleSchema } from "@gatehouse/role-config";
 import type { Logger } from "@gatehouse/telemetry";
 import { EngineError } from "../errors.js";
 import { CheckpointError, decodeCheckpoint, encodeCheckpoint, schemaHash, type CheckpointRejection, type CheckpointStore } from "./checkpoint.js";
@@ -196,7 +197,7 @@ export class EngineGraph {
     try {
       const zed = await this.options.source.activeSchema!();
       if (zed !== undefined) {
-        const model = compileSchema(zed);
+        const model = compileRoleSchema(zed);
         const next = new RelationshipGraph(model);
         for (const relationship of this.current.relationships()) next.add(relationship);
         next.revision = this.current.revision;

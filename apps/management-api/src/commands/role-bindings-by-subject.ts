@@ -72,7 +72,8 @@ export async function replaceBySubject(
   ctx: RequestContext,
   input: ResourceQuery & { subject_type: "group" | "user"; subject_id: string },
   roleIds: string[],
-): Promise<Written<{ subject: SubjectView; roles: RoleRef[]; resource: ResourceView }>> {
+  expiresAt?: Date,
+): Promise<Written<{ subject: SubjectView; roles: RoleRef[]; resource: ResourceView; expires_at?: string }>> {
   const resource = await resolveResource(services, ctx, input);
   if (!resource) throw badRequest("resource_id is required (or use resource.tenant.org_id).", "resource_id");
   await requireBindingAccess(services, ctx, resource, "grant");
@@ -81,7 +82,7 @@ export async function replaceBySubject(
   const unique = [...new Set(roleIds)];
   await requireAssignableRoles(views, unique);
   const subject = await subjectOf(services, ctx, input.subject_type, input.subject_id);
-  const written = await services.store.roleBindings.replaceRolesOfSubject(ctx.tenant.orgId, resource, subject, unique).catch((error: unknown) => {
+  const written = await services.store.roleBindings.replaceRolesOfSubject(ctx.tenant.orgId, resource, subject, unique, expiresAt ? { expiresAt } : {}).catch((error: unknown) => {
     if (isStoreError(error, "not-assignable") || isStoreError(error, "immutable")) throw badRequest(`Invalid field 'roles': ${error.message}`, "roles");
     throw error;
   });
@@ -92,6 +93,7 @@ export async function replaceBySubject(
       subject: await views.subject(subject),
       roles: await Promise.all(written.value.roleIds.map((id) => views.roleRef(id))),
       resource: await views.resource(resource),
+      ...(expiresAt && unique.length > 0 ? { expires_at: expiresAt.toISOString() } : {}),
     },
   };
 }

@@ -133,6 +133,8 @@ export interface GrantRequest {
   resource: { id: string; type: "workspace" | "tenant" };
   subject: { id: string; type: "group" | "user" };
   role: { id: string };
+  /** Gatehouse extension: a time-bound grant. */
+  expires_at?: Date | undefined;
 }
 
 /** insights-rbac's 404 text for a record a request names (`workspace with id 'x' not found`). */
@@ -185,7 +187,7 @@ export async function batchCreateRoleBindings(
   ctx: RequestContext,
   requests: GrantRequest[],
   details: { subject: boolean; resourceName: boolean },
-): Promise<Written<{ role: RoleRef; subject: SubjectView; resource: ResourceView }[]>> {
+): Promise<Written<{ role: RoleRef; subject: SubjectView; resource: ResourceView; expires_at?: string }[]>> {
   const views = new BindingViews(services, ctx, details);
   const named = new Map<string, BindingResource>();
   for (const { resource } of requests) {
@@ -207,6 +209,7 @@ export async function batchCreateRoleBindings(
       resource: resources.get(`${request.resource.type}:${id}`)!,
       subject: subjects.get(`${request.subject.type}:${request.subject.id}`)!,
       roleId: request.role.id,
+      ...(request.expires_at ? { expiresAt: request.expires_at } : {}),
     };
   });
   const written = await services.store.roleBindings.batchCreate(ctx.tenant.orgId, grants).catch((error: unknown) => {
@@ -219,6 +222,7 @@ export async function batchCreateRoleBindings(
       role: await views.roleRef(grant.roleId),
       subject: await views.subject(grant.subject),
       resource: await views.resource(grant.resource),
+      ...(grant.expiresAt ? { expires_at: grant.expiresAt.toISOString() } : {}),
     })),
   );
   return { ...written, value };

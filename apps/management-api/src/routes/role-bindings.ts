@@ -85,7 +85,7 @@ export function roleBindingRoutes(services: Services): Router {
       const query = parseQuery(bySubjectPutQuery, req);
       const mask = parseFieldMask(query.fields ?? BY_SUBJECT_PUT_DEFAULT_FIELDS, BY_SUBJECT_FIELDS);
       const body = parseBody(bySubjectPutBody, req);
-      const written = await replaceBySubject(services, contextOf(res), query, body.roles.map((role) => role.id));
+      const written = await replaceBySubject(services, contextOf(res), query, body.roles.map((role) => role.id), body.expires_at);
       sendJson(res, 200, masked(written.value, mask), written.token);
     }),
   );

@@ -12,9 +12,18 @@ export const subjectRef = z.strictObject({
   type: z.enum(["group", "user"], { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }),
 });
 
+/**
+ * Gatehouse extension of the v2 shapes: a time-bound grant. RFC 3339 with an offset (`Z` or
+ * `+hh:mm`); the subject holds the role strictly before then. Absent = no expiry, as in insights-rbac.
+ */
+export const expiresAt = z
+  .iso.datetime({ offset: true, error: "Enter a valid RFC 3339 date-time with a time zone (e.g. 2030-01-31T18:00:00Z)." })
+  .transform((text) => new Date(text))
+  .meta({ description: "Gatehouse extension: the grant expires at this time (RFC 3339, must be in the future)." });
+
 export const batchCreateBody = z
   .strictObject({
-    requests: drfNestedList(z.strictObject({ resource: resourceRef, subject: subjectRef, role: z.strictObject({ id: drfUuid }) }), 1, 100),
+    requests: drfNestedList(z.strictObject({ resource: resourceRef, subject: subjectRef, role: z.strictObject({ id: drfUuid }), expires_at: expiresAt.optional() }), 1, 100),
   })
   .meta({ id: "BatchCreateRoleBindings" });
 
@@ -27,8 +36,9 @@ const subjectOut = z.object({
 });
 const resourceOut = z.object({ id: z.string(), type: z.string().optional(), name: z.string().nullable().optional() });
 
+const expiresAtOut = z.string().optional().meta({ description: "Gatehouse extension: when the grant expires (RFC 3339); absent = never." });
 export const roleBindingSchema = z
-  .object({ role: roleRef.optional(), subject: subjectOut.optional(), resource: resourceOut.optional(), sources: z.array(resourceOut).optional() })
+  .object({ role: roleRef.optional(), subject: subjectOut.optional(), resource: resourceOut.optional(), sources: z.array(resourceOut).optional(), expires_at: expiresAtOut })
   .meta({ id: "RoleBinding" });
 export const roleBindingListSchema = cursorPageSchema(roleBindingSchema, "RoleBindingList");
 export const batchCreateResult = z.object({ role_bindings: z.array(roleBindingSchema) }).meta({ id: "BatchCreateRoleBindingsResult" });
@@ -39,6 +49,7 @@ export const bySubjectSchema = z
     resource: resourceOut.optional(),
     sources: z.array(resourceOut).optional(),
     last_modified: z.string().optional(),
+    expires_at: expiresAtOut,
   })
   .meta({ id: "RoleBindingBySubject" });
 export const bySubjectListSchema = cursorPageSchema(bySubjectSchema, "RoleBindingBySubjectList");
@@ -47,12 +58,13 @@ const resourceShape: FieldShape = { id: true, type: true, name: true };
 const subjectShape: FieldShape = { id: true, type: true, group: { name: true, description: true, user_count: true }, user: { username: true } };
 const roleShape: FieldShape = { id: true, name: true, created: true, modified: true };
 
-export const BINDING_FIELDS: FieldShape = { role: roleShape, subject: subjectShape, resource: resourceShape, sources: resourceShape };
+export const BINDING_FIELDS: FieldShape = { role: roleShape, subject: subjectShape, resource: resourceShape, sources: resourceShape, expires_at: true };
 export const BINDING_LIST_DEFAULT_FIELDS = "resource(id),role(id,created,modified),subject(id,type),sources(id)";
-export const BATCH_CREATE_DEFAULT_FIELDS = "resource(id,type),role(id,created,modified),subject(id,type)";
-export const BY_SUBJECT_FIELDS: FieldShape = { subject: subjectShape, roles: roleShape, resource: resourceShape, sources: resourceShape, last_modified: true };
+// `expires_at` is shown only for a time-bound grant (absent values are never rendered).
+export const BATCH_CREATE_DEFAULT_FIELDS = "resource(id,type),role(id,created,modified),subject(id,type),expires_at";
+export const BY_SUBJECT_FIELDS: FieldShape = { subject: subjectShape, roles: roleShape, resource: resourceShape, sources: resourceShape, last_modified: true, expires_at: true };
 export const BY_SUBJECT_DEFAULT_FIELDS = "subject(id,type),roles(id,created,modified),resource(id),sources(id)";
-export const BY_SUBJECT_PUT_DEFAULT_FIELDS = "resource(id),subject(id,type),roles(id,created,modified)";
+export const BY_SUBJECT_PUT_DEFAULT_FIELDS = "resource(id),subject(id,type),roles(id,created,modified),expires_at";
 
 const excludeSources = z.enum(["none", "indirect", "direct"], { error: (issue) => `"${String(issue.input)}" is not a valid choice.` });
 
@@ -101,5 +113,5 @@ export const bySubjectPutQuery = z.object({
   fields: queryString.optional(),
 });
 export const bySubjectPutBody = z
-  .strictObject({ roles: z.array(z.strictObject({ id: uuid })).max(1000) })
+  .strictObject({ roles: z.array(z.strictObject({ id: uuid })).max(1000), expires_at: expiresAt.optional() })
   .meta({ id: "RoleBindingBySubjectUpdate" });

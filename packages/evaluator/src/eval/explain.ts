@@ -16,6 +16,8 @@ export interface ExplainNode {
   label: string;
   allowed: boolean;
   children: ExplainNode[];
+  /** The relationship this node was reached through expires then (ms since the epoch). */
+  expiresAt?: number;
 }
 
 export interface Explanation {
@@ -60,14 +62,18 @@ export function explain(graph: RelationshipGraph, resource: ObjectRef, permissio
   const directChildren = (node: number, slot: number, allowed: boolean): ExplainNode[] => {
     const children: ExplainNode[] = [];
     const forward = graph.forward[slot]!;
-    if (forward.has(node, resolved.code)) children.push({ kind: "direct", label: `${label(node, slot)}@${formatSubject(subject)}`, allowed: true, children: [] });
+    const expiring = (child: ExplainNode, code: number): ExplainNode => {
+      const at = graph.expiryOf(slot, node, code);
+      return at === undefined ? child : { ...child, expiresAt: at };
+    };
+    if (forward.has(node, resolved.code)) children.push(expiring({ kind: "direct", label: `${label(node, slot)}@${formatSubject(subject)}`, allowed: true, children: [] }, resolved.code));
     if (resolved.wildcardNode >= 0 && forward.has(node, resolved.wildcardNode)) {
-      children.push({ kind: "wildcard", label: `${label(node, slot)}@${subject.type}:*`, allowed: true, children: [] });
+      children.push(expiring({ kind: "wildcard", label: `${label(node, slot)}@${subject.type}:*`, allowed: true, children: [] }, resolved.wildcardNode));
     }
     for (const code of graph.forwardSets[slot]?.get(node) ?? []) {
       const u = -code - 1;
       if (allowed && children.some((c) => c.allowed)) break;
-      children.push(slotNode(graph.usersetNode[u]!, graph.usersetSlot[u]!));
+      children.push(expiring(slotNode(graph.usersetNode[u]!, graph.usersetSlot[u]!), code));
     }
     return keep(allowed, children);
   };
@@ -114,7 +120,11 @@ export function explain(graph: RelationshipGraph, resource: ObjectRef, permissio
   const rootLabel = `${resource.type}:${resource.id}#${permission}`;
   const tree: ExplainNode = rootNode < 0 ? { kind: model.slots[rootSlot]!.stored ? "relation" : "permission", label: rootLabel, allowed: false, children: [] } : slotNode(rootNode, rootSlot);
   const who = formatSubject(subject);
-  if (tree.allowed) return { allowed: true, tree, summary: `${who} holds ${rootLabel} via ${grantingPath(tree).join(" → ")}` };
+  if (tree.allowed) {
+    const until = grantedUntil(tree);
+    const expiry = until === undefined ? "" : ` (granted until ${new Date(until).toISOString()})`;
+    return { allowed: true, tree, summary: `${who} holds ${rootLabel} via ${grantingPath(tree).join(" → ")}${expiry}` };
+  }
 
   const reasons: string[] = [];
   if (rootNode < 0) reasons.push(`${resource.type}:${resource.id} appears in no relationship`);
@@ -128,6 +138,20 @@ export function explain(graph: RelationshipGraph, resource: ObjectRef, permissio
   }
   if (reasons.length === 0) reasons.push(`nothing grants ${permission} to ${who}`);
   return { allowed: false, tree, summary: `${who} does not hold ${rootLabel}: ${reasons.join("; ")}` };
+}
+
+/**
+ * When the granting branch shown stops granting: the earliest expiry on it (every branch of an
+ * intersection counts). Undefined when nothing on it expires.
+ */
+function grantedUntil(node: ExplainNode): number | undefined {
+  const along = node.kind === "intersection" ? node.children : node.children.filter((c) => c.allowed).slice(0, 1);
+  let until = node.expiresAt;
+  for (const child of along) {
+    const at = grantedUntil(child);
+    if (at !== undefined && (until === undefined || at < until)) until = at;
+  }
+  return until;
 }
 
 /** Labels of the permissions and relations along the first granting branch. */

@@ -5,6 +5,7 @@
 // this module stays pure (no Node APIs), so it runs in a browser too.
 import { EvaluationError } from "../errors.js";
 import type { Model } from "../model/model.js";
+import type { Relationship } from "../relationship.js";
 import { RelationshipGraph, type GraphTables } from "./relationship-graph.js";
 
 /** Version of the body layout below; a decoder refuses any other. */
@@ -19,6 +20,8 @@ interface Description {
   idBytes: number;
   usersets: number;
   edges: Array<[slot: number, count: number]>;
+  /** Relationships that expire, whole (they are few; the edges above hold them too). */
+  expiring?: Relationship[];
 }
 
 const slotNames = (model: Model) => model.slots.map((s) => `${model.typeNames[s.typeIndex]}#${s.name}`);
@@ -58,6 +61,7 @@ export function encodeGraph(graph: RelationshipGraph): Uint8Array {
     idBytes: ids.length,
     usersets: tables.usersetNode.length,
     edges: tables.edges.map((e) => [e.slot, e.resources.length]),
+    ...(tables.expiring && tables.expiring.length > 0 ? { expiring: tables.expiring } : {}),
   };
   const head = asciiBytes(asciiJson(description));
   const parts: Uint8Array[] = [
@@ -120,6 +124,7 @@ export function decodeGraph(model: Model, bytes: Uint8Array): RelationshipGraph 
       resources: view((b, o, n) => new Int32Array(b, o, n), count, 4),
       subjects: view((b, o, n) => new Int32Array(b, o, n), count, 4),
     })),
+    ...(d.expiring ? { expiring: d.expiring } : {}),
   };
   if (at !== body.length) bad("trailing bytes");
   return RelationshipGraph.fromTables(model, tables);

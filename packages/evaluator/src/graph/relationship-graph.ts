@@ -57,6 +57,11 @@ export class RelationshipGraph {
     return this.expiries.size;
   }
 
+  /** Expiry (ms) of the stored edge `slot, resource → subject code`, if it has one (explain). */
+  expiryOf(slot: number, resource: number, subject: number): number | undefined {
+    return this.expiries.size > 0 ? this.expiries.get(`${slot},${resource},${subject}`)?.at : undefined;
+  }
+
   /**
    * Adds r, or updates its expiry if already present (like SpiceDB's TOUCH). Returns false when
    * nothing changed.
@@ -225,7 +230,8 @@ export class RelationshipGraph {
       }
       edges.push({ slot, resources, subjects });
     }
-    return { nodeType: this.nodeType, nodeId: this.nodeId, usersetNode: this.usersetNode, usersetSlot: this.usersetSlot, edges };
+    const expiring = [...this.expiries.values()].map(({ r, at }) => ({ ...r, expiresAt: at }));
+    return { nodeType: this.nodeType, nodeId: this.nodeId, usersetNode: this.usersetNode, usersetSlot: this.usersetSlot, edges, expiring };
   }
 
   /**
@@ -276,6 +282,11 @@ export class RelationshipGraph {
       const reverse = graph.reverse[slot]!;
       groupByKey(subjects, resources, usersets, nodes + usersets, (subject, values) => reverse.load(subject, values));
       graph.count += resources.length;
+    }
+    // Expiries ride on edges already loaded: add() only records them (and refuses unknown ones).
+    for (const r of tables.expiring ?? []) {
+      if (r.expiresAt === undefined || !graph.has(r)) bad("an expiring relationship is not among the edges");
+      graph.add(r);
     }
     graph.mutationCount++;
     return graph;
@@ -357,6 +368,8 @@ export interface GraphTables {
   usersetSlot: ArrayLike<number>;
   /** Per stored slot: pairs (resources[i], subjects[i]) with subject codes as in the graph. */
   edges: Array<{ slot: number; resources: Int32Array; subjects: Int32Array }>;
+  /** The relationships among the edges that expire, with their `expiresAt` (few: listed whole). */
+  expiring?: Relationship[];
 }
 
 /** Marker for "this subject was never interned", distinct from every node (>= 0) and userset (< 0) code. */

@@ -4,7 +4,7 @@ import { StoreError } from "../errors.js";
 import { relationshipProblem } from "../relationships.js";
 import type { Relationship, RelationshipRepository } from "../types.js";
 import { requireOrgId } from "../validate.js";
-import { requireTenantRow, rowToRelationship, runWrite } from "../write.js";
+import { EXPIRES_MS, requireTenantRow, rowToRelationship, runWrite } from "../write.js";
 
 const MAX_TUPLES_PER_WRITE = 100_000;
 
@@ -55,7 +55,7 @@ export function relationshipRepository(ctx: StoreContext): RelationshipRepositor
         where.push(`${column} = $${params.length}`);
       }
       const rows = await ctx.db.query<Parameters<typeof rowToRelationship>[0] & Record<string, unknown>>(
-        `SELECT resource_type, resource_id, relation, subject_type, subject_id, subject_relation FROM gh_tuples WHERE ${where.join(" AND ")}
+        `SELECT resource_type, resource_id, relation, subject_type, subject_id, subject_relation, ${EXPIRES_MS} FROM gh_tuples WHERE ${where.join(" AND ")}
          ORDER BY resource_type, resource_id, relation, subject_type, subject_id, subject_relation`,
         params,
       );

@@ -9,6 +9,7 @@ import { bindingRole, bindingSubject, resourceBinding } from "../relationships.j
 import type {
   BindingResource,
   BindingSubject,
+  BoundSubject,
   Page,
   RoleBinding,
   RoleBindingGrant,
@@ -18,7 +19,7 @@ import type {
   RoleScope,
 } from "../types.js";
 import { pageBounds, requireOrgId, requireUuid } from "../validate.js";
-import { requireTenantRow, runWrite, type TenantRow, type WriteContext } from "../write.js";
+import { EXPIRES_MS, requireTenantRow, runWrite, type TenantRow, type WriteContext } from "../write.js";
 import { loadRole, loadWorkspace } from "./loaders.js";
 
 export interface BindingRow {
@@ -85,21 +86,45 @@ export async function addBindingSubjects(
   ctx: StoreContext,
   w: WriteContext,
   orgId: string,
-  items: readonly { bindingId: string; subject: BindingSubject }[],
+  items: readonly { bindingId: string; subject: BindingSubject; expiresAt?: Date }[],
 ): Promise<number> {
   if (items.length === 0) return 0;
-  const inserted = await w.tx.query<{ binding_id: string; subject_type: BindingSubject["type"]; subject_id: string }>(
-    `INSERT INTO gh_role_binding_subjects (org_id, binding_id, subject_type, subject_id)
-     SELECT DISTINCT $1, b, t, s FROM unnest($2::uuid[], $3::text[], $4::text[]) AS x(b, t, s)
-     ON CONFLICT DO NOTHING RETURNING binding_id, subject_type, subject_id`,
-    [orgId, items.map((n) => n.bindingId), items.map((n) => n.subject.type), items.map((n) => n.subject.id)],
+  // New rows, and existing ones whose expiry changes (a grant written again takes the new expiry,
+  // none = never expires), imply a tuple write and touch the binding's modified time.
+  const inserted = await w.tx.query<{ binding_id: string; subject_type: BindingSubject["type"]; subject_id: string; expires_ms: string | null }>(
+    `INSERT INTO gh_role_binding_subjects AS s (org_id, binding_id, subject_type, subject_id, expires_at)
+     SELECT DISTINCT ON (b, t, x.s) $1, b, t, x.s, to_timestamp(ms::double precision / 1000)
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::bigint[]) AS x(b, t, s, ms)
+     ON CONFLICT (binding_id, subject_type, subject_id) DO UPDATE SET expires_at = EXCLUDED.expires_at
+       WHERE s.expires_at IS DISTINCT FROM EXCLUDED.expires_at
+     RETURNING binding_id, subject_type, subject_id, ${EXPIRES_MS}`,
+    [
+      orgId,
+      items.map((n) => n.bindingId),
+      items.map((n) => n.subject.type),
+      items.map((n) => n.subject.id),
+      items.map((n) => (n.expiresAt ? String(n.expiresAt.getTime()) : null)),
+    ],
   );
-  await w.touch(inserted.map((r) => bindingSubject(r.binding_id, { type: r.subject_type, id: r.subject_id }, ctx.domain)));
+  await w.touch(
+    inserted.map((r) => {
+      const tuple = bindingSubject(r.binding_id, { type: r.subject_type, id: r.subject_id }, ctx.domain);
+      return r.expires_ms == null ? tuple : { ...tuple, expiresAt: Number(r.expires_ms) };
+    }),
+  );
   const touched = [...new Set(inserted.map((r) => r.binding_id))];
   if (touched.length > 0) {
     await w.tx.query("UPDATE gh_role_bindings SET modified_at = clock_timestamp() WHERE id = ANY($1::uuid[])", [touched]);
   }
   return inserted.length;
+}
+
+/** A grant's expiry must lie ahead of the write (a past one would grant nothing). */
+export function requireFutureExpiry(expiresAt: unknown, field: string): Date | undefined {
+  if (expiresAt === undefined) return undefined;
+  if (!(expiresAt instanceof Date) || Number.isNaN(expiresAt.getTime())) throw new StoreError("invalid-argument", "The expiry must be a valid time.", field);
+  if (expiresAt.getTime() <= Date.now()) throw new StoreError("invalid-argument", "The expiry must be in the future.", field);
+  return expiresAt;
 }
 
 export async function findOrCreateBinding(ctx: StoreContext, w: WriteContext, orgId: string, roleId: string, resource: BindingResource): Promise<string> {
@@ -183,14 +208,14 @@ async function subjectsOf(tx: Queryable, bindingId: string): Promise<BindingSubj
 
 async function toBindings(tx: Queryable, rows: BindingRow[]): Promise<RoleBinding[]> {
   if (rows.length === 0) return [];
-  const subjects = await tx.query<{ binding_id: string; subject_type: BindingSubject["type"]; subject_id: string }>(
-    "SELECT binding_id, subject_type, subject_id FROM gh_role_binding_subjects WHERE binding_id = ANY($1::uuid[]) ORDER BY subject_type, subject_id",
+  const subjects = await tx.query<{ binding_id: string; subject_type: BindingSubject["type"]; subject_id: string; expires_at: Date | string | null }>(
+    "SELECT binding_id, subject_type, subject_id, expires_at FROM gh_role_binding_subjects WHERE binding_id = ANY($1::uuid[]) ORDER BY subject_type, subject_id",
     [rows.map((r) => r.id)],
   );
-  const byBinding = new Map<string, BindingSubject[]>();
+  const byBinding = new Map<string, BoundSubject[]>();
   for (const s of subjects) {
     const list = byBinding.get(s.binding_id) ?? [];
-    list.push({ type: s.subject_type, id: s.subject_id });
+    list.push(s.expires_at == null ? { type: s.subject_type, id: s.subject_id } : { type: s.subject_type, id: s.subject_id, expiresAt: new Date(s.expires_at) });
     byBinding.set(s.binding_id, list);
   }
   return rows.map((r) => ({
@@ -240,14 +265,15 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
           return memo.get(key) as Promise<T>;
         };
         const bindingIds: string[] = [];
-        const newSubjects: { bindingId: string; subject: BindingSubject }[] = [];
+        const newSubjects: { bindingId: string; subject: BindingSubject; expiresAt?: Date }[] = [];
         for (const [i, g] of grants.entries()) {
+          const expiresAt = requireFutureExpiry(g?.expiresAt, `requests[${i}].expires_at`);
           const { resource, level } = await once(`r:${g?.resource?.type}:${g?.resource?.id}`, () => resolveResource(w.tx, tenant, g?.resource));
           const subject = await once(`s:${g.subject?.type}:${g.subject?.id}`, () => resolveSubject(w.tx, orgId, g.subject));
           const roleId = await once(`role:${g.roleId}:${level}`, () => resolveAssignableRole(w.tx, orgId, g.roleId, level, `requests[${i}].role.id`));
           const bindingId = await once(`b:${roleId}:${resource.type}:${resource.id}`, () => findOrCreateBinding(ctx, w, orgId, roleId, resource));
           bindingIds.push(bindingId);
-          newSubjects.push({ bindingId, subject });
+          newSubjects.push(expiresAt ? { bindingId, subject, expiresAt } : { bindingId, subject });
         }
         await addBindingSubjects(ctx, w, orgId, newSubjects);
         const rows = await w.tx.query<BindingRow>("SELECT * FROM gh_role_bindings WHERE id = ANY($1::uuid[])", [bindingIds]);
@@ -324,9 +350,32 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
       return rows.map((r) => r.role_id);
     },
 
-    async replaceRolesOfSubject(orgId, resourceIn, subjectIn, roleIds) {
+    async removeExpired(now = new Date()) {
+      const orgs = await ctx.db.query<{ org_id: string }>("SELECT DISTINCT org_id FROM gh_role_binding_subjects WHERE expires_at <= $1 ORDER BY org_id", [now]);
+      let removed = 0;
+      const revisions: number[] = [];
+      for (const { org_id: orgId } of orgs) {
+        const written = await runWrite(ctx, orgId, "expire_role_bindings", async (w) => {
+          // Selected again under the tenant's write lock: a grant renewed meanwhile is kept.
+          const rows = await w.tx.query<BindingRow & { subject_type: BindingSubject["type"]; subject_id: string }>(
+            `SELECT b.*, s.subject_type, s.subject_id FROM gh_role_bindings b JOIN gh_role_binding_subjects s ON s.binding_id = b.id
+             WHERE s.org_id = $1 AND s.expires_at <= $2`,
+            [orgId, now],
+          );
+          for (const row of rows) await removeSubject(ctx, w, orgId, row, { type: row.subject_type, id: row.subject_id });
+          if (rows.length === 0) w.markUnchanged();
+          return rows.length;
+        });
+        removed += written.value;
+        if (written.value > 0) revisions.push(written.revision);
+      }
+      return { removed, revisions };
+    },
+
+    async replaceRolesOfSubject(orgId, resourceIn, subjectIn, roleIds, options = {}) {
       requireOrgId(orgId);
       if (!Array.isArray(roleIds)) throw new StoreError("invalid-argument", "roles must be an array.", "roles");
+      const expiresAt = requireFutureExpiry(options.expiresAt, "expires_at");
       const wanted = [...new Set(roleIds.map((r) => requireUuid(r, "roles")))];
       return runWrite(ctx, orgId, "update_role_bindings_for_subject", async (w) => {
         const tenant = await requireTenantRow(w.tx, orgId);
@@ -340,12 +389,13 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
         for (const b of current) {
           if (!wanted.includes(b.role_id)) await removeSubject(ctx, w, orgId, b, subject);
         }
-        const have = new Set(current.map((b) => b.role_id));
+        // Kept roles are written again too: they take the request's expiry (or lose theirs).
+        const grants: { bindingId: string; subject: BindingSubject; expiresAt?: Date }[] = [];
         for (const roleId of wanted) {
-          if (have.has(roleId)) continue;
           const bindingId = await findOrCreateBinding(ctx, w, orgId, roleId, resource);
-          await addSubject(ctx, w, orgId, bindingId, subject);
+          grants.push(expiresAt ? { bindingId, subject, expiresAt } : { bindingId, subject });
         }
+        await addBindingSubjects(ctx, w, orgId, grants);
         return { roleIds: wanted };
       });
     },

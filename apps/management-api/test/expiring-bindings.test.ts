@@ -1,0 +1,62 @@
+// Time-bound grants over HTTP: expires_at on batchCreate and by-subject PUT, validation, the
+// OpenAPI document naming the extension, explain saying until when, and the periodic cleanup.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApp, V2, type TestApp } from "./helpers.js";
+
+let app: TestApp;
+const admin = { org: "exp1", user: "exp-admin", admin: true };
+const carol = { org: "exp1", user: "carol", admin: false };
+let ws: string;
+let roleId: string;
+let groupId: string;
+
+beforeAll(async () => {
+  app = await startApp({ expiredGrantSweepIntervalMs: 100 }, { backend: "pglite" });
+  await app.request("GET", `${V2}/workspaces/`, { as: carol });
+  ws = (await app.request("POST", `${V2}/workspaces/`, { as: admin, body: { name: "Temporary" } })).body.id;
+  groupId = (await app.request("POST", "/api/rbac/v1/groups/", { as: admin, body: { name: "On call" } })).body.uuid;
+  await app.request("POST", `/api/rbac/v1/groups/${groupId}/principals/`, { as: admin, body: { principals: [{ username: "carol" }] } });
+  roleId = (
+    await app.request("POST", `${V2}/roles/`, { as: admin, body: { name: "Temp editor", permissions: [{ application: "inventory", resource_type: "hosts", operation: "write" }] } })
+  ).body.id;
+});
+afterAll(() => app.stop());
+
+const bindings = async () => (await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${ws}&role_id=${roleId}&exclude_sources=indirect`, { as: admin })).body.data;
+
+describe("expiring role bindings", () => {
+  it("documents expires_at in the OpenAPI document as an optional extension", async () => {
+    const doc = (await app.request("GET", "/api/rbac/v2/openapi.json", { as: admin })).body;
+    const text = JSON.stringify(doc);
+    expect(text).toContain("expires_at");
+    expect(text).toContain("Gatehouse extension");
+  });
+
+  it("shows until when in explain, and the sweep removes the binding after expiry", async () => {
+    const expiresAt = new Date(Date.now() + 1_500).toISOString();
+    const body = { requests: [{ resource: { id: ws, type: "workspace" }, subject: { id: groupId, type: "group" }, role: { id: roleId }, expires_at: expiresAt }] };
+    const created = await app.request("POST", `${V2}/role-bindings:batchCreate/`, { as: admin, body });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.role_bindings[0].expires_at).toBe(expiresAt);
+    // Without expires_at the response is exactly insights-rbac's shape.
+    const plain = await app.request("POST", `${V2}/role-bindings:batchCreate/`, {
+      as: admin,
+      body: { requests: [{ resource: { id: ws, type: "workspace" }, subject: { id: groupId, type: "group" }, role: { id: roleId } }] },
+    });
+    expect(plain.body.role_bindings[0]).not.toHaveProperty("expires_at");
+    // Writing it again without expires_at made it permanent: bind it again with one.
+    await app.request("POST", `${V2}/role-bindings:batchCreate/`, { as: admin, body });
+    expect(await bindings()).toHaveLength(1);
+
+    const explained = await app.request("POST", `${V2}/access:explain/`, {
+      as: admin,
+      body: { subject: { type: "user", id: "carol" }, permission: "inventory_host_update", resource: { type: "workspace", id: ws } },
+    });
+    expect(explained.status, JSON.stringify(explained.body)).toBe(200);
+    expect(explained.body.evaluator_summary).toContain(`granted until ${expiresAt}`);
+
+    const deadline = Date.now() + 10_000;
+    while ((await bindings()).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await bindings()).toEqual([]);
+  });
+});
