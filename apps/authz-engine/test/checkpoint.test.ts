@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { check, compileSchema, formatRelationship, lookupResources, type Model } from "@gatehouse/evaluator";
 import { Allowed } from "@gatehouse/proto";
+import { compileRoleSchema } from "@gatehouse/role-config";
 import { openStore } from "@gatehouse/store";
 import { openTestStore, testBackends, type TestStore } from "@gatehouse/store/testing";
 import { createSilentLogger } from "@gatehouse/telemetry";
@@ -16,7 +17,8 @@ import { databaseCheckpointStore, decodeCheckpoint, encodeCheckpoint, fileCheckp
 import { storeGraphSource } from "../src/graph/store-source.js";
 import { call, childWorkspace, hostIn, principal, readGrant, stageSchema, startEngine, workspace } from "./helpers.js";
 
-const model = compileSchema(stageSchema);
+// The engine compiles the role schema with its grant-expiration extension; checkpoints name that schema.
+const model = compileRoleSchema(stageSchema);
 const backends = await testBackends();
 
 interface Started {
