@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { limitParam, offsetParam, offsetPageSchema, queryBool, queryString, timestamp, uuid, uuidList } from "./common.js";
+import { limitParam, offsetParam, offsetPageSchema, queryBool, queryString, timestamp, UUID_PATTERN, uuid, uuidList } from "./common.js";
 
 export const WORKSPACE_TYPE_FILTERS = ["all", "root", "default", "standard", "ungrouped-hosts"] as const;
 
@@ -98,8 +98,19 @@ export const workspacePatchBody = z
   .strictObject({ name: workspaceName.optional(), description: description.optional(), parent_id: uuid.nullable().optional(), ...readOnlyFields })
   .meta({ id: "WorkspacePatch" });
 
+/** Move's parent_id: blank means none; anything else must be a UUID, worded as insights-rbac's move serializer words it. */
+const moveParentId = z.string().transform((value, ctx) => {
+  const cleaned = value.trim();
+  if (cleaned === "") return undefined;
+  if (!UUID_PATTERN.test(cleaned)) {
+    ctx.addIssue({ code: "custom", message: `${cleaned.slice(0, 64)} is not a valid UUID.` });
+    return z.NEVER;
+  }
+  return cleaned.toLowerCase();
+});
+
 export const workspaceMoveBody = z
-  .strictObject({ parent_id: z.union([z.literal("").transform(() => undefined), uuid]).optional() })
+  .strictObject({ parent_id: moveParentId.meta({ format: "uuid" }).optional() })
   .meta({ id: "WorkspaceMove" });
 export const workspaceMoveResult = z.object({ id: z.string(), parent_id: z.string() }).meta({ id: "WorkspaceMoveResult" });
 
