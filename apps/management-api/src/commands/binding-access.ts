@@ -22,8 +22,8 @@ export async function resolveResource(services: Services, ctx: RequestContext, q
     return { type: "tenant", id: ctx.tenant.tenantId };
   }
   if (query.resource_type === undefined && query.resource_id === undefined) return undefined;
-  if (query.resource_type === undefined) throw badRequest("resource_type is required with resource_id.", "resource_type");
-  if (query.resource_id === undefined) throw badRequest("resource_id is required with resource_type.", field);
+  if (query.resource_type === undefined) throw badRequest("resource_type is required (or use resource.tenant.org_id).", "resource_type");
+  if (query.resource_id === undefined) throw badRequest("resource_id is required (or use resource.tenant.org_id).", field);
   return checkResource(services, ctx, { type: query.resource_type, id: query.resource_id }, field);
 }
 
