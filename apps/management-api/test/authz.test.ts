@@ -39,6 +39,18 @@ describe("authorization by the evaluator", () => {
     expect((await app.request("POST", `${V1}/groups/`, { as: bob, body: { name: "Mine" } })).status).toBe(403);
   });
 
+  it("refuses batchCreate to a caller without grant before looking at the rest of the body", async () => {
+    const batch = (body: unknown, as: typeof bob | typeof admin = bob) => app.request("POST", `${V2}/role-bindings:batchCreate/`, { as, body });
+    // Invalid elsewhere (no subject, no role): still 403, as insights-rbac's permission class runs first.
+    expect((await batch({ requests: [{ resource: { id: mid, type: "workspace" } }] })).status).toBe(403);
+    // Unreadable bodies are refused, not explained.
+    for (const body of [{}, { requests: [] }, { requests: "x" }, { requests: [{ resource: "x" }] }, { requests: [{ resource: { type: "workspace" } }] }]) {
+      expect((await batch(body)).status).toBe(403);
+    }
+    // An administrator still gets the validation error.
+    expect((await batch({ requests: [{ resource: { id: mid, type: "workspace" } }] }, admin)).status).toBe(400);
+  });
+
   it("grants through a group binding, inherited downward only, and revokes", async () => {
     const group = (await app.request("POST", `${V1}/groups/`, { as: admin, body: { name: "Mid editors" } })).body.uuid;
     expect((await app.request("POST", `${V1}/groups/${group}/principals/`, { as: admin, body: { principals: [{ username: "bob" }] } })).status).toBe(200);

@@ -58,7 +58,7 @@ describe("roles", () => {
     expect(second.body.links.next).toBeNull();
     const badField = await app.request("GET", `${V2}/roles/?fields=id,nope`, { as: admin });
     expect(badField.status).toBe(400);
-    expect(badField.body.detail).toMatch(/Unknown field 'nope'/);
+    expect(badField.body.detail).toMatch(/Unknown field: 'nope'/);
   });
 
   it("lists seeded roles and refuses to update or delete them", async () => {

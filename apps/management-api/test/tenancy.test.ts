@@ -42,7 +42,9 @@ describe.each(["pglite", "pg"] as const)("tenant isolation on %s", (backend) => 
     const roles = await app.request("GET", `${V2}/roles/?limit=-1`, { as: mallory });
     expect(roles.body.data.map((r: { id: string }) => r.id)).not.toContain(aRole);
     expect((await app.request("GET", `${V1}/groups/${aGroup}/`, { as: mallory })).status).toBe(404);
-    expect((await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${aWorkspace}`, { as: mallory })).status).toBe(404);
+    // A workspace filter naming another organisation's workspace matches nothing, as an unknown id does (insights-rbac: an empty list).
+    const foreignFilter = await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${aWorkspace}`, { as: mallory });
+    expect([foreignFilter.status, foreignFilter.body.data]).toEqual([200, []]);
     expect((await app.request("GET", `${V2}/role-bindings/?resource.tenant.org_id=tenant-a`, { as: mallory })).status).toBe(404);
   });
 

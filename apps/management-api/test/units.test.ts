@@ -25,7 +25,7 @@ describe("field masks", () => {
   });
 
   it("names the valid fields when one is unknown, and refuses malformed masks", () => {
-    expect(() => parseFieldMask("role(colour)", BINDING_FIELDS)).toThrow(/Unknown field 'role.colour'. Valid fields: .*role.name/);
+    expect(() => parseFieldMask("role(colour)", BINDING_FIELDS)).toThrow(/Unknown field: 'role.colour'. Valid fields: .*role.name/);
     expect(() => parseFieldMask("role(id", BINDING_FIELDS)).toThrow(/Unbalanced/);
     expect(() => parseFieldMask("", BINDING_FIELDS)).toThrow(/empty/);
   });

@@ -238,7 +238,7 @@ export interface RoleInput {
 export interface RoleListQuery {
   /** Case-insensitive substring; with `*` an anchored glob. */
   name?: string;
-  /** Roles holding all of these exact permission strings. */
+  /** Roles holding any of these exact permission strings (insights-rbac: a comma list is a union). */
   permissions?: string[];
   scope?: RoleScope;
   kinds?: RoleKind[];

@@ -228,6 +228,8 @@ describe.each(backends)("store conformance on $name", (backend) => {
       const tuples = await store.relationships.read(org, { resourceType: "rbac/role", resourceId: role.id });
       expect(tuples.map((t) => t.relation).sort()).toEqual(["t_owner", "t_patch_all_read"]);
       expect((await store.roles.list(org, { permissions: ["patch:*:read"] })).data.map((r) => r.id)).toEqual([role.id]);
+      // Several permissions select the roles holding any of them.
+      expect((await store.roles.list(org, { kinds: ["custom"], permissions: ["patch:*:read", "no:such:perm"] })).data.map((r) => r.id)).toEqual([role.id]);
       const other = newOrg();
       await store.tenants.bootstrap(other);
       await expectCode(store.roles.get(other, role.id), "not-found");

@@ -22,8 +22,8 @@ export async function resolveResource(services: Services, ctx: RequestContext, q
     return { type: "tenant", id: ctx.tenant.tenantId };
   }
   if (query.resource_type === undefined && query.resource_id === undefined) return undefined;
-  if (query.resource_type === undefined) throw badRequest("resource_type is required with resource_id.", "resource_type");
-  if (query.resource_id === undefined) throw badRequest("resource_id is required with resource_type.", field);
+  if (query.resource_type === undefined) throw badRequest("resource_type is required (or use resource.tenant.org_id).", "resource_type");
+  if (query.resource_id === undefined) throw badRequest("resource_id is required (or use resource.tenant.org_id).", field);
   return checkResource(services, ctx, { type: query.resource_type, id: query.resource_id }, field);
 }
 
@@ -52,4 +52,27 @@ export async function requireBindingAccess(services: Services, ctx: RequestConte
       ? services.authz.check(ctx.principalId, { resourceType: "rbac/workspace", resourceId: resource.id, permission: `role_binding_${action}` })
       : services.authz.check(ctx.principalId, { resourceType: "rbac/tenant", resourceId: ctx.tenant.tenantId, permission: `rbac_role_binding_${action}` });
   if (!allowed) throw forbidden();
+}
+
+/**
+ * batchCreate's permission check, made before the body is validated (as insights-rbac's permission
+ * class does): a caller who is not an organisation administrator needs `grant` on every resource the
+ * body names, and a body whose resources cannot be read is refused (403) rather than explained.
+ * Resource types and ids that are readable but invalid are left to validation (400).
+ */
+export async function requireBatchCreateAccess(services: Services, ctx: RequestContext, body: unknown): Promise<void> {
+  if (isAdmin(ctx)) return;
+  const requests = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as { requests?: unknown }).requests : undefined;
+  if (!Array.isArray(requests) || requests.length === 0) throw forbidden();
+  const named = new Map<string, BindingResource>();
+  for (const item of requests.slice(0, 1000)) {
+    const resource = typeof item === "object" && item !== null ? (item as { resource?: unknown }).resource : undefined;
+    if (typeof resource !== "object" || resource === null || Array.isArray(resource)) throw forbidden();
+    const { id, type } = resource as { id?: unknown; type?: unknown };
+    if (typeof id !== "string" || typeof type !== "string" || id === "" || type === "") throw forbidden();
+    const kind = type.toLowerCase();
+    if (kind === "workspace" && UUID_PATTERN.test(id)) named.set(`workspace:${id.toLowerCase()}`, { type: "workspace", id: id.toLowerCase() });
+    else if (kind === "tenant") named.set(`tenant:${id}`, { type: "tenant", id });
+  }
+  for (const resource of named.values()) await requireBindingAccess(services, ctx, resource, "grant");
 }

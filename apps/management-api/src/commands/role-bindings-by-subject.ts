@@ -6,6 +6,7 @@ import { UUID_PATTERN } from "../schemas/common.js";
 import { requireBindingAccess, resolveResource, type ResourceQuery } from "./binding-access.js";
 import { userIdOfPrincipalUuid } from "./principal-ids.js";
 import { missingRecord, requireAssignableRoles } from "./role-bindings.js";
+import { parseBySubjectOrder, sortBySubject } from "./by-subject-order.js";
 import { BindingViews, toStoreSubjectType, type ResourceView, type RoleRef, type SubjectView } from "./binding-views.js";
 import { settled, type Services } from "./services.js";
 
@@ -20,13 +21,14 @@ export interface BySubjectRow {
 export async function listBySubject(
   services: Services,
   ctx: RequestContext,
-  input: ResourceQuery & { subject_type?: "group" | "user" | undefined; subject_id?: string | undefined; exclude_sources?: "none" | "indirect" | "direct" | undefined },
+  input: ResourceQuery & { subject_type?: "group" | "user" | undefined; subject_id?: string | undefined; exclude_sources?: "none" | "indirect" | "direct" | undefined; order_by?: string | undefined },
   page: { limit: number; offset: number },
   details: { subject: boolean; resourceName: boolean },
 ): Promise<{ count: number; data: BySubjectRow[] }> {
   const resource = await resolveResource(services, ctx, input);
   if (!resource) throw badRequest("resource_id is required (or use resource.tenant.org_id).", "resource_id");
   await requireBindingAccess(services, ctx, resource, "view");
+  const order = parseBySubjectOrder(input.order_by, input.subject_type ?? "group");
   const exclude = input.exclude_sources ?? "none";
   const subjectType = toStoreSubjectType(input.subject_type ?? "group");
   // Users are named by principal UUID; an unknown one has no bindings.
@@ -53,7 +55,8 @@ export async function listBySubject(
       bySubject.set(key, entry);
     }
   }
-  const entries = [...bySubject.values()].sort((a, b) => b.modified.getTime() - a.modified.getTime() || a.subject.id.localeCompare(b.subject.id));
+  const byModified = [...bySubject.values()].sort((a, b) => b.modified.getTime() - a.modified.getTime() || a.subject.id.localeCompare(b.subject.id));
+  const entries = await sortBySubject(services, ctx, byModified, order);
   const end = page.limit === -1 ? undefined : page.offset + page.limit;
   const data = await Promise.all(
     entries.slice(page.offset, end).map(async (entry) => ({

@@ -8,7 +8,7 @@ import {
   type Written,
 } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
-import { badRequest, notFound } from "../http/problem.js";
+import { ApiError, badRequest, notFound } from "../http/problem.js";
 import { UUID_PATTERN } from "../schemas/common.js";
 import { requireBindingAccess, resolveResource, type ResourceQuery } from "./binding-access.js";
 import { userIdOfPrincipalUuid, userIdOfUuidOrUserId } from "./principal-ids.js";
@@ -106,7 +106,18 @@ export async function listRoleBindings(
   page: { limit: number; offset: number },
   details: { subject: boolean; resourceName: boolean },
 ): Promise<{ count: number; data: BindingRow[] }> {
-  const resource = await resolveResource(services, ctx, input);
+  // With exclude_sources=indirect a resource_id alone is a filter, as upstream allows: a UUID names a workspace, anything else the tenant.
+  if (input.resource_id !== undefined && input.resource_type === undefined && input["resource.tenant.org_id"] === undefined && input.exclude_sources === "indirect") {
+    input = { ...input, resource_type: UUID_PATTERN.test(input.resource_id) ? "workspace" : "tenant" };
+  }
+  let resource: BindingResource | undefined;
+  try {
+    resource = await resolveResource(services, ctx, input);
+  } catch (error) {
+    // A workspace filter that names no workspace of the caller's matches nothing (insights-rbac answers an empty list).
+    if (error instanceof ApiError && error.status === 404 && input.resource_type === "workspace") return { count: 0, data: [] };
+    throw error;
+  }
   await requireBindingAccess(services, ctx, resource, "view");
   const exclude = input.exclude_sources ?? "none";
   const subjects = await subjectFilters(services, ctx, input);

@@ -11,11 +11,13 @@ function describe(shape: FieldShape, prefix = ""): string[] {
   );
 }
 
-function addPath(mask: FieldMask, path: string[], shape: FieldShape, field: string, allowed: () => string, done: string[] = []): void {
+/** Adds one dotted path; an unknown name is collected in `unknown` so that one answer lists them all, as insights-rbac does. */
+function addPath(mask: FieldMask, path: string[], shape: FieldShape, field: string, allowed: () => string, unknown: string[], done: string[] = []): void {
   const [head, ...rest] = path;
   const inner = head === undefined ? undefined : shape[head];
   if (head === undefined || head === "" || inner === undefined) {
-    throw new ApiError(400, [{ message: `Unknown field '${[...done, ...path].join(".")}'. Valid fields: ${allowed()}.`, field }]);
+    unknown.push(`Unknown field: '${[...done, ...path].join(".")}'`);
+    return;
   }
   if (rest.length === 0) {
     mask.set(head, null);
@@ -28,7 +30,7 @@ function addPath(mask: FieldMask, path: string[], shape: FieldShape, field: stri
     child = new Map();
     mask.set(head, child);
   }
-  addPath(child, rest, inner, field, allowed, [...done, head]);
+  addPath(child, rest, inner, field, allowed, unknown, [...done, head]);
 }
 
 /** Splits on commas that are not inside parentheses. */
@@ -55,11 +57,12 @@ function splitTop(text: string, field: string): string[] {
 export function parseFieldMask(text: string, shape: FieldShape, field = "fields"): FieldMask {
   const mask: FieldMask = new Map();
   const allowed = () => describe(shape).join(", ");
+  const unknown: string[] = [];
   const walk = (expr: string, prefix: string[]) => {
     for (const part of splitTop(expr, field)) {
       const open = part.indexOf("(");
       if (open === -1) {
-        addPath(mask, [...prefix, ...part.split(".")], shape, field, allowed);
+        addPath(mask, [...prefix, ...part.split(".")], shape, field, allowed, unknown);
       } else {
         if (!part.endsWith(")")) throw new ApiError(400, [{ message: `Malformed field mask near '${part}'.`, field }]);
         walk(part.slice(open + 1, -1), [...prefix, ...part.slice(0, open).trim().split(".")]);
@@ -67,6 +70,7 @@ export function parseFieldMask(text: string, shape: FieldShape, field = "fields"
     }
   };
   walk(text, []);
+  if (unknown.length > 0) throw new ApiError(400, [{ message: `Invalid field(s): ${unknown.join(", ")}. Valid fields: ${allowed()}.`, field }]);
   if (mask.size === 0) throw new ApiError(400, [{ message: `The field mask is empty. Valid fields: ${allowed()}.`, field }]);
   return mask;
 }

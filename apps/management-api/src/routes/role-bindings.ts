@@ -1,5 +1,6 @@
 import { Router } from "express";
 import { listBySubject, replaceBySubject } from "../commands/role-bindings-by-subject.js";
+import { requireBatchCreateAccess } from "../commands/binding-access.js";
 import { batchCreateRoleBindings, listRoleBindings } from "../commands/role-bindings.js";
 import type { Services } from "../commands/services.js";
 import { applyFieldMask, parseFieldMask, type FieldMask } from "../http/field-mask.js";
@@ -62,6 +63,7 @@ export function roleBindingRoutes(services: Services): Router {
     route(async (req, res) => {
       const query = parseQuery(batchCreateQuery, req);
       const mask = parseFieldMask(query.fields || BATCH_CREATE_DEFAULT_FIELDS, BINDING_FIELDS);
+      await requireBatchCreateAccess(services, contextOf(res), req.body);
       const body = parseBody(batchCreateBody, req);
       const written = await batchCreateRoleBindings(services, contextOf(res), body.requests, details(mask));
       sendJson(res, 201, { role_bindings: written.value.map((row) => masked(row, mask)) }, written.token);

@@ -97,9 +97,9 @@ export function drfNestedList<T extends z.ZodType>(item: T, min: number, max: nu
     .meta({ minItems: min, maxItems: max });
 }
 
-/** A UUID with DRF's UUIDField wording, lower-cased. */
+/** A UUID with DRF's UUIDField wording (for a value of any other type too), lower-cased. */
 export const drfUuid = z
-  .string()
+  .string({ error: "Must be a valid UUID." })
   .regex(UUID_PATTERN, "Must be a valid UUID.")
   .transform((value) => value.toLowerCase())
   .meta({ format: "uuid" });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { FieldShape } from "../http/field-mask.js";
-import { cursorPageSchema, cursorParam, drfNestedList, drfUuid, limitParam, queryString, UUID_PATTERN, uuid } from "./common.js";
+import { cursorPageSchema, cursorParam, drfList, drfNestedList, drfUuid, limitParam, queryString, UUID_PATTERN, uuid } from "./common.js";
 
 export const resourceRef = z.strictObject({
   id: z.string().trim().min(1, "This field may not be blank.").max(256),
@@ -101,6 +101,8 @@ export const bySubjectListQuery = z.object({
   subject_id: z.string().min(1).max(256).optional(),
   exclude_sources: excludeSources.optional(),
   fields: queryString.optional(),
+  /** A comma list, or the parameter repeated (as upstream accepts); checked against the subject type's fields by the command. */
+  order_by: z.union([queryString, z.array(queryString).max(20).transform((parts) => parts.join(","))]).optional(),
 });
 
 /** `fields` of a batchCreate is a query parameter, as in insights-rbac. */
@@ -108,10 +110,12 @@ export const batchCreateQuery = z.object({ fields: queryString.optional() });
 
 export const bySubjectPutQuery = z.object({
   ...resourceQuery,
-  subject_type: z.enum(["group", "user"], { error: "subject_type must be 'group' or 'user'." }),
-  subject_id: z.string().min(1).max(256),
+  subject_type: z.enum(["group", "user"], {
+    error: (issue) => (issue.input === undefined ? "This field is required." : `Unsupported subject type: '${String(issue.input).slice(0, 64)}'. Supported types: group, user`),
+  }),
+  subject_id: z.string({ error: "This field is required." }).min(1).max(256),
   fields: queryString.optional(),
 });
 export const bySubjectPutBody = z
-  .strictObject({ roles: z.array(z.strictObject({ id: uuid })).max(1000), expires_at: expiresAt.optional() })
+  .strictObject({ roles: drfList(z.strictObject({ id: drfUuid }), 0, 1000), expires_at: expiresAt.optional() })
   .meta({ id: "RoleBindingBySubjectUpdate" });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { FieldShape } from "../http/field-mask.js";
-import { cursorPageSchema, cursorParam, drfList, limitParam, queryString, timestamp, uuid } from "./common.js";
+import { cursorPageSchema, cursorParam, drfList, drfUuid, limitParam, queryString, timestamp, uuid } from "./common.js";
 
 const permissionPart = z
   .string()
@@ -66,5 +66,5 @@ export const roleListQuery = z.object({
 export const roleFieldsQuery = z.object({ fields: queryString.optional() });
 export const roleIdParams = z.object({ id: uuid });
 export const roleBatchDeleteBody = z
-  .strictObject({ ids: drfList(uuid, 1, 1000) })
+  .strictObject({ ids: drfList(drfUuid, 1, 1000) })
   .meta({ id: "RoleBatchDelete" });

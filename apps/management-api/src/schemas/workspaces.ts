@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { limitParam, offsetParam, offsetPageSchema, queryBool, queryString, timestamp, uuid, uuidList } from "./common.js";
+import { limitParam, offsetParam, offsetPageSchema, queryBool, queryString, timestamp, UUID_PATTERN, uuid, uuidList } from "./common.js";
 
 export const WORKSPACE_TYPE_FILTERS = ["all", "root", "default", "standard", "ungrouped-hosts"] as const;
 
@@ -58,10 +58,21 @@ const orderBy = z.enum([...ORDER_FIELDS, ...ORDER_FIELDS.map((f) => `-${f}` as c
   error: `Invalid order_by. Valid fields: ${ORDER_FIELDS.join(", ")} (prefix '-' for descending).`,
 });
 
+/** A parent_id (list filter, move): blank means none; anything else must be a UUID, worded as insights-rbac's serializers word it. */
+const blankOrUuid = z.string().transform((value, ctx) => {
+  const cleaned = value.trim();
+  if (cleaned === "") return undefined;
+  if (!UUID_PATTERN.test(cleaned)) {
+    ctx.addIssue({ code: "custom", message: `${cleaned.slice(0, 64)} is not a valid UUID.` });
+    return z.NEVER;
+  }
+  return cleaned.toLowerCase();
+});
+
 export const workspaceFilters = {
   type: typeFilter.optional(),
   name: queryString.optional(),
-  parent_id: uuid.optional(),
+  parent_id: blankOrUuid.optional(),
   with_ancestry: queryBool.optional(),
 };
 
@@ -69,7 +80,8 @@ export const workspaceListQuery = z.object({
   limit: limitParam,
   offset: offsetParam,
   ...workspaceFilters,
-  ids: uuidList.optional(),
+  // An empty list is no filter, as upstream.
+  ids: uuidList.transform((ids) => (ids.length === 0 ? undefined : ids)).optional(),
   order_by: orderBy.optional(),
 });
 
@@ -99,7 +111,7 @@ export const workspacePatchBody = z
   .meta({ id: "WorkspacePatch" });
 
 export const workspaceMoveBody = z
-  .strictObject({ parent_id: z.union([z.literal("").transform(() => undefined), uuid]).optional() })
+  .strictObject({ parent_id: blankOrUuid.meta({ format: "uuid" }).optional() })
   .meta({ id: "WorkspaceMove" });
 export const workspaceMoveResult = z.object({ id: z.string(), parent_id: z.string() }).meta({ id: "WorkspaceMoveResult" });
 

@@ -76,7 +76,8 @@ function at(value: unknown, path: string): unknown {
  * Subset match. Objects: every expected key matches (`"<absent>"`: key must be missing,
  * `"<any>"`: present); arrays: same length, element-wise; `{$length}`, `{$contains: [...]}`
  * (each matched by some element), `{$excludes: [...]}`, `{$sorted: "asc"|"desc", $by: key}`,
- * `{$startsWith: text}`; scalars: equal.
+ * `{$startsWith: text}`, `{$includes: text}` (a substring of a string), `{$text: text}` (a scalar
+ * whose string form is text: compares with a saved variable); scalars: equal.
  */
 export function mismatch(actual: unknown, expected: unknown, path = "body"): string | null {
   if (expected === "<any>") return actual === undefined ? `${path} is missing` : null;
@@ -100,6 +101,8 @@ export function mismatch(actual: unknown, expected: unknown, path = "body"): str
       if (JSON.stringify(keys) !== JSON.stringify(sorted)) return `${path} is not sorted ${String(spec["$sorted"])} by ${String(spec["$by"])}: ${JSON.stringify(keys)}`;
     }
     if ("$startsWith" in spec) return typeof actual === "string" && actual.startsWith(String(spec["$startsWith"])) ? null : `${path} is ${JSON.stringify(actual)}, expected to start with ${JSON.stringify(spec["$startsWith"])}`;
+    if ("$includes" in spec) return typeof actual === "string" && actual.includes(String(spec["$includes"])) ? null : `${path} is ${JSON.stringify(actual)}, expected to include ${JSON.stringify(spec["$includes"])}`;
+    if ("$text" in spec) return actual !== undefined && actual !== null && typeof actual !== "object" && String(actual) === String(spec["$text"]) ? null : `${path} is ${JSON.stringify(actual)}, expected ${JSON.stringify(spec["$text"])}`;
     if (Object.keys(spec).some((key) => key.startsWith("$"))) return null;
     if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return `${path} is ${JSON.stringify(actual)}, expected an object`;
     for (const [key, inner] of Object.entries(spec)) {

@@ -246,7 +246,7 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
       const kinds = query.kinds ?? ["custom", "seeded"];
       add((p) => `kind = ANY(${p}::text[])`, kinds);
       if (query.name !== undefined && query.name !== "" && query.name !== "*") add((p) => `name ILIKE ${p}`, namePattern(query.name));
-      if (query.permissions?.length) add((p) => `permissions @> ${p}::text[]`, query.permissions.map((x) => requirePermission(x)));
+      if (query.permissions?.length) add((p) => `permissions && ${p}::text[]`, query.permissions.map((x) => requirePermission(x)));
       if (query.scope !== undefined) add((p) => `scope = ${p}`, requireScope(query.scope));
       if (query.ids !== undefined) add((p) => `id = ANY(${p}::uuid[])`, query.ids.map((i) => requireUuid(i, "ids")));
       const orderBy = query.orderBy ?? "name";
