@@ -14,7 +14,7 @@ export function requestLogging(logger: Logger, metrics: Metrics): RequestHandler
       logger.info(
         {
           method: req.method,
-          path: req.originalUrl.split("?")[0],
+          path: req.originalUrl.split("?")[0]!.slice(0, 512),
           status: res.statusCode,
           ms: Math.round(seconds * 1e4) / 10,
           requestId: req.headers["x-rh-insights-request-id"],

@@ -79,7 +79,7 @@ export function requirePermissions(perms: unknown): string[] {
 export async function loadRole(tx: Queryable, orgId: string, id: string, field = "role"): Promise<RoleRow> {
   const [row] = await tx.query<RoleRow>("SELECT * FROM gh_roles WHERE id = $1", [id]);
   if (row && (row.org_id === null || row.org_id === orgId)) return row;
-  if (row) throw new StoreError("cross-tenant", `Role '${id}' belongs to another tenant.`, field);
+  if (row) throw new StoreError("cross-tenant", `The following roles do not exist: ${id}`, field);
   throw new StoreError("not-found", `The following roles do not exist: ${id}`, field);
 }
 

@@ -40,7 +40,7 @@ export const UNGROUPED_HOSTS = { name: "Ungrouped Hosts", description: "System w
 export async function loadWorkspace(tx: Queryable, orgId: string, id: string, field = "id"): Promise<WorkspaceRow> {
   const [row] = await tx.query<WorkspaceRow>("SELECT * FROM gh_workspaces WHERE id = $1", [id]);
   if (row && row.org_id === orgId) return row;
-  if (row) throw new StoreError("cross-tenant", `Workspace '${id}' belongs to another tenant.`, field);
+  if (row) throw new StoreError("cross-tenant", `Workspace '${id}' does not exist.`, field);
   throw new StoreError("not-found", `Workspace '${id}' does not exist.`, field);
 }
 
