@@ -150,6 +150,11 @@ class Reader {
       ...this.optional("authzClient", this.authzClient()),
       ...this.optional("renderYamlTo", renderYamlTo),
     } satisfies GatehouseConfig;
+    // An unverified header next to token verification lets anyone who reaches the pods name any
+    // identity; prod must rely on tokens alone.
+    if (cfg.environment === "prod" && cfg.trustIdentityHeader && cfg.oidc) {
+      this.problem(`${NAMESPACE}:trustIdentityHeader must be false in prod when ${NAMESPACE}:oidc is configured`);
+    }
     if (this.problems.length > 0) throw new ConfigError(this.stack, this.problems);
     return cfg;
   }

@@ -96,7 +96,7 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
         Object.fromEntries(Object.entries(exp.secretEnv).map(([k, key]) => [k, { name: secretName(), key }])),
       );
       if (exp.probes === "http") {
-        expect(env.get("TRUST_IDENTITY_HEADER")?.value).toBe("true");
+        expect(env.get("TRUST_IDENTITY_HEADER")?.value).toBe("false");
         expect(env.get("OIDC_ISSUER_URL")?.value).toBe(values["gatehouse:oidc.issuerUrl"]);
       }
     });

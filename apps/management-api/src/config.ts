@@ -12,7 +12,10 @@ export interface ManagementApiConfig {
   domain: string;
   /** Role configuration environment (`stage` or `prod`). */
   env: "stage" | "prod";
-  /** Accept `x-rh-identity` as proof of identity (behind a trusted gateway, or locally). */
+  /**
+   * Accept `x-rh-identity` as proof of identity (behind a trusted gateway, or locally). Default: true
+   * without an OIDC issuer, false with one. A bearer token, when sent, is always verified and wins.
+   */
   trustIdentityHeader: boolean;
   oidc?: { issuerUrl: string; audience?: string; clientId?: string; skipClientIdCheck?: boolean; insecure?: boolean };
   systemUsers: SystemUsers;
@@ -77,7 +80,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementA
     ...(env["GATEHOUSE_DATA_DIR"] ? { dataDir: env["GATEHOUSE_DATA_DIR"] } : {}),
     domain: env["GATEHOUSE_DOMAIN"] ?? DEFAULT_CONFIG.domain,
     env: environment,
-    trustIdentityHeader: bool(env, "TRUST_IDENTITY_HEADER", DEFAULT_CONFIG.trustIdentityHeader),
+    trustIdentityHeader: bool(env, "TRUST_IDENTITY_HEADER", issuerUrl ? false : DEFAULT_CONFIG.trustIdentityHeader),
     ...(issuerUrl
       ? {
           oidc: {

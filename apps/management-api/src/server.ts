@@ -40,7 +40,9 @@ export interface ManagementApiServer {
 }
 
 export function buildServer(partial: Partial<ManagementApiConfig> = {}, options: BuildServerOptions = {}): ManagementApiServer {
-  const config: ManagementApiConfig = { ...DEFAULT_CONFIG, ...partial };
+  // With tokens configured, an unverified header is not proof of identity unless asked for.
+  const headerDefault = partial.oidc && partial.trustIdentityHeader === undefined ? { trustIdentityHeader: false } : {};
+  const config: ManagementApiConfig = { ...DEFAULT_CONFIG, ...headerDefault, ...partial };
   const logger = options.logger ?? createLogger({ name: "management-api", ...(config.logLevel ? { level: config.logLevel } : {}) });
   const metrics = createMetrics({ prefix: "gatehouse_management_", processMetrics: false });
   const app = express();
