@@ -1,5 +1,6 @@
 import type { Relationship } from "@gatehouse/evaluator";
 import { EngineError, invalidArgument } from "../errors.js";
+import { FIELD_LIMITS } from "../limits.js";
 import type { EngineContext } from "./context.js";
 import { ensureConsistency } from "./consistency.js";
 import { orgOfWorkspace, workspacesOf } from "./tenant-of.js";
@@ -28,6 +29,9 @@ export function workspaceIdOf(common: Record<string, unknown> | undefined, defin
   }
   if (typeof value !== "string" || value.length === 0) {
     throw invalidArgument("representations.common.workspace_id", "string.min_len", "value must be a non-empty string");
+  }
+  if (value.length > FIELD_LIMITS.id) {
+    throw invalidArgument("representations.common.workspace_id", "string.max_len", `value length must be at most ${FIELD_LIMITS.id} characters`);
   }
   return value;
 }

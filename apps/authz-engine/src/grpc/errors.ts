@@ -4,6 +4,7 @@ import { isAuthError, type AuthErrorCode } from "@gatehouse/auth";
 import { EvaluatorError, type EvaluatorErrorCode } from "@gatehouse/evaluator";
 import { isStoreError, type StoreErrorCode } from "@gatehouse/store";
 import { EngineError, type EngineErrorCode } from "../errors.js";
+import { MAX_STATUS_MESSAGE } from "../limits.js";
 
 export interface GrpcFailure {
   code: status;
@@ -77,7 +78,15 @@ const STORE_CODES: Record<StoreErrorCode, status> = {
   internal: status.INTERNAL,
 };
 
-export function toGrpcFailure(error: unknown): GrpcFailure {
+/**
+ * Messages may quote request values (ids, names); validation bounds them, and this bounds the
+ * message itself, so no status header can grow past what clients accept.
+ */
+function bounded(message: string): string {
+  return message.length <= MAX_STATUS_MESSAGE ? message : `${message.slice(0, MAX_STATUS_MESSAGE - 1)}…`;
+}
+
+function failureOf(error: unknown): GrpcFailure {
   if (error instanceof EngineError) return { code: ENGINE_CODES[error.code], message: error.message };
   if (isAuthError(error)) return { code: AUTH_CODES[error.code], message: error.message };
   if (error instanceof EvaluatorError) return { code: evaluatorStatus(error.code), message: error.message };
@@ -87,4 +96,9 @@ export function toGrpcFailure(error: unknown): GrpcFailure {
     return { code, message: code === status.INTERNAL ? "internal error" : error.message };
   }
   return { code: status.INTERNAL, message: "internal error" };
+}
+
+export function toGrpcFailure(error: unknown): GrpcFailure {
+  const failure = failureOf(error);
+  return { code: failure.code, message: bounded(failure.message) };
 }

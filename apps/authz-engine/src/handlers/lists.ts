@@ -8,6 +8,7 @@ import type { EngineContext } from "../commands/context.js";
 import { cursorAt, listObjects, listSubjects } from "../commands/list.js";
 import type { CallContext, StreamWriter } from "../grpc/calls.js";
 import { objectItemEncoder } from "../grpc/list-encoding.js";
+import { FIELD_LIMITS } from "../limits.js";
 import { consistency, pagination, representationType, requireString, resourceRef, subjectRef } from "../grpc/validation.js";
 
 export function listHandlers(ctx: EngineContext) {
@@ -19,7 +20,7 @@ export function listHandlers(ctx: EngineContext) {
       write: StreamWriter<StreamedListObjectsResponse | Buffer>,
     ): Promise<void> {
       const objectType = representationType(request.objectType, "object_type");
-      const permission = requireString(request.relation, "relation");
+      const permission = requireString(request.relation, "relation", FIELD_LIMITS.name);
       const subject = subjectRef(request.subject, "subject");
       const page = pagination(request.pagination, "pagination");
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: false });
@@ -38,7 +39,7 @@ export function listHandlers(ctx: EngineContext) {
       write: StreamWriter<StreamedListSubjectsResponse>,
     ): Promise<void> {
       const resource = resourceRef(request.resource, "resource");
-      const permission = requireString(request.relation, "relation");
+      const permission = requireString(request.relation, "relation", FIELD_LIMITS.name);
       const subjectType = representationType(request.subjectType, "subject_type");
       const page = pagination(request.pagination, "pagination");
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: false });

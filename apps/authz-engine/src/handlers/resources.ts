@@ -8,7 +8,8 @@ import {
 import type { EngineContext } from "../commands/context.js";
 import { deleteResource, reportResource, workspaceIdOf } from "../commands/resources.js";
 import { invalidArgument } from "../errors.js";
-import { requireMessage, requireName, requireString, resourceRef } from "../grpc/validation.js";
+import { FIELD_LIMITS } from "../limits.js";
+import { boundedString, requireMessage, requireName, requireString, resourceRef } from "../grpc/validation.js";
 
 const REPORT_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 
@@ -17,11 +18,12 @@ export function resourceHandlers(ctx: EngineContext) {
     async reportResource(request: ReportResourceRequest): Promise<ReportResourceResponse> {
       const type = requireName(request.type, "type", REPORT_NAME_PATTERN);
       const reporterType = requireName(request.reporterType, "reporter_type", REPORT_NAME_PATTERN);
-      requireString(request.reporterInstanceId, "reporter_instance_id");
+      requireString(request.reporterInstanceId, "reporter_instance_id", FIELD_LIMITS.reporterInstanceId);
       const representations = requireMessage(request.representations, "representations");
       const metadata = requireMessage(representations.metadata, "representations.metadata");
       const localResourceId = requireString(metadata.localResourceId, "representations.metadata.local_resource_id");
-      requireString(metadata.apiHref, "representations.metadata.api_href");
+      requireString(metadata.apiHref, "representations.metadata.api_href", FIELD_LIMITS.href);
+      if (metadata.consoleHref) boundedString(metadata.consoleHref, "representations.metadata.console_href", FIELD_LIMITS.href);
       if (!(request.writeVisibility in WriteVisibility) || request.writeVisibility === WriteVisibility.UNRECOGNIZED) {
         throw invalidArgument("write_visibility", "enum.defined_only", "value must be one of the defined enum values");
       }
