@@ -1,4 +1,5 @@
 import { parseSystemUsers, type SystemUsers } from "@gatehouse/auth";
+import { DEFAULT_HTTP_LIMITS, type HttpServerLimits } from "./http/server-limits.js";
 
 /** Everything `buildServer` needs; `configFromEnv` fills it from the environment. */
 export interface ManagementApiConfig {
@@ -31,6 +32,8 @@ export interface ManagementApiConfig {
   /** Memory for cached GET answers (keyed by revision, so never stale for this instance); 0 = off. */
   readCacheBytes: number;
   logLevel?: string;
+  /** Timeouts and the connection cap of the HTTP server. */
+  http: HttpServerLimits;
 }
 
 export const DEFAULT_CONFIG: ManagementApiConfig = {
@@ -46,6 +49,7 @@ export const DEFAULT_CONFIG: ManagementApiConfig = {
   maxBodyBytes: 1_048_576,
   readYourWritesTimeoutMs: 10_000,
   readCacheBytes: 64 * 1024 * 1024,
+  http: DEFAULT_HTTP_LIMITS,
 };
 
 export class ConfigError extends Error {
@@ -100,5 +104,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementA
     readYourWritesTimeoutMs: int(env, "READ_YOUR_WRITES_TIMEOUT_MS", DEFAULT_CONFIG.readYourWritesTimeoutMs, 1),
     readCacheBytes: int(env, "READ_CACHE_BYTES", DEFAULT_CONFIG.readCacheBytes, 0),
     ...(env["LOG_LEVEL"] ? { logLevel: env["LOG_LEVEL"] } : {}),
+    http: {
+      headersTimeoutMs: int(env, "HTTP_HEADERS_TIMEOUT_MS", DEFAULT_HTTP_LIMITS.headersTimeoutMs, 1),
+      requestTimeoutMs: int(env, "HTTP_REQUEST_TIMEOUT_MS", DEFAULT_HTTP_LIMITS.requestTimeoutMs, 1),
+      keepAliveTimeoutMs: int(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs, 1),
+      idleTimeoutMs: int(env, "HTTP_IDLE_TIMEOUT_MS", DEFAULT_HTTP_LIMITS.idleTimeoutMs, 1),
+      maxConnections: int(env, "HTTP_MAX_CONNECTIONS", DEFAULT_HTTP_LIMITS.maxConnections, 1),
+    },
   };
 }

@@ -11,6 +11,7 @@ import { DEFAULT_CONFIG, type ManagementApiConfig } from "./config.js";
 import { problemMiddleware } from "./http/errors.js";
 import { identityMiddleware } from "./http/identity.js";
 import { readCache } from "./http/read-cache.js";
+import { applyServerLimits } from "./http/server-limits.js";
 import { ApiError } from "./http/problem.js";
 import { requestLogging } from "./http/request-log.js";
 import { rejectNulBytes, requireJsonBody } from "./http/validate.js";
@@ -116,12 +117,12 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     v2.use(workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services));
     v1.use(groupRoutes(services), principalRoutes(services));
     const listening = app.listen(config.port, config.host);
+    applyServerLimits(listening, config.http);
     server = listening;
     await new Promise<void>((resolve, reject) => {
       listening.once("listening", resolve);
       listening.once("error", reject);
     });
-    listening.keepAliveTimeout = 65_000;
     ready = true;
     const port = (listening.address() as AddressInfo).port;
     logger.info({ port }, "management API listening");

@@ -18,7 +18,19 @@ const auth: AuthConfig = env["OIDC_ISSUER_URL"]
     }
   : { mode: "disabled" };
 
+const ms = (name: string): number | undefined => (env[name] ? Number(env[name]) : undefined);
+const http = Object.fromEntries(
+  Object.entries({
+    headersTimeoutMs: ms("HTTP_HEADERS_TIMEOUT_MS"),
+    requestTimeoutMs: ms("HTTP_REQUEST_TIMEOUT_MS"),
+    keepAliveTimeoutMs: ms("HTTP_KEEP_ALIVE_TIMEOUT_MS"),
+    idleTimeoutMs: ms("HTTP_IDLE_TIMEOUT_MS"),
+    maxConnections: ms("HTTP_MAX_CONNECTIONS"),
+  }).filter(([, value]) => value !== undefined && Number.isInteger(value) && value > 0),
+);
+
 const server = buildServer({
+  http,
   port: env["PORT"] ? Number(env["PORT"]) : 8001,
   cache: env["REDIS_URL"] ? { kind: "redis", url: env["REDIS_URL"] } : { kind: "memory" },
   source: { store: { databaseUrl: env["DATABASE_URL"] || undefined, dataDir: env["GATEHOUSE_DATA_DIR"] || undefined, domain: env["GATEHOUSE_DOMAIN"] || undefined } },

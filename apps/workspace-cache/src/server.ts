@@ -9,6 +9,7 @@ import { WorkspaceCacheError } from "./errors.js";
 import { problemHandler } from "./http/problem.js";
 import { workspaceDirectoryFromStore } from "./store-directory.js";
 import { workspaceRoutes } from "./http/routes.js";
+import { applyServerLimits, DEFAULT_HTTP_LIMITS, type HttpServerLimits } from "./http/server-limits.js";
 import { type WorkspaceDirectory, createWorkspaceLookup } from "./workspaces.js";
 
 export type CacheConfig =
@@ -30,6 +31,8 @@ export interface WorkspaceCacheConfig {
   /** Deadline of a cache round trip before the store answers instead (default 100 ms). */
   cacheTimeoutMs?: number;
   logLevel?: string;
+  /** Timeouts and the connection cap of the HTTP server (defaults: DEFAULT_HTTP_LIMITS). */
+  http?: Partial<HttpServerLimits>;
 }
 
 export interface WorkspaceCacheServer {
@@ -108,6 +111,7 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
         await cache.waitUntilReady(2_000).catch((err: unknown) => logger.warn({ err }, "Redis not ready; serving from the store until it is"));
       }
       const listening = app.listen(port, config.host ?? "0.0.0.0");
+      applyServerLimits(listening, { ...DEFAULT_HTTP_LIMITS, ...config.http });
       server = listening;
       await new Promise<void>((resolve, reject) => {
         listening.once("listening", resolve);
