@@ -3,6 +3,7 @@ import type { Model } from "@gatehouse/evaluator";
 import type { Logger } from "@gatehouse/telemetry";
 import { EngineError } from "./errors.js";
 import type { AuthnConfig } from "./grpc/authn.js";
+import type { Reporters } from "./commands/write-policy.js";
 import type { Store, StoreConfig } from "@gatehouse/store";
 
 export type { AuthnConfig };
@@ -29,6 +30,12 @@ export interface EngineConfig {
   store?: Store;
   storeConfig?: StoreConfig;
   authn?: AuthnConfig;
+  /**
+   * With authn oidc: the callers that may ReportResource / DeleteResource, by client id (or sub),
+   * with the resource types and tenants each may write. None → every write is refused.
+   * Unauthenticated mode admits every write (local use).
+   */
+  reporters?: Reporters;
   /** TLS for the gRPC port; without it the port speaks plaintext HTTP/2 (h2c with prior knowledge). */
   tls?: TlsConfig;
   freshnessTimeoutMs?: number;
@@ -46,6 +53,7 @@ export interface ResolvedConfig {
   metricsPort: number;
   domain: string;
   authn: AuthnConfig;
+  reporters: Reporters;
   tls: TlsConfig | undefined;
   freshnessTimeoutMs: number;
   listDefaultLimit: number;
@@ -92,6 +100,7 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     metricsPort: port(config.metricsPort, 9092, "metricsPort"),
     domain,
     authn,
+    reporters: config.reporters ?? new Map(),
     tls: config.tls,
     freshnessTimeoutMs: positive(config.freshnessTimeoutMs, 5000, "freshnessTimeoutMs"),
     listDefaultLimit,

@@ -2,6 +2,7 @@
 export type EngineErrorCode =
   | "invalid-argument"
   | "unauthenticated"
+  | "permission-denied"
   | "not-ready"
   | "freshness-timeout"
   | "invalid-consistency-token"

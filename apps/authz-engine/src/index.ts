@@ -3,3 +3,4 @@ export { buildServer, type EngineServer } from "./server.js";
 export { resolveConfig, type EngineConfig, type AuthnConfig, type TlsConfig } from "./config.js";
 export { EngineError, type EngineErrorCode } from "./errors.js";
 export type { GraphSource, ResourceWriter, ChangeBatch, RelationshipChange } from "./graph/source.js";
+export { parseReporters, type Reporters, type ReporterGrant } from "./commands/write-policy.js";

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { createLogger } from "@gatehouse/telemetry";
 import type { EngineConfig } from "./config.js";
+import { parseReporters, type Reporters } from "./commands/write-policy.js";
 import { buildServer } from "./server.js";
 
 const env = process.env;
@@ -15,6 +16,23 @@ if (Boolean(env["AUTHZ_TLS_CERT_FILE"]) !== Boolean(env["AUTHZ_TLS_KEY_FILE"])) 
   process.exit(1);
 }
 const environment = env["GATEHOUSE_ENV"] === "prod" ? "prod" : "stage";
+// AUTHN_MODE (what infra/ sets) decides; without it, an issuer URL turns OIDC on.
+const authnMode = env["AUTHN_MODE"] || (env["AUTHN_OIDC_SERVER_URL"] ? "oidc" : "none");
+if (authnMode !== "oidc" && authnMode !== "none") {
+  logger.fatal({ authnMode }, "AUTHN_MODE must be oidc or none");
+  process.exit(1);
+}
+if (authnMode === "oidc" && !env["AUTHN_OIDC_SERVER_URL"]) {
+  logger.fatal("AUTHN_MODE=oidc needs AUTHN_OIDC_SERVER_URL");
+  process.exit(1);
+}
+let reporters: Reporters;
+try {
+  reporters = parseReporters(env["AUTHZ_REPORTERS"]);
+} catch (error) {
+  logger.fatal({ err: error }, "AUTHZ_REPORTERS is not valid");
+  process.exit(1);
+}
 const config: EngineConfig = {
   logger,
   environment,
@@ -25,10 +43,12 @@ const config: EngineConfig = {
   ...(env["GATEHOUSE_DOMAIN"] ? { domain: env["GATEHOUSE_DOMAIN"] } : {}),
   ...(int("AUTHZ_GRPC_PORT") !== undefined ? { port: int("AUTHZ_GRPC_PORT") } : {}),
   ...(int("AUTHZ_METRICS_PORT") !== undefined ? { metricsPort: int("AUTHZ_METRICS_PORT") } : {}),
-  authn: env["AUTHN_OIDC_SERVER_URL"]
+  reporters,
+  authn:
+    authnMode === "oidc"
     ? {
         mode: "oidc",
-        serverUrl: env["AUTHN_OIDC_SERVER_URL"],
+        serverUrl: env["AUTHN_OIDC_SERVER_URL"] ?? "",
         ...(env["AUTHN_OIDC_CLIENT_ID"] ? { clientId: env["AUTHN_OIDC_CLIENT_ID"] } : {}),
         skipClientIdCheck: flag("AUTHN_OIDC_SKIP_CLIENT_ID_CHECK"),
         insecureClient: flag("AUTHN_OIDC_INSECURE_CLIENT"),

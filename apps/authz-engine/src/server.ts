@@ -7,6 +7,7 @@ import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServ
 import { createLogger, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import type { EngineContext } from "./commands/context.js";
 import { LookupCache } from "./commands/lookup-cache.js";
+import { openWritePolicy, reporterWritePolicy } from "./commands/write-policy.js";
 import { resolveConfig, type EngineConfig, type ResolvedConfig } from "./config.js";
 import { EngineError } from "./errors.js";
 import { createAuthenticator, probeAuthenticator } from "./grpc/authn.js";
@@ -132,6 +133,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       listDefaultLimit: resolved.listDefaultLimit,
       listMaxLimit: resolved.listMaxLimit,
       lookupCache: new LookupCache(),
+      writePolicy: resolved.authn.mode === "oidc" ? reporterWritePolicy(resolved.reporters) : openWritePolicy,
     };
     const deps: CallDeps = { authenticator, metrics, logger };
 

@@ -5,6 +5,7 @@ import type { EngineContext } from "./context.js";
 import { ensureConsistency } from "./consistency.js";
 import { orgOfWorkspace, workspacesOf } from "./tenant-of.js";
 import type { ObjectRef } from "./types.js";
+import type { WriteCaller } from "./write-policy.js";
 
 /** The stored relation behind the wire's `workspace` relation (stored relations carry `t_`). */
 export const WORKSPACE_RELATION = "t_workspace";
@@ -16,6 +17,7 @@ export interface ReportedResource {
   workspaceId: string | undefined;
   /** Wait until the write is visible to checks before answering. */
   immediate: boolean;
+  caller: WriteCaller | null;
 }
 
 /** Reads `common.workspace_id`; a host must have one (its JSON schema requires it upstream). */
@@ -53,6 +55,7 @@ async function orgOf(ctx: EngineContext, workspaceId: string): Promise<string> {
 export async function reportResource(ctx: EngineContext, report: ReportedResource): Promise<void> {
   if (report.workspaceId === undefined) return;
   const orgId = await orgOf(ctx, report.workspaceId);
+  ctx.writePolicy.authorize(report.caller, report.resource.type, orgId);
   let revision: number;
   if (report.resource.type === HOST_TYPE) {
     revision = await ctx.writer.reportHost(orgId, report.resource.id, report.workspaceId);
@@ -71,12 +74,17 @@ export async function reportResource(ctx: EngineContext, report: ReportedResourc
 }
 
 /** Removes the resource from its workspace; an unknown resource is NOT_FOUND. */
-export async function deleteResource(ctx: EngineContext, resource: ObjectRef): Promise<void> {
+export async function deleteResource(ctx: EngineContext, resource: ObjectRef, caller: WriteCaller | null): Promise<void> {
   await ensureConsistency(ctx, { kind: "fully-consistent" });
   const workspaces = workspacesOf(ctx.graph, resource);
   const first = workspaces[0];
-  if (first === undefined) throw new EngineError("not-found", `resource not found: ${resource.type}:${resource.id}`);
+  // Refused before existence is told: a caller that may not write this type learns nothing.
+  if (first === undefined) {
+    ctx.writePolicy.authorize(caller, resource.type, caller?.orgId ?? "");
+    throw new EngineError("not-found", `resource not found: ${resource.type}:${resource.id}`);
+  }
   const orgId = await orgOf(ctx, first);
+  ctx.writePolicy.authorize(caller, resource.type, orgId);
   if (resource.type === HOST_TYPE) {
     await ctx.writer.deleteHost(orgId, resource.id);
     return;

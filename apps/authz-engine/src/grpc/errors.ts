@@ -18,6 +18,7 @@ const ENGINE_CODES: Record<EngineErrorCode, status> = {
   "unsupported-consistency": status.INVALID_ARGUMENT,
   "unknown-type": status.INVALID_ARGUMENT,
   unauthenticated: status.UNAUTHENTICATED,
+  "permission-denied": status.PERMISSION_DENIED,
   "not-found": status.NOT_FOUND,
   "not-ready": status.UNAVAILABLE,
   "shutting-down": status.UNAVAILABLE,

@@ -8,6 +8,7 @@ import {
 import type { EngineContext } from "../commands/context.js";
 import { deleteResource, reportResource, workspaceIdOf } from "../commands/resources.js";
 import { invalidArgument } from "../errors.js";
+import type { CallContext } from "../grpc/calls.js";
 import { FIELD_LIMITS } from "../limits.js";
 import { boundedString, requireMessage, requireName, requireString, resourceRef } from "../grpc/validation.js";
 
@@ -15,7 +16,7 @@ const REPORT_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 export function resourceHandlers(ctx: EngineContext) {
   return {
-    async reportResource(request: ReportResourceRequest): Promise<ReportResourceResponse> {
+    async reportResource(request: ReportResourceRequest, context: CallContext): Promise<ReportResourceResponse> {
       const type = requireName(request.type, "type", REPORT_NAME_PATTERN);
       const reporterType = requireName(request.reporterType, "reporter_type", REPORT_NAME_PATTERN);
       requireString(request.reporterInstanceId, "reporter_instance_id", FIELD_LIMITS.reporterInstanceId);
@@ -32,12 +33,13 @@ export function resourceHandlers(ctx: EngineContext) {
         resource: { type: definition, id: localResourceId },
         workspaceId: workspaceIdOf(representations.common, definition),
         immediate: request.writeVisibility === WriteVisibility.IMMEDIATE,
+        caller: context.identity,
       });
       return {};
     },
 
-    async deleteResource(request: DeleteResourceRequest): Promise<DeleteResourceResponse> {
-      await deleteResource(ctx, resourceRef(request.reference, "reference"));
+    async deleteResource(request: DeleteResourceRequest, context: CallContext): Promise<DeleteResourceResponse> {
+      await deleteResource(ctx, resourceRef(request.reference, "reference"), context.identity);
       return {};
     },
   };
