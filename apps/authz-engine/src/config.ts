@@ -42,6 +42,12 @@ export interface EngineConfig {
   list?: { defaultLimit?: number; maxLimit?: number };
   /** How long stop() lets in-flight calls and streams finish before cancelling them. */
   shutdownTimeoutMs?: number;
+  /**
+   * Bounds on server streams: concurrent streams per HTTP/2 connection (default 100), open streams
+   * across the engine (default 1000; more are RESOURCE_EXHAUSTED), and how long a stream whose
+   * client reads nothing is kept before it is reset (default 30 s).
+   */
+  streams?: { maxPerConnection?: number; maxActive?: number; idleTimeoutMs?: number };
   logger?: Logger;
   /** More gRPC services on the same port (embedding; the benchmark's transport-floor handler). */
   extraServices?: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>;
@@ -59,6 +65,7 @@ export interface ResolvedConfig {
   listDefaultLimit: number;
   listMaxLimit: number;
   shutdownTimeoutMs: number;
+  streams: { maxPerConnection: number; maxActive: number; idleTimeoutMs: number };
 }
 
 const DOMAIN_PATTERN = /^[A-Za-z0-9._-]+$/;
@@ -106,5 +113,10 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     listDefaultLimit,
     listMaxLimit,
     shutdownTimeoutMs: positive(config.shutdownTimeoutMs, 10_000, "shutdownTimeoutMs"),
+    streams: {
+      maxPerConnection: positive(config.streams?.maxPerConnection, 100, "streams.maxPerConnection"),
+      maxActive: positive(config.streams?.maxActive, 1000, "streams.maxActive"),
+      idleTimeoutMs: positive(config.streams?.idleTimeoutMs, 30_000, "streams.idleTimeoutMs"),
+    },
   };
 }

@@ -12,6 +12,8 @@ export type EngineErrorCode =
   | "not-found"
   | "invalid-config"
   | "shutting-down"
+  | "too-many-streams"
+  | "stream-stalled"
   | "internal";
 
 export class EngineError extends Error {

@@ -135,9 +135,14 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       lookupCache: new LookupCache(),
       writePolicy: resolved.authn.mode === "oidc" ? reporterWritePolicy(resolved.reporters) : openWritePolicy,
     };
-    const deps: CallDeps = { authenticator, metrics, logger };
+    const deps: CallDeps = {
+      authenticator,
+      metrics,
+      logger,
+      streams: { maxActive: resolved.streams.maxActive, idleTimeoutMs: resolved.streams.idleTimeoutMs, active: 0 },
+    };
 
-    grpcServer = new Server();
+    grpcServer = new Server({ "grpc.max_concurrent_streams": resolved.streams.maxPerConnection });
     grpcServer.addService(
       acceptEncodedResponses(memoizeResponseBytes(KesselInventoryServiceService, ["check", "checkSelf", "checkForUpdate"]), ["streamedListObjects"]),
       inventoryService(ctx, resolved, deps),

@@ -22,6 +22,8 @@ const ENGINE_CODES: Record<EngineErrorCode, status> = {
   "not-found": status.NOT_FOUND,
   "not-ready": status.UNAVAILABLE,
   "shutting-down": status.UNAVAILABLE,
+  "too-many-streams": status.RESOURCE_EXHAUSTED,
+  "stream-stalled": status.CANCELLED,
   // The replica has not caught up with the requested revision in time: retryable.
   "freshness-timeout": status.UNAVAILABLE,
   "invalid-config": status.INTERNAL,
