@@ -19,8 +19,6 @@ export interface EngineMetrics {
   streamedItems: Counter<"method">;
   /** Streams reset because the client read nothing for the idle timeout. */
   stalledStreams: Counter<"method">;
-  /** 1 while the store answers; 0 = degraded (reads from memory still work, writes and fresh reads do not). */
-  storeUp: Gauge;
   /** The in-flight count of a method (grpc_in_flight{method}); increment and decrement `.value`. */
   inFlight(method: string): InFlightCount;
   appliedRevision: Gauge;
@@ -49,7 +47,6 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
     callSeconds: metrics.histogram("grpc_call_seconds", "gRPC call duration (streams: until the last item).", ["method"]),
     streamedItems: metrics.counter("grpc_streamed_items_total", "Items sent on server streams.", ["method"]),
     stalledStreams: metrics.counter("grpc_stalled_streams_total", "Server streams reset because the client stopped reading.", ["method"]),
-    storeUp: metrics.gauge("store_up", "1 while the store answers (writes, CheckForUpdate and fresh reads work); 0 = degraded."),
     inFlight(method) {
       let count = inFlight.get(method);
       if (count === undefined) inFlight.set(method, (count = { value: 0 }));
