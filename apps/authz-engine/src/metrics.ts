@@ -17,6 +17,8 @@ export interface EngineMetrics {
   calls: Counter<"method" | "code">;
   callSeconds: Histogram<"method">;
   streamedItems: Counter<"method">;
+  /** 1 while the store answers; 0 = degraded: checks at the applied revision still work, writes and fresh reads do not. */
+  storeUp: Gauge;
   /** Streams reset because the client read nothing for the idle timeout. */
   stalledStreams: Counter<"method">;
   /** The in-flight count of a method (grpc_in_flight{method}); increment and decrement `.value`. */
@@ -46,6 +48,7 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
     calls: metrics.counter("grpc_calls_total", "Completed gRPC calls by method and status code.", ["method", "code"]),
     callSeconds: metrics.histogram("grpc_call_seconds", "gRPC call duration (streams: until the last item).", ["method"]),
     streamedItems: metrics.counter("grpc_streamed_items_total", "Items sent on server streams.", ["method"]),
+    storeUp: metrics.gauge("store_up", "1 while the store answers (ReportResource, DeleteResource, CheckForUpdate, at_least_as_fresh work); 0 = degraded, checks from memory only."),
     stalledStreams: metrics.counter("grpc_stalled_streams_total", "Server streams reset because the client stopped reading.", ["method"]),
     inFlight(method) {
       let count = inFlight.get(method);

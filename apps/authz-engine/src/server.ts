@@ -4,7 +4,7 @@ import { Server, ServerCredentials, type UntypedServiceImplementation } from "@g
 import { compileSchema, type Model } from "@gatehouse/evaluator";
 import { compileRoleModel } from "@gatehouse/role-config";
 import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService } from "@gatehouse/proto";
-import { createLogger, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { cachedProbe, createLogger, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import type { EngineContext } from "./commands/context.js";
 import { LookupCache } from "./commands/lookup-cache.js";
 import { openWritePolicy, reporterWritePolicy } from "./commands/write-policy.js";
@@ -61,13 +61,22 @@ function inventoryService(ctx: EngineContext, resolved: ResolvedConfig, deps: Ca
   };
 }
 
-function metricsServer(metrics: EngineMetrics, readiness: Readiness, logger: Logger): HttpServer {
+/**
+ * `/livez`: the process answers. `/readyz`: the snapshot is loaded and the engine is not stopping,
+ * so Check, CheckBulk, CheckSelf* and StreamedList* with minimize_latency are answered from memory.
+ * Whether the store answers too (writes, CheckForUpdate*, at_least_as_fresh) is `store_up` in
+ * `/metrics`, refreshed on each scrape: degraded, not unready.
+ */
+function metricsServer(metrics: EngineMetrics, readiness: Readiness, storeAnswers: () => Promise<boolean>, logger: Logger): HttpServer {
   return createHttpServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0];
     if (request.method !== "GET") {
       response.writeHead(405).end();
     } else if (path === "/metrics") {
-      metrics.metrics.render().then(
+      storeAnswers()
+        .then((up) => metrics.storeUp.set(up ? 1 : 0))
+        .then(() => metrics.metrics.render())
+        .then(
         (text) => response.writeHead(200, { "content-type": metricsContentType }).end(text),
         (error: unknown) => {
           logger.error({ err: error }, "metrics rendering failed");
@@ -166,7 +175,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       server.bindAsync(`${resolved.host}:${resolved.port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound))),
     );
 
-    const http = (httpServer = metricsServer(metrics, readiness, logger));
+    const http = (httpServer = metricsServer(metrics, readiness, cachedProbe(() => source.headRevision()), logger));
     const metricsPort = await new Promise<number>((resolve, reject) => {
       http.once("error", reject);
       http.listen(resolved.metricsPort, resolved.host, () => resolve((http.address() as AddressInfo).port));

@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createOidcVerifier } from "@gatehouse/auth";
 import { openStore, type Store } from "@gatehouse/store";
-import { createLogger, createMetrics, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { cachedProbe, createLogger, createMetrics, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import express, { type Express } from "express";
 import { Authorizer } from "./authz/authorizer.js";
 import { loadRoleConfiguration, type RoleConfiguration } from "./authz/role-config.js";
@@ -46,6 +46,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   const config: ManagementApiConfig = { ...DEFAULT_CONFIG, ...headerDefault, ...partial };
   const logger = options.logger ?? createLogger({ name: "management-api", ...(config.logLevel ? { level: config.logLevel } : {}) });
   const metrics = createMetrics({ prefix: "gatehouse_management_", processMetrics: false });
+  const storeUp = metrics.gauge("store_up", "1 when the last readiness probe reached the store, else 0.");
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -61,8 +62,18 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   app.get("/livez", (_req, res) => {
     res.json({ status: "ok" });
   });
-  app.get("/readyz", (_req, res) => {
-    res.status(ready ? 200 : 503).json({ status: ready ? "ok" : "starting" });
+  // Ready = started, not stopping, and the store answers: every API call needs the database, so
+  // a load balancer must stop sending traffic here while it is unreachable.
+  let storeAnswers: (() => Promise<boolean>) | null = null;
+  app.get("/readyz", (_req, res, next) => {
+    if (!ready || !storeAnswers) {
+      res.status(503).json({ status: "starting" });
+      return;
+    }
+    storeAnswers().then((up) => {
+      storeUp.set(up ? 1 : 0);
+      res.status(up ? 200 : 503).json({ status: up ? "ok" : "store-unavailable" });
+    }, next);
   });
   app.get("/metrics", (_req, res, next) => {
     metrics.render().then((text) => res.type(metricsContentType).send(text), next);
@@ -108,6 +119,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     const authz = new Authorizer(store, roleConfiguration.model, logger);
     await authz.start();
     services = { store, authz, catalogue: roleConfiguration.catalogue, config };
+    storeAnswers = cachedProbe(() => store.feed.headRevision());
     identity = identityMiddleware(store, {
       trustIdentityHeader: config.trustIdentityHeader,
       systemUsers: config.systemUsers,
@@ -131,6 +143,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
 
   async function stopAll(): Promise<void> {
     ready = false;
+    storeAnswers = null;
     if (server) {
       const closing = server;
       server = null;

@@ -11,3 +11,4 @@ export {
   Registry,
 } from "./metrics.js";
 export type { Metrics, MetricsOptions } from "./metrics.js";
+export { cachedProbe } from "./probe.js";
