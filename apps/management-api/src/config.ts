@@ -1,4 +1,5 @@
 import { parseSystemUsers, type SystemUsers } from "@gatehouse/auth";
+import { MAX_WORKSPACE_DEPTH_LIMIT } from "@gatehouse/store";
 import { DEFAULT_HTTP_LIMITS, type HttpServerLimits } from "./http/server-limits.js";
 
 /** Everything `buildServer` needs; `configFromEnv` fills it from the environment. */
@@ -56,11 +57,13 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
-function int(env: NodeJS.ProcessEnv, key: string, fallback: number, min: number): number {
+function int(env: NodeJS.ProcessEnv, key: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[key];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${key} must be an integer ≥ ${min}, got '${raw}'.`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(max === Number.MAX_SAFE_INTEGER ? `${key} must be an integer ≥ ${min}, got '${raw}'.` : `${key} must be an integer from ${min} to ${max}, got '${raw}'.`);
+  }
   return value;
 }
 
@@ -97,7 +100,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementA
         }
       : {}),
     systemUsers: parseSystemUsers(env["SYSTEM_USERS"]),
-    workspaceMaxDepth: int(env, "WORKSPACE_MAX_DEPTH", DEFAULT_CONFIG.workspaceMaxDepth, 1),
+    workspaceMaxDepth: int(env, "WORKSPACE_MAX_DEPTH", DEFAULT_CONFIG.workspaceMaxDepth, 1, MAX_WORKSPACE_DEPTH_LIMIT),
     workspaceOrgLimit: int(env, "WORKSPACE_ORG_CREATION_LIMIT", DEFAULT_CONFIG.workspaceOrgLimit, 1),
     allowChildrenUnderRoot: bool(env, "ALLOW_CHILDREN_UNDER_ROOT", DEFAULT_CONFIG.allowChildrenUnderRoot),
     maxBodyBytes: int(env, "MAX_BODY_BYTES", DEFAULT_CONFIG.maxBodyBytes, 1),

@@ -61,6 +61,9 @@ describe("configuration from the environment", () => {
     expect(() => configFromEnv({ PORT: "eighty" })).toThrow(/PORT/);
     expect(() => configFromEnv({ GATEHOUSE_ENV: "dev" })).toThrow(/GATEHOUSE_ENV/);
     expect(() => configFromEnv({ TRUST_IDENTITY_HEADER: "maybe" })).toThrow(/TRUST_IDENTITY_HEADER/);
+    // Bounded below the evaluator's depth limit: deeper trees would make checks fail.
+    expect(() => configFromEnv({ WORKSPACE_MAX_DEPTH: "60" })).toThrow(/WORKSPACE_MAX_DEPTH must be an integer from 1 to 32/);
+    expect(configFromEnv({ WORKSPACE_MAX_DEPTH: "32" }).workspaceMaxDepth).toBe(32);
     expect(() => configFromEnv({ SYSTEM_USERS: "{" })).toThrow(/SYSTEM_USERS/);
   });
 });
