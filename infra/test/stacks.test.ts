@@ -154,6 +154,7 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
     expect(plain("AUTHN_OIDC_CLIENT_ID")).toBe(COMMON.authnClientId);
     expect(plain("AUTHN_OIDC_SKIP_CLIENT_ID_CHECK")).toBe(String(values["gatehouse:authn.skipClientIdCheck"]));
     expect(plain("AUTHN_OIDC_INSECURE_CLIENT")).toBe("false");
+    expect(JSON.parse(plain("AUTHZ_REPORTERS"))).toEqual({ "service-account-inventory": { resource_types: ["hbi/host"], allow_any_org: true } });
     expect([plain("METRICS_PORT"), plain("AUTHZ_METRICS_PORT"), plain("AUTHZ_GRPC_PORT")]).toEqual(["9000", "9000", "9091"]);
   });
 });
