@@ -30,6 +30,8 @@ export interface WorkspaceCacheConfig {
   auth: AuthConfig;
   /** Deadline of a cache round trip before the store answers instead (default 100 ms). */
   cacheTimeoutMs?: number;
+  /** Lifetime of a cached root/default pair (default 60 s): how stale a renamed workspace may be. */
+  entryTtlMs?: number;
   logLevel?: string;
   /** Timeouts and the connection cap of the HTTP server (defaults: DEFAULT_HTTP_LIMITS). */
   http?: Partial<HttpServerLimits>;
@@ -84,7 +86,7 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
     };
     directory = { builtInWorkspaces: async (orgId) => (await open()).builtInWorkspaces(orgId) };
   }
-  const lookup = createWorkspaceLookup({ cache, directory, metrics: cacheMetrics, cacheTimeoutMs: config.cacheTimeoutMs });
+  const lookup = createWorkspaceLookup({ cache, directory, metrics: cacheMetrics, cacheTimeoutMs: config.cacheTimeoutMs, entryTtlMs: config.entryTtlMs });
   const authenticator = createAuthenticator(config.auth);
   if (config.auth.mode === "disabled") logger.warn("authentication disabled: x-rh-rbac-org-id is trusted (local use only)");
 
