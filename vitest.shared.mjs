@@ -7,8 +7,9 @@ export const sharedConfig = defineConfig({
   ssr: { resolve: { conditions: ["source"] } },
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous: a bound for hung tests, not a speed check (CI machines are shared and can be slow).
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     pool: "forks",
   },
 });

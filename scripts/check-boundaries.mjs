@@ -19,18 +19,21 @@ const allowed = {
   "packages/cache": [],
   "packages/auth": [],
   "packages/telemetry": [],
+  "packages/config": [],
   "packages/client": ["proto"],
   "apps/management-api": "packages",
   "apps/authz-engine": "packages",
   "apps/workspace-cache": "packages",
   "apps/gatehouse": ["*"],
+  // The web console bundles the pure packages for the browser (the management API serves its dist/).
+  "apps/console": ["evaluator", "ksl"],
   // The example application runs the whole stack in-process in its tests.
   "apps/example-host-inventory": ["*"],
   infra: [],
   loadtest: [],
 };
 /** Pure packages: no Node built-ins in their sources (they must run in a browser or edge runtime). */
-const pure = new Set(["packages/evaluator", "packages/ksl", "packages/rbac"]);
+const pure = new Set(["packages/evaluator", "packages/ksl", "packages/rbac", "apps/console"]);
 const nodeBuiltins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 const apps = new Set(["management-api", "authz-engine", "workspace-cache", "gatehouse"]);
 

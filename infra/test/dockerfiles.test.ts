@@ -10,6 +10,8 @@ import { INFRA_DIR } from "./support/stack-config.js";
 
 const ROOT = `${INFRA_DIR}../`;
 const rootPackage = JSON.parse(readFileSync(`${ROOT}package.json`, "utf8")) as { packageManager: string; devDependencies: Record<string, string> };
+/** The Node.js major the repository runs on (.nvmrc pins the release). */
+const nodeMajor = readFileSync(`${ROOT}.nvmrc`, "utf8").trim().replace(/^v/, "").split(".")[0];
 
 interface Instruction {
   op: string;
@@ -36,9 +38,9 @@ describe.each(SERVICE_NAMES)("apps/%s/Dockerfile", (app) => {
   const lastFrom = instructions.lastIndexOf(stages.at(-1)!);
   const runtime = instructions.slice(lastFrom);
 
-  it("builds every stage from a pinned Node 20 slim image", () => {
+  it("builds every stage from a slim image of the Node major pinned in .nvmrc", () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
-    for (const s of stages) expect(s.args).toMatch(/^node:20(\.\d+)*-bookworm-slim(@sha256:[0-9a-f]{64})? AS \w+$/);
+    for (const s of stages) expect(s.args).toMatch(new RegExp(`^node:${nodeMajor}(\\.\\d+)*-bookworm-slim(@sha256:[0-9a-f]{64})? AS \\w+$`));
   });
 
   it("installs the pnpm version of the root package.json and the root's turbo version", () => {

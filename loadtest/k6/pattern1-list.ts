@@ -7,6 +7,7 @@ import grpc from "k6/net/grpc";
 import type { Options } from "k6/options";
 import { hostId } from "../shared/model.ts";
 import { checkBulkRequest, checkRequest } from "../shared/requests.ts";
+import { countingErrors } from "./lib/errors.ts";
 import { METHOD, env, grpcParams, inventory, load, measuredSubject } from "./lib/common.ts";
 
 const { file, manifest, scale } = load(open("../scenarios/scenarios.json"), open(env.manifestPath));
@@ -30,7 +31,7 @@ if (only !== "check") {
 }
 if (only !== "checkbulk") {
   const startTime = only === "check" ? "0s" : (__ENV["CHECK_START"] ?? (env.smoke ? "10s" : "2m"));
-  scenarios["perHostCheck"] = { executor: "shared-iterations", vus: single.concurrency, iterations: sample, exec: "perHostCheck", startTime, maxDuration: "30m" };
+  scenarios["perHostCheck"] = { executor: "shared-iterations", vus: env.vus ?? single.concurrency, iterations: sample, exec: "perHostCheck", startTime, maxDuration: "30m" };
 }
 
 export const options: Options = { scenarios, thresholds: { pattern1_errors: ["rate<=0"] } };
@@ -39,25 +40,28 @@ export const options: Options = { scenarios, thresholds: { pattern1_errors: ["ra
 export function checkBulkPass(): void {
   const t0 = Date.now();
   for (let start = 0; start < scale.hosts; start += bulk.batchSize) {
-    const hosts: string[] = [];
-    for (let h = start; h < Math.min(scale.hosts, start + bulk.batchSize); h++) hosts.push(hostId(h));
-    const b0 = Date.now();
-    const res = inventory().invoke(METHOD("CheckBulk"), checkBulkRequest(hosts, file.relations.contingent, subject), grpcParams());
-    batchTime.add(Date.now() - b0);
-    const ok = check(res, { "CheckBulk OK": (r) => r.status === grpc.StatusOK });
-    errors.add(!ok);
-    const pairs = (res.message as { pairs?: { item?: { allowed?: string } }[] } | null)?.pairs ?? [];
-    allowedHosts.add(pairs.filter((p) => p.item?.allowed === "ALLOWED_TRUE").length);
+    countingErrors(errors, () => {
+      const hosts: string[] = [];
+      for (let h = start; h < Math.min(scale.hosts, start + bulk.batchSize); h++) hosts.push(hostId(h));
+      const b0 = Date.now();
+      const res = inventory().invoke(METHOD("CheckBulk"), checkBulkRequest(hosts, file.relations.contingent, subject), grpcParams());
+      batchTime.add(Date.now() - b0);
+      const pairs = (res.message as { pairs?: { item?: { allowed?: string } }[] } | null)?.pairs ?? [];
+      allowedHosts.add(pairs.filter((p) => p.item?.allowed === "ALLOWED_TRUE").length);
+      return check(res, { "CheckBulk OK": (r) => r.status === grpc.StatusOK });
+    });
   }
   passTime.add(Date.now() - t0);
 }
 
 /** One Check per sampled host, spread evenly over the host range. */
 export function perHostCheck(): void {
-  const i = (__ITER * single.concurrency + (__VU - 1)) % sample;
-  const h = Math.floor((i * scale.hosts) / sample);
-  const t0 = Date.now();
-  const res = inventory().invoke(METHOD("Check"), checkRequest(hostId(h), file.relations.contingent, subject), grpcParams());
-  checkTime.add(Date.now() - t0);
-  errors.add(!check(res, { "Check OK": (r) => r.status === grpc.StatusOK }));
+  countingErrors(errors, () => {
+    const i = (__ITER * (env.vus ?? single.concurrency) + (__VU - 1)) % sample;
+    const h = Math.floor((i * scale.hosts) / sample);
+    const t0 = Date.now();
+    const res = inventory().invoke(METHOD("Check"), checkRequest(hostId(h), file.relations.contingent, subject), grpcParams());
+    checkTime.add(Date.now() - t0);
+    return check(res, { "Check OK": (r) => r.status === grpc.StatusOK });
+  });
 }

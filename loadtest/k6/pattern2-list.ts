@@ -14,6 +14,7 @@ import grpc from "k6/net/grpc";
 import type { Options } from "k6/options";
 import { defaultLevelPrincipals, hostWorkspaceIndex, userId } from "../shared/model.ts";
 import { listWorkspacesRequest, principalSubject, streamedId, streamedToken, type StreamedItem } from "../shared/requests.ts";
+import { countingErrorsAsync } from "./lib/errors.ts";
 import { METHOD, env, grpcParams, inventory, load, thresholdsOf } from "./lib/common.ts";
 
 const { file, manifest, scale } = load(open("../scenarios/scenarios.json"), open(env.manifestPath));
@@ -40,7 +41,7 @@ const visibleHosts = new Trend("pattern2_visible_hosts");
 const errors = new Rate("pattern2_errors");
 
 export const options: Options = {
-  scenarios: { pattern2: { executor: "constant-vus", vus: s.concurrency, duration: env.smoke ? s.smokeDuration : durationText } },
+  scenarios: { pattern2: { executor: "constant-vus", vus: env.vus ?? s.concurrency, duration: env.duration ?? (env.smoke ? s.smokeDuration : durationText) } },
   thresholds: thresholdsOf("pattern2_duration", s.thresholds, "pattern2_errors", s.thresholds.errorRate),
 };
 
@@ -63,8 +64,7 @@ let iteration = 0;
 export default async function (): Promise<void> {
   const subjectIndex = __VU * 7919 + iteration++;
   const t0 = Date.now();
-  let ok = true;
-  try {
+  await countingErrorsAsync(errors, async () => {
     const ids: string[] = [];
     let token: string | undefined;
     for (;;) {
@@ -78,6 +78,7 @@ export default async function (): Promise<void> {
     }
     const t1 = Date.now();
     streamTime.add(t1 - t0);
+    let ok = true;
     let count = 0;
     if (appListUrl) {
       const res = http.post(appListUrl, JSON.stringify({ workspace_ids: ids, limit: s.appPageSize }), { headers: { "content-type": "application/json" } });
@@ -89,10 +90,7 @@ export default async function (): Promise<void> {
     }
     filterTime.add(Date.now() - t1);
     visibleHosts.add(count);
-  } catch (error) {
-    ok = false;
-    console.error(String(error));
-  }
+    return ok;
+  });
   endToEnd.add(Date.now() - t0);
-  errors.add(!ok);
 }

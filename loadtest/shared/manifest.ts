@@ -25,7 +25,7 @@ export interface Manifest {
 export function validateManifest(value: unknown): Manifest {
   const m = value as Manifest;
   if (m?.version !== 1 || !Array.isArray(m.workspaceIds) || !Array.isArray(m.measured) || typeof m.hostsLoaded !== "number") {
-    throw new Error("Invalid or incomplete manifest: run the generator first (pnpm --filter @gatehouse/loadtest generate)");
+    throw new Error("Invalid or incomplete manifest: run the generator first (pnpm --filter @gatehouse/loadtest generate-data)");
   }
   return m;
 }

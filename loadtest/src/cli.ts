@@ -49,7 +49,7 @@ function options(flags: Flags, extra: Pick<RunOptions, "smoke" | "generateOnly">
     concurrency: flags.concurrency,
     outDir: path.resolve(flags.out),
     outName: flags.name ?? `${extra.smoke ? "smoke" : "full"}-${flags.scale}`,
-    command: `pnpm --filter @gatehouse/loadtest ${extra.smoke ? "smoke" : extra.generateOnly ? "generate" : "drive"} ${process.argv.slice(3).join(" ")}`.trim(),
+    command: `pnpm --filter @gatehouse/loadtest ${extra.smoke ? "smoke" : extra.generateOnly ? "generate-data" : "drive"} ${process.argv.slice(3).join(" ")}`.trim(),
     showProgress: flags.progress && process.stderr.isTTY === true,
     log: (line) => console.error(line),
     ...extra,

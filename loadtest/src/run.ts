@@ -64,7 +64,8 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport | undefined>
     if (o.databaseUrl && !o.external) await dropDatabase(o.databaseUrl);
   }
   mkdirSync(o.dataDir, { recursive: true });
-  if (o.databaseUrl && !o.external) await ensureDatabase(o.databaseUrl);
+  // Against a running stack the run's own database still holds the application table (unless --app-db).
+  if (o.databaseUrl && !(o.external && o.appDb)) await ensureDatabase(o.databaseUrl);
   const started = performance.now();
   const server = o.external ? undefined : await spawnServer({ dataDir: path.join(o.dataDir, "store"), ...(o.databaseUrl ? { databaseUrl: o.databaseUrl } : {}) });
   const stack: StackEndpoints = server ?? { ...o.external!, pid: undefined };

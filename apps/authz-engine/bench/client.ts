@@ -1,7 +1,7 @@
 // Load generator, run as a child process so its CPU is not charged to the server.
 import { credentials, Metadata, type Client } from "@grpc/grpc-js";
 import { CheckRequest as Req, CheckResponse as Res, KesselInventoryServiceClient, type CheckRequest } from "@gatehouse/proto";
-import { percentile } from "./stats.js";
+import { percentile } from "@gatehouse/telemetry";
 
 interface Job {
   kind: "unary";

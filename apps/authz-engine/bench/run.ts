@@ -9,7 +9,8 @@ import { Allowed, CheckResponse, KesselInventoryServiceClient, KesselInventorySe
 import { openStore, type Relationship } from "@gatehouse/store";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { buildServer } from "../src/index.js";
-import { histogramDelta, lagHistogram, percentile } from "./stats.js";
+import { percentile } from "@gatehouse/telemetry";
+import { histogramDelta, lagHistogram } from "./stats.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const HOSTS = Number(process.env["BENCH_HOSTS"] ?? 100_000);

@@ -8,7 +8,7 @@ import { CheckRequest, KesselInventoryServiceClient, StreamedListObjectsRequest 
 import { openStore, type Relationship } from "@gatehouse/store";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { buildServer } from "../src/index.js";
-import { percentile } from "./stats.js";
+import { percentile } from "@gatehouse/telemetry";
 
 const STREAMS = Number(process.env["BENCH_STREAMS"] ?? 1000);
 const HOSTS = Number(process.env["BENCH_HOSTS"] ?? 5000);
@@ -81,7 +81,7 @@ console.log(
   `stalled vs before: rss +${during.rssMb - before.rssMb} MB, heap+external +${during.heapMb - before.heapMb} MB, check p50 ×${(during.p50 / before.p50).toFixed(2)}, p99 ×${(during.p99 / before.p99).toFixed(2)}; after reset heap+external +${after.heapMb - before.heapMb} MB`,
 );
 const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-console.log(metrics.split("\n").filter((l) => /stalled_streams_total\{|grpc_calls_total\{method="StreamedListObjects"/.test(l)).join("\n"));
+console.log(metrics.split("\n").filter((l) => /stalled_streams_total\{|grpc_server_handled_total\{[^}]*grpc_method="StreamedListObjects"/.test(l)).join("\n"));
 for (const session of sessions) session.destroy();
 client.close();
 await engine.stop();

@@ -1,8 +1,3 @@
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
 export const ms = (n: number) => `${n.toFixed(3)} ms`;
 
 /** Cumulative buckets, sum and count of gatehouse_engine_feed_apply_lag_seconds from a /metrics text. */

@@ -26,6 +26,8 @@ export interface EngineConfig {
   model?: Model;
   schemaText?: string;
   environment?: "stage" | "prod";
+  /** A role-configuration directory (`configs/<env>` of an rbac-config checkout); its schema is used. */
+  roleConfigDir?: string;
   /** The store relationships come from: an open one (left open by stop()), or settings to open one. */
   store?: Store;
   storeConfig?: StoreConfig;

@@ -10,6 +10,8 @@ export type EngineErrorCode =
   | "invalid-continuation-token"
   | "unknown-type"
   | "not-found"
+  | "already-exists"
+  | "failed-precondition"
   | "invalid-config"
   | "shutting-down"
   | "too-many-streams"

@@ -4,3 +4,4 @@ export { resolveConfig, type EngineConfig, type AuthnConfig, type TlsConfig } fr
 export { EngineError, type EngineErrorCode } from "./errors.js";
 export type { GraphSource, ResourceWriter, ChangeBatch, RelationshipChange } from "./graph/source.js";
 export { parseReporters, type Reporters, type ReporterGrant } from "./commands/write-policy.js";
+export { engineSettings } from "./settings.js";

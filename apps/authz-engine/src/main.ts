@@ -1,61 +1,59 @@
-// Process entry: reads the environment, starts the engine, stops gracefully on SIGTERM/SIGINT.
+// Process entry: reads the environment (engineSettings), starts the engine, drains on SIGTERM/SIGINT.
 import { readFileSync } from "node:fs";
+import { ConfigError } from "@gatehouse/config";
 import { createLogger } from "@gatehouse/telemetry";
 import type { EngineConfig } from "./config.js";
-import { parseReporters, type Reporters } from "./commands/write-policy.js";
 import { buildServer } from "./server.js";
+import { engineSettings } from "./settings.js";
 
-const env = process.env;
-const flag = (name: string): boolean => ["1", "true", "yes"].includes((env[name] ?? "").toLowerCase());
-const int = (name: string): number | undefined => (env[name] ? Number(env[name]) : undefined);
-
-const logger = createLogger({ name: "authz-engine" });
-// Half a TLS configuration must not quietly serve plaintext.
-if (Boolean(env["AUTHZ_TLS_CERT_FILE"]) !== Boolean(env["AUTHZ_TLS_KEY_FILE"])) {
-  logger.fatal("AUTHZ_TLS_CERT_FILE and AUTHZ_TLS_KEY_FILE must be set together");
-  process.exit(1);
-}
-const environment = env["GATEHOUSE_ENV"] === "prod" ? "prod" : "stage";
-// AUTHN_MODE (what infra/ sets) decides; without it, an issuer URL turns OIDC on.
-const authnMode = env["AUTHN_MODE"] || (env["AUTHN_OIDC_SERVER_URL"] ? "oidc" : "none");
-if (authnMode !== "oidc" && authnMode !== "none") {
-  logger.fatal({ authnMode }, "AUTHN_MODE must be oidc or none");
-  process.exit(1);
-}
-if (authnMode === "oidc" && !env["AUTHN_OIDC_SERVER_URL"]) {
-  logger.fatal("AUTHN_MODE=oidc needs AUTHN_OIDC_SERVER_URL");
-  process.exit(1);
-}
-let reporters: Reporters;
+let env: ReturnType<typeof engineSettings.parse>;
 try {
-  reporters = parseReporters(env["AUTHZ_REPORTERS"]);
+  env = engineSettings.parse(process.env);
+  // Half a TLS configuration must not quietly serve plaintext; oidc needs its issuer.
+  if (Boolean(env.AUTHZ_TLS_CERT_FILE) !== Boolean(env.AUTHZ_TLS_KEY_FILE)) {
+    throw new ConfigError("authz-engine", [{ variable: "AUTHZ_TLS_CERT_FILE", message: "AUTHZ_TLS_CERT_FILE and AUTHZ_TLS_KEY_FILE must be set together" }]);
+  }
+  if (env.AUTHN_MODE === "oidc" && !env.AUTHN_OIDC_SERVER_URL) {
+    throw new ConfigError("authz-engine", [{ variable: "AUTHN_OIDC_SERVER_URL", message: "is required when AUTHN_MODE is oidc" }]);
+  }
 } catch (error) {
-  logger.fatal({ err: error }, "AUTHZ_REPORTERS is not valid");
+  createLogger({ name: "authz-engine" }).fatal(error instanceof Error ? error.message : String(error));
   process.exit(1);
 }
+
+const logger = createLogger({ name: "authz-engine", level: env.LOG_LEVEL });
+// AUTHN_MODE (what infra/ sets) decides; without it, an issuer URL turns OIDC on.
+const oidc = (env.AUTHN_MODE ?? (env.AUTHN_OIDC_SERVER_URL ? "oidc" : "unauthenticated")) === "oidc";
 const config: EngineConfig = {
   logger,
-  environment,
+  environment: env.GATEHOUSE_ENV,
+  ...(env.GATEHOUSE_ROLE_CONFIG ? { roleConfigDir: env.GATEHOUSE_ROLE_CONFIG } : {}),
   storeConfig: {
-    ...(env["DATABASE_URL"] ? { databaseUrl: env["DATABASE_URL"] } : {}),
-    ...(env["GATEHOUSE_DATA_DIR"] ? { dataDir: env["GATEHOUSE_DATA_DIR"] } : {}),
+    ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+    ...(env.GATEHOUSE_DATA_DIR ? { dataDir: env.GATEHOUSE_DATA_DIR } : {}),
   },
-  ...(env["GATEHOUSE_DOMAIN"] ? { domain: env["GATEHOUSE_DOMAIN"] } : {}),
-  ...(int("AUTHZ_GRPC_PORT") !== undefined ? { port: int("AUTHZ_GRPC_PORT") } : {}),
-  ...(int("AUTHZ_METRICS_PORT") !== undefined ? { metricsPort: int("AUTHZ_METRICS_PORT") } : {}),
-  reporters,
+  domain: env.GATEHOUSE_DOMAIN,
+  port: env.AUTHZ_GRPC_PORT,
+  metricsPort: env.AUTHZ_METRICS_PORT,
+  shutdownTimeoutMs: Math.max(1, env.SHUTDOWN_TIMEOUT_MS),
+  reporters: env.AUTHZ_REPORTERS,
+  streams: {
+    maxPerConnection: env.AUTHZ_MAX_STREAMS_PER_CONNECTION,
+    maxActive: env.AUTHZ_MAX_ACTIVE_STREAMS,
+    idleTimeoutMs: env.AUTHZ_STREAM_IDLE_TIMEOUT_MS,
+  },
   authn:
-    authnMode === "oidc"
-    ? {
-        mode: "oidc",
-        serverUrl: env["AUTHN_OIDC_SERVER_URL"] ?? "",
-        ...(env["AUTHN_OIDC_CLIENT_ID"] ? { clientId: env["AUTHN_OIDC_CLIENT_ID"] } : {}),
-        skipClientIdCheck: flag("AUTHN_OIDC_SKIP_CLIENT_ID_CHECK"),
-        insecureClient: flag("AUTHN_OIDC_INSECURE_CLIENT"),
-      }
-    : { mode: "unauthenticated" },
-  ...(env["AUTHZ_TLS_CERT_FILE"] && env["AUTHZ_TLS_KEY_FILE"]
-    ? { tls: { cert: readFileSync(env["AUTHZ_TLS_CERT_FILE"]), key: readFileSync(env["AUTHZ_TLS_KEY_FILE"]) } }
+    oidc && env.AUTHN_OIDC_SERVER_URL
+      ? {
+          mode: "oidc",
+          serverUrl: env.AUTHN_OIDC_SERVER_URL,
+          ...(env.AUTHN_OIDC_CLIENT_ID ? { clientId: env.AUTHN_OIDC_CLIENT_ID } : {}),
+          skipClientIdCheck: env.AUTHN_OIDC_SKIP_CLIENT_ID_CHECK,
+          insecureClient: env.AUTHN_OIDC_INSECURE_CLIENT,
+        }
+      : { mode: "unauthenticated" },
+  ...(env.AUTHZ_TLS_CERT_FILE && env.AUTHZ_TLS_KEY_FILE
+    ? { tls: { cert: readFileSync(env.AUTHZ_TLS_CERT_FILE), key: readFileSync(env.AUTHZ_TLS_KEY_FILE) } }
     : {}),
 };
 

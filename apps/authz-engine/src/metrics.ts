@@ -1,4 +1,4 @@
-import { createMetrics, Gauge, type Counter, type Histogram, type Metrics } from "@gatehouse/telemetry";
+import { Counter, createMetrics, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, type Metrics } from "@gatehouse/telemetry";
 
 const PREFIX = "gatehouse_engine_";
 
@@ -12,15 +12,21 @@ export interface InFlightCount {
   value: number;
 }
 
+/** Labels of the standard gRPC server metrics (the go-grpc-prometheus names every gRPC dashboard uses). */
+export type GrpcLabels = "grpc_type" | "grpc_service" | "grpc_method";
+
 export interface EngineMetrics {
   metrics: Metrics;
-  calls: Counter<"method" | "code">;
-  callSeconds: Histogram<"method">;
-  streamedItems: Counter<"method">;
+  /** grpc_server_handled_total: completed calls by status code. */
+  calls: Counter<GrpcLabels | "grpc_code">;
+  /** grpc_server_handling_seconds: call duration (streams: until the last message). */
+  callSeconds: Histogram<GrpcLabels>;
+  /** grpc_server_msg_sent_total: messages sent on server streams. */
+  streamedItems: Counter<GrpcLabels>;
   /** 1 while the store answers; 0 = degraded: checks at the applied revision still work, writes and fresh reads do not. */
   storeUp: Gauge;
-  /** Streams reset because the client read nothing for the idle timeout. */
-  stalledStreams: Counter<"method">;
+  /** Streams reset because the client read nothing for the idle timeout (same labels as the standard gRPC metrics). */
+  stalledStreams: Counter<GrpcLabels>;
   /** The in-flight count of a method (grpc_in_flight{method}); increment and decrement `.value`. */
   inFlight(method: string): InFlightCount;
   appliedRevision: Gauge;
@@ -29,6 +35,9 @@ export interface EngineMetrics {
   feedApplyLag: Histogram;
   relationships: Gauge;
   ready: Gauge;
+  /** 1 for the active role configuration (labels: content hash, directory). */
+  roleConfigInfo: Gauge<"hash" | "dir">;
+  roleConfigLoaded: Gauge;
 }
 
 export function createEngineMetrics(processMetrics = true): EngineMetrics {
@@ -45,11 +54,28 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
   });
   return {
     metrics,
-    calls: metrics.counter("grpc_calls_total", "Completed gRPC calls by method and status code.", ["method", "code"]),
-    callSeconds: metrics.histogram("grpc_call_seconds", "gRPC call duration (streams: until the last item).", ["method"]),
-    streamedItems: metrics.counter("grpc_streamed_items_total", "Items sent on server streams.", ["method"]),
+    // Unprefixed standard names, so stock gRPC dashboards and alerts work as they are.
+    calls: new Counter({
+      name: "grpc_server_handled_total",
+      help: "Total number of RPCs completed on the server, regardless of success or failure.",
+      labelNames: ["grpc_type", "grpc_service", "grpc_method", "grpc_code"],
+      registers: [metrics.registry],
+    }),
+    callSeconds: new Histogram({
+      name: "grpc_server_handling_seconds",
+      help: "Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.",
+      labelNames: ["grpc_type", "grpc_service", "grpc_method"],
+      buckets: LATENCY_BUCKETS_SECONDS,
+      registers: [metrics.registry],
+    }),
+    streamedItems: new Counter({
+      name: "grpc_server_msg_sent_total",
+      help: "Total number of gRPC stream messages sent by the server.",
+      labelNames: ["grpc_type", "grpc_service", "grpc_method"],
+      registers: [metrics.registry],
+    }),
     storeUp: metrics.gauge("store_up", "1 while the store answers (ReportResource, DeleteResource, CheckForUpdate, at_least_as_fresh work); 0 = degraded, checks from memory only."),
-    stalledStreams: metrics.counter("grpc_stalled_streams_total", "Server streams reset because the client stopped reading.", ["method"]),
+    stalledStreams: metrics.counter("grpc_stalled_streams_total", "Server streams reset because the client stopped reading.", ["grpc_type", "grpc_service", "grpc_method"]),
     inFlight(method) {
       let count = inFlight.get(method);
       if (count === undefined) inFlight.set(method, (count = { value: 0 }));
@@ -65,5 +91,7 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
     ),
     relationships: metrics.gauge("relationships", "Relationships held in memory."),
     ready: metrics.gauge("ready", "1 once the snapshot is loaded and the change feed is healthy."),
+    roleConfigInfo: metrics.gauge("role_config_info", "1 for the active role configuration: its content hash and directory.", ["hash", "dir"]),
+    roleConfigLoaded: metrics.gauge("role_config_loaded_timestamp_seconds", "When the active role configuration was loaded (Unix seconds)."),
   };
 }

@@ -2,9 +2,9 @@ import { createServer as createHttpServer, type Server as HttpServer } from "nod
 import type { AddressInfo } from "node:net";
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { compileSchema, type Model } from "@gatehouse/evaluator";
-import { compileRoleModel } from "@gatehouse/role-config";
-import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService } from "@gatehouse/proto";
-import { cachedProbe, createLogger, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { compileRoleModel, loadConfigDirectory, modelOf as roleConfigModel, type ConfigIdentity } from "@gatehouse/role-config";
+import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
+import { cachedProbe, createLogger, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import type { EngineContext } from "./commands/context.js";
 import { LookupCache } from "./commands/lookup-cache.js";
 import { openWritePolicy, reporterWritePolicy } from "./commands/write-policy.js";
@@ -13,6 +13,7 @@ import { EngineError } from "./errors.js";
 import { createAuthenticator, probeAuthenticator } from "./grpc/authn.js";
 import { serverStream, unary, type CallDeps } from "./grpc/calls.js";
 import { acceptEncodedResponses, memoizeResponseBytes } from "./grpc/encoded-responses.js";
+import { addReflection } from "./grpc/reflection.js";
 import { EngineGraph } from "./graph/engine-graph.js";
 import { openStore, type Store } from "@gatehouse/store";
 import { storeGraphSource, storeResourceWriter } from "./graph/store-source.js";
@@ -20,7 +21,8 @@ import { wallClockMs } from "./graph/clock.js";
 import { checkHandlers } from "./handlers/checks.js";
 import { listHandlers } from "./handlers/lists.js";
 import { resourceHandlers } from "./handlers/resources.js";
-import { kesselHealthHandlers, standardHealthService, type Readiness } from "./health.js";
+import { tupleHandlers } from "./handlers/tuples.js";
+import { INVENTORY_SERVICE_NAME, kesselHealthHandlers, standardHealthService, type Readiness } from "./health.js";
 import { createEngineMetrics, type EngineMetrics } from "./metrics.js";
 
 export interface EngineServer {
@@ -37,10 +39,15 @@ export interface EngineServer {
   appliedAt(revision: number): number | undefined;
 }
 
-function modelOf(config: EngineConfig): Model {
-  if (config.model) return config.model;
-  if (config.schemaText !== undefined) return compileSchema(config.schemaText);
-  return compileRoleModel(config.environment ?? "stage");
+/** The schema to evaluate, and the identity of the role configuration it came from (if any). */
+function modelOf(config: EngineConfig): { model: Model; identity?: ConfigIdentity } {
+  if (config.model) return { model: config.model };
+  if (config.schemaText !== undefined) return { model: compileSchema(config.schemaText) };
+  if (config.roleConfigDir) {
+    const loaded = loadConfigDirectory(config.roleConfigDir);
+    return { model: roleConfigModel(loaded), identity: loaded.identity };
+  }
+  return { model: compileRoleModel(config.environment ?? "stage") };
 }
 
 function inventoryService(ctx: EngineContext, resolved: ResolvedConfig, deps: CallDeps): UntypedServiceImplementation {
@@ -65,9 +72,16 @@ function inventoryService(ctx: EngineContext, resolved: ResolvedConfig, deps: Ca
  * `/livez`: the process answers. `/readyz`: the snapshot is loaded and the engine is not stopping,
  * so Check, CheckBulk, CheckSelf* and StreamedList* with minimize_latency are answered from memory.
  * Whether the store answers too (writes, CheckForUpdate*, at_least_as_fresh) is `store_up` in
- * `/metrics`, refreshed on each scrape: degraded, not unready.
+ * `/metrics`, refreshed on each scrape: degraded, not unready. `/role-config`: the active role
+ * configuration's identity.
  */
-function metricsServer(metrics: EngineMetrics, readiness: Readiness, storeAnswers: () => Promise<boolean>, logger: Logger): HttpServer {
+function metricsServer(
+  metrics: EngineMetrics,
+  readiness: Readiness,
+  storeAnswers: () => Promise<boolean>,
+  logger: Logger,
+  identity: () => ConfigIdentity | undefined,
+): HttpServer {
   return createHttpServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0];
     if (request.method !== "GET") {
@@ -83,6 +97,11 @@ function metricsServer(metrics: EngineMetrics, readiness: Readiness, storeAnswer
           response.writeHead(500).end();
         },
       );
+    } else if (path === "/role-config") {
+      const active = identity();
+      response
+        .writeHead(active ? 200 : 404, { "content-type": "application/json" })
+        .end(JSON.stringify(active ? { hash: active.hash, dir: active.dir, loaded_at: active.loadedAt.toISOString() } : { detail: "The engine runs on a schema given directly, not on a role-configuration directory." }));
     } else if (path === "/livez") {
       response.writeHead(200, { "content-type": "text/plain" }).end("OK");
     } else if (path === "/readyz") {
@@ -107,19 +126,39 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
   let endWatches: () => void = () => {};
   let stopping = false;
   let state: "new" | "starting" | "started" | "stopped" = "new";
+  let activeIdentity: ConfigIdentity | undefined;
 
   const readiness: Readiness = { ready: () => !stopping && graph !== null && graph.ready };
 
   async function start(): Promise<{ port: number; metricsPort: number }> {
     if (state !== "new") throw new EngineError("invalid-config", "The engine server can be started once.");
     state = "starting";
-    const model = modelOf(config);
     const store = config.store ?? (ownedStore = await openStore({ domain: resolved.domain, ...config.storeConfig }));
+    // Once a reload has recorded the active role configuration, it is the schema (not the files,
+    // which may hold a change the reload refused) unless the schema was given directly.
+    const recorded = config.model || config.schemaText !== undefined ? undefined : await store.roleConfig.active();
+    const { model, identity } = recorded ? { model: compileSchema(recorded.schemaZed), identity: { hash: recorded.hash, dir: recorded.dir, loadedAt: recorded.loadedAt } } : modelOf(config);
+    activeIdentity = identity;
+    if (identity) {
+      metrics.roleConfigInfo.set({ hash: identity.hash, dir: identity.dir }, 1);
+      metrics.roleConfigLoaded.set(identity.loadedAt.getTime() / 1000);
+    }
     const source = storeGraphSource(store);
     graph = new EngineGraph({
       model,
       source,
       logger,
+      onModelReplaced: (next) => {
+        ctx.model = next;
+        ctx.lookupCache = new LookupCache();
+        void store.roleConfig.active().then((active) => {
+          if (!active) return;
+          activeIdentity = { hash: active.hash, dir: active.dir, loadedAt: active.loadedAt };
+          metrics.roleConfigInfo.reset();
+          metrics.roleConfigInfo.set({ hash: active.hash, dir: active.dir }, 1);
+          metrics.roleConfigLoaded.set(active.loadedAt.getTime() / 1000);
+        }, (error: unknown) => logger.warn({ err: error }, "could not read the active role configuration's identity"));
+      },
       onApplied: (batch) => {
         // committed_at is the database's clock, "now" is ours: the same host clock when Postgres
         // runs on this machine; across machines the figure includes their skew (NTP keeps it to
@@ -148,6 +187,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       authenticator,
       metrics,
       logger,
+      service: INVENTORY_SERVICE_NAME,
       streams: { maxActive: resolved.streams.maxActive, idleTimeoutMs: resolved.streams.idleTimeoutMs, active: 0 },
     };
 
@@ -156,8 +196,17 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       acceptEncodedResponses(memoizeResponseBytes(KesselInventoryServiceService, ["check", "checkSelf", "checkForUpdate"]), ["streamedListObjects"]),
       inventoryService(ctx, resolved, deps),
     );
+    // relations-api's tuple replication (a management plane such as insights-rbac writing into Gatehouse).
+    const tuples = tupleHandlers(store.replicated, ctx);
+    const tupleDeps: CallDeps = { ...deps, service: "kessel.relations.v1beta1.KesselTupleService" };
+    grpcServer.addService(relations.KesselTupleServiceService, {
+      createTuples: unary("CreateTuples", tupleDeps, tuples.createTuples),
+      deleteTuples: unary("DeleteTuples", tupleDeps, tuples.deleteTuples),
+      acquireLock: unary("AcquireLock", tupleDeps, tuples.acquireLock),
+      readTuples: serverStream("ReadTuples", tupleDeps, tuples.readTuples),
+    });
     const kesselHealth = kesselHealthHandlers(readiness);
-    const probeDeps: CallDeps = { ...deps, authenticator: probeAuthenticator };
+    const probeDeps: CallDeps = { ...deps, authenticator: probeAuthenticator, service: "kessel.inventory.v1.KesselInventoryHealthService" };
     grpcServer.addService(KesselInventoryHealthServiceService, {
       getLivez: unary("GetLivez", probeDeps, kesselHealth.getLivez),
       getReadyz: unary("GetReadyz", probeDeps, kesselHealth.getReadyz),
@@ -165,6 +214,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const standardHealth = standardHealthService(readiness);
     endWatches = standardHealth.endWatches;
     grpcServer.addService(HealthService, standardHealth.implementation);
+    addReflection(grpcServer);
     for (const extra of config.extraServices ?? []) grpcServer.addService(extra.definition, extra.implementation);
 
     const credentials = resolved.tls
@@ -175,7 +225,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       server.bindAsync(`${resolved.host}:${resolved.port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound))),
     );
 
-    const http = (httpServer = metricsServer(metrics, readiness, cachedProbe(() => source.headRevision()), logger));
+    const http = (httpServer = metricsServer(metrics, readiness, cachedProbe(() => source.headRevision()), logger, () => activeIdentity));
     const metricsPort = await new Promise<number>((resolve, reject) => {
       http.once("error", reject);
       http.listen(resolved.metricsPort, resolved.host, () => resolve((http.address() as AddressInfo).port));
@@ -213,7 +263,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     }
     await graph?.close();
     const http = httpServer;
-    if (http) await new Promise<void>((resolve) => http.close(() => resolve()));
+    if (http) await drainHttpServer(http, resolved.shutdownTimeoutMs);
     await ownedStore?.close();
     logger.info("authz engine stopped");
   }

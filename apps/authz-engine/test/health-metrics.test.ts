@@ -26,7 +26,11 @@ it("serves grpc.health.v1 and Prometheus metrics", async () => {
 
   await call(engine.client, "check", { object: workspace("w"), relation: "view", subject: { resource: principal("a") } });
   const metrics = await (await fetch(`http://127.0.0.1:${engine.metricsPort}/metrics`)).text();
-  expect(metrics).toMatch(/gatehouse_engine_grpc_calls_total\{method="Check",code="OK"\} 1/);
+  expect(metrics).toMatch(/grpc_server_handled_total\{grpc_type="unary",grpc_service="kessel.inventory.v1beta2.KesselInventoryService",grpc_method="Check",grpc_code="OK"\} 1/);
+  expect(metrics).toMatch(/grpc_server_handling_seconds_count\{grpc_type="unary",grpc_service="kessel.inventory.v1beta2.KesselInventoryService",grpc_method="Check"\} 1/);
+  // Standard process metrics, unprefixed.
+  expect(metrics).toMatch(/^process_cpu_seconds_total /m);
+  expect(metrics).toMatch(/^nodejs_eventloop_lag_seconds /m);
   expect(metrics).toMatch(/gatehouse_engine_ready 1/);
   expect(metrics).toMatch(/gatehouse_engine_grpc_in_flight\{method="Check"\} 0/);
   expect((await fetch(`http://127.0.0.1:${engine.metricsPort}/readyz`)).status).toBe(200);

@@ -9,6 +9,9 @@ import { openStore, type Store } from "@gatehouse/store";
 import { fetchOIDCDiscovery, OAuth2ClientCredentials } from "@project-kessel/kessel-sdk/kessel/auth";
 import { ClientBuilder as HealthClientBuilder } from "@project-kessel/kessel-sdk/kessel/inventory/v1";
 import { ClientBuilder } from "@project-kessel/kessel-sdk/kessel/inventory/v1beta2";
+import { KesselInventoryServiceClient as SdkInventoryClient } from "@project-kessel/kessel-sdk/kessel/inventory/v1beta2/inventory_service";
+import type { CheckRequest as SdkCheckRequest } from "@project-kessel/kessel-sdk/kessel/inventory/v1beta2/check_request";
+import { oauth2CallCredentials } from "@project-kessel/kessel-sdk/kessel/grpc";
 import { principalSubject, workspaceResource } from "@project-kessel/kessel-sdk/kessel/rbac/v2";
 import { OAuth2Server, type JwtTransform } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -257,6 +260,24 @@ describe("OIDC over TLS with the Kessel SDK", () => {
 
     // The SDK refuses call credentials on a plaintext channel, so a token never travels unencrypted.
     expect(() => new ClientBuilder(`127.0.0.1:${oidc.port}`).oauth2ClientAuthenticated(auth, credentials.createInsecure())).toThrow(/insecure channel/);
+  });
+
+  it("kessel-sdk-node examples builder/auth.ts and vanilla/auth.ts: their check, unchanged", async () => {
+    const exampleCheck: SdkCheckRequest = {
+      object: { reporter: { type: "rbac" }, resourceId: "1234", resourceType: "workspace" },
+      relation: "inventory_host_view",
+      subject: { resource: { reporter: { type: "rbac" }, resourceId: "foobar", resourceType: "principal" } },
+    };
+    const discovery = await fetchOIDCDiscovery(httpsIssuer.url);
+    const auth = new OAuth2ClientCredentials({ clientId: APP.clientId, clientSecret: APP.secret, tokenEndpoint: discovery.tokenEndpoint });
+    // builder/auth.ts: default channel credentials (system roots; the test CA is trusted by the workers).
+    const client = new ClientBuilder(`localhost:${tls.port}`).oauth2ClientAuthenticated(auth).buildAsync();
+    expect((await client.check(exampleCheck)).allowed).toBe(Allowed.ALLOWED_FALSE);
+    // vanilla/auth.ts: the generated stub with SSL channel credentials combined with the SDK's call credentials.
+    const stub = new SdkInventoryClient(`localhost:${tls.port}`, credentials.combineChannelCredentials(ChannelCredentials.createSsl(), oauth2CallCredentials(auth)));
+    const response = await new Promise<{ allowed: number }>((resolve, reject) => stub.check(exampleCheck, (error, res) => (error ? reject(error) : resolve(res))));
+    stub.close();
+    expect(response.allowed).toBe(Allowed.ALLOWED_FALSE);
   });
 
   it("rejects the SDK's calls when its token is not for the engine", async () => {

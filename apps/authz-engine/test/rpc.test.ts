@@ -248,8 +248,11 @@ describe("ReportResource / DeleteResource", () => {
     expect(badType.details).toMatch(/type.*pattern/);
     const badVisibility = await rejection(call(engine.client, "reportResource", { ...report("h", "ws-child"), writeVisibility: 7 as WriteVisibility }));
     expect(badVisibility.details).toContain("write_visibility");
-    const unknownWorkspace = await rejection(call(engine.client, "reportResource", report("h", "no-such-workspace")));
-    expect(unknownWorkspace.code).toBe(status.NOT_FOUND);
+    const unknownType = await rejection(call(engine.client, "reportResource", { ...report("h", "ws-child"), type: "widget" }));
+    expect(unknownType.code).toBe(status.INVALID_ARGUMENT);
+    // A workspace nobody has created is accepted and held (test/pending-placement.test.ts).
+    await call(engine.client, "reportResource", report("h", "no-such-workspace"));
+    expect(await engine.store.placements.get("hbi/host", "h")).toMatchObject({ workspaceId: "no-such-workspace" });
     const noReference = await rejection(call(engine.client, "deleteResource", {}));
     expect(noReference.code).toBe(status.INVALID_ARGUMENT);
   });

@@ -34,8 +34,14 @@ export default function setup(project: TestProject): () => void {
   const extra = previous && existsSync(previous) ? readFileSync(previous, "utf8") + "\n" : "";
   writeFileSync(bundle, extra + readFileSync(join(dir, "ca.pem"), "utf8"));
   process.env["NODE_EXTRA_CA_CERTS"] = bundle;
+  // grpc-js's default roots (createSsl() without a CA, as the SDK's auth examples use it): the
+  // operator's way to trust a private CA without changing client code.
+  const previousGrpcRoots = process.env["GRPC_DEFAULT_SSL_ROOTS_FILE_PATH"];
+  process.env["GRPC_DEFAULT_SSL_ROOTS_FILE_PATH"] = bundle;
   project.provide("tlsDir", dir);
   return () => {
+    if (previousGrpcRoots === undefined) delete process.env["GRPC_DEFAULT_SSL_ROOTS_FILE_PATH"];
+    else process.env["GRPC_DEFAULT_SSL_ROOTS_FILE_PATH"] = previousGrpcRoots;
     if (previous === undefined) delete process.env["NODE_EXTRA_CA_CERTS"];
     else process.env["NODE_EXTRA_CA_CERTS"] = previous;
     rmSync(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@
 import { Worker } from "node:worker_threads";
 import { encodeIdentityHeader } from "@gatehouse/auth";
 import { openTestStore } from "@gatehouse/store/testing";
+import { percentile } from "@gatehouse/telemetry";
 import { buildServer, loadRoleConfiguration } from "../src/index.js";
 
 const backend = process.env["BENCH_BACKEND"] === "pglite" ? "pglite" : "pg";
@@ -25,10 +26,6 @@ async function call(method: string, path: string, headers: Record<string, string
   const res = await fetch(base + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : null };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
 async function load(name: string, path: string, headers: Record<string, string>): Promise<void> {

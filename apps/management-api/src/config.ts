@@ -1,4 +1,5 @@
 import { parseSystemUsers, type SystemUsers } from "@gatehouse/auth";
+import { ConfigError, defineConfig, httpServerLimits, httpServerSettings, oidcSettings, processSettings, roleConfigSettings, setting, storeSettings } from "@gatehouse/config";
 import { MAX_WORKSPACE_DEPTH_LIMIT } from "@gatehouse/store";
 import { DEFAULT_HTTP_LIMITS, type HttpServerLimits } from "./http/server-limits.js";
 
@@ -14,6 +15,8 @@ export interface ManagementApiConfig {
   domain: string;
   /** Role configuration environment (`stage` or `prod`). */
   env: "stage" | "prod";
+  /** A role-configuration directory (`configs/<env>` of an rbac-config checkout); default: the built-in `env`. */
+  roleConfigDir?: string;
   /**
    * Accept `x-rh-identity` as proof of identity (behind a trusted gateway, or locally). Default: true
    * without an OIDC issuer, false with one. A bearer token, when sent, is always verified and wins.
@@ -32,6 +35,8 @@ export interface ManagementApiConfig {
   readYourWritesTimeoutMs: number;
   /** Memory for cached GET answers (keyed by revision, so never stale for this instance); 0 = off. */
   readCacheBytes: number;
+  /** On stop, how long requests in flight may take to finish before their connections are closed, ms. */
+  shutdownTimeoutMs: number;
   logLevel?: string;
   /** Timeouts and the connection cap of the HTTP server. */
   http: HttpServerLimits;
@@ -51,68 +56,79 @@ export const DEFAULT_CONFIG: ManagementApiConfig = {
   readYourWritesTimeoutMs: 10_000,
   readCacheBytes: 64 * 1024 * 1024,
   http: DEFAULT_HTTP_LIMITS,
+  shutdownTimeoutMs: 10_000,
 };
 
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-}
+export { ConfigError };
 
-function int(env: NodeJS.ProcessEnv, key: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = env[key];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(max === Number.MAX_SAFE_INTEGER ? `${key} must be an integer ≥ ${min}, got '${raw}'.` : `${key} must be an integer from ${min} to ${max}, got '${raw}'.`);
-  }
-  return value;
-}
-
-function bool(env: NodeJS.ProcessEnv, key: string, fallback: boolean): boolean {
-  const raw = env[key]?.trim().toLowerCase();
-  if (raw === undefined || raw === "") return fallback;
-  if (["1", "true", "yes", "on"].includes(raw)) return true;
-  if (["0", "false", "no", "off"].includes(raw)) return false;
-  throw new ConfigError(`${key} must be true or false, got '${env[key]}'.`);
-}
+/** The management API's environment variables: one zod schema, also rendered into the README and .env.example. */
+export const managementSettings = defineConfig("management-api", {
+  PORT: setting.port("HTTP port", DEFAULT_CONFIG.port),
+  HOST: setting.string("listen address", { default: DEFAULT_CONFIG.host }),
+  ...storeSettings,
+  ...roleConfigSettings,
+  // Unset: trusted only without OIDC_ISSUER_URL (a forged header must not beat a configured token check).
+  TRUST_IDENTITY_HEADER: setting.custom<boolean | undefined>(
+    "accept `x-rh-identity` (behind a trusted gateway, or locally); a verified bearer token always wins over it",
+    undefined,
+    "true without OIDC_ISSUER_URL, false with it",
+    (value) => {
+      const lower = value.toLowerCase();
+      if (["1", "true", "yes", "on"].includes(lower)) return true;
+      if (["0", "false", "no", "off"].includes(lower)) return false;
+      throw new Error("must be true or false");
+    },
+  ),
+  ...oidcSettings,
+  SYSTEM_USERS: setting.custom("JSON `{\"<sub>\": {\"admin\": bool, \"is_service_account\": bool, \"allow_any_org\": bool}}`", DEFAULT_CONFIG.systemUsers, "{}", (value) =>
+    parseSystemUsers(value),
+  ),
+  WORKSPACE_MAX_DEPTH: setting.int(`edges a workspace may sit below root (at most ${MAX_WORKSPACE_DEPTH_LIMIT}, below the evaluator's depth limit)`, {
+    default: DEFAULT_CONFIG.workspaceMaxDepth,
+    min: 1,
+    max: MAX_WORKSPACE_DEPTH_LIMIT,
+  }),
+  WORKSPACE_ORG_CREATION_LIMIT: setting.int("standard workspaces an organisation may hold", { default: DEFAULT_CONFIG.workspaceOrgLimit, min: 1 }),
+  ALLOW_CHILDREN_UNDER_ROOT: setting.bool("whether workspaces may be created directly under root", DEFAULT_CONFIG.allowChildrenUnderRoot),
+  MAX_BODY_BYTES: setting.int("request body limit", { default: DEFAULT_CONFIG.maxBodyBytes, min: 1 }),
+  READ_YOUR_WRITES_TIMEOUT_MS: setting.int("bound on waiting for the authorization graph to catch up with a write", { default: DEFAULT_CONFIG.readYourWritesTimeoutMs, min: 1 }),
+  READ_CACHE_BYTES: setting.int("memory for cached GET answers (keyed by revision); 0 turns the cache off", { default: DEFAULT_CONFIG.readCacheBytes, min: 0 }),
+  ...httpServerSettings,
+  ...processSettings,
+});
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementApiConfig {
-  const environment = env["GATEHOUSE_ENV"] ?? DEFAULT_CONFIG.env;
-  if (environment !== "stage" && environment !== "prod") throw new ConfigError(`GATEHOUSE_ENV must be stage or prod, got '${environment}'.`);
-  const issuerUrl = env["OIDC_ISSUER_URL"];
+  const v = managementSettings.parse(env);
   return {
     ...DEFAULT_CONFIG,
-    port: int(env, "PORT", DEFAULT_CONFIG.port, 0),
-    host: env["HOST"] ?? DEFAULT_CONFIG.host,
-    ...(env["DATABASE_URL"] ? { databaseUrl: env["DATABASE_URL"] } : {}),
-    ...(env["GATEHOUSE_DATA_DIR"] ? { dataDir: env["GATEHOUSE_DATA_DIR"] } : {}),
-    domain: env["GATEHOUSE_DOMAIN"] ?? DEFAULT_CONFIG.domain,
-    env: environment,
-    trustIdentityHeader: bool(env, "TRUST_IDENTITY_HEADER", issuerUrl ? false : DEFAULT_CONFIG.trustIdentityHeader),
-    ...(issuerUrl
+    port: v.PORT,
+    host: v.HOST,
+    ...(v.DATABASE_URL ? { databaseUrl: v.DATABASE_URL } : {}),
+    ...(v.GATEHOUSE_DATA_DIR ? { dataDir: v.GATEHOUSE_DATA_DIR } : {}),
+    domain: v.GATEHOUSE_DOMAIN,
+    env: v.GATEHOUSE_ENV,
+    ...(v.GATEHOUSE_ROLE_CONFIG ? { roleConfigDir: v.GATEHOUSE_ROLE_CONFIG } : {}),
+    trustIdentityHeader: v.TRUST_IDENTITY_HEADER ?? !v.OIDC_ISSUER_URL,
+    ...(v.OIDC_ISSUER_URL
       ? {
           oidc: {
-            issuerUrl,
-            ...(env["OIDC_AUDIENCE"] ? { audience: env["OIDC_AUDIENCE"] } : {}),
-            ...(env["OIDC_CLIENT_ID"] ? { clientId: env["OIDC_CLIENT_ID"] } : {}),
-            skipClientIdCheck: bool(env, "OIDC_SKIP_CLIENT_ID_CHECK", false),
-            insecure: bool(env, "OIDC_INSECURE", false),
+            issuerUrl: v.OIDC_ISSUER_URL,
+            ...(v.OIDC_AUDIENCE ? { audience: v.OIDC_AUDIENCE } : {}),
+            ...(v.OIDC_CLIENT_ID ? { clientId: v.OIDC_CLIENT_ID } : {}),
+            skipClientIdCheck: v.OIDC_SKIP_CLIENT_ID_CHECK,
+            insecure: v.OIDC_INSECURE,
           },
         }
       : {}),
-    systemUsers: parseSystemUsers(env["SYSTEM_USERS"]),
-    workspaceMaxDepth: int(env, "WORKSPACE_MAX_DEPTH", DEFAULT_CONFIG.workspaceMaxDepth, 1, MAX_WORKSPACE_DEPTH_LIMIT),
-    workspaceOrgLimit: int(env, "WORKSPACE_ORG_CREATION_LIMIT", DEFAULT_CONFIG.workspaceOrgLimit, 1),
-    allowChildrenUnderRoot: bool(env, "ALLOW_CHILDREN_UNDER_ROOT", DEFAULT_CONFIG.allowChildrenUnderRoot),
-    maxBodyBytes: int(env, "MAX_BODY_BYTES", DEFAULT_CONFIG.maxBodyBytes, 1),
-    readYourWritesTimeoutMs: int(env, "READ_YOUR_WRITES_TIMEOUT_MS", DEFAULT_CONFIG.readYourWritesTimeoutMs, 1),
-    readCacheBytes: int(env, "READ_CACHE_BYTES", DEFAULT_CONFIG.readCacheBytes, 0),
-    ...(env["LOG_LEVEL"] ? { logLevel: env["LOG_LEVEL"] } : {}),
-    http: {
-      headersTimeoutMs: int(env, "HTTP_HEADERS_TIMEOUT_MS", DEFAULT_HTTP_LIMITS.headersTimeoutMs, 1),
-      requestTimeoutMs: int(env, "HTTP_REQUEST_TIMEOUT_MS", DEFAULT_HTTP_LIMITS.requestTimeoutMs, 1),
-      keepAliveTimeoutMs: int(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs, 1),
-      idleTimeoutMs: int(env, "HTTP_IDLE_TIMEOUT_MS", DEFAULT_HTTP_LIMITS.idleTimeoutMs, 1),
-      maxConnections: int(env, "HTTP_MAX_CONNECTIONS", DEFAULT_HTTP_LIMITS.maxConnections, 1),
-    },
+    systemUsers: v.SYSTEM_USERS,
+    workspaceMaxDepth: v.WORKSPACE_MAX_DEPTH,
+    workspaceOrgLimit: v.WORKSPACE_ORG_CREATION_LIMIT,
+    allowChildrenUnderRoot: v.ALLOW_CHILDREN_UNDER_ROOT,
+    maxBodyBytes: v.MAX_BODY_BYTES,
+    readYourWritesTimeoutMs: v.READ_YOUR_WRITES_TIMEOUT_MS,
+    readCacheBytes: v.READ_CACHE_BYTES,
+    shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    logLevel: v.LOG_LEVEL,
+    http: httpServerLimits(v),
   };
 }

@@ -1,9 +1,22 @@
 // Process entry: read the environment, start the server, stop cleanly on signals.
-import { configFromEnv } from "./config.js";
+import { configFromEnv, ConfigError, type ManagementApiConfig } from "./config.js";
 import { buildServer } from "./server.js";
 
-const server = buildServer(configFromEnv());
+let config: ManagementApiConfig;
+try {
+  config = configFromEnv();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  // One line naming each bad variable, not a stack trace.
+  console.error(error.message);
+  process.exit(1);
+}
+const server = buildServer(config);
 await server.start();
+// SIGHUP: reload the role configuration (a refused or invalid one is logged; nothing changes).
+process.on("SIGHUP", () => {
+  server.reloadRoleConfiguration().catch((error: unknown) => console.error(`role configuration reload failed: ${error instanceof Error ? error.message : String(error)}`));
+});
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     server.stop().then(

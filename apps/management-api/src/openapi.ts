@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { accessPaths } from "./openapi-access.js";
 import { offsetPageSchema, problemSchema } from "./schemas/common.js";
 import {
   groupBody,
@@ -149,6 +150,7 @@ export function buildOpenApiDocument(): Json {
     [`${v1}/principals/`]: {
       get: op("Principals_listV1", "Principals", { parameters: queryParameters(principalListQuery), responses: { "200": json(principalListSchema) } }),
     },
+    ...(accessPaths(v2, { op, json, body }) as Record<string, Record<string, Operation>>),
   };
   cached = {
     openapi: "3.1.0",

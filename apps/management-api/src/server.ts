@@ -1,24 +1,31 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createOidcVerifier } from "@gatehouse/auth";
+import { parseSchema } from "@gatehouse/evaluator";
 import { openStore, type Store } from "@gatehouse/store";
-import { cachedProbe, createLogger, createMetrics, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { cachedProbe, createLogger, createMetrics, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import express, { type Express } from "express";
 import { Authorizer } from "./authz/authorizer.js";
 import { loadRoleConfiguration, type RoleConfiguration } from "./authz/role-config.js";
+import { applyRoleConfiguration, describeElement, type ReloadResult } from "./authz/reload.js";
 import type { Services } from "./commands/services.js";
 import { DEFAULT_CONFIG, type ManagementApiConfig } from "./config.js";
 import { problemMiddleware } from "./http/errors.js";
 import { identityMiddleware } from "./http/identity.js";
 import { readCache } from "./http/read-cache.js";
+import { isLoopbackAddress } from "./http/loopback.js";
+import { v2MethodNotAllowed } from "./http/method-not-allowed.js";
 import { applyServerLimits } from "./http/server-limits.js";
 import { ApiError } from "./http/problem.js";
 import { requestLogging } from "./http/request-log.js";
 import { rejectNulBytes, requireJsonBody } from "./http/validate.js";
 import { buildOpenApiDocument } from "./openapi.js";
+import { CONSOLE_PREFIX, consoleStatic, defaultConsoleDir } from "./http/console-static.js";
+import { accessRoutes } from "./routes/access.js";
 import { groupRoutes, principalRoutes } from "./routes/groups.js";
 import { roleBindingRoutes } from "./routes/role-bindings.js";
 import { roleRoutes } from "./routes/roles.js";
+import { v1Routes } from "./routes/v1.js";
 import { workspaceRoutes } from "./routes/workspaces.js";
 
 export const API_V2_PREFIX = "/api/rbac/v2";
@@ -32,11 +39,15 @@ export interface BuildServerOptions {
   /** Schema, catalogue and system roles; default: @gatehouse/role-config for `config.env`. */
   roleConfiguration?: RoleConfiguration;
   logger?: Logger;
+  /** Built console to serve under /console/; default: @gatehouse/console's dist/ when built; null: none. */
+  consoleDir?: string | null;
 }
 
 export interface ManagementApiServer {
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
+  /** Reloads the role configuration (SIGHUP and `POST /role-config/reload` call this). */
+  reloadRoleConfiguration(): Promise<ReloadResult>;
   readonly app: Express;
 }
 
@@ -45,7 +56,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   const headerDefault = partial.oidc && partial.trustIdentityHeader === undefined ? { trustIdentityHeader: false } : {};
   const config: ManagementApiConfig = { ...DEFAULT_CONFIG, ...headerDefault, ...partial };
   const logger = options.logger ?? createLogger({ name: "management-api", ...(config.logLevel ? { level: config.logLevel } : {}) });
-  const metrics = createMetrics({ prefix: "gatehouse_management_", processMetrics: false });
+  const metrics = createMetrics({ prefix: "gatehouse_management_" });
   const storeUp = metrics.gauge("store_up", "1 when the last readiness probe reached the store, else 0.");
   const app = express();
   app.disable("x-powered-by");
@@ -59,6 +70,9 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   let ready = false;
   let started = false;
 
+  // First, so that every answer (probes and errors included) carries the request id.
+  const [logRequest, observeRequest] = requestLogging(logger, metrics);
+  app.use(logRequest!);
   app.get("/livez", (_req, res) => {
     res.json({ status: "ok" });
   });
@@ -78,11 +92,59 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   app.get("/metrics", (_req, res, next) => {
     metrics.render().then((text) => res.type(metricsContentType).send(text), next);
   });
+  // Which role configuration is active (also the gatehouse_management_role_config_info metric).
+  let activeConfig: RoleConfiguration | null = null;
+  const configInfo = metrics.gauge("role_config_info", "1 for the active role configuration: its content hash and directory.", ["hash", "dir"]);
+  const configLoaded = metrics.gauge("role_config_loaded_timestamp_seconds", "When the active role configuration was loaded (Unix seconds).");
+  function publishIdentity(config: RoleConfiguration): void {
+    activeConfig = config;
+    configInfo.reset();
+    configInfo.set({ hash: config.identity.hash, dir: config.identity.dir }, 1);
+    configLoaded.set(config.identity.loadedAt.getTime() / 1000);
+  }
+  app.get("/role-config", (_req, res) => {
+    if (!activeConfig) {
+      res.status(503).json({ status: "starting" });
+      return;
+    }
+    const { hash, dir, loadedAt } = activeConfig.identity;
+    res.json({ hash, dir, loaded_at: loadedAt.toISOString(), system_roles: activeConfig.systemRoles.length });
+  });
+  // Reload: the same directory (or built-in environment), checked and applied atomically; one at a time.
+  let reloading: Promise<ReloadResult> | null = null;
+  async function reloadRoleConfiguration(): Promise<ReloadResult> {
+    if (!services || !activeConfig) throw new ApiError(503, [{ message: "The service is starting.", field: "detail" }], { headers: { "retry-after": "1" } });
+    const running = activeConfig;
+    const current = services;
+    const started = performance.now();
+    const next = await loadRoleConfiguration(config.env, config.roleConfigDir);
+    const result = await applyRoleConfiguration(current.store, running, next);
+    await current.authz.replaceModel(next.model);
+    current.catalogue = next.catalogue;
+    publishIdentity(next);
+    logger.info({ hash: result.hash, revision: result.revision, added: result.diff.added.length, removed: result.diff.removed.length, seeding: result.seeding, ms: Math.round(performance.now() - started) }, "role configuration reloaded");
+    return result;
+  }
+  const reload = (): Promise<ReloadResult> => {
+    reloading ??= reloadRoleConfiguration().finally(() => (reloading = null));
+    return reloading;
+  };
+  app.post("/role-config/reload", (req, res, next) => {
+    if (!isLoopbackAddress(req.socket.remoteAddress)) {
+      next(new ApiError(403, [{ message: "The role configuration can be reloaded from the local host only (or by SIGHUP).", field: "detail" }]));
+      return;
+    }
+    reload().then(
+      (r) => res.setHeader("x-gatehouse-consistency-token", services!.store.tokens.encode(r.revision)).json({ hash: r.hash, dir: r.dir, loaded_at: r.loadedAt.toISOString(), revision: r.revision, added: r.diff.added.map(describeElement), removed: r.diff.removed.map(describeElement), seeding: r.seeding }),
+      next,
+    );
+  });
   app.get(`${API_V2_PREFIX}/openapi.json`, (_req, res) => {
     res.json(buildOpenApiDocument());
   });
 
-  app.use(requestLogging(logger, metrics));
+  app.use(CONSOLE_PREFIX, consoleStatic(options.consoleDir === undefined ? defaultConsoleDir() : options.consoleDir));
+  app.use(observeRequest!);
   app.use(requireJsonBody);
   app.use(express.json({ limit: config.maxBodyBytes, strict: false, type: ["application/json", "application/*+json"] }));
   app.use(rejectNulBytes);
@@ -114,8 +176,21 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
         domain: config.domain,
         workspaceDepthLimit: config.workspaceMaxDepth,
       }));
-    const roleConfiguration = options.roleConfiguration ?? (await loadRoleConfiguration(config.env));
-    if (roleConfiguration.systemRoles.length > 0) await store.roles.seedSystemRoles(roleConfiguration.systemRoles);
+    const roleConfiguration = options.roleConfiguration ?? (await loadRoleConfiguration(config.env, config.roleConfigDir));
+    // Starting on other files than the recorded active configuration is a reload: the same checks
+    // (a removal still in use refuses to start), the same single transaction.
+    const recorded = await store.roleConfig.active();
+    if (recorded && recorded.hash !== roleConfiguration.identity.hash) {
+      const applied = await applyRoleConfiguration(store, { schemaAst: parseSchema(recorded.schemaZed) }, roleConfiguration);
+      logger.info({ hash: applied.hash, previous: recorded.hash, seeding: applied.seeding }, "role configuration changed since the last run; applied");
+    } else if (roleConfiguration.systemRoles.length > 0) {
+      const { value: seeded } = await store.roles.seedSystemRoles(roleConfiguration.systemRoles);
+      logger.info(
+        { created: seeded.created.length, updated: seeded.updated, unchanged: seeded.unchanged.length, unconfigured: seeded.unconfigured },
+        "system roles seeded",
+      );
+    }
+    publishIdentity(roleConfiguration);
     const authz = new Authorizer(store, roleConfiguration.model, logger);
     await authz.start();
     services = { store, authz, catalogue: roleConfiguration.catalogue, config };
@@ -126,8 +201,8 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
       ...(config.oidc ? { verifier: createOidcVerifier(config.oidc) } : {}),
     });
     if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
-    v2.use(workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services));
-    v1.use(groupRoutes(services), principalRoutes(services));
+    v2.use(v2MethodNotAllowed, workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services), accessRoutes(services));
+    v1.use(groupRoutes(services), principalRoutes(services), v1Routes(services));
     const listening = app.listen(config.port, config.host);
     applyServerLimits(listening, config.http);
     server = listening;
@@ -142,15 +217,16 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   }
 
   async function stopAll(): Promise<void> {
+    // Readiness answers 503 from here on; requests in flight finish (bounded), idle keep-alive
+    // connections close, and only then do the authorization graph and the store go.
     ready = false;
     storeAnswers = null;
     if (server) {
       const closing = server;
       server = null;
-      await new Promise<void>((resolve) => {
-        closing.close(() => resolve());
-        closing.closeAllConnections();
-      });
+      if (!(await drainHttpServer(closing, config.shutdownTimeoutMs))) {
+        logger.warn({ timeoutMs: config.shutdownTimeoutMs }, "requests still in flight at the shutdown deadline were cut off");
+      }
     }
     await services?.authz.stop();
     services = null;
@@ -174,5 +250,6 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
       }
     },
     stop: stopAll,
+    reloadRoleConfiguration: reload,
   };
 }

@@ -31,9 +31,9 @@ describe("authorization by the evaluator", () => {
     // Default access (bound at the organisation) includes inventory:groups:read.
     expect((await app.request("GET", `${V2}/workspaces/${mid}/`, { as: bob })).status).toBe(200);
     expect((await createAs("Nope", mid)).status).toBe(403);
-    // A workspace the caller may not edit is not found for that operation.
-    expect((await patch(leaf, "Renamed")).status).toBe(404);
-    expect((await app.request("DELETE", `${V2}/workspaces/${leaf}/`, { as: bob })).status).toBe(404);
+    // A workspace the caller sees but may not edit is a 403, as in insights-rbac.
+    expect((await patch(leaf, "Renamed")).status).toBe(403);
+    expect((await app.request("DELETE", `${V2}/workspaces/${leaf}/`, { as: bob })).status).toBe(403);
     expect((await app.request("GET", `${V2}/roles/`, { as: bob })).status).toBe(403);
     expect((await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${mid}`, { as: bob })).status).toBe(403);
     expect((await app.request("POST", `${V1}/groups/`, { as: bob, body: { name: "Mine" } })).status).toBe(403);
@@ -64,7 +64,7 @@ describe("authorization by the evaluator", () => {
     expect((await createAs("Bobs", mid)).status).toBe(201);
     expect((await patch(leaf, "Leaf renamed")).status).toBe(200);
     expect((await patch(mid, "Mid renamed")).status).toBe(200);
-    expect((await patch(secret, "Secret renamed")).status).toBe(404);
+    expect((await patch(secret, "Secret renamed")).status).toBe(403);
     expect((await createAs("Above", secret)).status).toBe(403);
 
     const revoked = await app.request("PUT", `${V2}/role-bindings/by-subject/?resource_type=workspace&resource_id=${mid}&subject_type=group&subject_id=${group}`, {

@@ -8,6 +8,11 @@ import {
   type RoleConfiguration,
 } from "../src/index.js";
 
+import { afterAll } from "vitest";
+import { reportOpenApiStats, validateAgainstSpec } from "./openapi-validator.js";
+
+afterAll(reportOpenApiStats);
+
 let shared: Promise<RoleConfiguration> | null = null;
 
 /** The project's stage role configuration, loaded once per test file. */
@@ -72,6 +77,7 @@ export async function startApp(
       if (body !== undefined && !("content-type" in headers)) headers["content-type"] = "application/json";
       const response = await fetch(baseUrl + path, { method, headers, ...(body !== undefined ? { body } : {}) });
       const text = await response.text();
+      validateAgainstSpec(method, path, response.status, response.headers.get("content-type"), text);
       let parsed: unknown = null;
       try {
         parsed = text ? JSON.parse(text) : null;

@@ -130,6 +130,7 @@ describe("service endpoints", () => {
     expect((await app.request("GET", "/livez", { as: null })).status).toBe(200);
     expect((await app.request("GET", "/readyz", { as: null })).status).toBe(200);
     const metrics = await app.request("GET", "/metrics", { as: null });
-    expect(metrics.text).toContain("gatehouse_management_http_request_duration_seconds");
+    expect(metrics.text).toContain("http_request_duration_seconds_bucket{");
+    expect(metrics.text).toMatch(/^process_cpu_seconds_total /m);
   });
 });

@@ -49,7 +49,7 @@ describe("role bindings", () => {
     const directOnly = await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${child}&role_id=${roleId}&exclude_sources=indirect`, { as: admin });
     expect(directOnly.body.data).toHaveLength(0);
     const withGroup = await app.request("GET", `${V2}/role-bindings/?subject_type=group&subject_id=${groupId}&fields=subject(id,group.name)`, { as: admin });
-    expect(withGroup.body.data[0].subject).toEqual({ id: groupId, group: { name: "Readers" } });
+    expect(withGroup.body.data[0].subject).toEqual({ id: groupId, type: "group", group: { name: "Readers" } });
   });
 
   it("is all-or-nothing when one request is bad", async () => {
@@ -107,7 +107,8 @@ describe("role bindings", () => {
     const res = await app.request("GET", `${V2}/role-bindings/?resource.tenant.org_id=rb1&fields=role(id,name),subject(id,type)&limit=-1`, { as: admin });
     expect(res.status).toBe(200);
     const names = res.body.data.map((row: { role: { name: string } }) => row.role.name);
-    expect(names).toEqual(expect.arrayContaining(["Default access", "User Access administrator"]));
+    // The default group's roles carry no tenant-wide permission (as in the public role configuration).
+    expect(names).toEqual(expect.arrayContaining(["User Access administrator"]));
     expect(names.filter((name: string) => name.includes("(organization)"))).toEqual([]);
     expect(res.body.meta.limit).toBe(res.body.data.length);
   });

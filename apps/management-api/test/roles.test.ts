@@ -77,7 +77,7 @@ describe("roles", () => {
     const b = await app.request("POST", `${V2}/roles/`, { as: admin, body: { name: "Del b", permissions: [perm("inventory:hosts:read")] } });
     const put = await app.request("PUT", `${V2}/roles/${a.body.id}/`, { as: admin, body: { name: "Del a2", permissions: [perm("inventory:hosts:write")] } });
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ name: "Del a2", description: null, permissions: [perm("inventory:hosts:write")] });
+    expect(put.body).toMatchObject({ name: "Del a2", description: "", permissions: [perm("inventory:hosts:write")] });
 
     const missing = "00000000-0000-4000-8000-000000000000";
     const partial = await app.request("POST", `${V2}/roles:batchDelete/`, { as: admin, body: { ids: [a.body.id, missing] } });

@@ -5,6 +5,7 @@ import { toApiError } from "../src/http/errors.js";
 import { applyFieldMask, parseFieldMask } from "../src/http/field-mask.js";
 import { encodeCursor, parseCursorPage, parseOffsetPage } from "../src/http/pagination.js";
 import { BINDING_FIELDS } from "../src/schemas/role-bindings.js";
+import { isLoopbackAddress } from "../src/http/loopback.js";
 
 describe("field masks", () => {
   const row = {
@@ -66,6 +67,11 @@ describe("configuration from the environment", () => {
     expect(configFromEnv({ WORKSPACE_MAX_DEPTH: "32" }).workspaceMaxDepth).toBe(32);
     expect(() => configFromEnv({ SYSTEM_USERS: "{" })).toThrow(/SYSTEM_USERS/);
   });
+
+  it("GATEHOUSE_ROLE_CONFIG names a role-configuration directory; unset keeps the built-in one", () => {
+    expect(configFromEnv({ GATEHOUSE_ROLE_CONFIG: "/srv/rbac-config/configs/prod" }).roleConfigDir).toBe("/srv/rbac-config/configs/prod");
+    expect(configFromEnv({}).roleConfigDir).toBeUndefined();
+  });
 });
 
 describe("store error mapping", () => {
@@ -87,5 +93,12 @@ describe("store error mapping", () => {
 
   it("answers lost races with insights-rbac's plain body", () => {
     expect(toApiError(new StoreError("conflict", "x")).options.plainBody).toEqual({ detail: "Too many concurrent updates. Please retry." });
+  });
+});
+
+describe("operator endpoints", () => {
+  it("accept loopback callers only", () => {
+    for (const a of ["127.0.0.1", "127.10.0.3", "::1", "::ffff:127.0.0.1"]) expect(isLoopbackAddress(a)).toBe(true);
+    for (const a of [undefined, "", "10.0.0.1", "::ffff:10.0.0.1", "fe80::1", "1127.0.0.1", "127.0.0.1.evil", "::2"]) expect(isLoopbackAddress(a)).toBe(false);
   });
 });

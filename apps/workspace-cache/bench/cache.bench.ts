@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { Pattern2ListCache, createMemoryCache, createRedisCache, type Cache } from "@gatehouse/cache";
 import { RelationshipGraph, compileSchema, lookupResources, type Relationship } from "@gatehouse/evaluator";
 import { openStore, type Store } from "@gatehouse/store";
+import { percentile } from "@gatehouse/telemetry";
 import { createWorkspaceLookup, workspaceDirectoryFromStore } from "@gatehouse/workspace-cache";
 
 const schema = `
@@ -51,7 +52,7 @@ async function measure(name: string, iterations: number, run: () => Promise<unkn
     samples.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   samples.sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!;
+  const at = (q: number) => percentile(samples, q * 100);
   console.log(`${name.padEnd(46)} p50 ${at(0.5).toFixed(3).padStart(8)} ms   p90 ${at(0.9).toFixed(3).padStart(8)} ms   p99 ${at(0.99).toFixed(3).padStart(8)} ms`);
   return at(0.5);
 }

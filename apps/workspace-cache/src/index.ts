@@ -7,3 +7,4 @@ export type { WorkspaceCacheErrorCode } from "./errors.js";
 export { createWorkspaceLookup } from "./workspaces.js";
 export type { BuiltInWorkspaces, BuiltInWorkspaceType, WorkspaceDirectory, WorkspaceLookup, WorkspaceRecord } from "./workspaces.js";
 export { workspaceDirectoryFromStore } from "./store-directory.js";
+export { workspaceCacheSettings } from "./settings.js";

@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import express from "express";
 import { type Cache, type CacheMetrics, type RedisCache, createMemoryCache, createRedisCache } from "@gatehouse/cache";
 import { type Store, type StoreConfig, openStore } from "@gatehouse/store";
-import { createLogger, createMetrics, metricsContentType } from "@gatehouse/telemetry";
+import { createLogger, createMetrics, drainHttpServer, httpRequestDuration, httpRequestLogger, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import { type AuthConfig, createAuthenticator } from "./authn.js";
 import { WorkspaceCacheError } from "./errors.js";
 import { problemHandler } from "./http/problem.js";
@@ -35,6 +35,8 @@ export interface WorkspaceCacheConfig {
   logLevel?: string;
   /** Timeouts and the connection cap of the HTTP server (defaults: DEFAULT_HTTP_LIMITS). */
   http?: Partial<HttpServerLimits>;
+  /** On stop, how long requests in flight may take to finish, ms (default 10 s). */
+  shutdownTimeoutMs?: number;
 }
 
 export interface WorkspaceCacheServer {
@@ -90,8 +92,20 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
   const authenticator = createAuthenticator(config.auth);
   if (config.auth.mode === "disabled") logger.warn("authentication disabled: x-rh-rbac-org-id is trusted (local use only)");
 
+  const duration = httpRequestDuration(metrics);
+
   const app = express();
   app.disable("x-powered-by");
+  // Request id in and out, one log line per request (pino-http), one latency observation.
+  app.use(httpRequestLogger(logger) as unknown as express.RequestHandler);
+  app.use((req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      const route = (req.route as { path?: string } | undefined)?.path ?? "unmatched";
+      duration.labels(req.method, String(route), String(res.statusCode)).observe(Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
+  });
   // Liveness: the process answers. Readiness: listening and not stopping. A down store or Redis
   // does not make the service unready: it still answers from whichever of the two is up.
   let ready = false;
@@ -102,7 +116,7 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
   app.get("/metrics", async (_req, res) => void res.type(metricsContentType).send(await metrics.render()));
   app.use(workspaceRoutes(lookup, authenticator));
   app.use((_req, _res, next) => next(new WorkspaceCacheError("invalid-request", "Only GET /api/rbac/v2/workspaces/?type=root|default is served here.")));
-  app.use(problemHandler((err) => logger.error({ err }, "request failed")));
+  app.use(problemHandler((err, req) => ((req as unknown as { log?: Logger }).log ?? logger).error({ err }, "request failed")));
 
   let server: Server | undefined;
   return {
@@ -128,10 +142,8 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
       const running = server;
       server = undefined;
       ready = false;
-      if (running) {
-        running.closeAllConnections();
-        await new Promise<void>((resolve) => running.close(() => resolve()));
-      }
+      // Requests in flight finish (bounded), idle keep-alive connections close.
+      if (running) await drainHttpServer(running, config.shutdownTimeoutMs ?? 10_000);
       await cache.close();
       await ownedStore?.close();
     },

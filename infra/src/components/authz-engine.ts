@@ -24,14 +24,12 @@ export function authzEngine({ cfg, namespace, secretName, opts }: ServiceContext
       metrics: { port: "metrics", path: "/metrics" },
       probes: grpcProbes(AUTHZ_ENGINE_PORT, "metrics"),
       env: [
-        ...commonEnv(cfg, AUTHZ_ENGINE_PORT),
-        { name: "METRICS_PORT", value: String(AUTHZ_ENGINE_METRICS_PORT) },
-        // The engine's entry point currently reads the AUTHZ_-prefixed names (its metrics default is
-        // another port); both are set so probes and scrapes hit the port the process listens on.
+        // Only what the engine reads (its schema: apps/authz-engine/src/settings.ts): its ports are
+        // AUTHZ_GRPC_PORT / AUTHZ_METRICS_PORT, not PORT, and it uses no Redis.
+        ...commonEnv(cfg, AUTHZ_ENGINE_PORT).filter((e) => e.name !== "PORT"),
         { name: "AUTHZ_GRPC_PORT", value: String(AUTHZ_ENGINE_PORT) },
         { name: "AUTHZ_METRICS_PORT", value: String(AUTHZ_ENGINE_METRICS_PORT) },
         secretEnv("DATABASE_URL", secretName, "databaseUrl"),
-        secretEnv("REDIS_URL", secretName, "redisUrl"),
         ...engineAuthnEnv(cfg),
       ],
       ingress: ingressRules(cfg)[name],

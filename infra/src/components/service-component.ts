@@ -11,6 +11,8 @@ type NetworkPolicyPeer = k8s.types.input.networking.v1.NetworkPolicyPeer;
 
 /** The UID/GID the images run as (`USER 10001` in every Dockerfile). */
 export const RUN_AS_USER = 10001;
+/** How long a terminating pod keeps serving before it is sent SIGTERM. */
+export const PRE_STOP_SLEEP_SECONDS = 5;
 
 export interface PortSpec {
   name: string;
@@ -102,6 +104,7 @@ export class ServiceComponent extends pulumi.ComponentResource {
             spec: {
               serviceAccountName: this.serviceAccount.metadata.name,
               automountServiceAccountToken: false,
+              // preStop sleep (endpoints stop routing here) + the app's bounded drain (10 s) fit well inside it.
               terminationGracePeriodSeconds: 30,
               securityContext: {
                 runAsNonRoot: true,
@@ -128,6 +131,10 @@ export class ServiceComponent extends pulumi.ComponentResource {
                   livenessProbe: args.probes.liveness,
                   readinessProbe: args.probes.readiness,
                   startupProbe: args.probes.startup,
+                  // Kubernetes removes a terminating pod from Service endpoints while SIGTERM is already on its
+                  // way; sleeping first lets that removal reach every proxy, so no new request arrives after the
+                  // app starts draining (readiness 503, in-flight requests and streams finish, then exit).
+                  lifecycle: { preStop: { exec: { command: ["sleep", String(PRE_STOP_SLEEP_SECONDS)] } } },
                   securityContext: {
                     runAsNonRoot: true,
                     runAsUser: RUN_AS_USER,

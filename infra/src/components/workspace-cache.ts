@@ -21,8 +21,6 @@ export function workspaceCache({ cfg, namespace, secretName, opts }: ServiceCont
       probes: httpProbes("http"),
       env: [
         ...commonEnv(cfg, WORKSPACE_CACHE_PORT),
-        // The cache's entry point currently reads DOMAIN rather than GATEHOUSE_DOMAIN.
-        { name: "DOMAIN", value: cfg.domain },
         secretEnv("DATABASE_URL", secretName, "databaseUrl"),
         secretEnv("REDIS_URL", secretName, "redisUrl"),
         ...httpAuthEnv(cfg),

@@ -79,7 +79,7 @@ export const SERVICES: Record<ServiceName, ServiceExpectation> = {
     ports: { grpc: 9091, metrics: 9000 },
     metricsPort: 9000,
     probes: "grpc",
-    secretEnv: { DATABASE_URL: "database-url", REDIS_URL: "redis-url" },
+    secretEnv: { DATABASE_URL: "database-url" },
     callers: { 9091: ["authz-clients", "gatehouse:management-api"], 9000: [monitoring] },
   },
   "workspace-cache": {

@@ -6,6 +6,20 @@ import { validateManifest, type Manifest } from "../../shared/manifest.ts";
 import { scaleOf, userId, validateScenarioFile, type ScaleSpec, type ScenarioFile } from "../../shared/model.ts";
 import { identityJson, principalSubject, PROTO_FILES } from "../../shared/requests.ts";
 
+function positiveIntEnv(name: string): number | undefined {
+  const text = __ENV[name];
+  if (text === undefined || text === "") return undefined;
+  if (!/^[1-9][0-9]{0,6}$/.test(text)) throw new Error(`${name} must be a positive integer.`);
+  return Number(text);
+}
+
+function durationEnv(name: string): string | undefined {
+  const text = __ENV[name];
+  if (text === undefined || text === "") return undefined;
+  if (!/^([0-9]+(ms|s|m|h))+$/.test(text)) throw new Error(`${name} must be a k6 duration such as 30s, 2m or 1m30s.`);
+  return text;
+}
+
 /** Target stack and data; defaults match a local `gatehouse start` and a 100k generator run. */
 export const env = {
   grpcTarget: __ENV["GRPC_TARGET"] ?? "127.0.0.1:9091",
@@ -17,6 +31,10 @@ export const env = {
   protoRoot: __ENV["PROTO_ROOT"] ?? "../../packages/proto/proto",
   /** Short durations and low rates (CI-sized). */
   smoke: __ENV["SMOKE"] === "true",
+  /** Overrides of scenarios.json (and of SMOKE): arrival rate per second (check-mix), run duration, virtual users. */
+  rate: positiveIntEnv("RATE"),
+  duration: durationEnv("DURATION"),
+  vus: positiveIntEnv("VUS"),
 };
 
 export interface Loaded {

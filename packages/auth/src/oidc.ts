@@ -17,6 +17,15 @@ export interface OidcVerifierOptions {
   jwksCacheMaxAgeMs?: number;
   /** How long a successful discovery is reused, ms (default 1 h). */
   discoveryTtlMs?: number;
+  /** Bound on one discovery or JWKS request, ms (default 5 s): a hanging issuer fails, it does not stall. */
+  fetchTimeoutMs?: number;
+  /** Discovery attempts per refresh, with a short backoff between them (default 3). */
+  discoveryAttempts?: number;
+  /**
+   * After a failed discovery, requests fail at once for this long instead of each waiting on the
+   * issuer again, ms (default 5 s).
+   */
+  discoveryFailureCooldownMs?: number;
 }
 
 export interface VerifiedToken {
@@ -68,14 +77,31 @@ export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
   const issuerUrl = options.issuerUrl.replace(/\/+$/, "");
   checkUrl(issuerUrl, insecure, "OIDC issuer URL");
   const discoveryTtlMs = options.discoveryTtlMs ?? 3_600_000;
+  const fetchTimeoutMs = options.fetchTimeoutMs ?? 5_000;
+  const attempts = Math.max(1, options.discoveryAttempts ?? 3);
+  const failureCooldownMs = options.discoveryFailureCooldownMs ?? 5_000;
+
+  async function fetchDiscovery(url: string): Promise<unknown> {
+    let lastError: unknown;
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 1_000)));
+      try {
+        // The timeout covers the body too: a server that sends headers and then stalls still fails.
+        const response = await fetch(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(fetchTimeoutMs) });
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        return await response.json();
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    throw lastError;
+  }
 
   async function discover(): Promise<Discovery> {
     const url = `${issuerUrl}/.well-known/openid-configuration`;
     let body: unknown;
     try {
-      const response = await fetch(url, { headers: { accept: "application/json" } });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      body = await response.json();
+      body = await fetchDiscovery(url);
     } catch (cause) {
       throw new AuthError("discovery-failed", `OIDC discovery at ${url} failed.`, { cause });
     }
@@ -90,19 +116,22 @@ export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
     }
     const jwks = createRemoteJWKSet(checkUrl(jwksUri, insecure, "JWKS URI"), {
       cacheMaxAge: options.jwksCacheMaxAgeMs ?? 600_000,
+      timeoutDuration: fetchTimeoutMs,
     });
     return { jwks, issuer };
   }
 
-  // One shared discovery per TTL; a failed attempt is forgotten so the next call retries.
-  let cached: { promise: Promise<Discovery>; startedAt: number } | null = null;
+  // One shared discovery per TTL. A failure is kept for the cooldown (callers fail fast), then
+  // forgotten so the next call tries again.
+  let cached: { promise: Promise<Discovery>; expiresAt: number } | null = null;
   function discovery(): Promise<Discovery> {
-    if (cached && Date.now() - cached.startedAt < discoveryTtlMs) return cached.promise;
-    const entry = { promise: discover(), startedAt: Date.now() };
+    if (cached && Date.now() < cached.expiresAt) return cached.promise;
+    const entry = { promise: discover(), expiresAt: Number.POSITIVE_INFINITY };
     cached = entry;
-    entry.promise.catch(() => {
-      if (cached === entry) cached = null;
-    });
+    entry.promise.then(
+      () => (entry.expiresAt = Date.now() + discoveryTtlMs),
+      () => (entry.expiresAt = Date.now() + failureCooldownMs),
+    );
     return entry.promise;
   }
 
@@ -120,6 +149,10 @@ export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
         });
         claims = verified.payload;
       } catch (cause) {
+        // The issuer's key endpoint timing out or unreachable is the issuer being unavailable, not a bad token.
+        if (cause instanceof joseErrors.JWKSTimeout || !(cause instanceof joseErrors.JOSEError)) {
+          throw new AuthError("discovery-failed", "The issuer's JWKS endpoint did not answer.", { cause });
+        }
         const reason = cause instanceof joseErrors.JOSEError ? cause.code : "verification failed";
         throw new AuthError("invalid-token", `The bearer token is not valid (${reason}).`, { cause });
       }

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -88,5 +88,64 @@ describe("createOidcVerifier", () => {
     expect(() => createOidcVerifier({ issuerUrl: issuer })).toThrow(/https/);
     const verifier = createOidcVerifier({ issuerUrl: `${issuer}/missing`, insecure: true });
     await expect(verifier.verify(await sign({ sub: "s" }))).rejects.toMatchObject({ code: "discovery-failed" });
+  });
+});
+
+describe("a hanging or failing issuer", () => {
+  let hanging: Server;
+  let base: string;
+  let discoveryRequests = 0;
+  const stalled = new Set<ServerResponse>();
+
+  beforeAll(async () => {
+    hanging = createServer((req, res) => {
+      // /stall: discovery never answers. /keys-stall: discovery answers, the JWKS endpoint never does.
+      if (req.url === "/stall/.well-known/openid-configuration") {
+        discoveryRequests += 1;
+        stalled.add(res);
+      } else if (req.url === "/keys-stall/.well-known/openid-configuration") {
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ issuer: `${base}/keys-stall`, jwks_uri: `${base}/keys-stall/certs` }));
+      } else {
+        stalled.add(res);
+      }
+    });
+    await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    for (const res of stalled) res.destroy();
+    await new Promise<void>((resolve) => hanging.close(() => resolve()));
+  });
+
+  it("gives up on discovery after the bounded attempts, then fails fast during the cooldown", async () => {
+    const verifier = createOidcVerifier({ issuerUrl: `${base}/stall`, insecure: true, fetchTimeoutMs: 100, discoveryAttempts: 2, discoveryFailureCooldownMs: 60_000 });
+    const token = await sign({ sub: "s1" });
+    const startedAt = Date.now();
+    await expect(verifier.verify(token)).rejects.toMatchObject({ code: "discovery-failed" });
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+    expect(discoveryRequests).toBe(2);
+    // Within the cooldown no request waits on the issuer again.
+    await Promise.all([1, 2, 3].map(() => expect(verifier.verify(token)).rejects.toMatchObject({ code: "discovery-failed" })));
+    expect(discoveryRequests).toBe(2);
+  });
+
+  it("tries discovery again once the cooldown has passed", async () => {
+    const before = discoveryRequests;
+    const verifier = createOidcVerifier({ issuerUrl: `${base}/stall`, insecure: true, fetchTimeoutMs: 50, discoveryAttempts: 1, discoveryFailureCooldownMs: 0 });
+    const token = await sign({ sub: "s1" });
+    await expect(verifier.verify(token)).rejects.toMatchObject({ code: "discovery-failed" });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await expect(verifier.verify(token)).rejects.toMatchObject({ code: "discovery-failed" });
+    expect(discoveryRequests - before).toBe(2);
+  });
+
+  it("reports a JWKS endpoint that does not answer as the issuer being unavailable, within the timeout", async () => {
+    const verifier = createOidcVerifier({ issuerUrl: `${base}/keys-stall`, insecure: true, fetchTimeoutMs: 100 });
+    const token = await sign({ sub: "s1" }, { iss: `${base}/keys-stall` });
+    const startedAt = Date.now();
+    await expect(verifier.verify(token)).rejects.toMatchObject({ code: "discovery-failed" });
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
   });
 });

@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { type Cache, assertValidKey, assertValidTtl, assertValidValue } from "./cache.js";
 import { CacheError } from "./errors.js";
 
@@ -8,33 +9,18 @@ export interface MemoryCacheOptions {
   now?: () => number;
 }
 
-interface Entry {
-  value: string;
-  expiresAt: number; // Infinity when the entry never expires
-}
-
-/** In-process cache: the embedded default. LRU by insertion order of a Map (re-inserted on read). */
+/** In-process cache: the embedded default. lru-cache, bounded by count, with a TTL per entry. */
 export function createMemoryCache(options: MemoryCacheOptions = {}): Cache {
   const maxEntries = options.maxEntries ?? 100_000;
   if (!Number.isInteger(maxEntries) || maxEntries <= 0) throw new CacheError("invalid-config", "maxEntries must be a positive integer");
   const now = options.now ?? Date.now;
-  const entries = new Map<string, Entry>();
+  const entries = new LRUCache<string, string>({ max: maxEntries, perf: { now } });
   let closed = false;
 
   const ensureOpen = () => {
     if (closed) throw new CacheError("cache-closed", "memory cache is closed");
   };
-  const read = (key: string): string | undefined => {
-    const entry = entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= now()) {
-      entries.delete(key);
-      return undefined;
-    }
-    entries.delete(key);
-    entries.set(key, entry);
-    return entry.value;
-  };
+  const read = (key: string): string | undefined => entries.get(key);
 
   return {
     kind: "memory",
@@ -53,12 +39,7 @@ export function createMemoryCache(options: MemoryCacheOptions = {}): Cache {
       assertValidKey(key);
       assertValidValue(value);
       assertValidTtl(ttlMs);
-      entries.delete(key);
-      entries.set(key, { value, expiresAt: ttlMs === undefined ? Infinity : now() + ttlMs });
-      while (entries.size > maxEntries) {
-        const oldest = entries.keys().next().value as string;
-        entries.delete(oldest);
-      }
+      entries.set(key, value, ttlMs === undefined ? {} : { ttl: ttlMs });
     },
     async delete(key) {
       ensureOpen();

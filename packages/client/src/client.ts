@@ -33,6 +33,12 @@ export interface ResourceCheck extends CommonCheck {
 export interface OrgCheck extends CommonCheck {
   orgId: string;
 }
+/** One item of a listing, with the consistency token the server answered it at. */
+export interface ListedResource {
+  id: string;
+  consistencyToken?: string;
+}
+
 export interface ListInput {
   permission: string;
   subject: SubjectInput;
@@ -47,8 +53,11 @@ export interface AuthzClient {
   readonly enabled: boolean;
   /** Pattern 1: the specific resource is the object. */
   checkResource(input: ResourceCheck): Promise<boolean>;
-  /** Pattern 1 list: ids of every resource of a type the subject holds the permission on. */
-  listResources(input: ListInput & { type: string; reporter: string }): Promise<string[]>;
+  /**
+   * Pattern 1 list: every resource of a type the subject holds the permission on, streamed page by
+   * page as the server sends it (nothing is buffered; stopping the loop cancels the stream).
+   */
+  listResources(input: ListInput & { type: string; reporter: string }): AsyncIterable<ListedResource>;
   /** Pattern 2: workspace ids for the contingent relation, as a filter for the app's own query. */
   listWorkspaceIds(input: ListInput): Promise<WorkspaceFilter>;
   /** Pattern 3: the organisation's Default Workspace is the object. */
@@ -83,11 +92,14 @@ function permissionOf(permission: string): string {
 }
 
 function disabledClient(): AuthzClient {
-  const refuse = () => Promise.reject(new AuthzClientError("authz-disabled", "Authorization is disabled (AUTHZ_ENABLED=false); no check was made."));
+  const disabled = () => new AuthzClientError("authz-disabled", "Authorization is disabled (AUTHZ_ENABLED=false); no check was made.");
+  const refuse = () => Promise.reject(disabled());
   return {
     enabled: false,
     checkResource: refuse,
-    listResources: refuse,
+    listResources: async function* () {
+      throw disabled();
+    },
     listWorkspaceIds: refuse,
     checkDefaultWorkspace: refuse,
     checkRootWorkspace: refuse,
@@ -134,32 +146,50 @@ export function createAuthzClient(config: AuthzClientConfig = loadClientConfig()
 
   const orgCheck = (pattern: OrgPattern) => async (input: OrgCheck) => check(await OBJECT_FOR[pattern](input.orgId), input);
 
-  /** Pages through StreamedListObjects the way the official SDK does, with loop protection. */
-  async function listIds(type: string, reporter: string, input: ListInput): Promise<string[]> {
+  /**
+   * Pages through StreamedListObjects the way the official SDK does (until an empty page or a
+   * missing continuation token), with loop protection. Items are yielded as they arrive.
+   */
+  async function* listItems(type: string, reporter: string, input: ListInput): AsyncGenerator<ListedResource> {
     const request = {
       objectType: representationType(type, reporter),
       relation: permissionOf(input.permission),
       subject: subjectRef(input.subject, domain),
       consistency: consistencyOf(input.consistency),
     };
-    const ids: string[] = [];
     let continuationToken: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const items = await transport.listObjectsPage({ ...request, pagination: { limit: LIST_PAGE_SIZE, continuationToken } });
-      for (const item of items) if (item.object?.resourceId) ids.push(item.object.resourceId);
-      const next = items.at(-1)?.pagination?.continuationToken;
-      if (items.length === 0 || !next) return ids;
+      let count = 0;
+      let next: string | undefined;
+      for await (const item of transport.listObjects({ ...request, pagination: { limit: LIST_PAGE_SIZE, continuationToken } })) {
+        count++;
+        next = item.pagination?.continuationToken || undefined;
+        const id = item.object?.resourceId;
+        if (id) yield { id, ...(item.consistencyToken?.token ? { consistencyToken: item.consistencyToken.token } : {}) };
+      }
+      if (count === 0 || !next) return;
       if (next === continuationToken) throw new AuthzClientError("invalid-response", "StreamedListObjects repeated a continuation token.");
       continuationToken = next;
     }
     throw new AuthzClientError("invalid-response", `StreamedListObjects did not finish within ${MAX_PAGES} pages.`);
   }
 
+  /** Pattern 2 needs the whole set (it becomes one SQL parameter); the newest token is kept. */
+  async function workspaceIds(input: ListInput): Promise<WorkspaceFilter> {
+    const ids: string[] = [];
+    let consistencyToken: string | undefined;
+    for await (const item of listItems("workspace", "rbac", input)) {
+      ids.push(item.id);
+      consistencyToken = item.consistencyToken ?? consistencyToken;
+    }
+    return workspaceFilter(ids, consistencyToken);
+  }
+
   return {
     enabled: true,
     checkResource: async (input) => check(resourceRef(input.resource), input),
-    listResources: (input) => listIds(input.type, input.reporter, input),
-    listWorkspaceIds: async (input) => workspaceFilter(await listIds("workspace", "rbac", input)),
+    listResources: (input) => listItems(input.type, input.reporter, input),
+    listWorkspaceIds: workspaceIds,
     checkDefaultWorkspace: orgCheck("default-workspace"),
     checkRootWorkspace: orgCheck("root-workspace"),
     checkTenant: orgCheck("tenant"),

@@ -19,8 +19,8 @@ export interface CheckOutcome {
 export interface CheckTransport {
   check(request: CheckRequest): Promise<CheckOutcome>;
   checkForUpdate(request: CheckForUpdateRequest): Promise<CheckOutcome>;
-  /** One page of StreamedListObjects, fully read. */
-  listObjectsPage(request: StreamedListObjectsRequest): Promise<StreamedListObjectsResponse[]>;
+  /** One page of StreamedListObjects, item by item as the server sends them. */
+  listObjects(request: StreamedListObjectsRequest): AsyncIterable<StreamedListObjectsResponse>;
   close(): void;
 }
 
@@ -29,6 +29,25 @@ export interface GrpcTransportOptions {
   insecure: boolean;
   tokens?: TokenProvider;
   timeoutMs: number;
+  /** Attempts per call on UNAVAILABLE, first one included (default 4; 1 turns retries off). */
+  maxAttempts?: number;
+}
+
+/**
+ * gRPC service config: grpc-js retries the read RPCs on UNAVAILABLE (the server was not reached or
+ * refused the call before doing anything) with exponential backoff and jitter, within the call's
+ * deadline. A stream is retried only until its first message arrives.
+ */
+export function retryServiceConfig(maxAttempts: number): string {
+  const service = "kessel.inventory.v1beta2.KesselInventoryService";
+  return JSON.stringify({
+    methodConfig: [
+      {
+        name: ["Check", "CheckForUpdate", "CheckBulk", "StreamedListObjects"].map((method) => ({ service, method })),
+        retryPolicy: { maxAttempts, initialBackoff: "0.05s", maxBackoff: "1s", backoffMultiplier: 2, retryableStatusCodes: ["UNAVAILABLE"] },
+      },
+    ],
+  });
 }
 
 const CODE_FOR_STATUS: Partial<Record<status, AuthzClientErrorCode>> = {
@@ -55,12 +74,17 @@ function outcome(rpc: string, response: { allowed: Allowed; consistencyToken?: {
 
 /**
  * grpc-js transport. Every call carries a deadline. Retries happen only where repeating cannot
- * change anything: checks and list pages are side-effect free, so one retry follows UNAVAILABLE
- * (the server was not reached) and one follows UNAUTHENTICATED after fetching a fresh token.
+ * change anything: UNAVAILABLE by the service config above, and one retry after UNAUTHENTICATED
+ * with a fresh token.
  */
 export function createGrpcTransport(options: GrpcTransportOptions): CheckTransport {
   const credentials = options.insecure ? ChannelCredentials.createInsecure() : ChannelCredentials.createSsl();
-  const client = new KesselInventoryServiceClient(options.target, credentials);
+  const maxAttempts = options.maxAttempts ?? 4;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new AuthzClientError("invalid-config", "maxAttempts must be a positive integer.");
+  const client = new KesselInventoryServiceClient(options.target, credentials, {
+    "grpc.service_config": retryServiceConfig(Math.max(2, maxAttempts)),
+    "grpc.enable_retries": maxAttempts > 1 ? 1 : 0,
+  });
 
   async function callOptions(): Promise<{ metadata: Metadata; call: Partial<CallOptions> }> {
     const metadata = new Metadata();
@@ -75,11 +99,8 @@ export function createGrpcTransport(options: GrpcTransportOptions): CheckTranspo
     } catch (err) {
       const serviceError = err as ServiceError;
       if (typeof serviceError?.code !== "number") throw err;
-      if (serviceError.code === status.UNAUTHENTICATED && options.tokens) {
-        options.tokens.invalidate();
-      } else if (serviceError.code !== status.UNAVAILABLE) {
-        throw toClientError(serviceError, rpc);
-      }
+      if (serviceError.code !== status.UNAUTHENTICATED || !options.tokens) throw toClientError(serviceError, rpc);
+      options.tokens.invalidate();
       try {
         return await attempt();
       } catch (retryErr) {
@@ -105,14 +126,27 @@ export function createGrpcTransport(options: GrpcTransportOptions): CheckTranspo
     async checkForUpdate(request) {
       return outcome("CheckForUpdate", await unary("CheckForUpdate", client.checkForUpdate, request));
     },
-    listObjectsPage(request) {
-      // A page is retried only as a whole, so a retry can never duplicate or skip items.
-      return withRetry("StreamedListObjects", async () => {
+    async *listObjects(request) {
+      // The whole call (including the first item) is what may be repeated after UNAUTHENTICATED:
+      // once an item has been handed out, a repeat would duplicate it.
+      const started = await withRetry("StreamedListObjects", async () => {
         const { metadata, call } = await callOptions();
-        const items: StreamedListObjectsResponse[] = [];
-        for await (const item of client.streamedListObjects(request, metadata, call)) items.push(item as StreamedListObjectsResponse);
-        return items;
+        const iterator = client.streamedListObjects(request, metadata, call)[Symbol.asyncIterator]();
+        return { iterator, head: await iterator.next() };
       });
+      let next = started.head;
+      try {
+        while (!next.done) {
+          yield next.value as StreamedListObjectsResponse;
+          next = await started.iterator.next();
+        }
+      } catch (err) {
+        const serviceError = err as ServiceError;
+        throw typeof serviceError?.code === "number" ? toClientError(serviceError, "StreamedListObjects") : err;
+      } finally {
+        // A caller that stops early cancels the stream instead of leaving it running.
+        if (!next.done) await started.iterator.return?.();
+      }
     },
     close() {
       client.close();

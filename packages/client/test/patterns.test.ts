@@ -21,7 +21,7 @@ interface Seen {
 
 describe("pattern helpers", () => {
   const seen: Seen[] = [];
-  const failNext: { code?: status } = {};
+  const failNext: { code?: status; times?: number } = {};
   let grpcServer: Server;
   let lookup: http.Server;
   let client: AuthzClient;
@@ -33,7 +33,8 @@ describe("pattern helpers", () => {
   };
   const failure = () => {
     const code = failNext.code;
-    failNext.code = undefined;
+    failNext.times = (failNext.times ?? 1) - 1;
+    if (failNext.times <= 0) failNext.code = undefined;
     return code === undefined ? null : { code, details: "injected" };
   };
 
@@ -57,12 +58,15 @@ describe("pattern helpers", () => {
         record("StreamedListObjects", call);
         const err = failure();
         if (err) {
-          call.destroy(Object.assign(new Error(err.details), err));
+          call.emit("error", Object.assign(new Error(err.details), err));
           return;
         }
         const start = Number(call.request.pagination?.continuationToken || 0);
         const page = workspaceIds.slice(start, start + (call.request.pagination?.limit ?? 1000));
-        page.forEach((id, i) => call.write({ object: { resourceType: "workspace", resourceId: id, reporter: { type: "rbac" } }, pagination: { continuationToken: String(start + i + 1) } }));
+        const type = call.request.objectType?.resourceType ?? "workspace";
+        page.forEach((id, i) =>
+          call.write({ object: { resourceType: type, resourceId: id, reporter: { type: "rbac" } }, pagination: { continuationToken: String(start + i + 1) }, consistencyToken: { token: `zed-${start + i}` } }),
+        );
         call.end();
       },
     } as never);
@@ -111,9 +115,34 @@ describe("pattern helpers", () => {
     expect(pages[1]!.request).toMatchObject({ pagination: { limit: 1000, continuationToken: "1000" } });
     expect(filter.toSql("h.workspace_id", 2)).toEqual({ text: "h.workspace_id = ANY($2)", values: [workspaceIds] });
     expect(filter.has("ws-7")).toBe(true);
+    expect(filter.consistencyToken).toBe("zed-2499");
+  });
 
-    await client.listResources({ type: "host", reporter: "hbi", permission: "inventory_host_view", subject: "alice" });
-    expect(last().request).toMatchObject({ objectType: { resourceType: "host", reporterType: "hbi" } });
+  it("listResources is an async iterator over every page, each item with its consistency token", async () => {
+    const before = seen.length;
+    const items = [];
+    for await (const item of client.listResources({ type: "host", reporter: "hbi", permission: "inventory_host_view", subject: "alice" })) items.push(item);
+    expect(items).toHaveLength(2500);
+    expect(items[0]).toEqual({ id: "ws-0", consistencyToken: "zed-0" });
+    expect(items[1999]).toEqual({ id: "ws-1999", consistencyToken: "zed-1999" });
+    expect(seen.slice(before).map((s) => s.request.objectType)).toEqual(Array(4).fill({ resourceType: "host", reporterType: "hbi" }));
+  });
+
+  it("listResources streams: the first item arrives before later pages are asked for, and stopping early asks for no further page", async () => {
+    const before = seen.length;
+    const iterator = client.listResources({ type: "host", reporter: "hbi", permission: "inventory_host_view", subject: "alice" })[Symbol.asyncIterator]();
+    expect(seen.length).toBe(before); // lazy: nothing is sent until the caller asks
+    expect((await iterator.next()).value).toEqual({ id: "ws-0", consistencyToken: "zed-0" });
+    expect(seen.length - before).toBe(1);
+    await iterator.return?.();
+    let taken = 0;
+    for await (const item of client.listResources({ type: "host", reporter: "hbi", permission: "inventory_host_view", subject: "alice" })) {
+      if (++taken === 1500) {
+        expect(item.id).toBe("ws-1499");
+        break;
+      }
+    }
+    expect(seen.length - before).toBe(3); // 1 + 2 pages: the third and fourth page are never requested
   });
 
   it("Patterns 3, 4, 5: default workspace, root workspace and tenant are the objects", async () => {
@@ -131,6 +160,27 @@ describe("pattern helpers", () => {
     expect(last().request).toMatchObject({ consistency: { atLeastAsFresh: { token: "tok" } } });
     expect(seen.every((s) => Number.isFinite(s.deadline) && s.deadline > 0)).toBe(true);
     await expect(client.checkResource({ resource: { type: "host", reporter: "hbi", id: "h" }, permission: "p", subject: "alice", access: "write", consistency: "minimize-latency" })).rejects.toMatchObject({ code: "invalid-argument" });
+  });
+
+  it("retries UNAVAILABLE by the service config with backoff, up to its attempt limit", async () => {
+    const resource = { type: "host", reporter: "hbi", id: "host-1" };
+    let before = seen.length;
+    failNext.code = status.UNAVAILABLE;
+    failNext.times = 3;
+    expect(await client.checkResource({ resource, permission: "p", subject: "alice" })).toBe(true);
+    expect(seen.length - before).toBe(4);
+    before = seen.length;
+    failNext.code = status.UNAVAILABLE;
+    failNext.times = 5;
+    await expect(client.checkResource({ resource, permission: "p", subject: "alice" })).rejects.toMatchObject({ code: "unavailable" });
+    expect(seen.length - before).toBe(4);
+    failNext.code = undefined;
+    before = seen.length;
+    failNext.code = status.UNAVAILABLE;
+    failNext.times = 1;
+    const filter = await client.listWorkspaceIds({ permission: "patch_system_edit", subject: "alice" });
+    expect(filter.ids).toHaveLength(2500);
+    expect(seen.length - before).toBe(5); // a failed attempt before the first item, then four pages
   });
 
   it("retries once on UNAVAILABLE, never on INVALID_ARGUMENT", async () => {

@@ -79,3 +79,17 @@ export {
   type HealthServer,
 } from "./gen/grpc/health/v1/health.js";
 export { Status } from "./gen/google/rpc/status.js";
+export * as relations from "./relations.js";
+
+/**
+ * The `.proto` sources these messages were generated from (shipped with the package), for servers
+ * that describe themselves at run time (gRPC server reflection).
+ */
+export const PROTO_DIR = new URL("../proto/", import.meta.url);
+/** The files declaring the services Gatehouse serves, relative to PROTO_DIR. */
+export const SERVICE_PROTO_FILES = [
+  "kessel/inventory/v1beta2/inventory_service.proto",
+  "kessel/inventory/v1/health.proto",
+  "kessel/relations/v1beta1/relation_tuples.proto",
+  "grpc/health/v1/health.proto",
+] as const;

@@ -1,7 +1,8 @@
-// `pnpm --filter @gatehouse/role-config generate`: rewrites <env>/schema.zed from the KSL sources.
-// With --check it only reports stale files (exit code 1), for CI.
+// `pnpm --filter @gatehouse/role-config generate`: rewrites configs/<env>/schemas/schema.zed from
+// the KSL sources. With --check it only reports stale files (exit code 1), for CI.
 import { readFileSync, writeFileSync } from "node:fs";
-import { buildSchema, ENVIRONMENTS, packageRoot, schemaZedFile } from "./load.js";
+import { buildSchema, ENVIRONMENTS, schemaZedFile } from "./load.js";
+import { packageRoot } from "./directory.js";
 import { RoleConfigError } from "./errors.js";
 
 const checkOnly = process.argv.includes("--check");

@@ -1,5 +1,5 @@
 // The single error class of @gatehouse/role-config. It carries every problem found, each naming
-// the file (relative to the package root) and, for JSON, the path inside it.
+// the file (prefixed with the configuration directory's name) and, for JSON, the path inside it.
 
 export type RoleConfigErrorCode =
   | "unknown-environment"
@@ -7,7 +7,7 @@ export type RoleConfigErrorCode =
   | "invalid-json"
   | "invalid-role-file"
   | "invalid-permission-file"
-  | "invalid-migrated-apps"
+  | "invalid-app-list"
   | "schema-compile-failed"
   | "duplicate-role"
   | "unknown-permission"
@@ -28,9 +28,14 @@ export class RoleConfigError extends Error {
   readonly code: RoleConfigErrorCode;
   readonly issues: readonly RoleConfigIssue[];
 
-  constructor(issues: readonly RoleConfigIssue[]) {
+  /** The configuration directory, when the problems belong to one. */
+  readonly dir: string | undefined;
+
+  constructor(issues: readonly RoleConfigIssue[], dir?: string) {
     const lines = issues.map(formatIssue);
-    super(issues.length === 1 ? lines[0]! : `${issues.length} problems in the role configuration:\n${lines.join("\n")}`);
+    const where = dir ? ` ${dir}` : "";
+    super(issues.length === 1 ? `${lines[0]!}${where ? ` (in${where})` : ""}` : `${issues.length} problems in the role configuration${where}:\n${lines.join("\n")}`);
+    this.dir = dir;
     this.name = "RoleConfigError";
     this.code = issues[0]?.code ?? "read-failed";
     this.issues = issues;

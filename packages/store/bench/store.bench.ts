@@ -19,7 +19,7 @@ const fmt = (n: number) => n.toFixed(1);
 async function bindingThroughput(store: Store): Promise<string[]> {
   const org = "bench-bindings";
   const { value: t } = await store.tenants.bootstrap(org);
-  const [role] = (await store.roles.seedSystemRoles([{ name: "Bench viewer", access: [{ permission: "inventory:hosts:read" }] }])).value;
+  const [role] = (await store.roles.seedSystemRoles([{ name: "Bench viewer", access: [{ permission: "inventory:hosts:read" }] }])).value.roles;
   const users = Array.from({ length: BINDING_BATCHES * 100 }, (_, i) => ({ userId: `u${i}`, username: `user${i}` }));
   for (let i = 0; i < users.length; i += 500) await store.principals.upsert(org, users.slice(i, i + 500));
   const workspaces: string[] = [];

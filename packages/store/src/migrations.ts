@@ -176,6 +176,53 @@ CREATE INDEX gh_hosts_workspace ON gh_hosts (org_id, workspace_id);
         `('${r.id}', NULL, 'platform', '${r.name}', '${r.description}', '${r.scope}', ${r.audience === "user"}, ${r.audience === "admin"});`,
     ).join("\n"),
   },
+  {
+    version: 4,
+    name: "pending placements",
+    sql: `
+-- ReportResource into a workspace id nobody has created yet: the report waits here, holding no
+-- tuple, until a write gives that workspace a parent (see src/placements.ts).
+-- reporter_org '' = the reporter's tenant is unknown (unauthenticated engine).
+CREATE TABLE gh_pending_placements (
+  resource_type text NOT NULL,
+  resource_id text NOT NULL,
+  workspace_id text NOT NULL,
+  reporter_org text NOT NULL,
+  reported_at ${ts},
+  PRIMARY KEY (resource_type, resource_id)
+);
+CREATE INDEX gh_pending_placements_workspace ON gh_pending_placements (workspace_id);
+`,
+  },
+  {
+    version: 5,
+    name: "v1 access entries of roles",
+    sql: `
+-- The role's v1 access list ([{permission, resourceDefinitions}]) as imported from insights-rbac.
+-- Null: derived from permissions (no resource definitions). Honoured only while its permissions
+-- equal the role's, so a later v2 edit of the permissions supersedes it.
+ALTER TABLE gh_roles ADD COLUMN v1_access jsonb;
+`,
+  },
+  {
+    version: 6,
+    name: "seeded role versions, active role configuration",
+    sql: `
+-- The role configuration's version of a seeded role; seeding rewrites a role only for a higher one.
+-- Existing rows start at 0, so the first versioned seeding refreshes them once.
+ALTER TABLE gh_roles ADD COLUMN version integer NOT NULL DEFAULT 0;
+
+-- The role configuration every service runs on (one row). A reload writes it in the same
+-- transaction as the role seeding it implies; its change-feed entry tells followers to switch.
+CREATE TABLE gh_role_config (
+  id boolean PRIMARY KEY DEFAULT true CHECK (id),
+  hash text NOT NULL,
+  dir text NOT NULL,
+  loaded_at timestamptz NOT NULL,
+  schema_zed text NOT NULL
+);
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

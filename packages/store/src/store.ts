@@ -11,12 +11,16 @@ import { changeFeed } from "./feed.js";
 import { migrate } from "./migrations.js";
 import { groupRepository } from "./repos/groups.js";
 import { hostRepository } from "./repos/hosts.js";
+import { placementRepository } from "./repos/placements.js";
+import { replicatedRepository } from "./repos/replicated.js";
 import { importRepository } from "./repos/imports.js";
 import { principalRepository } from "./repos/principals.js";
 import { relationshipRepository } from "./repos/relationships.js";
 import { roleBindingRepository } from "./repos/role-bindings.js";
 import { roleRepository } from "./repos/roles.js";
+import { roleConfigRepository } from "./repos/role-config.js";
 import { tenantRepository } from "./repos/tenants.js";
+import { v1Repository } from "./repos/v1.js";
 import { workspaceRepository } from "./repos/workspaces.js";
 import { tokenCodec } from "./tokens.js";
 import type { FollowHandle, Store, StoreConfig } from "./types.js";
@@ -64,12 +68,16 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
       tenants: tenantRepository(ctx),
       workspaces: workspaceRepository(ctx),
       roles: roleRepository(ctx),
+      roleConfig: roleConfigRepository(ctx),
       roleBindings: roleBindingRepository(ctx),
       groups: groupRepository(ctx),
       principals: principalRepository(ctx),
       hosts: hostRepository(ctx),
+      placements: placementRepository(ctx),
+      replicated: replicatedRepository(ctx),
       relationships: relationshipRepository(ctx),
       imports: importRepository(ctx),
+      v1: v1Repository(ctx),
       feed: changeFeed(ctx, followers),
       tokens: ctx.tokens,
       async close() {

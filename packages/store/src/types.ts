@@ -175,7 +175,58 @@ export interface SystemRoleDefinition {
   access: { permission: string }[];
   /** Level the role needs (highest level among its permissions); default `default`. */
   scope?: RoleScope;
+  /** The configuration's version of the role (default 1): a stored role is rewritten only when this is higher. */
+  version?: number;
 }
+
+/** What one seeding run did (insights-rbac's rules: create missing, update on a higher version, leave the rest). */
+export interface SeedReport {
+  /** Every configured role as stored after the run, in the order given. */
+  roles: Role[];
+  created: string[];
+  updated: Array<{ name: string; from: number; to: number }>;
+  /** Configured with the stored version (or a lower one): not written. */
+  unchanged: string[];
+  /** Seeded earlier but no longer configured: kept (bindings may use them), as insights-rbac does. */
+  unconfigured: string[];
+  /** False when the run wrote nothing (no new revision). */
+  changed: boolean;
+}
+
+export interface SeedOptions {
+  /** Called after each configured role is handled. */
+  onProgress?: (done: number, total: number, name: string, action: "created" | "updated" | "unchanged") => void;
+  /**
+   * Makes this configuration the active one in the same transaction (a reload): the run always
+   * takes a revision, and its change-feed entry has kind `role_config`, so every follower switches
+   * schema exactly at that revision.
+   */
+  activate?: ActiveRoleConfig;
+}
+
+/** The role configuration every service runs on. */
+export interface ActiveRoleConfig {
+  hash: string;
+  dir: string;
+  loadedAt: Date;
+  schemaZed: string;
+}
+
+/** A schema element a configuration change would remove; `relation` is the stored name (`t_...`). */
+export type SchemaElement =
+  | { kind: "type"; type: string }
+  | { kind: "relation"; type: string; name: string }
+  | { kind: "permission"; type: string; name: string };
+
+export interface RoleConfigRepository {
+  /** The active configuration, once a reload has recorded one. */
+  active(): Promise<ActiveRoleConfig | undefined>;
+  /** Those of `elements` that stored relationships (of any tenant) still use. */
+  inUse(elements: SchemaElement[]): Promise<SchemaElement[]>;
+}
+
+/** Change-feed kind of a reload's commit. */
+export const ROLE_CONFIG_CHANGE = "role_config";
 
 export interface RoleInput {
   name: string;
@@ -203,7 +254,8 @@ export interface RoleRepository {
    * recomputes the children of the six platform parent roles from the `platform_default` /
    * `admin_default` flags and scopes. Seeded roles absent from `roles` are deleted.
    */
-  seedSystemRoles(roles: SystemRoleDefinition[]): Promise<Written<Role[]>>;
+  /** One transaction; idempotent (a re-run with the same versions writes nothing); custom roles are never touched. */
+  seedSystemRoles(roles: SystemRoleDefinition[], options?: SeedOptions): Promise<Written<SeedReport>>;
   create(orgId: string, input: RoleInput): Promise<Written<Role>>;
   /** Full replacement; custom roles of the tenant only (`system-role-immutable`). */
   update(orgId: string, id: string, input: RoleInput): Promise<Written<Role>>;
@@ -375,6 +427,54 @@ export interface HostRepository {
   list(orgId: string, query?: { workspaceId?: string; limit?: number; offset?: number }): Promise<Page<Host>>;
 }
 
+/** A report held until its workspace exists (ReportResource into an unknown workspace id). */
+export interface PendingPlacement {
+  resourceType: string;
+  resourceId: string;
+  workspaceId: string;
+  /** The reporter's tenant; null when the engine runs without authentication. */
+  reporterOrg: string | null;
+  reported: Date;
+}
+
+export interface PlacementRepository {
+  /**
+   * Holds the report (replacing an earlier held one for the resource). false = the workspace
+   * exists after all (created meanwhile): nothing held, place it the ordinary way.
+   */
+  hold(placement: { resourceType: string; resourceId: string; workspaceId: string; reporterOrg: string | null }): Promise<Written<boolean>>;
+  /** DeleteResource of a held report; a known reporter tenant releases only its own (or anonymous) reports. */
+  release(resourceType: string, resourceId: string, reporterOrg: string | null): Promise<Written<boolean>>;
+  get(resourceType: string, resourceId: string): Promise<PendingPlacement | undefined>;
+}
+
+/** Filter over replicated tuples; an absent field matches anything ('' subjectRelation = none). */
+export interface ReplicatedFilter {
+  resourceType?: string;
+  resourceId?: string;
+  relation?: string;
+  subjectType?: string;
+  subjectId?: string;
+  subjectRelation?: string;
+}
+
+export type ReplicatedWriteOutcome =
+  | { ok: true; count: number }
+  /** The fencing check named a lock token that is not the lock's current one: nothing written. */
+  | { ok: false; reason: "lock-mismatch" }
+  /** Create without upsert met a tuple that already exists: nothing written. */
+  | { ok: false; reason: "exists"; tuple: Relationship };
+
+/** Tuples replicated by another management plane (KesselTupleService), in their own partition. */
+export interface ReplicatedRepository {
+  create(tuples: Relationship[], options: { upsert: boolean; fencing?: { lockId: string; lockToken: string } }): Promise<Written<ReplicatedWriteOutcome>>;
+  delete(filter: ReplicatedFilter, options: { fencing?: { lockId: string; lockToken: string } }): Promise<Written<ReplicatedWriteOutcome>>;
+  /** One page in key order, strictly after `after`. */
+  read(filter: ReplicatedFilter, page?: { limit?: number; after?: Relationship }): Promise<Relationship[]>;
+  /** Replaces the lock's token with a new random one and returns it (fencing for later writes). */
+  acquireLock(lockId: string): Promise<Written<string>>;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Relationships, change feed, snapshot
 
@@ -474,6 +574,8 @@ export interface ImportRole {
   description?: string | null;
   permissions: string[];
   scope: RoleScope;
+  /** The role's v1 access list (resource definitions included); its permissions must equal `permissions`. */
+  access?: V1AccessEntry[];
 }
 
 /** A standard group of an import plan. */
@@ -561,15 +663,67 @@ export interface Store {
   readonly tenants: TenantRepository;
   readonly workspaces: WorkspaceRepository;
   readonly roles: RoleRepository;
+  /** The active role configuration (reloads) and what stored relationships use. */
+  readonly roleConfig: RoleConfigRepository;
   readonly roleBindings: RoleBindingRepository;
   readonly groups: GroupRepository;
   readonly principals: PrincipalRepository;
   readonly hosts: HostRepository;
+  /** Reports held for workspaces that do not exist yet. */
+  readonly placements: PlacementRepository;
+  /** Tuples replicated by another management plane (KesselTupleService). */
+  readonly replicated: ReplicatedRepository;
   readonly relationships: RelationshipRepository;
   /** Whole-tenant imports in one transaction (`gatehouse migrate`). */
   readonly imports: ImportRepository;
+  /** Reads with insights-rbac's v1 semantics (groups → roles → access). */
+  readonly v1: V1Repository;
   readonly feed: ChangeFeed;
   readonly tokens: TokenCodec;
   /** Stops followers and closes every connection. */
   close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// v1 reads (insights-rbac's /api/rbac/v1/access/ and /roles/)
+
+/** `{ key, operation, value }` of a v1 resource definition. */
+export interface V1AttributeFilter {
+  key: string;
+  operation: string;
+  value: unknown;
+}
+
+/** One access entry of a v1 role. */
+export interface V1AccessEntry {
+  permission: string;
+  resourceDefinitions: { attributeFilter: V1AttributeFilter }[];
+}
+
+/** A role reaching a principal, and the resource its binding is on. */
+export interface V1Grant {
+  roleId: string;
+  resource: BindingResource;
+}
+
+export interface V1PrincipalQuery {
+  /** Org admins also reach the admin-default group's roles. */
+  isOrgAdmin: boolean;
+  /** insights-rbac gives default groups to users only; service accounts need explicit groups. */
+  defaultGroups: boolean;
+}
+
+export interface V1Repository {
+  /**
+   * Every (role, resource) that reaches the principal: bindings of its groups (standard groups,
+   * the platform-default group and, for org admins, the admin-default group) and of the principal
+   * itself. Platform parent roles are replaced by their children (the default system roles).
+   */
+  grantsOf(orgId: string, userId: string, query: V1PrincipalQuery): Promise<V1Grant[]>;
+  /** The v1 access list of each role (stored list when it matches the permissions, else derived). */
+  accessOf(roleIds: string[]): Promise<Map<string, V1AccessEntry[]>>;
+  /** The tenant's groups each role is bound to (default groups through the platform parent roles). */
+  groupsOfRoles(orgId: string, roleIds: string[]): Promise<Map<string, Group[]>>;
+  /** Role ids bound to a group (platform parent roles replaced by their children). */
+  rolesOfGroup(orgId: string, groupId: string): Promise<string[]>;
 }

@@ -4,6 +4,7 @@
 import type { StoreContext } from "./context.js";
 import type { Queryable } from "./db/db.js";
 import { StoreError } from "./errors.js";
+import { adoptHeld, dropHeld, parentedWorkspaces, placedResources } from "./placements.js";
 import { tupleKey } from "./relationships.js";
 import type { Relationship, Revision, Written } from "./types.js";
 
@@ -63,6 +64,9 @@ export class WriteContext {
       [this.tupleOrg, ...columns(rels)],
     );
     for (const row of rows) this.record(rowToRelationship(row), true);
+    // A direct placement supersedes a held report; a workspace getting its parent places the held ones.
+    await dropHeld(this.tx, placedResources(rels));
+    await adoptHeld(this, parentedWorkspaces(rels));
   }
 
   async remove(rels: Relationship[]): Promise<void> {

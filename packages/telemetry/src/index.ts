@@ -1,8 +1,10 @@
-// Public entry of @gatehouse/telemetry: structured logs (pino) and Prometheus metrics (prom-client).
+// Public entry of @gatehouse/telemetry: structured logs (pino), Prometheus metrics (prom-client) and the
+// benchmarks' percentile.
 export { createLogger, createSilentLogger } from "./logger.js";
 export type { Logger, LoggerConfig } from "./logger.js";
 export {
   createMetrics,
+  httpRequestDuration,
   metricsContentType,
   LATENCY_BUCKETS_SECONDS,
   Counter,
@@ -12,3 +14,6 @@ export {
 } from "./metrics.js";
 export type { Metrics, MetricsOptions } from "./metrics.js";
 export { cachedProbe } from "./probe.js";
+export { httpRequestLogger, requestIdOf, REQUEST_ID_HEADER, INSIGHTS_REQUEST_ID_HEADER } from "./request-id.js";
+export { drainHttpServer } from "./drain.js";
+export { ascending, percentile } from "./percentile.js";

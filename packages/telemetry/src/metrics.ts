@@ -26,7 +26,11 @@ export const metricsContentType = Registry.PROMETHEUS_CONTENT_TYPE;
 export interface MetricsOptions {
   /** Prefix of every metric name, e.g. "gatehouse_engine_". */
   prefix?: string;
-  /** Also collect process metrics (CPU, memory, event loop). Default true. */
+  /**
+   * Also collect process and runtime metrics (CPU, memory, event loop, GC). Default true. They keep
+   * their standard unprefixed names (process_cpu_seconds_total, nodejs_eventloop_lag_seconds, ...)
+   * so stock dashboards work.
+   */
   processMetrics?: boolean;
 }
 
@@ -39,7 +43,7 @@ export function createMetrics(prefixOrOptions: string | MetricsOptions = {}): Me
   const options = typeof prefixOrOptions === "string" ? { prefix: prefixOrOptions } : prefixOrOptions;
   const prefix = options.prefix ?? "";
   const registry = new Registry();
-  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix });
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
 
   const existing = <T>(name: string): T | undefined =>
     registry.getSingleMetric(prefix + name) as T | undefined;
@@ -66,4 +70,17 @@ export function createMetrics(prefixOrOptions: string | MetricsOptions = {}): Me
     },
     render: () => registry.metrics(),
   };
+}
+
+/**
+ * The HTTP server latency histogram every Gatehouse HTTP app exposes, under the unprefixed name
+ * standard dashboards query: http_request_duration_seconds{method, route, status_code}. `route` is
+ * the matched route pattern (never an id), so the label set stays bounded.
+ */
+export function httpRequestDuration(metrics: Metrics): Histogram<"method" | "route" | "status_code"> {
+  const name = "http_request_duration_seconds";
+  return (
+    (metrics.registry.getSingleMetric(name) as Histogram<"method" | "route" | "status_code"> | undefined) ??
+    new Histogram({ name, help: "HTTP request latency (seconds) by method, matched route and status code.", labelNames: ["method", "route", "status_code"], buckets: LATENCY_BUCKETS_SECONDS, registers: [metrics.registry] })
+  );
 }

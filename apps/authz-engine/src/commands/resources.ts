@@ -1,4 +1,5 @@
 import type { Relationship } from "@gatehouse/evaluator";
+import { isStoreError } from "@gatehouse/store";
 import { EngineError, invalidArgument } from "../errors.js";
 import { FIELD_LIMITS } from "../limits.js";
 import type { EngineContext } from "./context.js";
@@ -40,57 +41,92 @@ export function workspaceIdOf(common: Record<string, unknown> | undefined, defin
 
 /**
  * The tenant is not on the wire: it is the org owning the workspace. If the graph does not know
- * the workspace yet (created a moment ago), catch up with the store once before giving up.
+ * the workspace yet (created a moment ago), catch up with the store once; undefined = unknown.
  */
-async function orgOf(ctx: EngineContext, workspaceId: string): Promise<string> {
+async function orgOf(ctx: EngineContext, workspaceId: string): Promise<string | undefined> {
   const known = orgOfWorkspace(ctx.graph, workspaceId, ctx.domain);
   if (known !== undefined) return known;
   await ensureConsistency(ctx, { kind: "fully-consistent" });
-  const caughtUp = orgOfWorkspace(ctx.graph, workspaceId, ctx.domain);
-  if (caughtUp === undefined) throw new EngineError("not-found", `workspace not found: ${workspaceId}`);
-  return caughtUp;
+  return orgOfWorkspace(ctx.graph, workspaceId, ctx.domain);
 }
 
-/** Places the resource in its workspace (one store transaction, replacing any previous one). */
+async function requireOrgOf(ctx: EngineContext, workspaceId: string): Promise<string> {
+  const orgId = await orgOf(ctx, workspaceId);
+  if (orgId === undefined) throw new EngineError("not-found", `workspace not found: ${workspaceId}`);
+  return orgId;
+}
+
+/**
+ * Places the resource in its workspace (one store transaction, replacing any previous one).
+ * A workspace id nobody has created yet is accepted as upstream does: the report is held and
+ * placed when that workspace appears, in its tenant (see the store's pending placements).
+ */
 export async function reportResource(ctx: EngineContext, report: ReportedResource): Promise<void> {
-  if (report.workspaceId === undefined) return;
-  const orgId = await orgOf(ctx, report.workspaceId);
-  ctx.writePolicy.authorize(report.caller, report.resource.type, orgId);
-  let revision: number;
-  if (report.resource.type === HOST_TYPE) {
-    revision = await ctx.writer.reportHost(orgId, report.resource.id, report.workspaceId);
-  } else {
-    const tuple = (workspaceId: string): Relationship => ({
-      resourceType: report.resource.type,
-      resourceId: report.resource.id,
-      relation: WORKSPACE_RELATION,
-      subjectType: "rbac/workspace",
-      subjectId: workspaceId,
-    });
-    const previous = workspacesOf(ctx.graph, report.resource).filter((ws) => ws !== report.workspaceId);
-    revision = await ctx.writer.writeRelationships(orgId, { delete: previous.map(tuple), touch: [tuple(report.workspaceId)] });
+  const { type } = report.resource;
+  if (ctx.model.typeIndex(type) === undefined || !ctx.model.isRelation(type, WORKSPACE_RELATION)) {
+    throw new EngineError("unknown-type", `unknown resource type: ${type} is not a reportable type of the schema`);
   }
+  if (report.workspaceId === undefined) return;
+  let orgId = await orgOf(ctx, report.workspaceId);
+  if (orgId === undefined) {
+    // Held reports obey the same write tenancy: bound to the reporter's tenant unless it may write
+    // into any, so a workspace of another tenant created later never receives it.
+    const heldOrg = ctx.writePolicy.heldOrg(report.caller, type);
+    const hold = await ctx.writer.holdPlacement(report.resource, report.workspaceId, heldOrg);
+    if (hold.held) return;
+    // Created between our look and the hold: it is in the store, so catch up and place it.
+    orgId = await requireOrgOf(ctx, report.workspaceId);
+  }
+  ctx.writePolicy.authorize(report.caller, type, orgId);
+  const revision =
+    report.resource.type === HOST_TYPE
+      ? await orTuples(ctx.writer.reportHost(orgId, report.resource.id, report.workspaceId), () => placeByTuple(ctx, orgId, report.resource, report.workspaceId!))
+      : await placeByTuple(ctx, orgId, report.resource, report.workspaceId);
   if (report.immediate) await ctx.graph.waitFor(revision, ctx.freshnessTimeoutMs);
 }
 
-/** Removes the resource from its workspace; an unknown resource is NOT_FOUND. */
+const placementTuple = (resource: ObjectRef, workspaceId: string): Relationship => ({
+  resourceType: resource.type,
+  resourceId: resource.id,
+  relation: WORKSPACE_RELATION,
+  subjectType: "rbac/workspace",
+  subjectId: workspaceId,
+});
+
+/** The placement as a plain tuple, replacing the previous one. */
+function placeByTuple(ctx: EngineContext, orgId: string, resource: ObjectRef, workspaceId: string): Promise<number> {
+  const previous = workspacesOf(ctx.graph, resource).filter((ws) => ws !== workspaceId);
+  return ctx.writer.writeRelationships(orgId, { delete: previous.map((ws) => placementTuple(resource, ws)), touch: [placementTuple(resource, workspaceId)] });
+}
+
+/**
+ * Hosts live in the store's hosts table when their workspace is one of its workspace rows; a
+ * workspace known only as tuples (replicated from another management plane) holds plain tuples.
+ */
+async function orTuples(write: Promise<number>, fallback: () => Promise<number>): Promise<number> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isStoreError(error, "not-found")) return fallback();
+    throw error;
+  }
+}
+
+/** Removes the resource from its workspace (or drops its held report); an unknown resource is NOT_FOUND. */
 export async function deleteResource(ctx: EngineContext, resource: ObjectRef, caller: WriteCaller | null): Promise<void> {
   await ensureConsistency(ctx, { kind: "fully-consistent" });
   const workspaces = workspacesOf(ctx.graph, resource);
   const first = workspaces[0];
   // Refused before existence is told: a caller that may not write this type learns nothing.
+  const reporterOrg = ctx.writePolicy.heldOrg(caller, resource.type);
   if (first === undefined) {
-    ctx.writePolicy.authorize(caller, resource.type, caller?.orgId ?? "");
+    if (await ctx.writer.releasePlacement(resource, reporterOrg)) return;
     throw new EngineError("not-found", `resource not found: ${resource.type}:${resource.id}`);
   }
-  const orgId = await orgOf(ctx, first);
+  const orgId = await requireOrgOf(ctx, first);
   ctx.writePolicy.authorize(caller, resource.type, orgId);
-  if (resource.type === HOST_TYPE) {
-    await ctx.writer.deleteHost(orgId, resource.id);
-    return;
-  }
-  await ctx.writer.writeRelationships(orgId, {
-    touch: [],
-    delete: workspaces.map((ws) => ({ resourceType: resource.type, resourceId: resource.id, relation: WORKSPACE_RELATION, subjectType: "rbac/workspace", subjectId: ws })),
-  });
+  const removeTuples = () => ctx.writer.writeRelationships(orgId, { touch: [], delete: workspaces.map((ws) => placementTuple(resource, ws)) });
+  await (resource.type === HOST_TYPE ? orTuples(ctx.writer.deleteHost(orgId, resource.id), removeTuples) : removeTuples());
+  // A later report into a workspace not created yet must not bring it back.
+  await ctx.writer.releasePlacement(resource, reporterOrg);
 }

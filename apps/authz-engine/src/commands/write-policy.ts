@@ -23,10 +23,21 @@ export interface WriteCaller {
 export interface WritePolicy {
   /** Throws `permission-denied` unless the caller may write `definition` in tenant `orgId`. */
   authorize(caller: WriteCaller | null, definition: string, orgId: string): void;
+  /**
+   * For a report into a workspace nobody has created yet (held until it appears) and for dropping
+   * such a held report: throws `permission-denied` unless the caller may write `definition` at all,
+   * and returns the tenant the held report is bound to (it is placed only if the workspace turns
+   * out to be that tenant's), or null when the caller may write into any tenant.
+   */
+  heldOrg(caller: WriteCaller | null, definition: string): string | null;
 }
 
 /** Unauthenticated mode (local use): anyone may write, as anyone may check. */
-export const openWritePolicy: WritePolicy = { authorize() {} };
+export const openWritePolicy: WritePolicy = {
+  authorize() {},
+  // The caller's tenant when its credentials name one, as before write tenancy existed.
+  heldOrg: (caller) => caller?.orgId ?? null,
+};
 
 export function reporterWritePolicy(reporters: Reporters): WritePolicy {
   return {
@@ -39,6 +50,16 @@ export function reporterWritePolicy(reporters: Reporters): WritePolicy {
       if (!grant.allowAnyOrg && caller.orgId !== orgId) {
         throw new EngineError("permission-denied", "the caller may not write into this organisation");
       }
+    },
+    heldOrg(caller, definition) {
+      const grant = caller ? (reporters.get(caller.clientId ?? "") ?? reporters.get(caller.userId)) : undefined;
+      if (!caller || !grant) throw new EngineError("permission-denied", "the caller is not a registered reporter");
+      if (grant.resourceTypes !== "*" && !grant.resourceTypes.has(definition)) {
+        throw new EngineError("permission-denied", "the caller may not report this resource type");
+      }
+      if (grant.allowAnyOrg) return null;
+      if (!caller.orgId) throw new EngineError("permission-denied", "the caller may not write into this organisation");
+      return caller.orgId;
     },
   };
 }

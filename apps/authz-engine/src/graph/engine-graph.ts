@@ -1,4 +1,4 @@
-import { RelationshipGraph, type Model, type Relationship } from "@gatehouse/evaluator";
+import { compileSchema, RelationshipGraph, type Model, type Relationship } from "@gatehouse/evaluator";
 import type { Logger } from "@gatehouse/telemetry";
 import { EngineError } from "../errors.js";
 import type { ChangeBatch, FollowHandle, GraphSource } from "./source.js";
@@ -18,6 +18,8 @@ export interface EngineGraphOptions {
   onApplied?: (batch: ChangeBatch) => void;
   /** How many recent revisions `appliedAt` remembers. Default 4096. */
   appliedTimesKept?: number;
+  /** Called when a reload's commit switched the schema (the new model is in use from then on). */
+  onModelReplaced?: (model: Model, revision: number) => void;
 }
 
 /**
@@ -25,7 +27,9 @@ export interface EngineGraphOptions {
  * feed. One graph holds every tenant (ids are globally unique). Not ready until the snapshot is in.
  */
 export class EngineGraph {
-  readonly graph: RelationshipGraph;
+  private current: RelationshipGraph;
+  /** Commits held back while a reload's new schema is compiled (applied after it, in order). */
+  private held: ChangeBatch[] | null = null;
   private applied = -1;
   private follower: FollowHandle | null = null;
   private waiters: RevisionWaiter[] = [];
@@ -34,7 +38,12 @@ export class EngineGraph {
   private appliedTimes: number[] = [];
 
   constructor(private readonly options: EngineGraphOptions) {
-    this.graph = new RelationshipGraph(options.model);
+    this.current = new RelationshipGraph(options.model);
+  }
+
+  /** The graph every answer is computed on (replaced whole when a reload switches the schema). */
+  get graph(): RelationshipGraph {
+    return this.current;
   }
 
   get ready(): boolean {
@@ -65,6 +74,44 @@ export class EngineGraph {
   private apply(batch: ChangeBatch): void {
     // The feed is in commit order; a replayed or older batch is already reflected.
     if (batch.revision <= this.applied) return;
+    if (this.held) {
+      this.held.push(batch);
+      return;
+    }
+    if (batch.kind === "role_config" && this.options.source.activeSchema) {
+      this.held = [batch];
+      void this.switchSchema();
+      return;
+    }
+    this.applyChanges(batch);
+  }
+
+  /**
+   * A reload committed: its revision and later ones wait (answers stay at the previous revision,
+   * on the old schema) until the new schema is compiled and a graph on it holds every
+   * relationship; then the held commits apply to it and it replaces the old one at once.
+   */
+  private async switchSchema(): Promise<void> {
+    try {
+      const zed = await this.options.source.activeSchema!();
+      if (zed !== undefined) {
+        const model = compileSchema(zed);
+        const next = new RelationshipGraph(model);
+        for (const relationship of this.current.relationships()) next.add(relationship);
+        next.revision = this.current.revision;
+        this.current = next;
+        this.options.onModelReplaced?.(model, this.held![0]!.revision);
+        this.options.logger.info({ revision: this.held![0]!.revision }, "role configuration switched");
+      }
+    } catch (error) {
+      this.options.logger.error({ err: error }, "could not switch to the new role configuration; keeping the old schema");
+    }
+    const held = this.held ?? [];
+    this.held = null;
+    for (const batch of held) this.applyChanges(batch);
+  }
+
+  private applyChanges(batch: ChangeBatch): void {
     for (const change of batch.changes) {
       if (change.op === "add") this.graph.add(change.relationship);
       else this.graph.remove(change.relationship);

@@ -15,6 +15,8 @@ export interface ChangeBatch {
    * milliseconds); absent when the source does not know. Used for the apply-lag metric only.
    */
   committed?: Date;
+  /** `role_config` when the commit switched the active role configuration (a reload). */
+  kind?: string;
 }
 
 export interface FollowHandle {
@@ -31,6 +33,8 @@ export interface GraphSource {
   /** Calls onCommit for every commit after fromRevision, in order, never twice, until stopped. */
   follow(fromRevision: number, onCommit: (batch: ChangeBatch) => void, onTransientError: (error: unknown) => void): FollowHandle;
   headRevision(): Promise<number>;
+  /** The zed text of the active role configuration, once a reload has recorded one. */
+  activeSchema?(): Promise<string | undefined>;
   encodeToken(revision: number): string;
   /** Throws on a malformed or foreign token. */
   decodeToken(token: string): number;
@@ -44,4 +48,11 @@ export interface ResourceWriter {
   deleteHost(orgId: string, hostId: string): Promise<number>;
   /** Raw tuple write (deletes applied first) for resource types other than hosts. */
   writeRelationships(orgId: string, write: { touch: Relationship[]; delete: Relationship[] }): Promise<number>;
+  /**
+   * Holds a report into a workspace id nobody has created: placed when the workspace appears, in
+   * its tenant, if that is the reporter's (when known). false = the workspace exists after all.
+   */
+  holdPlacement(resource: { type: string; id: string }, workspaceId: string, reporterOrg: string | null): Promise<{ held: boolean; revision: number }>;
+  /** Drops a held report; false when none is held (for this reporter's tenant). */
+  releasePlacement(resource: { type: string; id: string }, reporterOrg: string | null): Promise<boolean>;
 }

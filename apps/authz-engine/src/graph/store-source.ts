@@ -5,6 +5,7 @@ function batchOf(change: Change): ChangeBatch {
   return {
     revision: change.revision,
     committed: change.committed,
+    kind: change.kind,
     changes: [
       ...change.deleted.map((relationship) => ({ op: "remove" as const, relationship })),
       ...change.touched.map((relationship) => ({ op: "add" as const, relationship })),
@@ -30,6 +31,7 @@ export function storeGraphSource(store: Store): GraphSource {
       );
     },
     headRevision: () => store.feed.headRevision(),
+    activeSchema: async () => (await store.roleConfig.active())?.schemaZed,
     encodeToken: (revision) => store.tokens.encode(revision),
     decodeToken: (token) => store.tokens.decode(token),
   };
@@ -46,6 +48,13 @@ export function storeResourceWriter(store: Store): ResourceWriter {
     },
     async writeRelationships(orgId, write) {
       return (await store.relationships.write(orgId, write)).revision;
+    },
+    async holdPlacement(resource, workspaceId, reporterOrg) {
+      const written = await store.placements.hold({ resourceType: resource.type, resourceId: resource.id, workspaceId, reporterOrg });
+      return { held: written.value, revision: written.revision };
+    },
+    async releasePlacement(resource, reporterOrg) {
+      return (await store.placements.release(resource.type, resource.id, reporterOrg)).value;
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Metadata } from "@grpc/grpc-js";
+import { LRUCache } from "lru-cache";
 import { AuthError, createOidcVerifier, parseIdentityHeader, type OidcVerifier } from "@gatehouse/auth";
 import { EngineError } from "../errors.js";
 
@@ -48,22 +49,19 @@ function bearerToken(metadata: Metadata): string | undefined {
  * access token costs one signature verification per minute, not one per call.
  */
 class VerifiedTokenCache {
-  private readonly entries = new Map<string, { identity: CallerIdentity; until: number }>();
-  constructor(private readonly capacity = 4096) {}
+  // lru-cache: bounded by count, each entry with its own TTL (the token's remaining life, ≤ 1 min).
+  private readonly entries: LRUCache<string, CallerIdentity>;
+  constructor(capacity = 4096) {
+    this.entries = new LRUCache({ max: capacity });
+  }
 
-  get(token: string, now: number): CallerIdentity | undefined {
-    const entry = this.entries.get(token);
-    if (!entry) return undefined;
-    if (entry.until <= now) {
-      this.entries.delete(token);
-      return undefined;
-    }
-    return entry.identity;
+  get(token: string, _now: number): CallerIdentity | undefined {
+    return this.entries.get(token);
   }
 
   set(token: string, identity: CallerIdentity, expiresAtMs: number, now: number): void {
-    if (this.entries.size >= this.capacity) this.entries.clear();
-    this.entries.set(token, { identity, until: Math.min(expiresAtMs, now + 60_000) });
+    const ttl = Math.min(expiresAtMs, now + 60_000) - now;
+    if (ttl > 0) this.entries.set(token, identity, { ttl });
   }
 }
 

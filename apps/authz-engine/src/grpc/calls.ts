@@ -1,7 +1,7 @@
 // Wrappers that every handler goes through: authentication, metrics, logging and the error
 // mapping. Handlers stay thin (validate → command → response).
 import { Metadata, status, type handleServerStreamingCall, type handleUnaryCall, type ServerWritableStream, type ServiceError } from "@grpc/grpc-js";
-import type { Logger } from "@gatehouse/telemetry";
+import { REQUEST_ID_HEADER, requestIdOf, type Logger } from "@gatehouse/telemetry";
 import type { EngineMetrics, InFlightCount } from "../metrics.js";
 import type { Authenticator, CallerIdentity } from "./authn.js";
 import { EngineError } from "../errors.js";
@@ -11,6 +11,8 @@ export interface CallDeps {
   authenticator: Authenticator;
   metrics: EngineMetrics;
   logger: Logger;
+  /** Full name of the service the methods belong to (the grpc_service label). */
+  service: string;
   /** Engine-wide bound on open server streams, and how long one may make no progress. */
   streams?: StreamLimits;
 }
@@ -30,37 +32,63 @@ export interface CallContext {
   cancelled: () => boolean;
 }
 
-function serviceError(error: unknown, deps: CallDeps, method: string): ServiceError & { code: status } {
+/**
+ * Takes the caller's request id (or makes one) and sends it back in the response headers, so a
+ * caller can quote it and every log line of the call carries it.
+ */
+function requestIdFor(call: { metadata: Metadata; sendMetadata(metadata: Metadata): void }): string {
+  const requestId = requestIdOf(call.metadata.get(REQUEST_ID_HEADER)[0]);
+  const headers = new Metadata();
+  headers.set(REQUEST_ID_HEADER, requestId);
+  call.sendMetadata(headers);
+  return requestId;
+}
+
+function serviceError(error: unknown, deps: CallDeps, method: string, requestId: string): ServiceError & { code: status } {
   const failure = toGrpcFailure(error);
   if (failure.code === status.INTERNAL || failure.code === status.UNKNOWN) {
-    deps.logger.error({ err: error, method }, "call failed");
+    deps.logger.error({ err: error, method, reqId: requestId }, "call failed");
   } else {
-    deps.logger.debug({ method, code: status[failure.code], message: failure.message }, "call rejected");
+    deps.logger.debug({ method, reqId: requestId, code: status[failure.code], message: failure.message }, "call rejected");
   }
   const wire = Object.assign(new Error(failure.message), { code: failure.code, details: failure.message, metadata: new Metadata() });
   return wire;
 }
 
+/**
+ * grpc_code label values as the Go gRPC libraries (and so the stock dashboards and alerts) spell
+ * them: `OK`, `InvalidArgument`, `DeadlineExceeded`, ...
+ */
+const GRPC_CODE_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(status)
+    .filter((entry): entry is [string, number] => typeof entry[1] === "number")
+    .map(([name, code]) => [code, name === "OK" ? "OK" : name === "CANCELLED" ? "Canceled" : name.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _sep: string, c: string) => c.toUpperCase())]),
+);
+export const grpcCodeName = (code: status): string => GRPC_CODE_NAMES[code] ?? String(code);
+
 /** Metric children bound once per method, so a call does no label hashing on the success path. */
 interface MethodMetrics {
   method: string;
+  labels: { grpc_type: string; grpc_service: string; grpc_method: string };
   ok: { inc(): void };
   seconds: { observe(value: number): void };
   inFlight: InFlightCount;
 }
 
-function methodMetrics(deps: CallDeps, method: string): MethodMetrics {
+function methodMetrics(deps: CallDeps, method: string, type: "unary" | "server_stream"): MethodMetrics {
+  const labels = { grpc_type: type, grpc_service: deps.service, grpc_method: method };
   return {
     method,
-    ok: deps.metrics.calls.labels({ method, code: status[status.OK] }),
-    seconds: deps.metrics.callSeconds.labels({ method }),
+    labels,
+    ok: deps.metrics.calls.labels({ ...labels, grpc_code: grpcCodeName(status.OK) }),
+    seconds: deps.metrics.callSeconds.labels(labels),
     inFlight: deps.metrics.inFlight(method),
   };
 }
 
 function finish(deps: CallDeps, m: MethodMetrics, code: status, startedAt: bigint): void {
   if (code === status.OK) m.ok.inc();
-  else deps.metrics.calls.inc({ method: m.method, code: status[code] });
+  else deps.metrics.calls.inc({ ...m.labels, grpc_code: grpcCodeName(code) });
   m.seconds.observe(Number(process.hrtime.bigint() - startedAt) / 1e9);
   m.inFlight.value--;
 }
@@ -70,16 +98,17 @@ export function unary<Req, Res>(
   deps: CallDeps,
   handler: (request: Req, context: CallContext) => Promise<Res> | Res,
 ): handleUnaryCall<Req, Res> {
-  const m = methodMetrics(deps, method);
+  const m = methodMetrics(deps, method, "unary");
   return (call, callback) => {
     const startedAt = process.hrtime.bigint();
     m.inFlight.value++;
+    const requestId = requestIdFor(call);
     const succeed = (response: Res) => {
       finish(deps, m, status.OK, startedAt);
       callback(null, response);
     };
     const fail = (error: unknown) => {
-      const wire = serviceError(error, deps, method);
+      const wire = serviceError(error, deps, method, requestId);
       finish(deps, m, wire.code, startedAt);
       callback(wire);
     };
@@ -230,13 +259,16 @@ export function serverStream<Req, Res>(
   deps: CallDeps,
   handler: (request: Req, context: CallContext, write: StreamWriter<Res>) => Promise<void>,
 ): handleServerStreamingCall<Req, Res> {
-  const m = methodMetrics(deps, method);
+  const m = methodMetrics(deps, method, "server_stream");
+  const sent = deps.metrics.streamedItems.labels(m.labels);
+  const stalled = deps.metrics.stalledStreams.labels(m.labels);
   const limits = deps.streams;
   return (call) => {
     const startedAt = process.hrtime.bigint();
     m.inFlight.value++;
+    const requestId = requestIdFor(call);
     if (limits && limits.active >= limits.maxActive) {
-      const wire = serviceError(new EngineError("too-many-streams", "too many concurrent streams; retry later"), deps, method);
+      const wire = serviceError(new EngineError("too-many-streams", "too many concurrent streams; retry later"), deps, method, requestId);
       finish(deps, m, wire.code, startedAt);
       call.emit("error", wire);
       return;
@@ -255,8 +287,8 @@ export function serverStream<Req, Res>(
     if (transport && !transport.closed) transport.once("close", release);
     else call.once("close", release);
     call.once("cancelled", release);
-    const items = deps.metrics.streamedItems.labels({ method });
-    const idle = limits ? { timeoutMs: limits.idleTimeoutMs, onStall: () => deps.metrics.stalledStreams.inc({ method }) } : undefined;
+    const items = sent;
+    const idle = limits ? { timeoutMs: limits.idleTimeoutMs, onStall: () => stalled.inc() } : undefined;
     const output = outputFor(call, () => items.inc(), idle);
     Promise.resolve()
       .then(() => deps.authenticator.authenticate(call.metadata))
@@ -269,7 +301,7 @@ export function serverStream<Req, Res>(
           if (limits && transport && !transport.closed) {
             // Everything is queued; a client that never reads the rest is reset like any stalled one.
             const timer = setTimeout(() => {
-              deps.metrics.stalledStreams.inc({ method });
+              stalled.inc();
               resetStalledStream(call);
             }, limits.idleTimeoutMs);
             transport.once("close", () => clearTimeout(timer));
@@ -279,7 +311,7 @@ export function serverStream<Req, Res>(
         },
         (error: unknown) => {
           release();
-          const wire = serviceError(error, deps, method);
+          const wire = serviceError(error, deps, method, requestId);
           finish(deps, m, wire.code, startedAt);
           call.emit("error", wire);
         },

@@ -20,6 +20,8 @@ const ENGINE_CODES: Record<EngineErrorCode, status> = {
   unauthenticated: status.UNAUTHENTICATED,
   "permission-denied": status.PERMISSION_DENIED,
   "not-found": status.NOT_FOUND,
+  "already-exists": status.ALREADY_EXISTS,
+  "failed-precondition": status.FAILED_PRECONDITION,
   "not-ready": status.UNAVAILABLE,
   "shutting-down": status.UNAVAILABLE,
   "too-many-streams": status.RESOURCE_EXHAUSTED,

@@ -38,6 +38,28 @@ export function requireName(value: string | undefined, field: string, pattern: R
   return name;
 }
 
+/**
+ * Type names are case-insensitive: inventory-api lower-cases resource and reporter types before
+ * use (`HBI`, `Workspace`), and the schema's definitions are lower-case.
+ */
+export function typeName(value: string): string {
+  return value.toLowerCase();
+}
+
+/** Ids and relations are trimmed as upstream does; what is left must be non-empty. */
+export function requireTrimmed(value: string | undefined, field: string, max: number = FIELD_LIMITS.id): string {
+  const trimmed = requireString(value, field, max).trim();
+  if (trimmed.length === 0) throw invalidArgument(field, "string.not_blank", "value must not be blank");
+  return trimmed;
+}
+
+/** A relation (permission) name: trimmed, non-empty and without inner whitespace. */
+export function requireRelation(value: string | undefined, field: string): string {
+  const relation = requireTrimmed(value, field, FIELD_LIMITS.name);
+  if (/\s/.test(relation)) throw invalidArgument(field, "string.no_whitespace", "value must not contain whitespace");
+  return relation;
+}
+
 export function requireMessage<T>(value: T | undefined, field: string): T {
   if (value === undefined || value === null) throw invalidArgument(field, "required", "value is required");
   return value;
@@ -45,14 +67,14 @@ export function requireMessage<T>(value: T | undefined, field: string): T {
 
 /** `<reporter>/<type>`, the stored definition name; the reporter is required in practice (contract §5.2). */
 function definitionName(resourceType: string, reporterType: string | undefined, field: string): string {
-  const reporter = requireName(reporterType, field);
-  return `${reporter}/${resourceType}`;
+  const reporter = typeName(requireName(reporterType, field));
+  return `${reporter}/${typeName(resourceType)}`;
 }
 
 export function resourceRef(ref: ResourceReference | undefined, field: string): ObjectRef {
   const value = requireMessage(ref, field);
   const resourceType = requireName(value.resourceType, `${field}.resource_type`);
-  const id = requireString(value.resourceId, `${field}.resource_id`);
+  const id = requireTrimmed(value.resourceId, `${field}.resource_id`);
   const reporter = requireMessage(value.reporter, `${field}.reporter`);
   // Present-but-empty instance ids (what ts-proto useOptionals=all clients send) mean "not given".
   const instanceId = reporter.instanceId;
@@ -67,13 +89,15 @@ export function subjectRef(ref: SubjectReference | undefined, field: string): Su
   const value = requireMessage(ref, field);
   const object = resourceRef(value.resource, `${field}.resource`);
   // An empty relation is "no relation" (contract §4).
-  return value.relation ? { ...object, relation: boundedString(value.relation, `${field}.relation`, FIELD_LIMITS.name) } : object;
+  // Bounded before anything else is done with it (an 80 kB relation must not be echoed anywhere).
+  const relation = boundedString(value.relation ?? "", `${field}.relation`, FIELD_LIMITS.name).trim();
+  return relation ? { ...object, relation: requireRelation(relation, `${field}.relation`) } : object;
 }
 
 export function representationType(value: RepresentationType | undefined, field: string): { definition: string; resourceType: string; reporterType: string } {
   const type = requireMessage(value, field);
-  const resourceType = requireName(type.resourceType, `${field}.resource_type`);
-  const reporterType = requireName(type.reporterType, `${field}.reporter_type`);
+  const resourceType = typeName(requireName(type.resourceType, `${field}.resource_type`));
+  const reporterType = typeName(requireName(type.reporterType, `${field}.reporter_type`));
   return { definition: `${reporterType}/${resourceType}`, resourceType, reporterType };
 }
 

@@ -24,15 +24,14 @@ import { EngineError } from "../errors.js";
 import type { CallContext } from "../grpc/calls.js";
 import { ResponsePair } from "../grpc/encoded-responses.js";
 import { toGrpcFailure } from "../grpc/errors.js";
-import { FIELD_LIMITS } from "../limits.js";
-import { bulkItems, consistency, requireString, resourceRef, subjectRef } from "../grpc/validation.js";
+import { bulkItems, consistency, requireRelation, resourceRef, subjectRef } from "../grpc/validation.js";
 
 const allowedOf = (allowed: boolean): Allowed => (allowed ? Allowed.ALLOWED_TRUE : Allowed.ALLOWED_FALSE);
 
 function target(item: { object?: ResourceReference | undefined; relation: string; subject?: CheckRequest["subject"] }, prefix: string): CheckTarget {
   return {
     resource: resourceRef(item.object, `${prefix}object`),
-    permission: requireString(item.relation, `${prefix}relation`, FIELD_LIMITS.name),
+    permission: requireRelation(item.relation, `${prefix}relation`),
     subject: subjectRef(item.subject, `${prefix}subject`),
   };
 }
@@ -76,7 +75,7 @@ export function checkHandlers(ctx: EngineContext, domain: string) {
     checkSelf(request: CheckSelfRequest, context: CallContext): CheckSelfResponse | Promise<CheckSelfResponse> {
       const checkTarget: CheckTarget = {
         resource: resourceRef(request.object, "object"),
-        permission: requireString(request.relation, "relation", FIELD_LIMITS.name),
+        permission: requireRelation(request.relation, "relation"),
         subject: selfSubject(context, domain),
       };
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: true });
@@ -108,7 +107,7 @@ export function checkHandlers(ctx: EngineContext, domain: string) {
       const items = bulkItems(request.items, "items");
       const targets = items.map((item, i): CheckTarget => ({
         resource: resourceRef(item.object, `items[${i}].object`),
-        permission: requireString(item.relation, `items[${i}].relation`, FIELD_LIMITS.name),
+        permission: requireRelation(item.relation, `items[${i}].relation`),
         subject: selfSubject(context, domain),
       }));
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: false });

@@ -8,8 +8,7 @@ import type { EngineContext } from "../commands/context.js";
 import { cursorAt, listObjects, listSubjects } from "../commands/list.js";
 import type { CallContext, StreamWriter } from "../grpc/calls.js";
 import { objectItemEncoder } from "../grpc/list-encoding.js";
-import { FIELD_LIMITS } from "../limits.js";
-import { consistency, pagination, representationType, requireString, resourceRef, subjectRef } from "../grpc/validation.js";
+import { consistency, pagination, representationType, requireRelation, resourceRef, subjectRef } from "../grpc/validation.js";
 
 export function listHandlers(ctx: EngineContext) {
   return {
@@ -20,7 +19,7 @@ export function listHandlers(ctx: EngineContext) {
       write: StreamWriter<StreamedListObjectsResponse | Buffer>,
     ): Promise<void> {
       const objectType = representationType(request.objectType, "object_type");
-      const permission = requireString(request.relation, "relation", FIELD_LIMITS.name);
+      const permission = requireRelation(request.relation, "relation");
       const subject = subjectRef(request.subject, "subject");
       const page = pagination(request.pagination, "pagination");
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: false });
@@ -39,11 +38,11 @@ export function listHandlers(ctx: EngineContext) {
       write: StreamWriter<StreamedListSubjectsResponse>,
     ): Promise<void> {
       const resource = resourceRef(request.resource, "resource");
-      const permission = requireString(request.relation, "relation", FIELD_LIMITS.name);
+      const permission = requireRelation(request.relation, "relation");
       const subjectType = representationType(request.subjectType, "subject_type");
       const page = pagination(request.pagination, "pagination");
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: false });
-      const subjectRelation = request.subjectRelation ? request.subjectRelation : undefined;
+      const subjectRelation = request.subjectRelation?.trim() ? requireRelation(request.subjectRelation, "subject_relation") : undefined;
       const result = await listSubjects(ctx, {
         resource,
         permission,

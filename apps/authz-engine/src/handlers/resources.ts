@@ -10,19 +10,19 @@ import { deleteResource, reportResource, workspaceIdOf } from "../commands/resou
 import { invalidArgument } from "../errors.js";
 import type { CallContext } from "../grpc/calls.js";
 import { FIELD_LIMITS } from "../limits.js";
-import { boundedString, requireMessage, requireName, requireString, resourceRef } from "../grpc/validation.js";
+import { boundedString, requireMessage, requireName, requireString, requireTrimmed, resourceRef, typeName } from "../grpc/validation.js";
 
 const REPORT_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 export function resourceHandlers(ctx: EngineContext) {
   return {
     async reportResource(request: ReportResourceRequest, context: CallContext): Promise<ReportResourceResponse> {
-      const type = requireName(request.type, "type", REPORT_NAME_PATTERN);
-      const reporterType = requireName(request.reporterType, "reporter_type", REPORT_NAME_PATTERN);
+      const type = typeName(requireName(request.type, "type", REPORT_NAME_PATTERN));
+      const reporterType = typeName(requireName(request.reporterType, "reporter_type", REPORT_NAME_PATTERN));
       requireString(request.reporterInstanceId, "reporter_instance_id", FIELD_LIMITS.reporterInstanceId);
       const representations = requireMessage(request.representations, "representations");
       const metadata = requireMessage(representations.metadata, "representations.metadata");
-      const localResourceId = requireString(metadata.localResourceId, "representations.metadata.local_resource_id");
+      const localResourceId = requireTrimmed(metadata.localResourceId, "representations.metadata.local_resource_id");
       requireString(metadata.apiHref, "representations.metadata.api_href", FIELD_LIMITS.href);
       if (metadata.consoleHref) boundedString(metadata.consoleHref, "representations.metadata.console_href", FIELD_LIMITS.href);
       if (!(request.writeVisibility in WriteVisibility) || request.writeVisibility === WriteVisibility.UNRECOGNIZED) {

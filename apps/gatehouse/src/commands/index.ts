@@ -3,6 +3,7 @@ import { registerAdvise } from "./advise.js";
 import { registerMigrate } from "./migrate.js";
 import { registerParity } from "./parity.js";
 import { registerQueryCommands } from "./query.js";
+import { registerRolesCommand } from "./roles.js";
 import { registerSchemaCommand } from "./schema.js";
 import { registerStartCommand } from "./start.js";
 
@@ -10,4 +11,4 @@ import { registerStartCommand } from "./start.js";
 export type RegisterCommand = (program: Command) => void;
 
 // One line per command module (keep sorted).
-export const commands: RegisterCommand[] = [registerAdvise, registerMigrate, registerParity, registerQueryCommands, registerSchemaCommand, registerStartCommand];
+export const commands: RegisterCommand[] = [registerAdvise, registerMigrate, registerParity, registerQueryCommands, registerRolesCommand, registerSchemaCommand, registerStartCommand];

@@ -5,13 +5,22 @@ import { loadAssetTypes } from "../migration/asset-types.js";
 import { planExport } from "../migration/plan.js";
 import { createProgress, type Progress } from "../migration/progress.js";
 import { renderTable } from "../migration/render.js";
-import { loadV1Export } from "../migration/v1-export-schema.js";
+import { readV1Api } from "../migration/v1-api.js";
+import { loadV1Export, validateV1Export } from "../migration/v1-export-schema.js";
+import { MigrationError } from "../migration/errors.js";
+import type { V1Export } from "@gatehouse/rbac";
 
 /** Tenants with at least this many principals, memberships and bindings get a per-phase bar. */
 const LARGE_TENANT = 2000;
 
 interface MigrateOptions {
-  input: string;
+  input?: string;
+  fromUrl?: string;
+  token?: string;
+  identity?: string;
+  orgId?: string;
+  pageSize?: string;
+  retries?: string;
   databaseUrl?: string;
   dataDir?: string;
   dryRun?: boolean;
@@ -25,15 +34,21 @@ export function registerMigrate(program: Command): void {
   program
     .command("migrate")
     .description("Import a v1 export as v2 roles, groups and role bindings (idempotent)")
-    .requiredOption("--input <file>", "v1 export JSON file")
+    .option("--input <file>", "v1 export JSON file")
+    .option("--from-url <url>", "read the organisation from a live insights-rbac v1 API instead (https://host or .../api/rbac/v1)")
+    .option("--token <token>", "with --from-url: bearer token (default: $GATEHOUSE_SOURCE_TOKEN)")
+    .option("--identity <base64>", "with --from-url: x-rh-identity header (default: $GATEHOUSE_SOURCE_IDENTITY)")
+    .option("--org-id <id>", "with --from-url: organisation to read (default: the identity's org_id)")
+    .option("--page-size <n>", "with --from-url: items per page", "100")
+    .option("--retries <n>", "with --from-url: retries per request (exponential backoff)", "4")
     .option("--database-url <url>", "Postgres URL (default: embedded PGlite, see --data-dir)")
     .option("--data-dir <dir>", "PGlite data directory (default: in-memory)")
     .option("--asset-types <file>", "asset types JSON (default: the bundled asset types)")
-    .option("--seed-system-roles", "first make the export's system roles the store's seeded roles (replaces the seeded set)")
+    .option("--seed-system-roles", "first seed the export's system roles (created, or rewritten when their version is higher)")
     .option("--dry-run", "validate and print the plan without writing")
     .option("--json", "print the plan or the result as JSON")
     .action(async (opts: MigrateOptions) => {
-      const exp = await loadV1Export(opts.input);
+      const exp = await loadExport(opts);
       const catalog = await loadAssetTypes(opts.assetTypes);
       const planned = planExport(exp, catalog);
       if (opts.dryRun) {
@@ -104,4 +119,28 @@ export function registerMigrate(program: Command): void {
         );
       }
     });
+}
+
+function positiveInt(raw: string | undefined, flag: string, min: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new MigrationError("invalid-options", `${flag} must be an integer >= ${min}`);
+  return n;
+}
+
+/** The export from a file, or read from a live v1 API; validated the same way either way. */
+async function loadExport(opts: MigrateOptions): Promise<V1Export> {
+  if ((opts.input === undefined) === (opts.fromUrl === undefined)) throw new MigrationError("invalid-options", "give exactly one of --input and --from-url");
+  if (opts.input !== undefined) return loadV1Export(opts.input);
+  const token = opts.token ?? process.env["GATEHOUSE_SOURCE_TOKEN"];
+  const identity = opts.identity ?? process.env["GATEHOUSE_SOURCE_IDENTITY"];
+  const read = await readV1Api({
+    baseUrl: opts.fromUrl!,
+    ...(token ? { token } : {}),
+    ...(identity ? { identity } : {}),
+    ...(opts.orgId ? { orgId: opts.orgId } : {}),
+    pageSize: positiveInt(opts.pageSize, "--page-size", 1),
+    retries: positiveInt(opts.retries, "--retries", 0),
+  });
+  process.stderr.write(`read ${opts.fromUrl} in ${read.requests} requests\n`);
+  return validateV1Export(read.export, `v1 API at ${opts.fromUrl}`);
 }

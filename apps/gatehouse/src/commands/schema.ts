@@ -1,14 +1,17 @@
 import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { Command } from "commander";
 import { compileSchema, SchemaError } from "@gatehouse/evaluator";
 import { compile, formatDiagnostic, type KslSource, type SchemaAst } from "@gatehouse/ksl";
+import { buildSchemaFromDirectory, CONFIG_LAYOUT, formatIssue, loadConfigDirectory, RoleConfigError } from "@gatehouse/role-config";
 
 /** Exit codes: 0 clean, 1 the schema has errors, 2 an input could not be read or written. */
 const EXIT_INVALID = 1;
 const EXIT_IO = 2;
 
 interface BuildOptions {
-  output: string;
+  output?: string;
+  configDir?: string;
 }
 
 /** `gatehouse schema build|check`: compile KSL (.ksl) and IR (.json) files to a zed schema. */
@@ -17,31 +20,100 @@ export function registerSchemaCommand(program: Command): void {
 
   schema
     .command("build")
-    .description("Compile the files and write the zed schema; errors are printed as 'file:line:col code message'")
-    .argument("<files...>", ".ksl and .json files (all namespaces of the schema)")
-    .option("-o, --output <file>", "zed file to write ('-' for stdout)", "schema.zed")
+    .description("Compile the files (or a configuration directory) and write the zed schema; errors are printed as 'file:line:col code message'")
+    .argument("[files...]", ".ksl and .json files (all namespaces of the schema)")
+    .option("-o, --output <file>", "zed file to write ('-' for stdout); default schema.zed, or the directory's schemas/schema.zed with --config-dir")
+    .option("--config-dir <dir>", "a configuration directory in the role-configuration repository's layout (configs/<env>)")
     .action(async (files: string[], opts: BuildOptions) => {
-      const result = await compileFiles(files, opts.output === "-" ? "schema.zed" : opts.output);
+      if (!usage(files, opts.configDir)) return;
+      const output = opts.output ?? (opts.configDir ? join(opts.configDir, CONFIG_LAYOUT.schemaZed) : "schema.zed");
+      const result = opts.configDir ? buildDirectory(opts.configDir) : await compileFiles(files, output === "-" ? "schema.zed" : output);
       if (!result) return;
       try {
-        if (opts.output === "-") process.stdout.write(`${result.zed}\n`);
-        else await writeFile(opts.output, result.zed);
+        if (output === "-") process.stdout.write(`${result.zed}\n`);
+        else await writeFile(output, result.zed);
       } catch (e) {
-        process.stderr.write(`${opts.output}: cannot write: ${(e as Error).message}\n`);
+        process.stderr.write(`${output}: cannot write: ${(e as Error).message}\n`);
         process.exitCode = EXIT_IO;
         return;
       }
-      if (opts.output !== "-") process.stdout.write(`wrote ${opts.output} (${result.ast.definitions.length} definitions from ${files.length} files)\n`);
+      if (output !== "-") process.stdout.write(`wrote ${output} (${result.ast.definitions.length} definitions from ${opts.configDir ?? `${files.length} files`})\n`);
     });
 
   schema
     .command("check")
-    .description("Compile the files and report every error as 'file:line:col code message' (exit 1 when there are any)")
-    .argument("<files...>", ".ksl and .json files (all namespaces of the schema)")
-    .action(async (files: string[]) => {
+    .description("Compile the files and report every error as 'file:line:col code message' (exit 1 when there are any); with --config-dir also validate the whole directory and fail when its committed schema.zed is stale")
+    .argument("[files...]", ".ksl and .json files (all namespaces of the schema)")
+    .option("--config-dir <dir>", "a configuration directory in the role-configuration repository's layout (configs/<env>)")
+    .action(async (files: string[], opts: { configDir?: string }) => {
+      if (!usage(files, opts.configDir)) return;
+      if (opts.configDir) return checkDirectory(opts.configDir);
       const result = await compileFiles(files, "schema.zed");
       if (result) process.stdout.write(`ok: ${files.length} files, ${result.ast.definitions.length} definitions\n`);
     });
+}
+
+/** Exactly one of: files, or --config-dir. */
+function usage(files: string[], configDir: string | undefined): boolean {
+  if ((files.length > 0) !== (configDir !== undefined)) return true;
+  process.stderr.write("give either the .ksl/.json files or --config-dir <dir>, not both or neither\n");
+  process.exitCode = EXIT_IO;
+  return false;
+}
+
+function printConfigError(e: unknown): void {
+  if (!(e instanceof RoleConfigError)) throw e;
+  for (const issue of e.issues) process.stderr.write(`${formatIssue(issue)}\n`);
+  process.stderr.write(`${e.issues.length} error${e.issues.length === 1 ? "" : "s"} in ${e.dir ?? "the configuration"}\n`);
+  process.exitCode = e.issues.every((i) => i.code === "read-failed") ? EXIT_IO : EXIT_INVALID;
+}
+
+/** The directory's generated schema (rbac_v1_permissions.json generated, then KSL -> zed). */
+function buildDirectory(dir: string): { zed: string; ast: SchemaAst } | undefined {
+  try {
+    const built = buildSchemaFromDirectory(dir);
+    return { zed: built.zed, ast: built.ast };
+  } catch (e) {
+    printConfigError(e);
+    return undefined;
+  }
+}
+
+/** Validates everything in the directory and compares the committed schema.zed with a fresh build. */
+function checkDirectory(dir: string): void {
+  let config;
+  try {
+    config = loadConfigDirectory(dir);
+  } catch (e) {
+    printConfigError(e);
+    return;
+  }
+  for (const w of config.warnings) process.stderr.write(`warning: ${formatIssue(w)}\n`);
+  const committedFile = join(dir, CONFIG_LAYOUT.schemaZed);
+  if (config.committedSchemaZed === undefined) {
+    process.stderr.write(`${committedFile}: missing; run 'gatehouse schema build --config-dir ${dir}'\n`);
+    process.exitCode = EXIT_INVALID;
+    return;
+  }
+  const difference = firstDifference(config.schemaZed, config.committedSchemaZed);
+  if (difference) {
+    process.stderr.write(`${committedFile}: stale (${difference}); run 'gatehouse schema build --config-dir ${dir}'\n`);
+    process.exitCode = EXIT_INVALID;
+    return;
+  }
+  process.stdout.write(
+    `ok: ${dir}: ${Object.keys(config.permissions).length} applications, ${config.roles.length} roles, ${config.schemaAst.definitions.length} definitions; ${CONFIG_LAYOUT.schemaZed} up to date\n`,
+  );
+}
+
+/** Where a fresh build first differs from the committed text. */
+function firstDifference(fresh: string, committed: string): string | undefined {
+  if (fresh === committed) return undefined;
+  const a = fresh.split("\n");
+  const c = committed.split("\n");
+  const line = a.findIndex((l, i) => l !== c[i]);
+  const at = line === -1 ? a.length : line;
+  return `line ${at + 1}: committed ${JSON.stringify(c[at] ?? "<end of file>")}, fresh build ${JSON.stringify(a[at] ?? "<end of file>")}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Revision, Store } from "@gatehouse/store";
+import type { Revision, RoleScope, Store } from "@gatehouse/store";
 
 /** The demo organisation, as data (apps/gatehouse/demo/demo-org.json). */
 export interface DemoOrg {
@@ -8,6 +8,8 @@ export interface DemoOrg {
   principals: { userId: string; username: string; isOrgAdmin?: boolean }[];
   workspaces: { key: string; name: string; description?: string; parent: string }[];
   groups: { key: string; name: string; description?: string; members: string[] }[];
+  /** Custom roles; `scope` is stored as given (the demo keeps one deliberately mis-levelled). */
+  roles?: { name: string; description?: string; permissions: string[]; scope: RoleScope }[];
   bindings: { role: string; group: string; resource: string; why?: string }[];
   hosts: { id: string; name: string; workspace: string }[];
 }
@@ -59,6 +61,11 @@ export async function seedDemoOrg(store: Store, demo: DemoOrg = loadDemoOrg()): 
     const groupId = existing?.id ?? (await store.groups.create(org, { name: g.name, description: g.description ?? null })).value.id;
     groups[g.key] = groupId;
     revision = (await store.groups.addMembers(org, groupId, g.members)).revision;
+  }
+
+  for (const role of demo.roles ?? []) {
+    const existing = (await store.roles.list(org, { kinds: ["custom"], name: role.name, limit: 10 })).data.find((r) => r.name === role.name);
+    if (!existing) revision = (await store.roles.create(org, { name: role.name, description: role.description ?? null, permissions: role.permissions, scope: role.scope })).revision;
   }
 
   const roles = await store.roles.list(org, { limit: 1000 });

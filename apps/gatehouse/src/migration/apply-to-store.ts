@@ -1,5 +1,5 @@
 import type { BindingLevel, TenantMigrationPlan, V1Export, V1Tenant } from "@gatehouse/rbac";
-import type { ImportPhase, ImportRoleRef, Store, TenantImportPlan } from "@gatehouse/store";
+import type { ImportPhase, ImportRoleRef, Store, TenantImportPlan, V1AccessEntry } from "@gatehouse/store";
 import { MigrationError } from "./errors.js";
 
 export interface TenantApplyResult {
@@ -35,10 +35,17 @@ export function toImportPlan(exp: V1Export, tenant: V1Tenant, plan: TenantMigrat
       roleRef.set(r.id, { seeded: v1?.name ?? r.name });
       continue;
     }
-    roles.push({ key: r.id, ...stableId(r.id), name: r.name, permissions: [...r.permissions], scope: r.level });
+    // The v1 access entries of this part (resource definitions kept for /api/rbac/v1/access/).
+    const v1 = v1Roles.find((x) => (x.uuid ?? x.name) === r.v1Role);
+    const permissions = [...new Set(r.permissions)];
+    const access = (v1?.access ?? [])
+      .filter((a) => permissions.includes(a.permission))
+      .map((a) => ({ permission: a.permission, resourceDefinitions: [...(a.resourceDefinitions ?? [])] as V1AccessEntry["resourceDefinitions"] }));
+    roles.push({ key: r.id, ...stableId(r.id), name: r.name, permissions, scope: r.level, ...(access.length > 0 ? { access } : {}) });
     roleRef.set(r.id, { key: r.id });
   }
-  const customDefault = plan.groups.find((g) => g.kind === "default" && g.name !== "Default access");
+  // With a customised default group the planner adds no synthetic one: the only "default" group is it.
+  const customDefault = tenant.groups.some((g) => g.platform_default) ? plan.groups.find((g) => g.kind === "default") : undefined;
   const groups = plan.groups
     .filter((g) => g.kind === "group")
     .map((g) => ({ key: g.id, ...stableId(g.id), name: g.name, members: [...g.members] }));
@@ -52,7 +59,7 @@ export function toImportPlan(exp: V1Export, tenant: V1Tenant, plan: TenantMigrat
     else if (groupKeys.has(b.groupId)) bindings.push({ role, group: { key: b.groupId }, level: b.level });
   }
   return {
-    principals: tenant.principals.map((p) => ({ userId: p.user_id, username: p.username ?? p.user_id, isOrgAdmin: p.is_org_admin === true })),
+    principals: tenant.principals.map((p) => ({ userId: p.user_id, username: p.username ?? p.user_id, ...(p.is_org_admin !== undefined ? { isOrgAdmin: p.is_org_admin } : {}) })),
     roles,
     groups,
     bindings,

@@ -17,6 +17,7 @@ export function startBanner(running: RunningGatehouse, config: StartConfig): str
     "",
     "Gatehouse is running",
     `  management API   http://${host}:${http}/api/rbac/v2/   (OpenAPI: /api/rbac/v2/openapi.json)`,
+    `  console          http://${host}:${http}/console/   (access explorer, workspace tree, migration parity, playground)`,
     `  authz-engine     ${host}:${grpc}  gRPC kessel.inventory.v1beta2 (plaintext h2c, unauthenticated)`,
     `  workspace-cache  http://${host}:${cache}/api/rbac/v2/workspaces/?type=root`,
     `  engine metrics   http://${host}:${metrics}/metrics`,
@@ -37,11 +38,11 @@ export function startBanner(running: RunningGatehouse, config: StartConfig): str
       "",
       "  # 2. gRPC Check: may carol edit patch systems in Production? (Pattern 2 contingent permission)",
       `  pnpm gatehouse check --target ${host}:${grpc} --object rbac/workspace:${production} --relation patch_system_edit --subject carol`,
-      `  grpcurl -plaintext -import-path packages/proto/proto -proto kessel/inventory/v1beta2/inventory_service.proto -d '{"object":{"resource_type":"workspace","resource_id":"${production}","reporter":{"type":"rbac"}},"relation":"patch_system_edit","subject":{"resource":{"resource_type":"principal","resource_id":"${config.domain}/carol","reporter":{"type":"rbac"}}}}' ${host}:${grpc} kessel.inventory.v1beta2.KesselInventoryService/Check`,
+      `  grpcurl -plaintext -d '{"object":{"resource_type":"workspace","resource_id":"${production}","reporter":{"type":"rbac"}},"relation":"patch_system_edit","subject":{"resource":{"resource_type":"principal","resource_id":"${config.domain}/carol","reporter":{"type":"rbac"}}}}' ${host}:${grpc} kessel.inventory.v1beta2.KesselInventoryService/Check`,
       "",
       "  # 3. StreamedListObjects: which workspaces may bob see hosts in?",
       `  pnpm gatehouse list --target ${host}:${grpc} --type rbac/workspace --relation inventory_host_view --subject bob`,
-      `  grpcurl -plaintext -import-path packages/proto/proto -proto kessel/inventory/v1beta2/inventory_service.proto -d '{"object_type":{"resource_type":"workspace","reporter_type":"rbac"},"relation":"inventory_host_view","subject":{"resource":{"resource_type":"principal","resource_id":"${config.domain}/bob","reporter":{"type":"rbac"}}}}' ${host}:${grpc} kessel.inventory.v1beta2.KesselInventoryService/StreamedListObjects`,
+      `  grpcurl -plaintext -d '{"object_type":{"resource_type":"workspace","reporter_type":"rbac"},"relation":"inventory_host_view","subject":{"resource":{"resource_type":"principal","resource_id":"${config.domain}/bob","reporter":{"type":"rbac"}}}}' ${host}:${grpc} kessel.inventory.v1beta2.KesselInventoryService/StreamedListObjects`,
     );
   }
   lines.push("", "Press Ctrl+C to stop.", "");

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { ConfigError, defineConfig, roleConfigSettings, setting, storeSettings } from "@gatehouse/config";
 
 /** Settings of the all-in-one local server, from flags and the environment. */
 export interface StartConfig {
@@ -15,6 +16,8 @@ export interface StartConfig {
   metricsPort: number;
   domain: string;
   env: "stage" | "prod";
+  /** A role-configuration directory (`configs/<env>` of an rbac-config checkout) instead of the built-in `env`. */
+  roleConfigDir?: string;
   seedDemo: boolean;
 }
 
@@ -39,24 +42,48 @@ export interface StartFlags {
   metricsPort?: string;
   host?: string;
   seed?: boolean;
+  roleConfig?: string;
 }
 
+/** The all-in-one server's environment variables (flags take precedence over them). */
+export const startSettings = defineConfig("start", {
+  DATABASE_URL: storeSettings.DATABASE_URL,
+  REDIS_URL: setting.url("Redis connection string", { protocols: ["redis", "rediss"], unset: "in-process memory cache", secret: true }),
+  GATEHOUSE_DATA_DIR: setting.string("PGlite data directory", { default: ".gatehouse-data" }),
+  HOST: setting.string("listen address", { default: "127.0.0.1" }),
+  PORT: setting.port("management API port", 8000),
+  GRPC_PORT: setting.port("authz-engine gRPC port", 9091),
+  WORKSPACE_CACHE_PORT: setting.port("workspace-cache port", 8001),
+  METRICS_PORT: setting.port("authz-engine metrics port", 9092),
+  GATEHOUSE_DOMAIN: storeSettings.GATEHOUSE_DOMAIN,
+  GATEHOUSE_ENV: storeSettings.GATEHOUSE_ENV,
+  ...roleConfigSettings,
+  GATEHOUSE_SEED_DEMO: setting.bool("seed the demo organisation on first start", true),
+});
+
 export function resolveStartConfig(flags: StartFlags, env: NodeJS.ProcessEnv = process.env): StartConfig {
-  const gatehouseEnv = env["GATEHOUSE_ENV"] ?? "stage";
-  if (gatehouseEnv !== "stage" && gatehouseEnv !== "prod") {
-    throw new StartConfigError(`GATEHOUSE_ENV must be 'stage' or 'prod', got '${gatehouseEnv}'.`);
+  let v: ReturnType<typeof startSettings.parse>;
+  try {
+    v = startSettings.parse(env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new StartConfigError(error.message);
+    throw error;
   }
+  const roleConfigSetting = flags.roleConfig ?? v.GATEHOUSE_ROLE_CONFIG;
+  const roleConfigDir = roleConfigSetting ? path.resolve(roleConfigSetting) : undefined;
   return {
-    ...(env["DATABASE_URL"] ? { databaseUrl: env["DATABASE_URL"] } : {}),
-    ...(env["REDIS_URL"] ? { redisUrl: env["REDIS_URL"] } : {}),
-    dataDir: path.resolve(flags.dataDir ?? env["GATEHOUSE_DATA_DIR"] ?? ".gatehouse-data"),
-    host: flags.host ?? env["HOST"] ?? "127.0.0.1",
-    httpPort: port(flags.httpPort ?? env["PORT"], 8000, "the management API port"),
-    grpcPort: port(flags.grpcPort ?? env["GRPC_PORT"], 9091, "the gRPC port"),
-    cachePort: port(flags.cachePort ?? env["WORKSPACE_CACHE_PORT"], 8001, "the workspace-cache port"),
-    metricsPort: port(flags.metricsPort ?? env["METRICS_PORT"], 9092, "the engine metrics port"),
-    domain: env["GATEHOUSE_DOMAIN"] ?? "redhat",
-    env: gatehouseEnv,
-    seedDemo: flags.seed ?? env["GATEHOUSE_SEED_DEMO"] !== "false",
+    ...(v.DATABASE_URL ? { databaseUrl: v.DATABASE_URL } : {}),
+    ...(v.REDIS_URL ? { redisUrl: v.REDIS_URL } : {}),
+    dataDir: path.resolve(flags.dataDir ?? v.GATEHOUSE_DATA_DIR),
+    host: flags.host ?? v.HOST,
+    httpPort: port(flags.httpPort, v.PORT, "the management API port"),
+    grpcPort: port(flags.grpcPort, v.GRPC_PORT, "the gRPC port"),
+    cachePort: port(flags.cachePort, v.WORKSPACE_CACHE_PORT, "the workspace-cache port"),
+    metricsPort: port(flags.metricsPort, v.METRICS_PORT, "the engine metrics port"),
+    domain: v.GATEHOUSE_DOMAIN,
+    env: v.GATEHOUSE_ENV,
+    ...(roleConfigDir ? { roleConfigDir } : {}),
+    // The demo binds Gatehouse's own roles, which another configuration need not have.
+    seedDemo: flags.seed === false ? false : env["GATEHOUSE_SEED_DEMO"] ? v.GATEHOUSE_SEED_DEMO : !roleConfigDir,
   };
 }

@@ -21,7 +21,8 @@ interface Waiter {
  * `waitFor` gives read-your-writes across requests.
  */
 export class Authorizer {
-  private readonly graph: RelationshipGraph;
+  /** Read-only use outside (explain, parity); only the change feed writes it, and a reload replaces it whole. */
+  graph: RelationshipGraph;
   private follower: FollowHandle | null = null;
   private waiters: Waiter[] = [];
   private applied = 0;
@@ -108,6 +109,30 @@ export class Authorizer {
     return new Set(lookupResources(this.graph, "rbac/workspace", permission, { type: "rbac/principal", id: principalId }));
   }
 
+  /**
+   * Switches to another schema: a new graph is built from a store snapshot and brought up to the
+   * revision this one reached, then swapped in at once, so every answer is either wholly the old
+   * schema's or wholly the new one's.
+   */
+  async replaceModel(model: Model): Promise<void> {
+    const next = new RelationshipGraph(model);
+    const snapshot = await this.store.feed.snapshot();
+    for await (const batch of snapshot.batches) for (const tuple of batch) this.addTuple(tuple, next);
+    let at = snapshot.revision;
+    while (at < this.applied) {
+      const changes = await this.store.feed.changesSince(at, 1000);
+      if (changes.length === 0) break;
+      for (const change of changes) {
+        for (const tuple of change.deleted) this.removeTuple(tuple, next);
+        for (const tuple of change.touched) this.addTuple(tuple, next);
+        at = change.revision;
+      }
+    }
+    // No await from the last check to here: the follower cannot slip a change in between.
+    this.graph = next;
+    this.setRevision(Math.max(at, this.applied));
+  }
+
   private apply(changes: Change[]): void {
     for (const change of changes) {
       if (change.revision <= this.applied) continue;
@@ -118,17 +143,17 @@ export class Authorizer {
   }
 
   // Tuples of types this schema does not know (e.g. other reporters) are not ours to judge.
-  private addTuple(tuple: Relationship): void {
+  private addTuple(tuple: Relationship, graph = this.graph): void {
     try {
-      this.graph.add(tuple);
+      graph.add(tuple);
     } catch (error) {
       this.logger.debug({ err: error, tuple }, "tuple ignored by the authorization graph");
     }
   }
 
-  private removeTuple(tuple: Relationship): void {
+  private removeTuple(tuple: Relationship, graph = this.graph): void {
     try {
-      this.graph.remove(tuple);
+      graph.remove(tuple);
     } catch {
       // Unknown to the schema, so never added.
     }

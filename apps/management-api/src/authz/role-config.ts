@@ -1,6 +1,7 @@
 import type { Model } from "@gatehouse/evaluator";
+import type { SchemaAst } from "@gatehouse/role-config";
 import { defaultAssetTypes, permissionLevelsFromCatalog } from "@gatehouse/rbac";
-import { compileRoleModel, loadRoleConfig, type Environment, type RoleDefinition } from "@gatehouse/role-config";
+import { loadConfigDirectory, loadRoleConfig, modelOf, type ConfigIdentity, type Environment, type RoleConfig, type RoleDefinition } from "@gatehouse/role-config";
 import type { SystemRoleDefinition } from "@gatehouse/store";
 import { createPermissionCatalogue, type PermissionCatalogue, type PermissionScope } from "./catalogue.js";
 
@@ -10,6 +11,11 @@ export interface RoleConfiguration {
   catalogue: PermissionCatalogue;
   /** Seeded (system) roles; seeded into the store at start. */
   systemRoles: SystemRoleDefinition[];
+  /** Which configuration this is (hash, directory, load time). */
+  identity: ConfigIdentity;
+  /** The generated zed text and its object (what a reload compares against). */
+  schemaZed: string;
+  schemaAst: SchemaAst;
 }
 
 /** Level a permission needs, from the asset types of the rbac package (DEFAULT when unknown). */
@@ -27,9 +33,9 @@ export function defaultScopeOf(): (permission: string) => PermissionScope | unde
 const RANK: Record<PermissionScope, number> = { default: 0, root: 1, tenant: 2 };
 
 /** A system role is bound at the highest level any of its permissions needs. */
-export function toSystemRole(role: RoleDefinition, scopeOf: (permission: string) => PermissionScope): SystemRoleDefinition | null {
-  if (!role.access) return null;
-  const access = role.access.map((a) => ({ permission: a.permission }));
+export function toSystemRole(role: RoleDefinition, scopeOf: (permission: string) => PermissionScope): SystemRoleDefinition {
+  // A role defined by an external tenant (`external`) is seeded too; it grants nothing here.
+  const access = (role.access ?? []).map((a) => ({ permission: a.permission }));
   const scope = access.map((a) => scopeOf(a.permission)).reduce<PermissionScope>((top, s) => (RANK[s] > RANK[top] ? s : top), "default");
   return {
     name: role.name,
@@ -39,19 +45,27 @@ export function toSystemRole(role: RoleDefinition, scopeOf: (permission: string)
     admin_default: role.admin_default,
     access,
     scope,
+    version: role.version,
   };
 }
 
-/** Gatehouse's own schema, permission catalogue and system roles for `env`. */
-export async function loadRoleConfiguration(env: Environment): Promise<RoleConfiguration> {
-  const config = loadRoleConfig(env);
+/** Schema, permission catalogue and system roles of a loaded configuration. */
+export function roleConfigurationOf(config: RoleConfig): RoleConfiguration {
   const permissions = Object.entries(config.permissions).flatMap(([app, resources]) =>
     Object.entries(resources).flatMap(([resource, verbs]) => verbs.map((v) => `${app}:${resource}:${v.verb}`)),
   );
   const catalogue = createPermissionCatalogue(permissions, defaultScopeOf());
   return {
-    model: compileRoleModel(env),
+    model: modelOf(config),
     catalogue,
-    systemRoles: config.roles.flatMap((role) => toSystemRole(role, catalogue.scopeOf) ?? []),
+    systemRoles: config.roles.map((role) => toSystemRole(role, catalogue.scopeOf)),
+    identity: config.identity,
+    schemaZed: config.schemaZed,
+    schemaAst: config.schemaAst,
   };
+}
+
+/** The configuration directory `dir` when given (GATEHOUSE_ROLE_CONFIG), else Gatehouse's own for `env`. */
+export async function loadRoleConfiguration(env: Environment, dir?: string): Promise<RoleConfiguration> {
+  return roleConfigurationOf(dir ? loadConfigDirectory(dir) : loadRoleConfig(env));
 }

@@ -1,6 +1,6 @@
 import { isStoreError, type BindingResource, type BindingSubject } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
-import { ApiError, badRequest, forbidden, notFound, workspaceNotFound } from "../http/problem.js";
+import { ApiError, badRequest, forbidden, notFound } from "../http/problem.js";
 import { UUID_PATTERN } from "../schemas/common.js";
 import { graphReady, isAdmin, type Services } from "./services.js";
 
@@ -35,7 +35,7 @@ export async function checkResource(services: Services, ctx: RequestContext, res
   if (!UUID_PATTERN.test(resource.id)) throw badRequest(`'${resource.id}' is not a valid UUID.`, field);
   const id = resource.id.toLowerCase();
   await services.store.workspaces.get(ctx.tenant.orgId, id).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw workspaceNotFound();
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound(`workspace with id '${resource.id}' not found`);
     throw error;
   });
   return { type: "workspace", id };
@@ -54,9 +54,13 @@ export async function requireBindingAccess(services: Services, ctx: RequestConte
   if (!allowed) throw forbidden();
 }
 
+/**
+ * A group or principal subject of the caller's tenant (explain's subjects); another tenant's id
+ * reads exactly as a nonexistent one (404, same words).
+ */
 export async function requireSubject(services: Services, ctx: RequestContext, subject: BindingSubject, field: string): Promise<BindingSubject> {
   if (subject.type === "group") {
-    if (!UUID_PATTERN.test(subject.id)) throw badRequest(`'${subject.id}' is not a valid UUID.`, field);
+    if (!UUID_PATTERN.test(subject.id)) throw badRequest(`'${subject.id.slice(0, 64)}' is not a valid UUID.`, field);
     const id = subject.id.toLowerCase();
     await services.store.groups.get(ctx.tenant.orgId, id).catch((error: unknown) => {
       if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `Group '${id}' not found.`, field }]);
@@ -65,9 +69,8 @@ export async function requireSubject(services: Services, ctx: RequestContext, su
     return { type: "group", id };
   }
   await services.store.principals.get(ctx.tenant.orgId, subject.id).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `User '${subject.id}' not found.`, field }]);
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `User '${subject.id.slice(0, 64)}' not found.`, field }]);
     throw error;
   });
   return subject;
 }
-

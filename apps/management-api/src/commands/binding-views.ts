@@ -1,5 +1,6 @@
 import { isStoreError, type BindingResource, type BindingSubject, type Role } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
+import { principalUuid } from "./principals.js";
 import type { Services } from "./services.js";
 
 /** Wire subject types: `user` on the wire is a `principal` in the store. */
@@ -70,9 +71,11 @@ export class BindingViews {
   }
 
   private async loadSubject(subject: BindingSubject): Promise<SubjectView> {
-    const view: SubjectView = { id: subject.id, type: toWireSubjectType(subject.type) };
-    if (!this.details.subject) return view;
     const orgId = this.ctx.tenant.orgId;
+    // Users are shown by their principal UUID, as insights-rbac does.
+    const id = subject.type === "principal" ? principalUuid(orgId, subject.id) : subject.id;
+    const view: SubjectView = { id, type: toWireSubjectType(subject.type) };
+    if (!this.details.subject) return view;
     if (subject.type === "group") {
       const group = await this.services.store.groups.get(orgId, subject.id).catch(() => null);
       if (group) {

@@ -1,4 +1,4 @@
-import { isStoreError, type Group, type Written } from "@gatehouse/store";
+import { isStoreError, PLATFORM_ROLES, type Group, type Written } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { ApiError, badRequest, notFound } from "../http/problem.js";
 import { UUID_PATTERN } from "../schemas/common.js";
@@ -26,10 +26,19 @@ async function groupRecord(services: Services, ctx: RequestContext, group: Group
     principalCount: members.length,
     platform_default: group.kind === "platform-default",
     admin_default: group.kind === "admin-default",
-    system: group.kind !== "standard",
+    // As upstream: a customised default group is no longer a system group.
+    system: group.kind === "platform-default" ? !(await isCustomisedDefaultGroup(services, ctx, group)) : group.kind !== "standard",
     created: group.created.toISOString(),
     modified: group.modified.toISOString(),
   };
+}
+
+/** The platform-default group is customised once its roles are other than the three "Default access" parent roles. */
+async function isCustomisedDefaultGroup(services: Services, ctx: RequestContext, group: Group): Promise<boolean> {
+  const bindings = await services.store.roleBindings.list(ctx.tenant.orgId, { subject: { type: "group", id: group.id }, limit: -1 });
+  const held = new Set(bindings.data.map((b) => b.roleId));
+  const parents = PLATFORM_ROLES.filter((r) => r.audience === "user").map((r) => r.id);
+  return held.size !== parents.length || parents.some((id) => !held.has(id));
 }
 
 async function loadGroup(services: Services, ctx: RequestContext, id: string): Promise<Group> {

@@ -2,7 +2,10 @@ import type { BindingResource, BindingSubject, Written } from "@gatehouse/store"
 import { isStoreError } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { badRequest } from "../http/problem.js";
-import { requireBindingAccess, requireSubject, resolveResource, type ResourceQuery } from "./binding-access.js";
+import { UUID_PATTERN } from "../schemas/common.js";
+import { requireBindingAccess, resolveResource, type ResourceQuery } from "./binding-access.js";
+import { userIdOfPrincipalUuid } from "./principal-ids.js";
+import { missingRecord, requireAssignableRoles } from "./role-bindings.js";
 import { BindingViews, toStoreSubjectType, type ResourceView, type RoleRef, type SubjectView } from "./binding-views.js";
 import { settled, type Services } from "./services.js";
 
@@ -22,10 +25,17 @@ export async function listBySubject(
   details: { subject: boolean; resourceName: boolean },
 ): Promise<{ count: number; data: BySubjectRow[] }> {
   const resource = await resolveResource(services, ctx, input);
-  if (!resource) throw badRequest("resource_type and resource_id (or resource.tenant.org_id) are required.", "resource_id");
+  if (!resource) throw badRequest("resource_id is required (or use resource.tenant.org_id).", "resource_id");
   await requireBindingAccess(services, ctx, resource, "view");
   const exclude = input.exclude_sources ?? "none";
   const subjectType = toStoreSubjectType(input.subject_type ?? "group");
+  // Users are named by principal UUID; an unknown one has no bindings.
+  let subjectId = input.subject_id;
+  if (subjectId !== undefined && subjectType === "principal") {
+    const userId = await userIdOfPrincipalUuid(services, ctx, subjectId);
+    if (userId === null) return { count: 0, data: [] };
+    subjectId = userId;
+  }
   const all = await services.store.roleBindings.list(ctx.tenant.orgId, { resource, includeInherited: exclude !== "indirect", limit: -1 });
   const views = new BindingViews(services, ctx, details);
   const bySubject = new Map<string, { subject: BindingSubject; roleIds: Set<string>; sources: Map<string, BindingResource>; modified: Date }>();
@@ -34,7 +44,7 @@ export async function listBySubject(
     if (exclude === "direct" && direct) continue;
     for (const subject of item.subjects) {
       if (subject.type !== subjectType) continue;
-      if (input.subject_id !== undefined && subject.id !== input.subject_id.toLowerCase() && subject.id !== input.subject_id) continue;
+      if (subjectId !== undefined && subject.id !== subjectId.toLowerCase() && subject.id !== subjectId) continue;
       const key = subject.id;
       const entry = bySubject.get(key) ?? { subject, roleIds: new Set(), sources: new Map(), modified: item.modified };
       entry.roleIds.add(item.roleId);
@@ -64,20 +74,15 @@ export async function replaceBySubject(
   roleIds: string[],
 ): Promise<Written<{ subject: SubjectView; roles: RoleRef[]; resource: ResourceView }>> {
   const resource = await resolveResource(services, ctx, input);
-  if (!resource) throw badRequest("resource_type and resource_id (or resource.tenant.org_id) are required.", "resource_id");
+  if (!resource) throw badRequest("resource_id is required (or use resource.tenant.org_id).", "resource_id");
   await requireBindingAccess(services, ctx, resource, "grant");
   await requireBindingAccess(services, ctx, resource, "revoke");
-  const subject = await requireSubject(services, ctx, { type: toStoreSubjectType(input.subject_type), id: input.subject_id }, "subject_id");
   const views = new BindingViews(services, ctx, { subject: false, resourceName: false });
   const unique = [...new Set(roleIds)];
-  const missing: string[] = [];
-  for (const id of unique) {
-    const role = await views.role(id);
-    if (!role || role.kind === "platform") missing.push(id);
-  }
-  if (missing.length > 0) throw badRequest(`The following roles do not exist: ${missing.join(", ")}`, "roles");
+  await requireAssignableRoles(views, unique);
+  const subject = await subjectOf(services, ctx, input.subject_type, input.subject_id);
   const written = await services.store.roleBindings.replaceRolesOfSubject(ctx.tenant.orgId, resource, subject, unique).catch((error: unknown) => {
-    if (isStoreError(error, "not-assignable") || isStoreError(error, "immutable")) throw badRequest(error.message, "roles");
+    if (isStoreError(error, "not-assignable") || isStoreError(error, "immutable")) throw badRequest(`Invalid field 'roles': ${error.message}`, "roles");
     throw error;
   });
   await settled(services, written);
@@ -89,4 +94,20 @@ export async function replaceBySubject(
       resource: await views.resource(resource),
     },
   };
+}
+
+/** The store subject a by-subject PUT names: a group UUID or a principal UUID; 404 otherwise. */
+async function subjectOf(services: Services, ctx: RequestContext, type: "group" | "user", id: string): Promise<BindingSubject> {
+  if (type === "user") {
+    const userId = await userIdOfPrincipalUuid(services, ctx, id);
+    if (userId === null) throw missingRecord("user", [id]);
+    return { type: "principal", id: userId };
+  }
+  if (!UUID_PATTERN.test(id)) throw missingRecord("group", [id]);
+  const groupId = id.toLowerCase();
+  await services.store.groups.get(ctx.tenant.orgId, groupId).catch((error: unknown) => {
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw missingRecord("group", [id]);
+    throw error;
+  });
+  return { type: "group", id: groupId };
 }

@@ -1,15 +1,17 @@
 import {
   isStoreError,
   type BindingResource,
+  type BindingSubject,
   type RoleBindingGrant,
   type RoleBindingListItem,
   type RoleBindingListQuery,
   type Written,
 } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
-import { ApiError, badRequest } from "../http/problem.js";
+import { badRequest, notFound } from "../http/problem.js";
 import { UUID_PATTERN } from "../schemas/common.js";
-import { checkResource, requireBindingAccess, resolveResource, type ResourceQuery } from "./binding-access.js";
+import { requireBindingAccess, resolveResource, type ResourceQuery } from "./binding-access.js";
+import { userIdOfPrincipalUuid, userIdOfUuidOrUserId } from "./principal-ids.js";
 import { BindingViews, toStoreSubjectType, type ResourceView, type RoleRef, type SubjectView } from "./binding-views.js";
 import { settled, type Services } from "./services.js";
 
@@ -31,23 +33,48 @@ export interface BindingListInput extends ResourceQuery {
   order_by?: string | undefined;
 }
 
-function subjectFilters(input: BindingListInput): Pick<RoleBindingListQuery, "subject" | "grantedToPrincipal"> {
+type SubjectFilters = Pick<RoleBindingListQuery, "subject" | "grantedToPrincipal">;
+
+/** Store filters for the subject parameters; null when they name a user that does not exist (no rows). */
+async function subjectFilters(services: Services, ctx: RequestContext, input: BindingListInput): Promise<SubjectFilters | null> {
   const granted = input.granted_subject_type !== undefined || input.granted_subject_id !== undefined || input["granted_subject.principal.user_id"] !== undefined;
   const direct = input.subject_type !== undefined || input.subject_id !== undefined;
-  if (granted && direct) throw badRequest("granted_subject filters cannot be combined with subject filters.", "granted_subject_type");
+  if (granted && direct) throw badRequest("granted_subject_type/granted_subject_id cannot be combined with subject_type/subject_id.", "non_field_errors");
   if (direct) {
     if (input.subject_type === undefined || input.subject_id === undefined) throw badRequest("subject_type and subject_id must be given together.", "subject_id");
-    return { subject: { type: toStoreSubjectType(input.subject_type), id: input.subject_type === "group" ? input.subject_id.toLowerCase() : input.subject_id } };
+    if (!UUID_PATTERN.test(input.subject_id)) throw badRequest("Enter a valid UUID.", "subject_id");
+    if (input.subject_type === "group") return { subject: { type: "group", id: input.subject_id.toLowerCase() } };
+    const userId = await userIdOfPrincipalUuid(services, ctx, input.subject_id);
+    return userId === null ? null : { subject: { type: "principal", id: userId } };
   }
   if (!granted) return {};
-  const id = input["granted_subject.principal.user_id"] ?? input.granted_subject_id;
-  if (input.granted_subject_type === undefined || id === undefined) throw badRequest("granted_subject_type and granted_subject_id must be given together.", "granted_subject_id");
+  const principalUserId = input["granted_subject.principal.user_id"];
+  if (principalUserId !== undefined && input.granted_subject_type !== "principal") {
+    throw badRequest("granted_subject_type must be 'principal' when granted_subject.principal.user_id is provided.", "non_field_errors");
+  }
+  if (input.granted_subject_type === undefined) throw badRequest("Both granted_subject_type and granted_subject_id must be provided together.", "non_field_errors");
+  if (input.granted_subject_type === "principal") {
+    if (principalUserId === undefined) throw badRequest("granted_subject.principal.user_id is required when granted_subject_type is 'principal'.", "non_field_errors");
+    return { grantedToPrincipal: principalUserId };
+  }
+  const id = input.granted_subject_id;
+  if (id === undefined) throw badRequest("granted_subject_id is required when granted_subject_type is 'user' or 'group'.", "non_field_errors");
   if (input.granted_subject_type === "group") return { subject: { type: "group", id: id.toLowerCase() } };
-  return { grantedToPrincipal: id };
+  // A user: by principal UUID or by user id.
+  const userId = await userIdOfUuidOrUserId(services, ctx, id);
+  return userId === null ? null : { grantedToPrincipal: userId };
 }
 
-async function toRows(views: BindingViews, item: RoleBindingListItem, queried: BindingResource | undefined, childrenOf: Map<string, string[]>): Promise<BindingRow[]> {
-  const first = item.subjects.find((s) => s.type === "group") ?? item.subjects[0] ?? { type: "group" as const, id: "" };
+async function toRows(
+  views: BindingViews,
+  item: RoleBindingListItem,
+  queried: BindingResource | undefined,
+  childrenOf: Map<string, string[]>,
+  filtered: BindingSubject | undefined,
+): Promise<BindingRow[]> {
+  // The subject a filter named; otherwise the binding's first group, then its first user.
+  const named = filtered && item.subjects.find((s) => s.type === filtered.type && s.id === filtered.id);
+  const first = named || (item.subjects.find((s) => s.type === "group") ?? item.subjects[0] ?? { type: "group" as const, id: "" });
   const role = await views.role(item.roleId);
   // A binding of a platform (aggregate) role is shown as one row per child role it carries.
   const roleIds = role?.kind === "platform" ? (childrenOf.get(item.roleId) ?? []) : [item.roleId];
@@ -82,8 +109,10 @@ export async function listRoleBindings(
   const resource = await resolveResource(services, ctx, input);
   await requireBindingAccess(services, ctx, resource, "view");
   const exclude = input.exclude_sources ?? "none";
+  const subjects = await subjectFilters(services, ctx, input);
+  if (subjects === null) return { count: 0, data: [] };
   const query: RoleBindingListQuery = {
-    ...subjectFilters(input),
+    ...subjects,
     ...(resource ? { resource, includeInherited: exclude !== "indirect" } : {}),
   };
   const views = new BindingViews(services, ctx, details);
@@ -93,7 +122,7 @@ export async function listRoleBindings(
   let items = all.data;
   if (resource && exclude === "direct") items = items.filter((item) => item.source.type !== resource.type || item.source.id !== resource.id);
   const childrenOf = await platformChildren(services, ctx);
-  let rows = (await Promise.all(items.map((item) => toRows(views, item, resource, childrenOf)))).flat();
+  let rows = (await Promise.all(items.map((item) => toRows(views, item, resource, childrenOf, subjects.subject)))).flat();
   if (input.role_id) rows = rows.filter((row) => row.role.id === input.role_id);
   if (input.order_by) rows = sortRows(rows, input.order_by);
   const end = page.limit === -1 ? undefined : page.offset + page.limit;
@@ -106,35 +135,82 @@ export interface GrantRequest {
   role: { id: string };
 }
 
+/** insights-rbac's 404 text for a record a request names (`workspace with id 'x' not found`). */
+export const missingRecord = (type: string, ids: string[]) => notFound(`${type} with id '${ids.join(", ")}' not found`);
+
+/** insights-rbac's 400 for roles that do not exist or may not be granted (platform roles). */
+export async function requireAssignableRoles(views: BindingViews, roleIds: string[]): Promise<void> {
+  const missing: string[] = [];
+  for (const id of new Set(roleIds)) {
+    const role = await views.role(id);
+    if (!role || role.kind === "platform") missing.push(id);
+  }
+  if (missing.length > 0) throw badRequest(`Invalid field 'roles': The following roles do not exist: ${missing.join(", ")}`, "roles");
+}
+
+/** Store subjects for wire subjects: groups by UUID, users by principal UUID; 404 for unknown ones. */
+async function resolveSubjects(services: Services, ctx: RequestContext, requests: GrantRequest[]): Promise<Map<string, BindingSubject>> {
+  const resolved = new Map<string, BindingSubject>();
+  const missing = { group: [] as string[], user: [] as string[] };
+  for (const { subject } of requests) {
+    const key = `${subject.type}:${subject.id}`;
+    if (resolved.has(key) || missing[subject.type].includes(subject.id)) continue;
+    if (subject.type === "group") {
+      const found = await services.store.groups.get(ctx.tenant.orgId, subject.id).then(
+        () => true,
+        (error: unknown) => {
+          if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) return false;
+          throw error;
+        },
+      );
+      if (found) resolved.set(key, { type: "group", id: subject.id });
+      else missing.group.push(subject.id);
+    } else {
+      const userId = await userIdOfPrincipalUuid(services, ctx, subject.id);
+      if (userId !== null) resolved.set(key, { type: "principal", id: userId });
+      else missing.user.push(subject.id);
+    }
+  }
+  if (missing.group.length > 0) throw missingRecord("group", missing.group);
+  if (missing.user.length > 0) throw missingRecord("user", missing.user);
+  return resolved;
+}
+
+/**
+ * In insights-rbac's order: permission on every resource (403), roles (400), subjects (404),
+ * resources (404); then one all-or-nothing write.
+ */
 export async function batchCreateRoleBindings(
   services: Services,
   ctx: RequestContext,
   requests: GrantRequest[],
+  details: { subject: boolean; resourceName: boolean },
 ): Promise<Written<{ role: RoleRef; subject: SubjectView; resource: ResourceView }[]>> {
-  const grants: RoleBindingGrant[] = [];
-  const views = new BindingViews(services, ctx, { subject: false, resourceName: false });
-  // Each distinct resource is checked (404) and authorized (403) once, before anything is written;
-  // subjects and roles are validated by the store inside the all-or-nothing transaction.
-  const resources = new Map<string, Promise<BindingResource>>();
-  for (const [i, request] of requests.entries()) {
-    const key = `${request.resource.type}:${request.resource.id.toLowerCase()}`;
-    let resource = resources.get(key);
-    if (!resource) {
-      resource = checkResource(services, ctx, request.resource, `requests.${i}.resource.id`);
-      resources.set(key, resource);
-    }
-    const subjectId = request.subject.id;
-    if (request.subject.type === "group" && !UUID_PATTERN.test(subjectId)) throw badRequest(`'${subjectId}' is not a valid UUID.`, `requests.${i}.subject.id`);
-    grants.push({
-      resource: await resource,
-      subject: { type: toStoreSubjectType(request.subject.type), id: request.subject.type === "group" ? subjectId.toLowerCase() : subjectId },
-      roleId: request.role.id,
-    });
+  const views = new BindingViews(services, ctx, details);
+  const named = new Map<string, BindingResource>();
+  for (const { resource } of requests) {
+    const id = resource.type === "workspace" ? resource.id.toLowerCase() : resource.id;
+    named.set(`${resource.type}:${id}`, { type: resource.type, id });
   }
-  for (const resource of resources.values()) await requireBindingAccess(services, ctx, await resource, "grant");
+  for (const resource of named.values()) await requireBindingAccess(services, ctx, resource, "grant");
+  await requireAssignableRoles(views, requests.map((request) => request.role.id));
+  const subjects = await resolveSubjects(services, ctx, requests);
+  const resources = new Map<string, BindingResource>();
+  for (const [key, resource] of named) {
+    const exists = resource.type === "tenant" ? resource.id === ctx.tenant.tenantId : await workspaceExists(services, ctx, resource.id);
+    if (!exists) throw missingRecord(resource.type, [resource.id]);
+    resources.set(key, resource);
+  }
+  const grants: RoleBindingGrant[] = requests.map((request) => {
+    const id = request.resource.type === "workspace" ? request.resource.id.toLowerCase() : request.resource.id;
+    return {
+      resource: resources.get(`${request.resource.type}:${id}`)!,
+      subject: subjects.get(`${request.subject.type}:${request.subject.id}`)!,
+      roleId: request.role.id,
+    };
+  });
   const written = await services.store.roleBindings.batchCreate(ctx.tenant.orgId, grants).catch((error: unknown) => {
-    if (isStoreError(error, "not-assignable")) throw badRequest(error.message, "requests");
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: error.message, field: `requests.${error.field ?? "detail"}` }]);
+    if (isStoreError(error, "not-assignable")) throw badRequest(`Invalid field 'roles': ${error.message}`, "roles");
     throw error;
   });
   await settled(services, written);
@@ -146,4 +222,15 @@ export async function batchCreateRoleBindings(
     })),
   );
   return { ...written, value };
+}
+
+async function workspaceExists(services: Services, ctx: RequestContext, id: string): Promise<boolean> {
+  if (!UUID_PATTERN.test(id)) return false;
+  return services.store.workspaces.get(ctx.tenant.orgId, id).then(
+    () => true,
+    (error: unknown) => {
+      if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) return false;
+      throw error;
+    },
+  );
 }

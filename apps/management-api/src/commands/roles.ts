@@ -1,6 +1,7 @@
 import { isStoreError, type Role, type RoleListQuery, type RoleScope, type Written } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { ApiError, badRequest, notFound } from "../http/problem.js";
+import { UUID_PATTERN } from "../schemas/common.js";
 import { requireOnTenant, settled, type Services } from "./services.js";
 
 export interface PermissionRecord {
@@ -19,13 +20,23 @@ export interface RoleRecord {
   org_id: string | null;
 }
 
-export function roleRecord(role: Role): RoleRecord {
+/**
+ * Permissions come back in the order the caller wrote them (create/update answers) and
+ * alphabetically otherwise, as insights-rbac orders them.
+ */
+function orderedPermissions(permissions: string[], inputOrder?: string[]): string[] {
+  if (!inputOrder) return [...permissions].sort();
+  const rank = new Map(inputOrder.map((p, i) => [p, i] as const));
+  return [...permissions].sort((a, b) => (rank.get(a) ?? Infinity) - (rank.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export function roleRecord(role: Role, inputOrder?: string[]): RoleRecord {
   return {
     id: role.id,
     name: role.name,
     description: role.description,
     permissions_count: role.permissions.length,
-    permissions: role.permissions.map((p) => {
+    permissions: orderedPermissions(role.permissions, inputOrder).map((p) => {
       const [application = "", resource_type = "", operation = ""] = p.split(":");
       return { application, resource_type, operation };
     }),
@@ -60,7 +71,8 @@ async function scopeOfResource(services: Services, ctx: RequestContext, filters:
   }
   if (filters.resourceType !== "workspace") return null;
   if (filters.resourceId === undefined) return undefined;
-  const ws = await services.store.workspaces.get(ctx.tenant.orgId, filters.resourceId.toLowerCase()).catch(() => null);
+  if (!UUID_PATTERN.test(filters.resourceId.trim())) throw badRequest("Enter a valid UUID.", "resource_id");
+  const ws = await services.store.workspaces.get(ctx.tenant.orgId, filters.resourceId.trim().toLowerCase()).catch(() => null);
   if (!ws) return null;
   return ws.type === "root" ? "root" : "default";
 }
@@ -85,7 +97,7 @@ export async function listRoles(
     ...(scope ? { scope } : {}),
     ...(orderBy ? { orderBy } : {}),
   });
-  return { count: result.count, data: result.data.map(roleRecord) };
+  return { count: result.count, data: result.data.map((role) => roleRecord(role)) };
 }
 
 async function loadVisibleRole(services: Services, ctx: RequestContext, id: string): Promise<Role> {
@@ -123,14 +135,14 @@ async function validateRoleWrite(services: Services, ctx: RequestContext, input:
   // Custom roles may not take the name of a public (seeded or platform) role.
   const clash = await services.store.roles.list(ctx.tenant.orgId, { name: input.name, kinds: ["seeded", "platform"], limit: -1 });
   if (clash.data.some((role) => role.name.toLowerCase() === input.name.toLowerCase() && role.id !== id)) {
-    throw badRequest(`A system role with the name '${input.name}' already exists.`, "name");
+    throw badRequest(`Role name '${input.name}' conflicts with an existing system role.`, "name");
   }
   return { permissions, scope: [...scopes][0] ?? "default" };
 }
 
 function duplicateName(name: string) {
   return (error: unknown): never => {
-    if (isStoreError(error, "duplicate-name")) throw badRequest(`A role with the name '${name}' already exists.`, "name");
+    if (isStoreError(error, "duplicate-name")) throw badRequest(`A role with name '${name}' already exists for this tenant.`, "name");
     throw error;
   };
 }
@@ -139,10 +151,10 @@ export async function createRole(services: Services, ctx: RequestContext, input:
   await requireOnTenant(services, ctx, "rbac_roles_write");
   const { permissions, scope } = await validateRoleWrite(services, ctx, input);
   const written = await services.store.roles
-    .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null, permissions, scope })
+    .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? "", permissions, scope })
     .catch(duplicateName(input.name));
   await settled(services, written);
-  return { ...written, value: roleRecord(written.value) };
+  return { ...written, value: roleRecord(written.value, permissions) };
 }
 
 export async function updateRole(services: Services, ctx: RequestContext, id: string, input: RoleWrite): Promise<Written<RoleRecord>> {
@@ -151,10 +163,10 @@ export async function updateRole(services: Services, ctx: RequestContext, id: st
   if (existing.kind !== "custom") throw badRequest("System roles may not be updated.");
   const { permissions, scope } = await validateRoleWrite(services, ctx, input, id);
   const written = await services.store.roles
-    .update(ctx.tenant.orgId, id, { name: input.name, description: input.description ?? null, permissions, scope })
+    .update(ctx.tenant.orgId, id, { name: input.name, description: input.description ?? "", permissions, scope })
     .catch(duplicateName(input.name));
   await settled(services, written);
-  return { ...written, value: roleRecord(written.value) };
+  return { ...written, value: roleRecord(written.value, permissions) };
 }
 
 export async function batchDeleteRoles(services: Services, ctx: RequestContext, ids: string[]): Promise<Written<{ ids: string[] }>> {

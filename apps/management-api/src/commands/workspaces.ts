@@ -96,14 +96,20 @@ export async function listWorkspaces(
   return { count: result.count, data: result.data.map(workspaceRecord) };
 }
 
-/** Loads a workspace the caller holds `permission` on; missing or hidden answers 404 alike. */
+/**
+ * Loads a workspace the caller holds `permission` on. Missing or hidden (not viewable) answers 404
+ * alike; visible but not permitted is insights-rbac's 403.
+ */
 async function loadAuthorized(services: Services, ctx: RequestContext, id: string, permission: string): Promise<Workspace> {
   const ws = await services.store.workspaces.get(ctx.tenant.orgId, id).catch((error: unknown) => {
     if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw workspaceNotFound();
     throw error;
   });
   const exempt = permission === "view" && ALWAYS_VISIBLE.includes(ws.type);
-  if (!exempt && !(await canOnWorkspace(services, ctx, ws.id, permission))) throw workspaceNotFound();
+  if (!exempt && !(await canOnWorkspace(services, ctx, ws.id, permission))) {
+    const visible = permission !== "view" && (ALWAYS_VISIBLE.includes(ws.type) || (await canOnWorkspace(services, ctx, ws.id, "view")));
+    throw visible ? forbidden() : workspaceNotFound();
+  }
   return ws;
 }
 

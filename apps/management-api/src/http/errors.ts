@@ -2,9 +2,12 @@ import { isAuthError, type AuthError } from "@gatehouse/auth";
 import type { Logger } from "@gatehouse/telemetry";
 import type { ErrorRequestHandler, Request, Response } from "express";
 import { isStoreError, type StoreErrorCode } from "@gatehouse/store";
+import { formatIssue, RoleConfigError } from "@gatehouse/role-config";
+import { describeElement, ReloadRefusedError } from "../authz/reload.js";
 import { ZodError } from "zod";
 import { requestPath } from "./pagination.js";
 import { ApiError, problemTitle, problemType, type FieldError } from "./problem.js";
+import { requestLogger } from "./request-log.js";
 import { zodFieldErrors } from "./validate.js";
 
 /** Wire status of each store error code; anything unlisted is a 500. */
@@ -83,6 +86,9 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ZodError) return new ApiError(400, zodFieldErrors(error));
   if (isAuthError(error)) return fromAuthError(error);
+  // Reloads of the role configuration: every problem, or every schema element still in use, is named.
+  if (error instanceof RoleConfigError) return new ApiError(422, error.issues.map((i) => ({ message: formatIssue(i), field: "role_config" })));
+  if (error instanceof ReloadRefusedError) return new ApiError(409, [{ message: error.message, field: "role_config" }, ...error.inUse.map((e) => ({ message: `still used: ${describeElement(e)}`, field: "role_config" }))]);
   if (isStoreError(error)) {
     const status = STORE_STATUS[error.code] ?? 500;
     if (status === 500) return new ApiError(500, [{ message: "Unexpected error occurred.", field: "detail" }]);
@@ -134,7 +140,7 @@ export function problemMiddleware(logger: Logger): ErrorRequestHandler {
       return;
     }
     const apiError = toApiError(error);
-    if (apiError.status >= 500) logger.error({ err: error, path: req.path }, "request failed");
+    if (apiError.status >= 500) requestLogger(req, logger).error({ err: error, path: req.path }, "request failed");
     sendError(req, res, apiError);
   };
 }

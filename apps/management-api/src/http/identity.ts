@@ -7,6 +7,7 @@ import {
 } from "@gatehouse/auth";
 import type { Store, Tenant } from "@gatehouse/store";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { LRUCache } from "lru-cache";
 
 /** Who is calling, whichever way they authenticated. */
 export interface Caller {
@@ -93,8 +94,9 @@ const ORG_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * principal so that default-group bindings apply to it.
  */
 export function identityMiddleware(store: Store, options: IdentityOptions): RequestHandler {
-  const tenants = new Map<string, Promise<{ tenant: Tenant; revision: number }>>();
-  const principals = new Map<string, Promise<number>>();
+  // Bounded (lru-cache): forgetting an entry only costs one idempotent bootstrap or upsert.
+  const tenants = new LRUCache<string, Promise<{ tenant: Tenant; revision: number }>>({ max: 100_000 });
+  const principals = new LRUCache<string, Promise<number>>({ max: 100_000 });
 
   const tenantOf = (orgId: string) => {
     let pending = tenants.get(orgId);
@@ -110,8 +112,6 @@ export function identityMiddleware(store: Store, options: IdentityOptions): Requ
     const key = JSON.stringify([caller.orgId, caller.userId, caller.username, caller.isOrgAdmin, caller.isServiceAccount]);
     let pending = principals.get(key);
     if (!pending) {
-      // Bounded memory: forgetting only costs one idempotent upsert per caller.
-      if (principals.size >= 100_000) principals.clear();
       pending = store.principals
         .upsert(caller.orgId, [
           {

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { LRUCache } from "lru-cache";
 import { contextOf } from "./identity.js";
 
 export interface ReadCacheOptions {
@@ -17,19 +18,16 @@ export interface ReadCacheOptions {
 export function readCache(options: ReadCacheOptions): RequestHandler {
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   const maxEntryBytes = options.maxEntryBytes ?? 1024 * 1024;
-  const entries = new Map<string, string>();
-  let bytes = 0;
+  // lru-cache bounded by bytes (key + body); an answer larger than maxEntryBytes is not kept.
+  const entries = new LRUCache<string, string>({
+    maxSize: maxBytes,
+    maxEntrySize: maxEntryBytes,
+    sizeCalculation: (body, key) => key.length + body.length,
+  });
   let cachedRevision = -1;
 
   const remember = (key: string, body: string) => {
-    if (body.length > maxEntryBytes) return;
-    entries.set(key, body);
-    bytes += key.length + body.length;
-    for (const [oldKey, oldBody] of entries) {
-      if (bytes <= maxBytes) break;
-      entries.delete(oldKey);
-      bytes -= oldKey.length + oldBody.length;
-    }
+    if (key.length + body.length <= maxEntryBytes) entries.set(key, body);
   };
 
   return (req: Request, res: Response, next: NextFunction) => {
@@ -41,15 +39,12 @@ export function readCache(options: ReadCacheOptions): RequestHandler {
     if (revision !== cachedRevision) {
       // Entries of older revisions can never be asked for again.
       entries.clear();
-      bytes = 0;
       cachedRevision = revision;
     }
     const { caller } = contextOf(res);
     const key = `${caller.orgId}\u0000${caller.userId}\u0000${caller.isOrgAdmin ? 1 : 0}${caller.isSystemUser ? 1 : 0}\u0000${req.originalUrl}`;
     const hit = entries.get(key);
     if (hit !== undefined) {
-      entries.delete(key);
-      entries.set(key, hit);
       res.status(200).type("application/json").send(hit);
       return;
     }

@@ -15,6 +15,7 @@ import {
   BY_SUBJECT_FIELDS,
   BY_SUBJECT_PUT_DEFAULT_FIELDS,
   batchCreateBody,
+  batchCreateQuery,
   bySubjectListQuery,
   bySubjectPutBody,
   bySubjectPutQuery,
@@ -34,6 +35,14 @@ function details(mask: FieldMask): { subject: boolean; resourceName: boolean } {
   return { subject: wantsSubject, resourceName: named("resource") || named("sources") };
 }
 
+/** Masks a row; a subject always keeps its `id` and `type` (insights-rbac's discriminator). */
+function masked<T extends { subject: { id: string; type: string } }>(row: T, mask: FieldMask): Record<string, unknown> {
+  const out = applyFieldMask(row, mask) as Record<string, unknown>;
+  const subject = out["subject"] as Record<string, unknown> | undefined;
+  if (subject !== undefined) out["subject"] = { id: row.subject.id, type: row.subject.type, ...subject };
+  return out;
+}
+
 export function roleBindingRoutes(services: Services): Router {
   const router = Router({ strict: true, caseSensitive: true });
 
@@ -44,17 +53,18 @@ export function roleBindingRoutes(services: Services): Router {
       const mask = parseFieldMask(query.fields ?? BINDING_LIST_DEFAULT_FIELDS, BINDING_FIELDS);
       const page = parseCursorPage(query, BINDING_PAGE_MAX);
       const result = await listRoleBindings(services, contextOf(res), query, page, details(mask));
-      sendJson(res, 200, cursorEnvelope(req, page, result.count, result.data.map((row) => applyFieldMask(row, mask))));
+      sendJson(res, 200, cursorEnvelope(req, page, result.count, result.data.map((row) => masked(row, mask))));
     }),
   );
 
   router.post(
     "/role-bindings\\:batchCreate/",
     route(async (req, res) => {
-      const mask = parseFieldMask(BATCH_CREATE_DEFAULT_FIELDS, BINDING_FIELDS);
+      const query = parseQuery(batchCreateQuery, req);
+      const mask = parseFieldMask(query.fields || BATCH_CREATE_DEFAULT_FIELDS, BINDING_FIELDS);
       const body = parseBody(batchCreateBody, req);
-      const written = await batchCreateRoleBindings(services, contextOf(res), body.requests);
-      sendJson(res, 201, { role_bindings: written.value.map((row) => applyFieldMask(row, mask)) }, written.token);
+      const written = await batchCreateRoleBindings(services, contextOf(res), body.requests, details(mask));
+      sendJson(res, 201, { role_bindings: written.value.map((row) => masked(row, mask)) }, written.token);
     }),
   );
 
@@ -65,7 +75,7 @@ export function roleBindingRoutes(services: Services): Router {
       const mask = parseFieldMask(query.fields ?? BY_SUBJECT_DEFAULT_FIELDS, BY_SUBJECT_FIELDS);
       const page = parseCursorPage(query, BINDING_PAGE_MAX);
       const result = await listBySubject(services, contextOf(res), query, page, details(mask));
-      sendJson(res, 200, cursorEnvelope(req, page, result.count, result.data.map((row) => applyFieldMask(row, mask))));
+      sendJson(res, 200, cursorEnvelope(req, page, result.count, result.data.map((row) => masked(row, mask))));
     }),
   );
 
@@ -76,7 +86,7 @@ export function roleBindingRoutes(services: Services): Router {
       const mask = parseFieldMask(query.fields ?? BY_SUBJECT_PUT_DEFAULT_FIELDS, BY_SUBJECT_FIELDS);
       const body = parseBody(bySubjectPutBody, req);
       const written = await replaceBySubject(services, contextOf(res), query, body.roles.map((role) => role.id));
-      sendJson(res, 200, applyFieldMask(written.value, mask), written.token);
+      sendJson(res, 200, masked(written.value, mask), written.token);
     }),
   );
 

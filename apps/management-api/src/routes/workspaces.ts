@@ -114,7 +114,8 @@ export function workspaceRoutes(services: Services): Router {
     "/workspaces/:id/move/",
     route(async (req, res) => {
       const { id } = parseWith(workspaceIdParams, req.params);
-      const body = parseBody(workspaceMoveBody, req);
+      // No body, or a blank parent_id, is insights-rbac's "The 'parent_id' field is required."
+      const body = parseWith(workspaceMoveBody, req.body ?? {});
       const written = await moveWorkspace(services, contextOf(res), id, body.parent_id);
       sendJson(res, 200, written.value, written.token);
     }),

@@ -68,3 +68,38 @@ export function cursorPageSchema<T extends z.ZodType>(item: T, id: string) {
     })
     .meta({ id });
 }
+
+/** Python's name for a JSON value's type, as DRF words "Expected a list of items but got type ...". */
+function pythonType(value: unknown): string {
+  if (typeof value === "string") return "str";
+  if (typeof value === "boolean") return "bool";
+  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
+  if (Array.isArray(value)) return "list";
+  return "dict";
+}
+
+/** DRF's list-field wording: wrong type, at least / no more than N elements. */
+export function drfList<T extends z.ZodType>(item: T, min: number, max: number) {
+  return z
+    .array(item, { error: (issue) => (issue.input === undefined ? "This field is required." : issue.input === null ? "This field may not be null." : `Expected a list of items but got type "${pythonType(issue.input)}".`) })
+    .min(min, `Ensure this field has at least ${min} elements.`)
+    .max(max, `Ensure this field has no more than ${max} elements.`);
+}
+
+/** DRF's wording for a list of nested objects (a ListSerializer): size errors go to `<field>.non_field_errors`. */
+export function drfNestedList<T extends z.ZodType>(item: T, min: number, max: number) {
+  return z
+    .array(item, { error: (issue) => (issue.input === undefined ? "This field is required." : issue.input === null ? "This field may not be null." : `Expected a list of items but got type "${pythonType(issue.input)}".`) })
+    .superRefine((items, ctx) => {
+      if (items.length < min) ctx.addIssue({ code: "custom", message: `Ensure this field has at least ${min} elements.`, path: ["non_field_errors"] });
+      if (items.length > max) ctx.addIssue({ code: "custom", message: `Ensure this field has no more than ${max} elements.`, path: ["non_field_errors"] });
+    })
+    .meta({ minItems: min, maxItems: max });
+}
+
+/** A UUID with DRF's UUIDField wording, lower-cased. */
+export const drfUuid = z
+  .string()
+  .regex(UUID_PATTERN, "Must be a valid UUID.")
+  .transform((value) => value.toLowerCase())
+  .meta({ format: "uuid" });

@@ -1,23 +1,20 @@
 import { z } from "zod";
 import type { FieldShape } from "../http/field-mask.js";
-import { cursorPageSchema, cursorParam, limitParam, queryString, uuid } from "./common.js";
+import { cursorPageSchema, cursorParam, drfNestedList, drfUuid, limitParam, queryString, UUID_PATTERN, uuid } from "./common.js";
 
 export const resourceRef = z.strictObject({
   id: z.string().trim().min(1, "This field may not be blank.").max(256),
-  type: z.enum(["workspace", "tenant"], { error: "Must be 'workspace' or 'tenant'." }),
+  type: z.enum(["workspace", "tenant"], { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }),
 });
-/** Groups are named by UUID, users by their external user id. */
+/** Groups by their UUID, users by their principal's UUID (as insights-rbac names them). */
 export const subjectRef = z.strictObject({
-  id: z.string().trim().min(1, "This field may not be blank.").max(256),
-  type: z.enum(["group", "user"], { error: "Must be 'group' or 'user'." }),
+  id: drfUuid,
+  type: z.enum(["group", "user"], { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }),
 });
 
 export const batchCreateBody = z
   .strictObject({
-    requests: z
-      .array(z.strictObject({ resource: resourceRef, subject: subjectRef, role: z.strictObject({ id: uuid }) }))
-      .min(1, "Provide between 1 and 100 requests.")
-      .max(100, "Provide between 1 and 100 requests."),
+    requests: drfNestedList(z.strictObject({ resource: resourceRef, subject: subjectRef, role: z.strictObject({ id: drfUuid }) }), 1, 100),
   })
   .meta({ id: "BatchCreateRoleBindings" });
 
@@ -57,6 +54,8 @@ export const BY_SUBJECT_FIELDS: FieldShape = { subject: subjectShape, roles: rol
 export const BY_SUBJECT_DEFAULT_FIELDS = "subject(id,type),roles(id,created,modified),resource(id),sources(id)";
 export const BY_SUBJECT_PUT_DEFAULT_FIELDS = "resource(id),subject(id,type),roles(id,created,modified)";
 
+const excludeSources = z.enum(["none", "indirect", "direct"], { error: (issue) => `"${String(issue.input)}" is not a valid choice.` });
+
 const resourceQuery = {
   resource_type: z.enum(["workspace", "tenant"], { error: "resource_type must be 'workspace' or 'tenant'." }).optional(),
   resource_id: z.string().min(1).max(256).optional(),
@@ -66,14 +65,14 @@ const resourceQuery = {
 export const roleBindingListQuery = z.object({
   limit: limitParam,
   cursor: cursorParam,
-  role_id: uuid.optional(),
+  role_id: z.string().regex(UUID_PATTERN, "Enter a valid UUID.").transform((value) => value.toLowerCase()).optional(),
   ...resourceQuery,
   subject_type: z.enum(["group", "user"], { error: "subject_type must be 'group' or 'user'." }).optional(),
   subject_id: z.string().min(1).max(256).optional(),
   granted_subject_type: z.enum(["user", "group", "principal"], { error: "granted_subject_type must be 'user', 'group' or 'principal'." }).optional(),
   granted_subject_id: z.string().min(1).max(256).optional(),
   "granted_subject.principal.user_id": z.string().min(1).max(256).optional(),
-  exclude_sources: z.enum(["none", "indirect", "direct"], { error: "exclude_sources must be none, indirect or direct." }).optional(),
+  exclude_sources: excludeSources.optional(),
   fields: queryString.optional(),
   order_by: z
     .enum(["role.id", "-role.id", "role.name", "-role.name", "role.created", "-role.created", "role.modified", "-role.modified", "resource.id", "-resource.id", "resource.type", "-resource.type"], {
@@ -88,9 +87,12 @@ export const bySubjectListQuery = z.object({
   ...resourceQuery,
   subject_type: z.enum(["group", "user"], { error: "subject_type must be 'group' or 'user'." }).optional(),
   subject_id: z.string().min(1).max(256).optional(),
-  exclude_sources: z.enum(["none", "indirect", "direct"]).optional(),
+  exclude_sources: excludeSources.optional(),
   fields: queryString.optional(),
 });
+
+/** `fields` of a batchCreate is a query parameter, as in insights-rbac. */
+export const batchCreateQuery = z.object({ fields: queryString.optional() });
 
 export const bySubjectPutQuery = z.object({
   ...resourceQuery,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { FieldShape } from "../http/field-mask.js";
-import { cursorPageSchema, cursorParam, limitParam, queryString, timestamp, uuid } from "./common.js";
+import { cursorPageSchema, cursorParam, drfList, limitParam, queryString, timestamp, uuid } from "./common.js";
 
 const permissionPart = z
   .string()
@@ -19,7 +19,7 @@ export const roleBody = z
       .trim()
       .min(1, "This field may not be blank.")
       .max(175, "Ensure this field has no more than 175 characters.")
-      .refine((name) => !name.includes("*"), "Role names may not contain '*'."),
+      .refine((name) => !name.includes("*"), "Role name must not contain asterisks (*)."),
     description: z.string().max(1000).nullable().optional(),
     permissions: z.array(permissionSchema).min(1, "At least one permission is required.").max(1000),
   })
@@ -59,10 +59,12 @@ export const roleListQuery = z.object({
   resource_id: queryString.optional(),
   "resource.tenant.org_id": queryString.optional(),
   fields: queryString.optional(),
-  order_by: z.enum(["name", "-name", "last_modified", "-last_modified"], { error: "Invalid order_by. Valid fields: name, last_modified (prefix '-' for descending)." }).optional(),
+  order_by: z
+    .enum(["name", "-name", "last_modified", "-last_modified"], { error: (issue) => `Invalid ordering field '${String(issue.input).replace(/^-/, "")}'. Valid fields: last_modified, name` })
+    .optional(),
 });
 export const roleFieldsQuery = z.object({ fields: queryString.optional() });
 export const roleIdParams = z.object({ id: uuid });
 export const roleBatchDeleteBody = z
-  .strictObject({ ids: z.array(uuid).min(1, "Provide at least one id.").max(1000) })
+  .strictObject({ ids: drfList(uuid, 1, 1000) })
   .meta({ id: "RoleBatchDelete" });

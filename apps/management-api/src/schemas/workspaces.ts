@@ -99,7 +99,7 @@ export const workspacePatchBody = z
   .meta({ id: "WorkspacePatch" });
 
 export const workspaceMoveBody = z
-  .strictObject({ parent_id: uuid.optional() })
+  .strictObject({ parent_id: z.union([z.literal("").transform(() => undefined), uuid]).optional() })
   .meta({ id: "WorkspaceMove" });
 export const workspaceMoveResult = z.object({ id: z.string(), parent_id: z.string() }).meta({ id: "WorkspaceMoveResult" });
 

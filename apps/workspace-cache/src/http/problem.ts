@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler } from "express";
+import type { ErrorRequestHandler, Request } from "express";
 import { WorkspaceCacheError, type WorkspaceCacheErrorCode } from "../errors.js";
 
 // The one place where errors become HTTP: problem+json as the management API writes it.
@@ -27,11 +27,11 @@ const TYPE: Record<number, string> = {
   503: "service-unavailable",
 };
 
-export function problemHandler(onInternal: (err: unknown) => void): ErrorRequestHandler {
-  return (err, _req, res, _next) => {
+export function problemHandler(onInternal: (err: unknown, req: Request) => void): ErrorRequestHandler {
+  return (err, req, res, _next) => {
     const known = err instanceof WorkspaceCacheError ? err : null;
     const status = known ? STATUS[known.code] : 500;
-    if (!known || status >= 500) onInternal(err);
+    if (!known || status >= 500) onInternal(err, req);
     const detail = known ? known.message : (TITLE[500] as string);
     res
       .status(status)

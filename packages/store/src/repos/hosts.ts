@@ -1,6 +1,7 @@
 // Reported resources: hosts and the workspace each sits in (`hbi/host:<id>#t_workspace@...`).
 import type { StoreContext } from "../context.js";
 import { StoreError } from "../errors.js";
+import { dropHeld } from "../placements.js";
 import { hostWorkspace } from "../relationships.js";
 import type { Host, HostRepository } from "../types.js";
 import { pageBounds, requireOrgId, requireUuid } from "../validate.js";
@@ -34,6 +35,8 @@ export function hostRepository(ctx: StoreContext): HostRepository {
         const [existing] = await w.tx.query<HostRow>("SELECT * FROM gh_hosts WHERE id = $1", [id]);
         if (existing && existing.org_id !== orgId) throw new StoreError("cross-tenant", `Host '${id}' belongs to another tenant.`, "resource_id");
         if (existing && existing.workspace_id === wsId) {
+          // Reported where it already is: still the latest report, so an earlier held one is void.
+          await dropHeld(w.tx, [{ resourceType: "hbi/host", resourceId: id }]);
           w.markUnchanged();
           return toHost(existing);
         }
@@ -42,7 +45,12 @@ export function hostRepository(ctx: StoreContext): HostRepository {
            ON CONFLICT (id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, reported_at = clock_timestamp() RETURNING *`,
           [id, orgId, wsId],
         );
-        if (existing) await w.remove([hostWorkspace(id, existing.workspace_id)]);
+        // Every earlier placement goes, also plain tuples into workspaces known only as tuples.
+        const placed = await w.tx.query<{ subject_id: string }>(
+          "SELECT subject_id FROM gh_tuples WHERE org_id = $1 AND resource_type = 'hbi/host' AND resource_id = $2 AND relation = 't_workspace' AND subject_type = 'rbac/workspace'",
+          [orgId, id],
+        );
+        await w.remove(placed.filter((p) => p.subject_id !== wsId).map((p) => hostWorkspace(id, p.subject_id)));
         await w.touch([hostWorkspace(id, wsId)]);
         return toHost(row!);
       });

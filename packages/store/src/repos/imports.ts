@@ -15,6 +15,7 @@ import type {
   RoleScope,
   TenantImportPlan,
   TenantImportResult,
+  V1AccessEntry,
 } from "../types.js";
 import { isUuid, optionalDescription, requireOrgId } from "../validate.js";
 import { runWrite, type TenantRow } from "../write.js";
@@ -60,10 +61,46 @@ function requireArray<T>(list: T[] | undefined, field: string): T[] {
   return list;
 }
 
+/** JSON with object keys sorted (jsonb does not keep key order). */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** A v1 access list: entries `{ permission, resourceDefinitions[] }` naming exactly the role's permissions. */
+function optionalAccess(access: unknown, permissions: readonly string[], field: string): V1AccessEntry[] | null {
+  if (access === undefined) return null;
+  if (!Array.isArray(access)) throw new StoreError("invalid-argument", `${field} must be an array.`, field);
+  const entries = access.map((a: unknown) => {
+    const entry = a as { permission?: unknown; resourceDefinitions?: unknown };
+    const defs = entry?.resourceDefinitions ?? [];
+    if (typeof entry?.permission !== "string" || !Array.isArray(defs)) {
+      throw new StoreError("invalid-argument", "Each access entry needs a permission and a resourceDefinitions list.", field);
+    }
+    for (const d of defs as unknown[]) {
+      const f = (d as { attributeFilter?: { key?: unknown; operation?: unknown } } | null)?.attributeFilter;
+      if (typeof f?.key !== "string" || typeof f.operation !== "string") {
+        throw new StoreError("invalid-argument", "Each resource definition needs an attributeFilter with key and operation.", field);
+      }
+    }
+    return { permission: entry.permission, resourceDefinitions: defs as V1AccessEntry["resourceDefinitions"] };
+  });
+  const named = new Set(entries.map((e) => e.permission));
+  if (named.size !== new Set(permissions).size || ![...named].every((p) => permissions.includes(p))) {
+    throw new StoreError("invalid-argument", "The access list must name exactly the role's permissions.", field);
+  }
+  return entries;
+}
+
 /** Checks everything that needs no database: shapes, names, permissions, keys and references. */
 function validatePlan(plan: TenantImportPlan) {
   if (typeof plan !== "object" || plan === null) throw new StoreError("invalid-argument", "The import plan must be an object.");
-  const principals = requireArray(plan.principals, "principals").map((p, i) => requirePrincipal(p, i));
+  // An unset isOrgAdmin (the source did not say) keeps an existing principal's flag.
+  const principals = requireArray(plan.principals, "principals").map((p, i) => ({ ...requirePrincipal(p, i), adminKnown: p?.isOrgAdmin !== undefined }));
   const userIds = new Set<string>();
   for (const p of principals) {
     if (userIds.has(p.userId)) throw new StoreError("invalid-argument", `Duplicate user id '${p.userId}' in the import.`, "principals");
@@ -86,6 +123,7 @@ function validatePlan(plan: TenantImportPlan) {
       description: optionalDescription(r.description),
       permissions: requirePermissions(r.permissions),
       scope: requireScope(r.scope),
+      access: optionalAccess(r.access, r.permissions, `roles[${i}].access`),
     };
   });
 
@@ -156,7 +194,10 @@ export function importRepository(ctx: StoreContext): ImportRepository {
           const existing = new Map(
             (await w.tx.query<PrincipalRow>("SELECT user_id, username, type, is_org_admin FROM gh_principals WHERE org_id = $1", [orgId])).map((p) => [p.user_id, p]),
           );
-          const changed = plan.principals.filter((p) => {
+          const changed = plan.principals.map((p) => {
+            const e = existing.get(p.userId);
+            return e && !p.adminKnown ? { ...p, isOrgAdmin: e.is_org_admin } : p;
+          }).filter((p) => {
             const e = existing.get(p.userId);
             return !e || e.username !== p.username || e.type !== p.type || e.is_org_admin !== p.isOrgAdmin;
           });
@@ -204,8 +245,8 @@ export function importRepository(ctx: StoreContext): ImportRepository {
             if (!found) {
               const id = r.id ?? randomUUID();
               await w.tx.query(
-                "INSERT INTO gh_roles (id, org_id, kind, name, description, scope, permissions) VALUES ($1, $2, 'custom', $3, $4, $5, $6::text[])",
-                [id, orgId, r.name, r.description, r.scope, r.permissions],
+                "INSERT INTO gh_roles (id, org_id, kind, name, description, scope, permissions, v1_access) VALUES ($1, $2, 'custom', $3, $4, $5, $6::text[], $7::jsonb)",
+                [id, orgId, r.name, r.description, r.scope, r.permissions, r.access === null ? null : JSON.stringify(r.access)],
               );
               await w.touch([owner("rbac/role", id, tenantId), ...r.permissions.map((p) => rolePermission(id, p))]);
               roleIds[r.key] = id;
@@ -215,10 +256,12 @@ export function importRepository(ctx: StoreContext): ImportRepository {
               roleIds[r.key] = found.id;
               claimed.add(found.id);
               const description = r.description ?? found.description;
-              if (found.name !== r.name || found.scope !== r.scope || description !== found.description || !sameSet(found.permissions, r.permissions)) {
+              const access = r.access === null ? (found.v1_access ?? null) : r.access;
+              const accessChanged = canonicalJson(access) !== canonicalJson(found.v1_access ?? null);
+              if (found.name !== r.name || found.scope !== r.scope || description !== found.description || !sameSet(found.permissions, r.permissions) || accessChanged) {
                 await w.tx.query(
-                  "UPDATE gh_roles SET name = $2, description = $3, scope = $4, permissions = $5::text[], modified_at = clock_timestamp() WHERE id = $1",
-                  [found.id, r.name, description, r.scope, r.permissions],
+                  "UPDATE gh_roles SET name = $2, description = $3, scope = $4, permissions = $5::text[], v1_access = $6::jsonb, modified_at = clock_timestamp() WHERE id = $1",
+                  [found.id, r.name, description, r.scope, r.permissions, access === null ? null : JSON.stringify(access)],
                 );
                 await syncPermissionTuples(w, found.id, found.permissions, r.permissions);
                 rolesUpdated++;

@@ -7,7 +7,8 @@ import type { Queryable } from "../db/db.js";
 import { StoreError } from "../errors.js";
 import { PLATFORM_ROLES } from "../platform-roles.js";
 import { owner, roleChild, rolePermission, tenantResourceId } from "../relationships.js";
-import type { Page, Role, RoleInput, RoleKind, RoleListQuery, RoleRepository, RoleScope, SystemRoleDefinition } from "../types.js";
+import { ROLE_CONFIG_CHANGE } from "../types.js";
+import type { Page, Role, RoleInput, RoleKind, RoleListQuery, RoleRepository, RoleScope, SeedOptions, SeedReport, SystemRoleDefinition } from "../types.js";
 import { namePattern, pageBounds, requireOrgId, requireUuid } from "../validate.js";
 import { requireTenantRow, runWrite, type WriteContext } from "../write.js";
 import { deleteBindingsWhere } from "./role-bindings.js";
@@ -23,6 +24,7 @@ export interface RoleRow {
   platform_default: boolean;
   admin_default: boolean;
   permissions: string[];
+  version: number;
   created_at: Date;
   modified_at: Date;
   [k: string]: unknown;
@@ -100,7 +102,7 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
   }
 
   return {
-    async seedSystemRoles(defs: SystemRoleDefinition[]) {
+    async seedSystemRoles(defs: SystemRoleDefinition[], options: SeedOptions = {}) {
       if (!Array.isArray(defs)) throw new StoreError("invalid-argument", "roles must be an array.");
       const seen = new Set<string>();
       const input = defs.map((d, i) => {
@@ -109,6 +111,8 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
         seen.add(name.toLowerCase());
         if (!Array.isArray(d.access)) throw new StoreError("invalid-argument", `Role '${name}' has no access list.`, `roles[${i}].access`);
         const permissions = [...new Set(d.access.map((a) => requirePermission(a?.permission, `roles[${i}].access`)))];
+        const version = d.version ?? 1;
+        if (!Number.isInteger(version) || version < 1) throw new StoreError("invalid-argument", `Role '${name}' has an invalid version.`, `roles[${i}].version`);
         return {
           name,
           displayName: d.display_name ?? null,
@@ -117,41 +121,65 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
           adminDefault: d.admin_default === true,
           scope: requireScope(d.scope),
           permissions,
+          version,
         };
       });
-      return runWrite(ctx, null, "seed_system_roles", async (w) => {
+      return runWrite(ctx, null, options.activate ? ROLE_CONFIG_CHANGE : "seed_system_roles", async (w) => {
         const existing = await w.tx.query<RoleRow>("SELECT * FROM gh_roles WHERE kind = 'seeded'");
         const byName = new Map(existing.map((r) => [r.name.toLowerCase(), r]));
-        const clash = await w.tx.query<{ name: string }>("SELECT name FROM gh_roles WHERE kind = 'platform' AND lower(name) = ANY($1::text[])", [[...seen]]);
+        const clash = await w.tx.query<{ name: string }>("SELECT name FROM gh_roles WHERE kind <> 'seeded' AND org_id IS NULL AND lower(name) = ANY($1::text[])", [[...seen]]);
         if (clash.length > 0) throw new StoreError("duplicate-name", `Role name '${clash[0]!.name}' is reserved.`, "name");
-        const result: RoleRow[] = [];
-        for (const d of input) {
+        const report: SeedReport = { roles: [], created: [], updated: [], unchanged: [], unconfigured: [], changed: false };
+        for (const [i, d] of input.entries()) {
           const old = byName.get(d.name.toLowerCase());
           byName.delete(d.name.toLowerCase());
-          const [row] = old
-            ? await w.tx.query<RoleRow>(
-                `UPDATE gh_roles SET name = $2, display_name = $3, description = $4, platform_default = $5, admin_default = $6, scope = $7,
-                   permissions = $8::text[], modified_at = clock_timestamp() WHERE id = $1 RETURNING *`,
-                [old.id, d.name, d.displayName, d.description, d.platformDefault, d.adminDefault, d.scope, d.permissions],
-              )
-            : await w.tx.query<RoleRow>(
-                `INSERT INTO gh_roles (id, org_id, kind, name, display_name, description, platform_default, admin_default, scope, permissions)
-                 VALUES ($1, NULL, 'seeded', $2, $3, $4, $5, $6, $7, $8::text[]) RETURNING *`,
-                [randomUUID(), d.name, d.displayName, d.description, d.platformDefault, d.adminDefault, d.scope, d.permissions],
-              );
-          await syncPermissionTuples(w, row!.id, old?.permissions ?? [], d.permissions);
-          result.push(row!);
+          let row: RoleRow;
+          let action: "created" | "updated" | "unchanged";
+          if (old && old.version >= d.version) {
+            row = old;
+            action = "unchanged";
+            report.unchanged.push(d.name);
+          } else if (old) {
+            [row] = (await w.tx.query<RoleRow>(
+              `UPDATE gh_roles SET name = $2, display_name = $3, description = $4, platform_default = $5, admin_default = $6, scope = $7,
+                 permissions = $8::text[], version = $9, modified_at = clock_timestamp() WHERE id = $1 RETURNING *`,
+              [old.id, d.name, d.displayName, d.description, d.platformDefault, d.adminDefault, d.scope, d.permissions, d.version],
+            )) as [RoleRow];
+            await syncPermissionTuples(w, row.id, old.permissions, d.permissions);
+            action = "updated";
+            report.updated.push({ name: d.name, from: old.version, to: d.version });
+          } else {
+            [row] = (await w.tx.query<RoleRow>(
+              `INSERT INTO gh_roles (id, org_id, kind, name, display_name, description, platform_default, admin_default, scope, permissions, version)
+               VALUES ($1, NULL, 'seeded', $2, $3, $4, $5, $6, $7, $8::text[], $9) RETURNING *`,
+              [randomUUID(), d.name, d.displayName, d.description, d.platformDefault, d.adminDefault, d.scope, d.permissions, d.version],
+            )) as [RoleRow];
+            await syncPermissionTuples(w, row.id, [], d.permissions);
+            action = "created";
+            report.created.push(d.name);
+          }
+          report.roles.push(toRole(row));
+          options.onProgress?.(i + 1, input.length, d.name, action);
         }
-        // Seeded roles no longer configured: removable only when no binding uses them.
-        for (const gone of byName.values()) {
-          const [used] = await w.tx.query<{ n: number }>("SELECT count(*)::int AS n FROM gh_role_bindings WHERE role_id = $1", [gone.id]);
-          if ((used?.n ?? 0) > 0) throw new StoreError("not-empty", `Seeded role '${gone.name}' is still bound and cannot be removed.`, "roles");
-          await syncPermissionTuples(w, gone.id, gone.permissions, []);
-          await w.tx.query("DELETE FROM gh_roles WHERE id = $1", [gone.id]);
+        report.unconfigured = [...byName.values()].map((r) => r.name);
+        if (options.activate) {
+          const a = options.activate;
+          await w.tx.query(
+            `INSERT INTO gh_role_config (id, hash, dir, loaded_at, schema_zed) VALUES (true, $1, $2, $3, $4)
+             ON CONFLICT (id) DO UPDATE SET hash = $1, dir = $2, loaded_at = $3, schema_zed = $4`,
+            [a.hash, a.dir, a.loadedAt, a.schemaZed],
+          );
         }
-        // Children of the platform parent roles follow the flags and scopes.
+        report.changed = report.created.length > 0 || report.updated.length > 0 || options.activate !== undefined;
+        if (!report.changed) {
+          // Nothing to write: no tuples touched, no revision taken.
+          w.markUnchanged();
+          return report;
+        }
+        // Children of the platform parent roles follow the flags and scopes of every seeded role.
+        const seeded = await w.tx.query<RoleRow>("SELECT * FROM gh_roles WHERE kind = 'seeded'");
         for (const parent of PLATFORM_ROLES) {
-          const want = result
+          const want = seeded
             .filter((r) => r.scope === parent.scope && (parent.audience === "user" ? r.platform_default : r.admin_default))
             .map((r) => roleChild(parent.id, r.id));
           const have = await w.tx.query<{ subject_id: string }>(
@@ -162,7 +190,7 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
           await w.remove(have.filter((h) => !wanted.has(h.subject_id)).map((h) => roleChild(parent.id, h.subject_id)));
           await w.touch(want);
         }
-        return result.map(toRole);
+        return report;
       });
     },
 

@@ -1,0 +1,128 @@
+// ReportResource into a workspace id Gatehouse has not seen: accepted (as inventory-api does),
+// held without a tuple, placed when the workspace appears — in its tenant, never another's.
+import { randomUUID } from "node:crypto";
+import { Metadata, status, type ServiceError } from "@grpc/grpc-js";
+import { encodeIdentityHeader } from "@gatehouse/auth";
+import { Allowed, WriteVisibility } from "@gatehouse/proto";
+import type { Tenant } from "@gatehouse/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, childWorkspace, host, principal, readGrant, startEngine, type RunningEngine } from "./helpers.js";
+
+let engine: RunningEngine;
+let orgA: Tenant;
+let orgB: Tenant;
+let knownWorkspace: string;
+
+const reporterOf = (orgId: string): Metadata => {
+  const metadata = new Metadata();
+  metadata.set("x-rh-identity", encodeIdentityHeader({ orgId, userId: `reporter-${orgId}`, username: `reporter-${orgId}` }));
+  return metadata;
+};
+
+const report = (id: string, workspaceId: string) => ({
+  type: "host",
+  reporterType: "HBI",
+  reporterInstanceId: "hbi-1",
+  representations: { metadata: { localResourceId: id, apiHref: `https://hbi/hosts/${id}` }, common: { workspace_id: workspaceId } },
+  writeVisibility: WriteVisibility.IMMEDIATE,
+});
+
+const canView = async (userId: string, hostId: string): Promise<boolean> =>
+  (await call(engine.client, "checkForUpdate", { object: host(hostId), relation: "view", subject: { resource: principal(userId) } })).allowed === Allowed.ALLOWED_TRUE;
+
+/** The workspace appears the way a replicated management plane creates it: as its parent tuple. */
+const createWorkspace = (tenant: Tenant, id: string) => engine.store.relationships.write(tenant.orgId, { touch: [childWorkspace(id, tenant.defaultWorkspaceId)] });
+
+async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as ServiceError;
+  }
+  throw new Error("expected the call to fail");
+}
+
+beforeAll(async () => {
+  engine = await startEngine();
+  orgA = (await engine.store.tenants.bootstrap("pending-a")).value;
+  orgB = (await engine.store.tenants.bootstrap("pending-b")).value;
+  knownWorkspace = (await engine.store.workspaces.create("pending-a", { name: "known", parentId: orgA.defaultWorkspaceId })).value.id;
+  await engine.store.relationships.write("pending-a", { touch: readGrant(orgA.defaultWorkspaceId, "alice") });
+  await engine.store.relationships.write("pending-b", { touch: readGrant(orgB.defaultWorkspaceId, "bob") });
+});
+
+afterAll(async () => {
+  await engine?.close();
+});
+
+describe("ReportResource into a workspace not created yet", () => {
+  it("is accepted, reaches nobody, and is placed once the workspace exists", async () => {
+    const workspaceId = randomUUID();
+    await call(engine.client, "reportResource", report("pending-host-1", workspaceId), reporterOf("pending-a"));
+    expect(await engine.store.placements.get("hbi/host", "pending-host-1")).toMatchObject({ workspaceId, reporterOrg: "pending-a" });
+    expect(await canView("alice", "pending-host-1")).toBe(false);
+
+    await createWorkspace(orgA, workspaceId);
+    expect(await canView("alice", "pending-host-1")).toBe(true);
+    expect(await canView("bob", "pending-host-1")).toBe(false);
+    expect(await engine.store.placements.get("hbi/host", "pending-host-1")).toBeUndefined();
+    const tuples = await engine.store.relationships.read("pending-a", { resourceType: "hbi/host", resourceId: "pending-host-1" });
+    expect(tuples.map((t) => t.subjectId)).toEqual([workspaceId]);
+
+    // Now known: reports and deletes go the ordinary way.
+    await call(engine.client, "reportResource", report("pending-host-1", knownWorkspace), reporterOf("pending-a"));
+    expect((await engine.store.relationships.read("pending-a", { resourceType: "hbi/host", resourceId: "pending-host-1" })).map((t) => t.subjectId)).toEqual([knownWorkspace]);
+    await call(engine.client, "deleteResource", { reference: host("pending-host-1") }, reporterOf("pending-a"));
+    expect(await canView("alice", "pending-host-1")).toBe(false);
+  });
+
+  it("never attaches a report to another tenant's workspace", async () => {
+    const workspaceId = randomUUID();
+    // Tenant B's reporter names a workspace that tenant A creates afterwards.
+    await call(engine.client, "reportResource", report("pending-host-2", workspaceId), reporterOf("pending-b"));
+    await createWorkspace(orgA, workspaceId);
+    expect(await canView("alice", "pending-host-2")).toBe(false);
+    expect(await canView("bob", "pending-host-2")).toBe(false);
+    expect(await engine.store.relationships.read("pending-a", { resourceType: "hbi/host", resourceId: "pending-host-2" })).toEqual([]);
+    expect(await engine.store.placements.get("hbi/host", "pending-host-2")).toBeUndefined();
+  });
+
+  it("places an anonymous report (engine without authentication) in the tenant that creates the workspace", async () => {
+    const workspaceId = randomUUID();
+    await call(engine.client, "reportResource", report("pending-host-3", workspaceId));
+    expect(await engine.store.placements.get("hbi/host", "pending-host-3")).toMatchObject({ reporterOrg: null });
+    await createWorkspace(orgB, workspaceId);
+    expect(await canView("bob", "pending-host-3")).toBe(true);
+    expect(await canView("alice", "pending-host-3")).toBe(false);
+  });
+
+  it("a later report wins over a held one", async () => {
+    const workspaceId = randomUUID();
+    await call(engine.client, "reportResource", report("pending-host-4", workspaceId), reporterOf("pending-a"));
+    await call(engine.client, "reportResource", report("pending-host-4", knownWorkspace), reporterOf("pending-a"));
+    expect(await engine.store.placements.get("hbi/host", "pending-host-4")).toBeUndefined();
+    await createWorkspace(orgA, workspaceId);
+    const tuples = await engine.store.relationships.read("pending-a", { resourceType: "hbi/host", resourceId: "pending-host-4" });
+    expect(tuples.map((t) => t.subjectId)).toEqual([knownWorkspace]);
+  });
+
+  it("DeleteResource drops a held report: only the reporter's tenant may, and nothing is placed later", async () => {
+    const workspaceId = randomUUID();
+    await call(engine.client, "reportResource", report("pending-host-5", workspaceId), reporterOf("pending-a"));
+    const foreign = await rejection(call(engine.client, "deleteResource", { reference: { ...host("pending-host-5"), reporter: { type: "HBI" } } }, reporterOf("pending-b")));
+    expect(foreign.code).toBe(status.NOT_FOUND);
+    expect(await engine.store.placements.get("hbi/host", "pending-host-5")).toBeDefined();
+    await call(engine.client, "deleteResource", { reference: { ...host("pending-host-5"), reporter: { type: "HBI" } } }, reporterOf("pending-a"));
+    expect(await engine.store.placements.get("hbi/host", "pending-host-5")).toBeUndefined();
+    await createWorkspace(orgA, workspaceId);
+    expect(await canView("alice", "pending-host-5")).toBe(false);
+    const again = await rejection(call(engine.client, "deleteResource", { reference: host("pending-host-5") }, reporterOf("pending-a")));
+    expect(again.code).toBe(status.NOT_FOUND);
+  });
+
+  it("rejects a type the schema cannot place, holding nothing", async () => {
+    const error = await rejection(call(engine.client, "reportResource", { ...report("pending-w", randomUUID()), type: "widget" }));
+    expect(error.code).toBe(status.INVALID_ARGUMENT);
+    expect(await engine.store.placements.get("hbi/widget", "pending-w")).toBeUndefined();
+  });
+});

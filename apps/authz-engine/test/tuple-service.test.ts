@@ -1,0 +1,196 @@
+// KesselTupleService (kessel.relations.v1beta1) through a real grpc-js client: what insights-rbac's
+// replicator sends (relations without the `t_` prefix), upsert and fencing semantics, filters,
+// bad input (nothing changed) and the partition that keeps Gatehouse tenants out of reach.
+import { randomUUID } from "node:crypto";
+import { credentials, Metadata, status, type ServiceError } from "@grpc/grpc-js";
+import { encodeIdentityHeader } from "@gatehouse/auth";
+import { Allowed, relations, WriteVisibility } from "@gatehouse/proto";
+import type { Tenant } from "@gatehouse/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, host, principal, startEngine, workspace, type RunningEngine } from "./helpers.js";
+
+let engine: RunningEngine;
+let tuples: relations.KesselTupleServiceClient;
+let gatehouseTenant: Tenant;
+
+type Unary = "createTuples" | "deleteTuples" | "acquireLock";
+function rpc<Res>(method: Unary, request: object): Promise<Res> {
+  const fn = tuples[method] as unknown as (r: object, cb: (e: ServiceError | null, res: Res) => void) => void;
+  return new Promise((resolve, reject) => fn.call(tuples, request, (error, response) => (error ? reject(error) : resolve(response))));
+}
+const create = (request: Partial<relations.CreateTuplesRequest>) => rpc<relations.CreateTuplesResponse>("createTuples", relations.CreateTuplesRequest.fromPartial(request));
+const remove = (request: Partial<relations.DeleteTuplesRequest>) => rpc<relations.DeleteTuplesResponse>("deleteTuples", relations.DeleteTuplesRequest.fromPartial(request));
+const lock = (lockId: string) => rpc<relations.AcquireLockResponse>("acquireLock", { lockId });
+
+async function read(request: Partial<relations.ReadTuplesRequest>): Promise<relations.ReadTuplesResponse[]> {
+  const out: relations.ReadTuplesResponse[] = [];
+  for await (const item of tuples.readTuples(relations.ReadTuplesRequest.fromPartial(request))) out.push(item as relations.ReadTuplesResponse);
+  return out;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as ServiceError;
+  }
+  throw new Error("expected the call to fail");
+}
+
+const ref = (namespace: string, name: string, id: string) => ({ type: { namespace, name }, id });
+const tuple = (resource: ReturnType<typeof ref>, relation: string, subject: ReturnType<typeof ref>, subjectRelation?: string): relations.Relationship => ({
+  resource,
+  relation,
+  subject: { subject, ...(subjectRelation !== undefined ? { relation: subjectRelation } : {}) },
+});
+
+/** What insights-rbac replicates for "alice may read hosts in workspace ws of org repl-org". */
+function replicatedGrant(ws: string, binding: string): relations.Relationship[] {
+  return [
+    tuple(ref("rbac", "workspace", ws), "parent", ref("rbac", "tenant", "redhat/repl-org")),
+    tuple(ref("rbac", "role", `role-${ws}`), "inventory_hosts_read", ref("rbac", "principal", "*")),
+    tuple(ref("rbac", "role_binding", binding), "role", ref("rbac", "role", `role-${ws}`)),
+    tuple(ref("rbac", "role_binding", binding), "subject", ref("rbac", "principal", "redhat/alice")),
+    tuple(ref("rbac", "workspace", ws), "binding", ref("rbac", "role_binding", binding)),
+  ];
+}
+
+const aliceViews = async (ws: string): Promise<boolean> =>
+  (await call(engine.client, "checkForUpdate", { object: workspace(ws), relation: "inventory_host_view", subject: { resource: principal("alice") } })).allowed === Allowed.ALLOWED_TRUE;
+
+const workspaceTuples = (ws: string) => read({ filter: { resourceNamespace: "rbac", resourceType: "workspace", resourceId: ws } });
+
+beforeAll(async () => {
+  engine = await startEngine();
+  gatehouseTenant = (await engine.store.tenants.bootstrap("gatehouse-org")).value;
+  tuples = new relations.KesselTupleServiceClient(`127.0.0.1:${engine.port}`, credentials.createInsecure());
+});
+
+afterAll(async () => {
+  tuples?.close();
+  await engine?.close();
+});
+
+describe("KesselTupleService", () => {
+  it("CreateTuples writes replicated tuples that checks see; without upsert an existing tuple is ALREADY_EXISTS and nothing changes", async () => {
+    const ws = randomUUID();
+    const written = await create({ tuples: replicatedGrant(ws, `b-${ws}`) });
+    expect(written.consistencyToken?.token).toBeTruthy();
+    expect(await aliceViews(ws)).toBe(true);
+
+    const extra = tuple(ref("rbac", "workspace", ws), "binding", ref("rbac", "role_binding", `other-${ws}`));
+    const again = await rejection(create({ tuples: [extra, ...replicatedGrant(ws, `b-${ws}`)] }));
+    expect(again.code).toBe(status.ALREADY_EXISTS);
+    expect(again.details).toMatch(/^error creating tuples: error writing relationships to SpiceDB: could not CREATE relationship `rbac\/\w+:[^`]+`, as it already existed/);
+    expect((await workspaceTuples(ws)).map((t) => t.tuple?.relation).sort()).toEqual(["binding", "parent"]);
+
+    // upsert: touch semantics, idempotent.
+    await create({ upsert: true, tuples: [extra, ...replicatedGrant(ws, `b-${ws}`)] });
+    await create({ upsert: true, tuples: [extra] });
+    expect(await workspaceTuples(ws)).toHaveLength(3);
+  });
+
+  it("ReadTuples filters, pages with continuation tokens and answers relations without the stored prefix", async () => {
+    const ws = randomUUID();
+    await create({ tuples: replicatedGrant(ws, `b-${ws}`) });
+    const bindings = await read({ filter: { resourceNamespace: "rbac", resourceType: "role_binding", resourceId: `b-${ws}` } });
+    expect(bindings.map((b) => b.tuple?.relation)).toEqual(["role", "subject"]);
+    expect(bindings[0]?.tuple?.resource?.type).toEqual({ namespace: "rbac", name: "role_binding" });
+    expect(bindings[0]?.consistencyToken?.token).toBeTruthy();
+
+    const bySubject = await read({ filter: { relation: "subject", subjectFilter: { subjectNamespace: "rbac", subjectType: "principal", subjectId: "redhat/alice" } } });
+    expect(bySubject.map((b) => b.tuple?.resource?.id)).toContain(`b-${ws}`);
+
+    const first = await read({ filter: { resourceNamespace: "rbac", resourceType: "role_binding", resourceId: `b-${ws}` }, pagination: { limit: 1 } });
+    expect(first).toHaveLength(1);
+    const rest = await read({
+      filter: { resourceNamespace: "rbac", resourceType: "role_binding", resourceId: `b-${ws}` },
+      pagination: { limit: 10, continuationToken: first[0]!.pagination!.continuationToken },
+    });
+    expect(rest.map((r) => r.tuple?.relation)).toEqual(["subject"]);
+  });
+
+  it("DeleteTuples removes what the filter matches", async () => {
+    const ws = randomUUID();
+    await create({ tuples: replicatedGrant(ws, `b-${ws}`) });
+    expect(await aliceViews(ws)).toBe(true);
+    await remove({ filter: { resourceNamespace: "rbac", resourceType: "workspace", resourceId: ws, relation: "binding" } });
+    expect(await aliceViews(ws)).toBe(false);
+    expect((await workspaceTuples(ws)).map((t) => t.tuple?.relation)).toEqual(["parent"]);
+  });
+
+  it("AcquireLock fences writes: a superseded token is FAILED_PRECONDITION and changes nothing", async () => {
+    const ws = randomUUID();
+    const first = (await lock("replicator")).lockToken;
+    await create({ tuples: replicatedGrant(ws, `b-${ws}`), fencingCheck: { lockId: "replicator", lockToken: first } });
+    const second = (await lock("replicator")).lockToken;
+    expect(second).not.toBe(first);
+
+    const extra = tuple(ref("rbac", "workspace", ws), "binding", ref("rbac", "role_binding", `late-${ws}`));
+    const stale = await rejection(create({ tuples: [extra], fencingCheck: { lockId: "replicator", lockToken: first } }));
+    expect(stale.code).toBe(status.FAILED_PRECONDITION);
+    expect(stale.details).toContain("unable to satisfy write precondition");
+    const staleDelete = await rejection(remove({ filter: { resourceNamespace: "rbac", resourceType: "workspace", resourceId: ws }, fencingCheck: { lockId: "replicator", lockToken: first } }));
+    expect(staleDelete.code).toBe(status.FAILED_PRECONDITION);
+    expect(await workspaceTuples(ws)).toHaveLength(2);
+
+    await create({ tuples: [extra], fencingCheck: { lockId: "replicator", lockToken: second } });
+    await remove({ filter: { resourceNamespace: "rbac", resourceType: "workspace", resourceId: ws }, fencingCheck: { lockId: "replicator", lockToken: second } });
+    expect(await workspaceTuples(ws)).toEqual([]);
+  });
+
+  it("rejects bad input with INVALID_ARGUMENT and writes nothing", async () => {
+    const ws = randomUUID();
+    const good = replicatedGrant(ws, `b-${ws}`);
+    const noRelation = await rejection(create({ tuples: [...good, { ...good[0]!, relation: "" }] }));
+    expect(noRelation.code).toBe(status.INVALID_ARGUMENT);
+    expect(noRelation.details).toContain("tuples[5].relation");
+    const noSubject = await rejection(create({ tuples: [{ resource: ref("rbac", "workspace", ws), relation: "parent" }] }));
+    expect(noSubject.details).toContain("tuples[0].subject");
+    const badType = await rejection(create({ tuples: [tuple(ref("rbac", "", ws), "parent", ref("rbac", "tenant", "redhat/x"))] }));
+    expect(badType.details).toContain("tuples[0].resource.type.name");
+    expect(await workspaceTuples(ws)).toEqual([]);
+
+    const halfType = await rejection(read({ filter: { resourceNamespace: "rbac" } }));
+    expect(halfType.code).toBe(status.INVALID_ARGUMENT);
+    expect(halfType.details).toBe("due to a spicedb limitation, if resource namespace is specified then resource type must also be specified");
+    const halfSubject = await rejection(remove({ filter: { resourceNamespace: "rbac", resourceType: "workspace", subjectFilter: { subjectType: "tenant" } } }));
+    expect(halfSubject.details).toBe("due to a spicedb limitation, if subject type is specified in subjectFilter then subject namespace must also be specified");
+    expect((await rejection(read({}))).details).toContain("filter");
+    expect((await rejection(remove({ filter: {} }))).code).toBe(status.INVALID_ARGUMENT);
+    expect((await rejection(lock(""))).details).toContain("lock_id");
+    const badCursor = await rejection(read({ filter: { resourceNamespace: "rbac", resourceType: "workspace" }, pagination: { limit: 5, continuationToken: "garbage" } }));
+    expect(badCursor.code).toBe(status.INVALID_ARGUMENT);
+  });
+
+  it("keeps Gatehouse tenants out of reach: no tuple on their objects, deletes and reads see only replicated tuples", async () => {
+    const managed = gatehouseTenant.defaultWorkspaceId;
+    const attach = await rejection(create({ tuples: [tuple(ref("rbac", "workspace", managed), "binding", ref("rbac", "role_binding", "intruder"))] }));
+    expect(attach.code).toBe(status.PERMISSION_DENIED);
+    expect(await workspaceTuples(managed)).toEqual([]);
+    await remove({ filter: { resourceNamespace: "rbac", resourceType: "workspace", resourceId: managed } });
+    const own = await engine.store.relationships.read("gatehouse-org", { resourceType: "rbac/workspace", resourceId: managed });
+    expect(own.length).toBeGreaterThan(0);
+  });
+
+  it("places a host reported into a workspace that replication creates later, in the reporter's org", async () => {
+    const ws = randomUUID();
+    const reporter = new Metadata();
+    reporter.set("x-rh-identity", encodeIdentityHeader({ orgId: "repl-org", userId: "hbi", username: "hbi" }));
+    await call(
+      engine.client,
+      "reportResource",
+      {
+        type: "host",
+        reporterType: "hbi",
+        reporterInstanceId: "hbi-1",
+        representations: { metadata: { localResourceId: `h-${ws}`, apiHref: "https://hbi/h" }, common: { workspace_id: ws } },
+        writeVisibility: WriteVisibility.IMMEDIATE,
+      },
+      reporter,
+    );
+    await create({ tuples: replicatedGrant(ws, `b-${ws}`) });
+    const view = await call(engine.client, "checkForUpdate", { object: host(`h-${ws}`), relation: "view", subject: { resource: principal("alice") } });
+    expect(view.allowed).toBe(Allowed.ALLOWED_TRUE);
+  });
+});

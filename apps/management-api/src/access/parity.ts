@@ -1,0 +1,141 @@
+import { check, explain } from "@gatehouse/evaluator";
+import {
+  computeParity,
+  planTenantMigration,
+  platformRoleId,
+  type AssetTypeCatalog,
+  type ParityReport,
+  type V1Export,
+  type V1Group,
+  type V1Role,
+  type V1Tenant,
+} from "@gatehouse/rbac";
+import { PLATFORM_ROLES, type Relationship, type Role, type Store, type Tenant } from "@gatehouse/store";
+import type { RequestContext } from "../http/identity.js";
+import { badRequest } from "../http/problem.js";
+import { graphReady, type Services } from "../commands/services.js";
+
+/** Organisations above this size get a 400 pointing at `gatehouse parity` (it runs offline). */
+export const PARITY_MAX_PRINCIPALS = 5000;
+/** Rows per list in the answer; `truncated` says when a list was cut. */
+export const PARITY_MAX_ROWS = 1000;
+
+export interface ParityAnswer {
+  revision: number;
+  consistency_token: string;
+  /** How many group-to-role assignments at the tenant, Root and Default Workspace were read as v1 grants. */
+  v1_assignments: number;
+  report: ParityReport;
+  truncated: boolean;
+}
+
+function toV1Role(role: Role): V1Role {
+  return {
+    uuid: role.id,
+    name: role.name,
+    ...(role.displayName ? { display_name: role.displayName } : {}),
+    access: role.permissions.map((permission) => ({ permission })),
+    ...(role.kind === "seeded" ? { system: true, platform_default: role.platformDefault, admin_default: role.adminDefault } : {}),
+  };
+}
+
+/**
+ * The organisation's v1 grants as the store keeps them: v1 assignments are group-to-role
+ * bindings at the organisation level (the tenant, the Root Workspace or the Default Workspace),
+ * which is what `gatehouse migrate` imports and the v1 group endpoints maintain. Bindings on other
+ * workspaces are v2-only and not v1 grants. A default-access group bound to roles other than the
+ * platform parent roles is the tenant's customised default access.
+ */
+export async function v1ExportFromStore(store: Store, tenant: Tenant): Promise<{ export: V1Export; assignments: number }> {
+  const org = tenant.orgId;
+  const principals = (await store.principals.list(org, { limit: -1 })).data;
+  if (principals.length > PARITY_MAX_PRINCIPALS) {
+    throw badRequest(`The parity report runs here for organisations of at most ${PARITY_MAX_PRINCIPALS} principals; run 'gatehouse parity' instead.`);
+  }
+  const roles = (await store.roles.list(org, { limit: -1 })).data;
+  const roleById = new Map(roles.map((r) => [r.id, r]));
+  const orgLevel = new Set([tenant.tenantId, tenant.rootWorkspaceId, tenant.defaultWorkspaceId]);
+  const bindings = (await store.roleBindings.list(org, { limit: -1 })).data.filter((b) => orgLevel.has(b.resource.id));
+  const rolesOfGroup = new Map<string, Set<string>>();
+  let assignments = 0;
+  for (const b of bindings) {
+    for (const s of b.subjects) {
+      if (s.type !== "group") continue;
+      const set = rolesOfGroup.get(s.id) ?? new Set<string>();
+      set.add(b.roleId);
+      rolesOfGroup.set(s.id, set);
+      assignments++;
+    }
+  }
+  const groups: V1Group[] = [];
+  for (const g of (await store.groups.list(org, { limit: -1 })).data) {
+    const bound = [...(rolesOfGroup.get(g.id) ?? [])].map((id) => roleById.get(id)).filter((r): r is Role => r !== undefined);
+    if (g.kind === "standard") {
+      groups.push({ uuid: g.id, name: g.name, principals: await store.groups.members(org, g.id), roles: bound.filter((r) => r.kind !== "platform").map((r) => r.id) });
+    } else if (g.kind === "platform-default" && bound.some((r) => r.kind !== "platform")) {
+      // Customised default access: its own roles, plus the platform defaults while a platform parent role is still bound.
+      const keepsDefaults = bound.some((r) => r.kind === "platform");
+      const defaults = keepsDefaults ? roles.filter((r) => r.kind === "seeded" && r.platformDefault).map((r) => r.id) : [];
+      groups.push({ uuid: g.id, name: g.name, principals: [], roles: [...new Set([...bound.filter((r) => r.kind !== "platform").map((r) => r.id), ...defaults])], platform_default: true });
+    }
+  }
+  const v1Tenant: V1Tenant = {
+    org_id: org,
+    principals: principals.map((p) => ({ user_id: p.userId, username: p.username, is_org_admin: p.isOrgAdmin })),
+    roles: roles.filter((r) => r.kind === "custom").map(toV1Role),
+    groups,
+  };
+  return {
+    export: { version: 1, domain: store.domain, system_roles: roles.filter((r) => r.kind === "seeded").map(toV1Role), tenants: [v1Tenant] },
+    assignments,
+  };
+}
+
+/**
+ * `gatehouse parity` over the store, server-side: every v1 grant of the organisation checked in v2
+ * (the authorization graph at its current revision) at the level its application checks.
+ */
+export async function parityReport(services: Services, ctx: RequestContext, catalog: AssetTypeCatalog): Promise<ParityAnswer> {
+  const { store } = services;
+  const { tenant } = ctx;
+  const { export: exp, assignments } = await v1ExportFromStore(store, tenant);
+  const v1Tenant = exp.tenants[0]!;
+  const ids = { orgId: tenant.orgId, tenantId: tenant.tenantId, rootWorkspaceId: tenant.rootWorkspaceId, defaultWorkspaceId: tenant.defaultWorkspaceId };
+  const planned = planTenantMigration(exp, v1Tenant, catalog, ids);
+  // Roles keep their store ids (the v1 role's uuid); platform parent roles map to the store's ids.
+  const platformIds = new Map(PLATFORM_ROLES.map((p) => [platformRoleId(p.audience, p.scope), p.id]));
+  const plan = { ...planned, roles: planned.roles.map((r) => ({ ...r, id: r.v1Role ?? platformIds.get(r.id) ?? r.id })) };
+
+  const relationships: Relationship[] = [];
+  const snapshot = await store.feed.snapshot({ orgId: tenant.orgId });
+  for await (const batch of snapshot.batches) relationships.push(...batch);
+
+  await graphReady(services, ctx);
+  const graph = services.authz.graph;
+  const revision = services.authz.revision;
+  const report = computeParity({
+    export: exp,
+    catalog,
+    tenants: [{ tenant: v1Tenant, plan }],
+    relationships,
+    check: (resource, permission, subject) => check(graph, resource, permission, subject),
+    explain: (resource, permission, subject) => explain(graph, resource, permission, subject).summary,
+    isDefined: (type, permission) => graph.model.isPermission(type, permission) || graph.model.isRelation(type, permission),
+  });
+  const cut = <T>(rows: readonly T[]) => rows.slice(0, PARITY_MAX_ROWS);
+  const truncated = [report.lost, report.overGrants, report.extraGrants, report.unclassified, report.notInSchema].some((rows) => rows.length > PARITY_MAX_ROWS);
+  return {
+    revision,
+    consistency_token: store.tokens.encode(revision),
+    v1_assignments: assignments,
+    report: {
+      ...report,
+      lost: cut(report.lost),
+      overGrants: cut(report.overGrants),
+      extraGrants: cut(report.extraGrants),
+      unclassified: cut(report.unclassified),
+      notInSchema: cut(report.notInSchema),
+    },
+    truncated,
+  };
+}

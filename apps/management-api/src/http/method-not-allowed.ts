@@ -1,0 +1,36 @@
+import type { NextFunction, Request, Response } from "express";
+import { ApiError } from "./problem.js";
+
+/** Methods each v2 path answers; HEAD follows GET and OPTIONS is always allowed. */
+const V2_METHODS: [RegExp, string[]][] = [
+  [/^\/workspaces\/$/, ["GET", "POST"]],
+  [/^\/workspaces\/query\/$/, ["POST"]],
+  [/^\/workspaces\/[^/]+\/move\/$/, ["POST"]],
+  [/^\/workspaces\/[^/]+\/$/, ["GET", "PUT", "PATCH", "DELETE"]],
+  [/^\/roles\/$/, ["GET", "POST"]],
+  [/^\/roles:batchDelete\/$/, ["POST"]],
+  [/^\/roles\/[^/]+\/$/, ["GET", "PUT"]],
+  [/^\/role-bindings\/$/, ["GET"]],
+  [/^\/role-bindings:batchCreate\/$/, ["POST"]],
+  [/^\/role-bindings\/by-subject\/$/, ["GET", "PUT"]],
+  [/^\/principals\/$/, ["GET"]],
+  [/^\/principals\/[^/]+\/$/, ["GET"]],
+  // Gatehouse's own (the console's) endpoints.
+  [/^\/access:explain\/$/, ["POST"]],
+  [/^\/access:permissions\/$/, ["GET"]],
+  [/^\/access:parity\/$/, ["GET"]],
+];
+
+/**
+ * A known path with a method it does not answer is a 405 with DRF's wording (after
+ * authentication, as in insights-rbac), not a 404 or another route's 400.
+ */
+export function v2MethodNotAllowed(req: Request, _res: Response, next: NextFunction): void {
+  const entry = V2_METHODS.find(([pattern]) => pattern.test(req.path));
+  const method = req.method === "HEAD" ? "GET" : req.method;
+  if (!entry || method === "OPTIONS" || entry[1].includes(method)) {
+    next();
+    return;
+  }
+  next(new ApiError(405, [{ message: `Method "${req.method}" not allowed.`, field: "detail" }], { headers: { allow: [...entry[1], "HEAD", "OPTIONS"].join(", ") } }));
+}

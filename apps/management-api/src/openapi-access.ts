@@ -1,0 +1,30 @@
+import type { z } from "zod";
+import { explainBody, explainResult, parityResult, permissionListSchema } from "./schemas/access.js";
+
+type Json = Record<string, unknown>;
+
+/** The document builders of openapi.ts, passed in so both files derive schemas the same way. */
+export interface OpenApiHelpers {
+  op(operationId: string, tag: string, spec: { parameters?: Json[]; requestBody?: Json; responses: Json }): unknown;
+  json(schema: z.ZodType, description?: string): Json;
+  body(schema: z.ZodType): Json;
+}
+
+/** The access explorer's operations (org admins and service accounts only). */
+export function accessPaths(v2: string, { op, json, body }: OpenApiHelpers): Record<string, Record<string, unknown>> {
+  const tag = "Access";
+  return {
+    [`${v2}/access:explain/`]: {
+      post: op("Access_explain", tag, {
+        requestBody: body(explainBody),
+        responses: { "200": json(explainResult, "Allowed or denied at the evaluated revision, with the granting bindings or the reason and a binding that would grant it") },
+      }),
+    },
+    [`${v2}/access:permissions/`]: {
+      get: op("Access_permissions", tag, { responses: { "200": json(permissionListSchema, "Permissions of the active schema with their v1 forms and check level") } }),
+    },
+    [`${v2}/access:parity/`]: {
+      get: op("Access_parity", tag, { responses: { "200": json(parityResult, "v1 grants of the organisation checked in v2 (as `gatehouse parity`)") } }),
+    },
+  };
+}

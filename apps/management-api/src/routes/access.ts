@@ -1,0 +1,52 @@
+import { Router } from "express";
+import { PermissionIndex } from "../access/catalogue.js";
+import { explainAccess } from "../access/explain.js";
+import { parityReport } from "../access/parity.js";
+import type { Services } from "../commands/services.js";
+import { contextOf, type RequestContext } from "../http/identity.js";
+import { forbidden } from "../http/problem.js";
+import { route, sendJson } from "../http/respond.js";
+import { parseBody } from "../http/validate.js";
+import { explainBody } from "../schemas/access.js";
+
+/** Explaining anyone's access reveals the whole organisation's grants: org admins and service accounts only. */
+function requireExplainer(ctx: RequestContext): void {
+  if (!ctx.caller.isOrgAdmin && !ctx.caller.isServiceAccount) throw forbidden();
+}
+
+/** The access explorer's endpoints (the console's explorer, parity page and permission picker). */
+export function accessRoutes(services: Services): Router {
+  const router = Router({ strict: true, caseSensitive: true });
+  const index = new PermissionIndex(services.authz.graph.model);
+
+  router.post(
+    "/access\\:explain/",
+    route(async (req, res) => {
+      const ctx = contextOf(res);
+      requireExplainer(ctx);
+      const body = parseBody(explainBody, req);
+      sendJson(res, 200, await explainAccess(services, index, ctx, body));
+    }),
+  );
+
+  router.get(
+    "/access\\:permissions/",
+    route(async (_req, res) => {
+      requireExplainer(contextOf(res));
+      sendJson(res, 200, {
+        data: index.list.map((p) => ({ name: p.name, v1: p.v1, pattern: p.pattern, pattern_name: p.patternName, checked_at: p.checkedAt, granted: p.granted })),
+      });
+    }),
+  );
+
+  router.get(
+    "/access\\:parity/",
+    route(async (_req, res) => {
+      const ctx = contextOf(res);
+      requireExplainer(ctx);
+      sendJson(res, 200, await parityReport(services, ctx, index.catalog));
+    }),
+  );
+
+  return router;
+}

@@ -1,0 +1,231 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { encodeIdentityHeader } from "@gatehouse/auth";
+import { parse } from "yaml";
+import { V2, type TestApp, type TestResponse } from "../helpers.js";
+
+/**
+ * insights-rbac's v2 view tests, transcribed as data (cases/*.yaml) and replayed over real HTTP.
+ * Each case runs in an organisation of its own, built by the file's `setup`.
+ */
+
+export interface PrincipalSetup {
+  name: string;
+  username: string;
+  user_id?: string;
+  service_account?: string;
+  admin?: boolean;
+}
+export interface Setup {
+  principals?: PrincipalSetup[];
+  groups?: { name: string; group: string; members?: string[] }[];
+  workspaces?: { name: string; workspace: string; parent?: string; description?: string }[];
+  roles?: { name: string; role: string; permissions: string[]; description?: string }[];
+  bindings?: { resource: string; resource_type?: string; subject: string; subject_type?: "group" | "user"; role: string }[];
+}
+export interface Step {
+  request: string;
+  as?: string;
+  body?: unknown;
+  status: number;
+  expect?: unknown;
+  save?: Record<string, string>;
+}
+export interface Case {
+  test: string;
+  note?: string;
+  setup?: Setup;
+  steps: Step[];
+}
+export interface CaseFile {
+  upstream: string;
+  setup?: Setup;
+  cases: Case[];
+}
+
+const CASES = new URL("./cases/", import.meta.url);
+
+export function loadCaseFiles(): { file: string; content: CaseFile }[] {
+  return readdirSync(CASES)
+    .filter((name) => name.endsWith(".yaml"))
+    .sort()
+    .map((file) => ({ file, content: parse(readFileSync(new URL(file, CASES), "utf8")) as CaseFile }));
+}
+
+type Vars = Map<string, string>;
+
+function substitute(value: unknown, vars: Vars): unknown {
+  if (typeof value === "string") {
+    return value.replace(/\{\{([^}]+)\}\}/g, (_, name: string) => {
+      const found = vars.get(name.trim());
+      if (found === undefined) throw new Error(`unknown case variable {{${name}}}`);
+      return found;
+    });
+  }
+  if (Array.isArray(value)) return value.map((item) => substitute(item, vars));
+  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, vars)]));
+  return value;
+}
+
+function at(value: unknown, path: string): unknown {
+  let node = value;
+  for (const part of path.split(".")) node = typeof node === "object" && node !== null ? (node as Record<string, unknown>)[part] : undefined;
+  return node;
+}
+
+/**
+ * Subset match. Objects: every expected key matches (`"<absent>"`: key must be missing,
+ * `"<any>"`: present); arrays: same length, element-wise; `{$length}`, `{$contains: [...]}`
+ * (each matched by some element), `{$excludes: [...]}`, `{$sorted: "asc"|"desc", $by: key}`,
+ * `{$startsWith: text}`; scalars: equal.
+ */
+export function mismatch(actual: unknown, expected: unknown, path = "body"): string | null {
+  if (expected === "<any>") return actual === undefined ? `${path} is missing` : null;
+  if (typeof expected === "object" && expected !== null && !Array.isArray(expected)) {
+    const spec = expected as Record<string, unknown>;
+    if ("$length" in spec && (!Array.isArray(actual) || actual.length !== spec["$length"])) return `${path} length is ${Array.isArray(actual) ? actual.length : "not an array"}, expected ${String(spec["$length"])}`;
+    if ("$contains" in spec) {
+      for (const item of spec["$contains"] as unknown[]) {
+        if (!Array.isArray(actual) || !actual.some((element) => mismatch(element, item) === null)) return `${path} has no element matching ${JSON.stringify(item)}`;
+      }
+    }
+    if ("$excludes" in spec) {
+      for (const item of spec["$excludes"] as unknown[]) {
+        if (Array.isArray(actual) && actual.some((element) => mismatch(element, item) === null)) return `${path} has an element matching ${JSON.stringify(item)}`;
+      }
+    }
+    if ("$sorted" in spec) {
+      const keys = Array.isArray(actual) ? actual.map((element) => String(at(element, String(spec["$by"])))) : [];
+      const sorted = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      if (spec["$sorted"] === "desc") sorted.reverse();
+      if (JSON.stringify(keys) !== JSON.stringify(sorted)) return `${path} is not sorted ${String(spec["$sorted"])} by ${String(spec["$by"])}: ${JSON.stringify(keys)}`;
+    }
+    if ("$startsWith" in spec) return typeof actual === "string" && actual.startsWith(String(spec["$startsWith"])) ? null : `${path} is ${JSON.stringify(actual)}, expected to start with ${JSON.stringify(spec["$startsWith"])}`;
+    if (Object.keys(spec).some((key) => key.startsWith("$"))) return null;
+    if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return `${path} is ${JSON.stringify(actual)}, expected an object`;
+    for (const [key, inner] of Object.entries(spec)) {
+      const value = (actual as Record<string, unknown>)[key];
+      if (inner === "<absent>") {
+        if (key in (actual as object)) return `${path}.${key} should be absent`;
+        continue;
+      }
+      const problem = mismatch(value, inner, `${path}.${key}`);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual) || actual.length !== expected.length) return `${path} is ${JSON.stringify(actual)?.slice(0, 300)}, expected ${expected.length} elements`;
+    for (let i = 0; i < expected.length; i += 1) {
+      const problem = mismatch(actual[i], expected[i], `${path}.${i}`);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  return actual === expected ? null : `${path} is ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`;
+}
+
+interface Identity {
+  username: string;
+  userId?: string;
+  serviceAccount?: string;
+  admin: boolean;
+}
+
+export class CaseRun {
+  private readonly vars: Vars = new Map();
+  private readonly identities = new Map<string, Identity>();
+
+  constructor(
+    private readonly app: TestApp,
+    private readonly org: string,
+  ) {
+    this.vars.set("org", org);
+    this.identities.set("admin", { username: "org-admin", userId: "org-admin-id", admin: true });
+  }
+
+  private headers(as: string | undefined): Record<string, string> {
+    if (as === "nobody") return {};
+    const name = as ?? "admin";
+    const who = this.identities.get(name) ?? { username: name, userId: `${name}-id`, admin: false };
+    return {
+      "x-rh-identity": encodeIdentityHeader({
+        orgId: this.org,
+        username: who.username,
+        isOrgAdmin: who.admin,
+        ...(who.serviceAccount ? { serviceAccount: { clientId: who.serviceAccount, username: who.username } } : { userId: who.userId ?? who.username }),
+      }),
+    };
+  }
+
+  async call(line: string, as: string | undefined, body: unknown): Promise<TestResponse> {
+    const [method, ...rest] = line.trim().split(/\s+/);
+    const target = String(substitute(rest.join(" "), this.vars));
+    const path = target.startsWith("/api/") ? target : `${V2}${target}`;
+    const payload = body === undefined ? {} : { body: substitute(body, this.vars) };
+    return this.app.request(method!, path, { as: null, headers: this.headers(as), ...payload });
+  }
+
+  private async must(line: string, body: unknown, status: number, as?: string): Promise<TestResponse> {
+    const res = await this.call(line, as, body);
+    if (res.status !== status) throw new Error(`setup ${line} answered ${res.status}: ${res.text.slice(0, 300)}`);
+    return res;
+  }
+
+  async setup(setup: Setup | undefined): Promise<void> {
+    const roots = await this.must("GET /workspaces/?type=root", undefined, 200);
+    this.vars.set("root", roots.body.data[0].id);
+    const defaults = await this.must("GET /workspaces/?type=default", undefined, 200);
+    this.vars.set("default", defaults.body.data[0].id);
+    this.vars.set("tenant", `redhat/${this.org}`);
+    if (!setup) return;
+    for (const p of setup.principals ?? []) {
+      this.identities.set(p.name, { username: p.username, admin: p.admin ?? false, ...(p.user_id ? { userId: p.user_id } : {}), ...(p.service_account ? { serviceAccount: p.service_account } : {}) });
+      // Principals are recorded on their first authenticated request.
+      await this.call("GET /principals/?limit=1", p.name, undefined);
+      const listed = await this.must(`GET /principals/?username=${encodeURIComponent(p.username)}`, undefined, 200);
+      const record = (listed.body.data as { uuid: string; username: string }[]).find((r) => r.username === p.username.toLowerCase());
+      if (!record) throw new Error(`principal ${p.username} was not recorded`);
+      this.vars.set(`${p.name}.uuid`, record.uuid);
+      this.vars.set(`${p.name}.user_id`, p.user_id ?? p.service_account ?? "");
+    }
+    for (const g of setup.groups ?? []) {
+      const group = await this.must("POST /api/rbac/v1/groups/", { name: g.group }, 201);
+      this.vars.set(g.name, group.body.uuid);
+      const members = (g.members ?? []).map((name) => ({ username: this.identities.get(name)?.username ?? name }));
+      if (members.length > 0) await this.must(`POST /api/rbac/v1/groups/${group.body.uuid}/principals/`, { principals: members }, 200);
+    }
+    for (const w of setup.workspaces ?? []) {
+      const body: Record<string, unknown> = { name: w.workspace, parent_id: this.vars.get(w.parent ?? "default") };
+      if (w.description !== undefined) body["description"] = w.description;
+      this.vars.set(w.name, (await this.must("POST /workspaces/", body, 201)).body.id);
+    }
+    for (const r of setup.roles ?? []) {
+      const permissions = r.permissions.map((p) => {
+        const [application, resource_type, operation] = p.split(":");
+        return { application, resource_type, operation };
+      });
+      this.vars.set(r.name, (await this.must("POST /roles/", { name: r.role, permissions, ...(r.description !== undefined ? { description: r.description } : {}) }, 201)).body.id);
+    }
+    const requests = (setup.bindings ?? []).map((b) => ({
+      resource: { id: `{{${b.resource}}}`, type: b.resource_type ?? "workspace" },
+      subject: { id: b.subject_type === "user" ? `{{${b.subject}.uuid}}` : `{{${b.subject}}}`, type: b.subject_type ?? "group" },
+      role: { id: `{{${b.role}}}` },
+    }));
+    if (requests.length > 0) await this.must("POST /role-bindings:batchCreate/", { requests }, 201);
+  }
+
+  /** Runs the steps; returns the first difference from upstream's expectation, or null. */
+  async steps(steps: Step[]): Promise<string | null> {
+    for (const [i, step] of steps.entries()) {
+      const res = await this.call(step.request, step.as, step.body);
+      const where = `step ${i + 1} (${step.request})`;
+      if (res.status !== step.status) return `${where}: status ${res.status}, expected ${step.status}; body ${res.text.slice(0, 400)}`;
+      if (step.expect !== undefined) {
+        const problem = mismatch(res.body, substitute(step.expect, this.vars));
+        if (problem) return `${where}: ${problem}`;
+      }
+      for (const [name, path] of Object.entries(step.save ?? {})) this.vars.set(name, String(at(res.body, path)));
+    }
+    return null;
+  }
+}

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { openApiStats, SPEC_EXCEPTIONS, validateAgainstSpec } from "./openapi-validator.js";
+
+// The validator itself must be able to fail, or every integration test's check means nothing.
+describe("validation against insights-rbac's v2 OpenAPI document", () => {
+  it("refuses bodies that contradict the document", () => {
+    expect(() => validateAgainstSpec("GET", "/api/rbac/v2/roles/", 200, "application/json", JSON.stringify({ meta: { limit: 1 }, links: { next: null, previous: null }, data: "x" }))).toThrow(/does not match/);
+    expect(() => validateAgainstSpec("GET", "/api/rbac/v2/roles/", 200, "text/html", "<p>")).toThrow(/content type/);
+    expect(() => validateAgainstSpec("POST", "/api/rbac/v2/roles:batchDelete/", 204, null, "{}")).toThrow(/no body/);
+  });
+
+  it("accepts what insights-rbac's code answers where the document differs, only through the reviewed list", () => {
+    const root = { id: "00000000-0000-4000-8000-000000000001", parent_id: null, type: "root", name: "Root Workspace", description: null, created: "2024-01-01T00:00:00Z", modified: "2024-01-01T00:00:00Z" };
+    const before = openApiStats.withExceptions;
+    validateAgainstSpec("GET", "/api/rbac/v2/workspaces/00000000-0000-4000-8000-000000000001/", 200, "application/json", JSON.stringify(root));
+    expect(openApiStats.withExceptions).toBe(before + 1);
+    expect(SPEC_EXCEPTIONS.every((e) => e.reason.length > 0)).toBe(true);
+  });
+
+  it("tells literal paths from templated ones and counts answers the document does not list", () => {
+    const undocumented = openApiStats.undocumented;
+    validateAgainstSpec("GET", "/api/rbac/v2/workspaces/query/", 405, "application/problem+json", "{}");
+    expect(openApiStats.undocumented).toBe(undocumented + 1);
+  });
+});

@@ -1,0 +1,223 @@
+// insights-rbac's v1 access (and role) view tests, transcribed as data in test/v1-cases/*.json and
+// replayed over real HTTP. Each case imports its organisation (principals, roles with their v1
+// access lists, groups, bindings, default-group customisation) into a store of its own org, seeds
+// the system roles it names, and then checks each request's status and the fields that matter.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { encodeIdentityHeader } from "@gatehouse/auth";
+import type { ImportRoleRef, SystemRoleDefinition, TenantImportPlan, V1AccessEntry } from "@gatehouse/store";
+import { openTestStore, type TestStore } from "@gatehouse/store/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildServer, type ManagementApiServer } from "../src/index.js";
+import { DATABASE_URL, testRoleConfiguration } from "./helpers.js";
+
+interface CaseCaller {
+  user: string;
+  admin?: boolean;
+  serviceAccount?: boolean;
+}
+
+interface CaseRole {
+  key: string;
+  name: string;
+  scope?: "tenant" | "root" | "default";
+  access: V1AccessEntry[];
+}
+
+interface CaseStep {
+  name: string;
+  as: CaseCaller | string;
+  path: string;
+  status: number;
+  count?: number;
+  limit?: number;
+  offset?: number;
+  /** The page's entries, in any order. */
+  data?: unknown[];
+  /** The page's entries in this order. */
+  ordered?: unknown[];
+  /** Entries that must be on the page. */
+  contains?: unknown[];
+  /** Permissions of the page's entries, in this order. */
+  permissionOrder?: string[];
+  /** Fields of the body (top level or of a detail record) that must be equal. */
+  fields?: Record<string, unknown>;
+  /** Exact key set of the body (a detail record). */
+  keys?: string[];
+  /** Exact key set of every entry of the page. */
+  itemKeys?: string[];
+  /** Fields of the first entry of the page that must be equal. */
+  firstFields?: Record<string, unknown>;
+  /** Names of the page's entries, in any order. */
+  names?: string[];
+  /** Fields of the page's entry with this name. */
+  entry?: { name: string; fields: Record<string, unknown> };
+  /** Every `groups_in` group of every entry has one of these names. */
+  groupsInWithin?: string[];
+  /** Why the expectation differs from upstream's, when it does. */
+  note?: string;
+  /** v1 error entries (detail, source) the body must list. */
+  errors?: { detail: string; source?: string }[];
+}
+
+interface CaseFile {
+  upstream: string[];
+  description: string;
+  systemRoles?: (SystemRoleDefinition & { access: V1AccessEntry[] })[];
+  principals: { user: string; admin?: boolean; serviceAccount?: boolean }[];
+  roles?: CaseRole[];
+  groups?: { key: string; name: string; members: string[]; roles: string[] }[];
+  /** Replaces the platform-default group's roles (a customised "Default access" group). */
+  defaultGroupRoles?: string[];
+  workspaces?: { key: string; name: string; parent: string }[];
+  workspaceBindings?: { role: string; group: string; workspace: string }[];
+  steps: CaseStep[];
+}
+
+const CASE_DIR = join(import.meta.dirname, "v1-cases");
+const files = readdirSync(CASE_DIR).filter((f) => f.endsWith(".json")).sort();
+const cases = files.map((f) => ({ file: f, data: JSON.parse(readFileSync(join(CASE_DIR, f), "utf8")) as CaseFile }));
+
+// One store and server per case, as upstream runs each test on a fresh database: the public
+// (seeded) roles differ from case to case. Cases run concurrently.
+let config: Awaited<ReturnType<typeof testRoleConfiguration>>;
+
+beforeAll(async () => {
+  // No seeded roles beyond each case's own: upstream's fixtures start from an empty public tenant.
+  config = { ...(await testRoleConfiguration()), systemRoles: [] };
+}, 60_000);
+
+interface CaseServer {
+  store: TestStore;
+  server: ManagementApiServer;
+  baseUrl: string;
+}
+
+async function openCase(): Promise<CaseServer> {
+  const store = await openTestStore(process.env["CI"] || process.env["DATABASE_URL"] ? { name: "pg", databaseUrl: DATABASE_URL } : { name: "pglite" });
+  const server = buildServer({ port: 0, host: "127.0.0.1" }, { store, roleConfiguration: config });
+  return { store, server, baseUrl: `http://127.0.0.1:${(await server.start()).port}` };
+}
+
+const roleRef = (roles: Map<string, CaseRole>, name: string): ImportRoleRef => (roles.has(name) ? { key: name } : { seeded: name });
+const scopeOf = (role: CaseRole) => role.scope ?? "default";
+
+/** Imports the case's organisation; returns the ids placeholders in paths and bodies refer to. */
+async function arrange(store: TestStore, c: CaseFile, org: string): Promise<Record<string, string>> {
+  await store.roles.seedSystemRoles(
+    (c.systemRoles ?? []).map((r) => ({ ...r, access: r.access.map((a) => ({ permission: a.permission })) })),
+  );
+  // Workspaces first: role access lists may name them.
+  const ids: Record<string, string> = {};
+  const tenant = (await store.tenants.bootstrap(org)).value;
+  ids["workspace:default"] = tenant.defaultWorkspaceId;
+  ids["workspace:root"] = tenant.rootWorkspaceId;
+  for (const w of c.workspaces ?? []) {
+    const created = await store.workspaces.create(org, { name: w.name, parentId: ids[`workspace:${w.parent}`]! });
+    ids[`workspace:${w.key}`] = created.value.id;
+  }
+  const roles = new Map((c.roles ?? []).map((r) => [r.key, fill(r, ids)]));
+  const seededScope = new Map((c.systemRoles ?? []).map((r) => [r.name, r.scope ?? "default"]));
+  const level = (name: string) => (roles.has(name) ? scopeOf(roles.get(name)!) : (seededScope.get(name) ?? "default"));
+  const plan: TenantImportPlan = {
+    principals: c.principals.map((p) => ({
+      userId: p.user,
+      username: p.user,
+      isOrgAdmin: p.admin === true,
+      type: p.serviceAccount ? "service-account" : "user",
+    })),
+    roles: [...roles.values()].map((r) => ({ key: r.key, name: r.name, scope: scopeOf(r), permissions: [...new Set(r.access.map((a) => a.permission))], access: r.access })),
+    groups: (c.groups ?? []).map((g) => ({ key: g.key, name: g.name, members: g.members })),
+    bindings: (c.groups ?? []).flatMap((g) => g.roles.map((r) => ({ role: roleRef(roles, r), group: { key: g.key }, level: level(r) }))),
+  };
+  if (c.defaultGroupRoles) {
+    const access: NonNullable<TenantImportPlan["defaultAccess"]> = { tenant: [], root: [], default: [] };
+    for (const r of c.defaultGroupRoles) access[level(r)]!.push(roleRef(roles, r));
+    plan.defaultAccess = access;
+  }
+  const { value } = await store.imports.applyTenant(org, plan);
+  for (const [k, id] of Object.entries(value.roleIds)) ids[`role:${k}`] = id;
+  for (const [k, id] of Object.entries(value.groupIds)) ids[`group:${k}`] = id;
+  if (c.workspaceBindings?.length) {
+    await store.roleBindings.batchCreate(
+      org,
+      c.workspaceBindings.map((b) => ({ roleId: ids[`role:${b.role}`]!, resource: { type: "workspace", id: ids[`workspace:${b.workspace}`]! }, subject: { type: "group", id: ids[`group:${b.group}`]! } })),
+    );
+  }
+  for (const r of c.systemRoles ?? []) {
+    const found = (await store.roles.list(org, { kinds: ["seeded"], name: r.name, limit: -1 })).data.find((x) => x.name === r.name);
+    if (found) ids[`role:${r.name}`] = found.id;
+  }
+  return ids;
+}
+
+/** Replaces `{role:x}`, `{group:x}`, `{workspace:x}` in strings (deeply). */
+function fill<T>(value: T, ids: Record<string, string>): T {
+  if (typeof value === "string") return value.replace(/\{([a-z]+:[^}]+)\}/g, (m, k: string) => ids[k] ?? m) as T;
+  if (Array.isArray(value)) return value.map((v) => fill(v, ids)) as T;
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, ids)])) as T;
+  return value;
+}
+
+/** Deep equality with lists of resource-definition values compared as sets. */
+const normal = (v: unknown): unknown => {
+  if (Array.isArray(v)) return v.map(normal).map((x) => JSON.stringify(x)).sort().map((x) => JSON.parse(x) as unknown);
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, normal(x)]));
+  return v;
+};
+
+let orgCounter = 0;
+
+describe.concurrent.each(cases)("upstream v1 case $file", ({ data: c }) => {
+  it(c.description, { timeout: 60_000 }, async () => {
+    const { store, server, baseUrl } = await openCase();
+    try {
+      await runCase(store, baseUrl, c);
+    } finally {
+      await server.stop();
+      await store.close();
+    }
+  });
+});
+
+async function runCase(store: TestStore, baseUrl: string, c: CaseFile): Promise<void> {
+  const org = `v1case${process.pid}x${++orgCounter}`;
+  const ids = await arrange(store, c, org);
+  const callers = new Map(c.principals.map((p) => [p.user, p]));
+  for (const step of c.steps) {
+    const who = typeof step.as === "string" ? callers.get(step.as) ?? { user: step.as } : step.as;
+    const header = encodeIdentityHeader(
+      who.serviceAccount
+        ? { orgId: org, serviceAccount: { clientId: who.user, username: who.user } }
+        : { orgId: org, userId: who.user, username: who.user, isOrgAdmin: who.admin === true },
+    );
+    const res = await fetch(baseUrl + fill(step.path, ids), { headers: { "x-rh-identity": header } });
+    const text = await res.text();
+    const body = text ? (JSON.parse(text) as Record<string, any>) : null;
+    const at = `${step.name}: ${res.status} ${text.slice(0, 400)}`;
+    expect(res.status, at).toBe(step.status);
+    if (step.count !== undefined) expect(body?.["meta"]?.count, at).toBe(step.count);
+    if (step.limit !== undefined) expect(body?.["meta"]?.limit, at).toBe(step.limit);
+    if (step.offset !== undefined) expect(body?.["meta"]?.offset, at).toBe(step.offset);
+    if (step.data) expect(normal(body?.["data"]), at).toEqual(normal(fill(step.data, ids)));
+    if (step.ordered) expect(body?.["data"], at).toEqual(fill(step.ordered, ids));
+    if (step.contains) for (const e of fill(step.contains, ids)) expect(normal(body?.["data"]), at).toContainEqual(normal(e));
+    if (step.permissionOrder) expect((body?.["data"] as { permission: string }[]).map((e) => e.permission), at).toEqual(step.permissionOrder);
+    if (step.fields) for (const [k, v] of Object.entries(fill(step.fields, ids))) expect(normal(body?.[k]), `${at} (${k})`).toEqual(normal(v));
+    if (step.keys) expect(Object.keys(body ?? {}).sort(), at).toEqual([...step.keys].sort());
+    if (step.itemKeys) for (const item of body?.["data"] ?? []) expect(Object.keys(item).sort(), at).toEqual([...step.itemKeys].sort());
+    if (step.firstFields) for (const [k, v] of Object.entries(fill(step.firstFields, ids))) expect(normal(body?.["data"]?.[0]?.[k]), `${at} (data[0].${k})`).toEqual(normal(v));
+    if (step.names) expect((body?.["data"] as { name: string }[]).map((r) => r.name).sort(), at).toEqual([...step.names].sort());
+    if (step.entry) {
+    const found = (body?.["data"] as { name: string }[] | undefined)?.find((r) => r.name === step.entry!.name) as Record<string, unknown> | undefined;
+    expect(found, `${at} (entry ${step.entry.name})`).toBeDefined();
+    for (const [k, v] of Object.entries(fill(step.entry.fields, ids))) expect(normal(found?.[k]), `${at} (${step.entry.name}.${k})`).toEqual(normal(v));
+  }
+  if (step.groupsInWithin) {
+    for (const r of body?.["data"] ?? []) for (const g of r.groups_in ?? []) expect(step.groupsInWithin, `${at} (${r.name})`).toContain(g.name);
+  }
+  if (step.errors) {
+      for (const e of step.errors) expect(body?.["errors"], at).toContainEqual(expect.objectContaining({ ...e, status: String(step.status) }));
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { setting } from "./schema.js";
+
+// Variables several apps read, declared once so they mean the same everywhere.
+
+/** Where the data lives and whose it is. */
+export const storeSettings = {
+  DATABASE_URL: setting.url("PostgreSQL connection string (`postgres://user@host:5432/db`)", { protocols: ["postgres", "postgresql"], unset: "embedded PGlite", secret: true }),
+  GATEHOUSE_DATA_DIR: setting.string("PGlite data directory", { unset: "in-memory PGlite" }),
+  GATEHOUSE_DOMAIN: setting.string("`<domain>` in tenant (`<domain>/<org_id>`) and principal (`<domain>/<user_id>`) ids", { default: "redhat" }),
+  GATEHOUSE_ENV: setting.oneOf("role configuration environment", ["stage", "prod"], "stage"),
+};
+
+/** The role-configuration directory the services run on (management API, engine, `start`). */
+export const roleConfigSettings = {
+  GATEHOUSE_ROLE_CONFIG: setting.string(
+    "a role-configuration directory in the rbac-config layout (`<checkout>/configs/stage`): its schema, permissions and roles are used; `start` then seeds no demo organisation unless `GATEHOUSE_SEED_DEMO=true`",
+    { unset: "the built-in `GATEHOUSE_ENV` configuration" },
+  ),
+};
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** Logging and lifecycle. */
+export const processSettings = {
+  LOG_LEVEL: setting.oneOf("pino log level", LOG_LEVELS, "info"),
+  SHUTDOWN_TIMEOUT_MS: setting.int("on SIGTERM, how long requests and streams in flight may take to finish before they are cut off", { default: 10_000, min: 0 }),
+};
+
+/** Bearer-token verification of the HTTP apps (OIDC discovery + JWKS). */
+export const oidcSettings = {
+  OIDC_ISSUER_URL: setting.url("issuer whose JWKS (found by OIDC discovery) verifies bearer tokens", { protocols: ["https", "http"], unset: "bearer tokens refused" }),
+  OIDC_AUDIENCE: setting.string("required `aud` of bearer tokens", { unset: "not checked" }),
+  OIDC_CLIENT_ID: setting.string("tokens must be issued to this client (`azp`, `client_id` or `aud`)", { unset: "not checked" }),
+  OIDC_SKIP_CLIENT_ID_CHECK: setting.bool("skip the client id check", false),
+  OIDC_INSECURE: setting.bool("allow a plain-http issuer (local development only)", false),
+};
+
+/**
+ * Bounds of the HTTP apps' servers (management API, workspace-cache): without them idle sockets pile
+ * up until file descriptors run out. Node requires the headers timeout ≤ the request timeout.
+ */
+export const httpServerSettings = {
+  HTTP_HEADERS_TIMEOUT_MS: setting.int("whole request headers must arrive within this, ms", { default: 20_000, min: 1 }),
+  HTTP_REQUEST_TIMEOUT_MS: setting.int("a whole request (headers and body) must arrive within this, ms", { default: 60_000, min: 1 }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: setting.int("an idle keep-alive connection is closed after this, ms (keep it above load balancers' idle timeout)", { default: 65_000, min: 1 }),
+  HTTP_IDLE_TIMEOUT_MS: setting.int("a socket with no traffic at all is closed after this, ms", { default: 120_000, min: 1 }),
+  HTTP_MAX_CONNECTIONS: setting.int("concurrent connections; more are closed at once until some close", { default: 10_000, min: 1 }),
+};
+
+/** The HTTP server bounds from parsed `httpServerSettings` values. */
+export function httpServerLimits(v: {
+  HTTP_HEADERS_TIMEOUT_MS: number;
+  HTTP_REQUEST_TIMEOUT_MS: number;
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: number;
+  HTTP_IDLE_TIMEOUT_MS: number;
+  HTTP_MAX_CONNECTIONS: number;
+}): { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number; maxConnections: number } {
+  return {
+    headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: v.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    idleTimeoutMs: v.HTTP_IDLE_TIMEOUT_MS,
+    maxConnections: v.HTTP_MAX_CONNECTIONS,
+  };
+}
