@@ -125,3 +125,29 @@ describe("no existence oracle across tenants", () => {
     expect(foreign.text).not.toMatch(/another tenant/i);
   });
 });
+
+describe("no existence oracle across tenants (roles)", () => {
+  it("answers batchCreate with another tenant's custom role exactly as with a role that does not exist", async () => {
+    const foreignRole = (
+      await app.request("POST", `${V2}/roles/`, {
+        as: other,
+        body: { name: "Their viewer", permissions: [{ application: "inventory", resource_type: "hosts", operation: "read" }] },
+      })
+    ).body.id as string;
+    expect(foreignRole).toBeTypeOf("string");
+    const defaultId = (await app.request("GET", `${V2}/workspaces/?type=default`, { as: admin })).body.data[0].id as string;
+    const groupId = (await app.request("POST", `${V1}/groups/`, { as: admin, body: { name: "Role oracle group" } })).body.uuid as string;
+    const attempt = (roleId: string) =>
+      app.request("POST", `${V2}/role-bindings:batchCreate/`, {
+        as: admin,
+        body: { requests: [{ resource: { id: defaultId, type: "workspace" }, subject: { id: groupId, type: "group" }, role: { id: roleId } }] },
+      });
+    const missingId = "0b5e6f1a-2222-4222-8333-944455556666";
+    const foreign = await attempt(foreignRole);
+    const missing = await attempt(missingId);
+    expect(missing.status).toBe(400);
+    expect(foreign.status).toBe(missing.status);
+    expect(foreign.body.detail.replace(foreignRole, "<id>")).toBe(missing.body.detail.replace(missingId, "<id>"));
+    expect(foreign.text).not.toMatch(/another tenant/i);
+  });
+});

@@ -30,6 +30,12 @@ export interface WritePolicy {
    * out to be that tenant's), or null when the caller may write into any tenant.
    */
   heldOrg(caller: WriteCaller | null, definition: string): string | null;
+  /**
+   * KesselTupleService writes (CreateTuples, DeleteTuples, AcquireLock): replicated tuples carry no
+   * tenant to check, so only a reporter allowed into any tenant may write them, and only the
+   * resource types it is registered for (`"*"`: a delete filter naming no type needs every type).
+   */
+  authorizeReplication(caller: WriteCaller | null, definitions: readonly string[] | "*"): void;
 }
 
 /** Unauthenticated mode (local use): anyone may write, as anyone may check. */
@@ -37,6 +43,7 @@ export const openWritePolicy: WritePolicy = {
   authorize() {},
   // The caller's tenant when its credentials name one, as before write tenancy existed.
   heldOrg: (caller) => caller?.orgId ?? null,
+  authorizeReplication() {},
 };
 
 export function reporterWritePolicy(reporters: Reporters): WritePolicy {
@@ -60,6 +67,16 @@ export function reporterWritePolicy(reporters: Reporters): WritePolicy {
       if (grant.allowAnyOrg) return null;
       if (!caller.orgId) throw new EngineError("permission-denied", "the caller may not write into this organisation");
       return caller.orgId;
+    },
+    authorizeReplication(caller, definitions) {
+      const grant = caller ? (reporters.get(caller.clientId ?? "") ?? reporters.get(caller.userId)) : undefined;
+      if (!caller || !grant) throw new EngineError("permission-denied", "the caller is not a registered reporter");
+      if (!grant.allowAnyOrg) throw new EngineError("permission-denied", "the caller may not replicate tuples (it is not allowed into every organisation)");
+      if (grant.resourceTypes === "*") return;
+      const allowed = grant.resourceTypes;
+      if (definitions === "*" || definitions.some((definition) => !allowed.has(definition))) {
+        throw new EngineError("permission-denied", "the caller may not write tuples of this resource type");
+      }
     },
   };
 }
