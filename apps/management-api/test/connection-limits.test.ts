@@ -1,5 +1,6 @@
 // Idle and excess connections are closed (bounded counts and generous deadlines, never timings).
 import { connect, type Socket } from "node:net";
+import { encodeIdentityHeader } from "@gatehouse/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_HTTP_LIMITS } from "../src/http/server-limits.js";
 import { startApp, V2, type TestApp } from "./helpers.js";
@@ -64,5 +65,32 @@ describe("HTTP connection limits", () => {
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(status).toBe(200);
+  });
+});
+
+describe("bytes after a complete request", () => {
+  it("do not answer for the request in flight: a DELETE whose unframed body follows it gets its own 204, and a write never reads as refused", async () => {
+    const as = { org: "framing-org", user: "framing-admin", admin: true };
+    const created = await app.request("POST", `${V2}/workspaces/`, { as, body: { name: "framing target" } });
+    expect(created.status).toBe(201);
+    const identity = encodeIdentityHeader({ orgId: as.org, userId: as.user, username: as.user, isOrgAdmin: true });
+    const socket = await open();
+    const received: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => received.push(chunk));
+    // What Node's client sends for DELETE + end(body): no Content-Length, the body right after the head.
+    socket.write(`DELETE ${V2}/workspaces/${created.body.id}/ HTTP/1.1\r\nHost: x\r\nx-rh-identity: ${identity}\r\n\r\n[]`);
+    expect(await closedWithin(socket, 10_000)).toBe(true);
+    const answer = Buffer.concat(received).toString("latin1");
+    expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 204 No Content");
+    expect((await app.request("GET", `${V2}/workspaces/${created.body.id}/`, { as })).status).toBe(404);
+  });
+
+  it("still answers garbage on an idle connection with 400", async () => {
+    const socket = await open();
+    const received: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => received.push(chunk));
+    socket.write("[]\r\n\r\n");
+    expect(await closedWithin(socket, 10_000)).toBe(true);
+    expect(Buffer.concat(received).toString("latin1").split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request");
   });
 });

@@ -1,4 +1,5 @@
-import type { Server } from "node:http";
+import type { Server, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 
 /** Bounds on what a client may hold open; without them idle sockets pile up until file descriptors run out. */
 export interface HttpServerLimits {
@@ -29,4 +30,33 @@ export function applyServerLimits(server: Server, limits: HttpServerLimits): voi
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
   server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
+  server.on("clientError", answerClientError);
+}
+
+// Node's own answers to what its parser refuses (see its default clientError handling).
+const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: "408 Request Timeout",
+  HPE_HEADER_OVERFLOW: "431 Request Header Fields Too Large",
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: "413 Payload Too Large",
+};
+
+/**
+ * Bytes the parser cannot read after a complete request (e.g. a body sent on a DELETE without
+ * Content-Length, so it reads as the next request) must not answer for the request being served:
+ * Node's default writes its 400 at once, ahead of that request's own response, so a client is
+ * told "400" about a request that was carried out. Here the request in flight answers first and
+ * the connection closes after it; with nothing in flight the answer is Node's usual one.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (inFlight && !inFlight.writableEnded) {
+    inFlight.shouldKeepAlive = false;
+    inFlight.once("close", () => socket.destroy());
+    return;
+  }
+  if (error.code !== "ECONNRESET" && socket.writable) {
+    const status = CLIENT_ERROR_STATUS[error.code ?? ""] ?? "400 Bad Request";
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
+  }
+  socket.destroy();
 }
