@@ -45,16 +45,24 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
  * Content-Length, so it reads as the next request) must not answer for the request being served:
  * Node's default writes its 400 at once, ahead of that request's own response, so a client is
  * told "400" about a request that was carried out. Here the request in flight answers first and
- * the connection closes after it; with nothing in flight the answer is Node's usual one.
+ * the connection closes after it; otherwise the answer is Node's usual one (a status only when
+ * nothing was written on the connection yet, then the connection is closed).
  */
+const finishing = new WeakSet<Duplex>();
+
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  // Later chunks of the same unreadable bytes report again: the connection is already closing.
+  if (finishing.has(socket)) return;
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (inFlight && !inFlight.writableEnded) {
+    finishing.add(socket);
+    socket.pause();
     inFlight.shouldKeepAlive = false;
     inFlight.once("close", () => socket.destroy());
     return;
   }
-  if (error.code !== "ECONNRESET" && socket.writable) {
+  // As Node does: a status only on a connection nothing has been written to yet.
+  if (error.code !== "ECONNRESET" && socket.writable && (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0) {
     const status = CLIENT_ERROR_STATUS[error.code ?? ""] ?? "400 Bad Request";
     socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
   }
