@@ -27,6 +27,11 @@ export interface SystemUser {
   allow_any_org: boolean;
 }
 
+export interface Reporter {
+  resource_types: string[] | "*";
+  allow_any_org: boolean;
+}
+
 export interface AuthnConfig {
   mode: "oidc" | "none";
   oidcServerUrl?: string;
@@ -51,6 +56,8 @@ export interface GatehouseConfig {
   oidc?: { issuerUrl: string; audience?: string };
   /** The authz-engine's authn block. */
   authn: AuthnConfig;
+  /** Who may ReportResource / DeleteResource (`AUTHZ_REPORTERS`), keyed by token client id or subject. */
+  reporters: Record<string, Reporter>;
   ingressNamespace: string;
   monitoringNamespace: string;
   /** Name of the Kubernetes Secret holding the connections when it is not created by this program. */
@@ -142,6 +149,7 @@ class Reader {
       systemUsers: this.systemUsers(),
       trustIdentityHeader: this.bool(this.src.get("trustIdentityHeader"), "trustIdentityHeader", false),
       authn: this.authn(),
+      reporters: this.reporters(),
       ingressNamespace: this.src.get("ingressNamespace") ?? "ingress-nginx",
       monitoringNamespace: this.src.get("monitoringNamespace") ?? "monitoring",
       secretName: this.src.get("secretName") ?? "gatehouse-connections",
@@ -150,6 +158,11 @@ class Reader {
       ...this.optional("authzClient", this.authzClient()),
       ...this.optional("renderYamlTo", renderYamlTo),
     } satisfies GatehouseConfig;
+    // An unverified header next to token verification lets anyone who reaches the pods name any
+    // identity; prod must rely on tokens alone.
+    if (cfg.environment === "prod" && cfg.trustIdentityHeader && cfg.oidc) {
+      this.problem(`${NAMESPACE}:trustIdentityHeader must be false in prod when ${NAMESPACE}:oidc is configured`);
+    }
     if (this.problems.length > 0) throw new ConfigError(this.stack, this.problems);
     return cfg;
   }
@@ -267,6 +280,24 @@ class Reader {
         is_service_account: this.bool(f["is_service_account"], `systemUsers.${sub}.is_service_account`, false),
         allow_any_org: this.bool(f["allow_any_org"], `systemUsers.${sub}.allow_any_org`, false),
       };
+    }
+    return out;
+  }
+
+  private reporters(): Record<string, Reporter> {
+    const raw = this.src.getObject("reporters");
+    if (raw === undefined) return {};
+    if (!isObj(raw)) {
+      this.problem(`${NAMESPACE}:reporters must be an object keyed by token client id or subject`);
+      return {};
+    }
+    const out: Record<string, Reporter> = {};
+    for (const [name, entry] of Object.entries(raw)) {
+      const e = isObj(entry) ? entry : {};
+      const types = e["resource_types"];
+      const valid = types === "*" || (Array.isArray(types) && types.length > 0 && types.every((t) => typeof t === "string" && /^[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+$/.test(t)));
+      if (!valid) this.problem(`${NAMESPACE}:reporters.${name}.resource_types must be "*" or a list of <reporter>/<type> names`);
+      out[name] = { resource_types: valid ? (types as string[] | "*") : [], allow_any_org: this.bool(e["allow_any_org"], `reporters.${name}.allow_any_org`, false) };
     }
     return out;
   }

@@ -99,11 +99,18 @@ describe("invalid values", () => {
     ["OIDC without a client id", patch("gatehouse:authn", (a) => delete a["clientId"]), /gatehouse:authn\.clientId is required unless authn\.skipClientIdCheck is true/],
     ["authn turned off in prod", patch("gatehouse:authn", (a) => (a["mode"] = "none")), /gatehouse:authn must use mode oidc with insecureClient false in prod/],
     ["an insecure OIDC client in prod", patch("gatehouse:authn", (a) => (a["insecureClient"] = true)), /insecureClient false in prod/],
+    ["a trusted identity header next to OIDC in prod", (c) => (c["gatehouse:trustIdentityHeader"] = "true"), /gatehouse:trustIdentityHeader must be false in prod when gatehouse:oidc is configured/],
+    ["a reporter without resource types", patch("gatehouse:reporters", (r) => (r["hbi"] = { allow_any_org: true })), /gatehouse:reporters\.hbi\.resource_types must be/],
     ["a non-boolean flag", patch("gatehouse:authn", (a) => (a["skipClientIdCheck"] = "maybe")), /gatehouse:authn\.skipClientIdCheck must be true or false/],
     ["a client secret without a client id", (c) => delete c["gatehouse:authzClientId"], /gatehouse:authzClientSecret is set without gatehouse:authzClientId/],
   ])("rejects %s", async (_label, change, message) => {
     const { result } = await load("prod", change);
     expect(errorOf(result).message).toMatch(message);
+  });
+
+  it("accepts a trusted identity header next to OIDC outside prod", async () => {
+    const { result } = await load("stage", (c) => (c["gatehouse:trustIdentityHeader"] = "true"));
+    expect(result().trustIdentityHeader).toBe(true);
   });
 
   it("accepts authn mode none outside prod", async () => {

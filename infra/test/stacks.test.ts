@@ -104,7 +104,7 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
         Object.fromEntries(Object.entries(exp.secretEnv).map(([k, key]) => [k, { name: secretName(), key }])),
       );
       if (exp.probes === "http") {
-        expect(env.get("TRUST_IDENTITY_HEADER")?.value).toBe("true");
+        expect(env.get("TRUST_IDENTITY_HEADER")?.value).toBe("false");
         expect(env.get("OIDC_ISSUER_URL")?.value).toBe(values["gatehouse:oidc.issuerUrl"]);
       }
     });
@@ -162,6 +162,7 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
     expect(plain("AUTHN_OIDC_CLIENT_ID")).toBe(COMMON.authnClientId);
     expect(plain("AUTHN_OIDC_SKIP_CLIENT_ID_CHECK")).toBe(String(values["gatehouse:authn.skipClientIdCheck"]));
     expect(plain("AUTHN_OIDC_INSECURE_CLIENT")).toBe("false");
+    expect(JSON.parse(plain("AUTHZ_REPORTERS"))).toEqual({ "service-account-inventory": { resource_types: ["hbi/host"], allow_any_org: true } });
     expect([plain("AUTHZ_METRICS_PORT"), plain("AUTHZ_GRPC_PORT")]).toEqual(["9000", "9091"]);
     // Nothing the engine does not read.
     for (const unread of ["METRICS_PORT", "PORT", "REDIS_URL"]) expect(env.has(unread), unread).toBe(false);

@@ -3,6 +3,7 @@ import type { Model } from "@gatehouse/evaluator";
 import type { Logger } from "@gatehouse/telemetry";
 import { EngineError } from "./errors.js";
 import type { AuthnConfig } from "./grpc/authn.js";
+import type { Reporters } from "./commands/write-policy.js";
 import type { Store, StoreConfig } from "@gatehouse/store";
 import type { CheckpointStore } from "./graph/checkpoint.js";
 
@@ -32,12 +33,24 @@ export interface EngineConfig {
   store?: Store;
   storeConfig?: StoreConfig;
   authn?: AuthnConfig;
+  /**
+   * With authn oidc: the callers that may ReportResource / DeleteResource, by client id (or sub),
+   * with the resource types and tenants each may write. None → every write is refused.
+   * Unauthenticated mode admits every write (local use).
+   */
+  reporters?: Reporters;
   /** TLS for the gRPC port; without it the port speaks plaintext HTTP/2 (h2c with prior knowledge). */
   tls?: TlsConfig;
   freshnessTimeoutMs?: number;
   list?: { defaultLimit?: number; maxLimit?: number };
   /** How long stop() lets in-flight calls and streams finish before cancelling them. */
   shutdownTimeoutMs?: number;
+  /**
+   * Bounds on server streams: concurrent streams per HTTP/2 connection (default 100), open streams
+   * across the engine (default 1000; more are RESOURCE_EXHAUSTED), and how long a stream whose
+   * client reads nothing is kept before it is reset (default 30 s).
+   */
+  streams?: { maxPerConnection?: number; maxActive?: number; idleTimeoutMs?: number };
   logger?: Logger;
   /**
    * Graph checkpoints shared by the replicas: start from the newest usable one and replay the change
@@ -55,12 +68,14 @@ export interface ResolvedConfig {
   metricsPort: number;
   domain: string;
   authn: AuthnConfig;
+  reporters: Reporters;
   tls: TlsConfig | undefined;
   freshnessTimeoutMs: number;
   listDefaultLimit: number;
   listMaxLimit: number;
   shutdownTimeoutMs: number;
   checkpointIntervalMs: number;
+  streams: { maxPerConnection: number; maxActive: number; idleTimeoutMs: number };
 }
 
 const DOMAIN_PATTERN = /^[A-Za-z0-9._-]+$/;
@@ -108,11 +123,17 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     metricsPort: port(config.metricsPort, 9092, "metricsPort"),
     domain,
     authn,
+    reporters: config.reporters ?? new Map(),
     tls: config.tls,
     freshnessTimeoutMs: positive(config.freshnessTimeoutMs, 5000, "freshnessTimeoutMs"),
     listDefaultLimit,
     listMaxLimit,
     shutdownTimeoutMs: positive(config.shutdownTimeoutMs, 10_000, "shutdownTimeoutMs"),
     checkpointIntervalMs: nonNegative(config.checkpoint?.intervalMs, 300_000, "checkpoint.intervalMs"),
+    streams: {
+      maxPerConnection: positive(config.streams?.maxPerConnection, 100, "streams.maxPerConnection"),
+      maxActive: positive(config.streams?.maxActive, 1000, "streams.maxActive"),
+      idleTimeoutMs: positive(config.streams?.idleTimeoutMs, 30_000, "streams.idleTimeoutMs"),
+    },
   };
 }

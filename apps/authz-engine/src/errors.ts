@@ -2,6 +2,7 @@
 export type EngineErrorCode =
   | "invalid-argument"
   | "unauthenticated"
+  | "permission-denied"
   | "not-ready"
   | "freshness-timeout"
   | "invalid-consistency-token"
@@ -13,6 +14,8 @@ export type EngineErrorCode =
   | "failed-precondition"
   | "invalid-config"
   | "shutting-down"
+  | "too-many-streams"
+  | "stream-stalled"
   | "internal";
 
 export class EngineError extends Error {

@@ -3,6 +3,7 @@ export { buildServer, type EngineServer } from "./server.js";
 export { resolveConfig, type EngineConfig, type AuthnConfig, type TlsConfig } from "./config.js";
 export { EngineError, type EngineErrorCode } from "./errors.js";
 export type { GraphSource, ResourceWriter, ChangeBatch, RelationshipChange } from "./graph/source.js";
+export { parseReporters, type Reporters, type ReporterGrant } from "./commands/write-policy.js";
 export { engineSettings } from "./settings.js";
 export {
   fileCheckpointStore,

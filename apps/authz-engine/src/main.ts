@@ -27,11 +27,12 @@ try {
 
 const tracing = startTracing("authz-engine", env);
 const logger = createLogger({ name: "authz-engine", level: env.LOG_LEVEL });
+// AUTHN_MODE (what infra/ sets) decides; without it, an issuer URL turns OIDC on.
 const oidc = (env.AUTHN_MODE ?? (env.AUTHN_OIDC_SERVER_URL ? "oidc" : "unauthenticated")) === "oidc";
 const config: EngineConfig = {
   logger,
   environment: env.GATEHOUSE_ENV,
-    ...(env.GATEHOUSE_ROLE_CONFIG ? { roleConfigDir: env.GATEHOUSE_ROLE_CONFIG } : {}),
+  ...(env.GATEHOUSE_ROLE_CONFIG ? { roleConfigDir: env.GATEHOUSE_ROLE_CONFIG } : {}),
   storeConfig: {
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     ...(env.GATEHOUSE_DATA_DIR ? { dataDir: env.GATEHOUSE_DATA_DIR } : {}),
@@ -40,6 +41,12 @@ const config: EngineConfig = {
   port: env.AUTHZ_GRPC_PORT,
   metricsPort: env.AUTHZ_METRICS_PORT,
   shutdownTimeoutMs: Math.max(1, env.SHUTDOWN_TIMEOUT_MS),
+  reporters: env.AUTHZ_REPORTERS,
+  streams: {
+    maxPerConnection: env.AUTHZ_MAX_STREAMS_PER_CONNECTION,
+    maxActive: env.AUTHZ_MAX_ACTIVE_STREAMS,
+    idleTimeoutMs: env.AUTHZ_STREAM_IDLE_TIMEOUT_MS,
+  },
   authn:
     oidc && env.AUTHN_OIDC_SERVER_URL
       ? {

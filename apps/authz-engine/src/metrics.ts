@@ -23,6 +23,10 @@ export interface EngineMetrics {
   callSeconds: Histogram<GrpcLabels>;
   /** grpc_server_msg_sent_total: messages sent on server streams. */
   streamedItems: Counter<GrpcLabels>;
+  /** 1 while the store answers; 0 = degraded: checks at the applied revision still work, writes and fresh reads do not. */
+  storeUp: Gauge;
+  /** Streams reset because the client read nothing for the idle timeout (same labels as the standard gRPC metrics). */
+  stalledStreams: Counter<GrpcLabels>;
   /** The in-flight count of a method (grpc_in_flight{method}); increment and decrement `.value`. */
   inFlight(method: string): InFlightCount;
   appliedRevision: Gauge;
@@ -74,6 +78,8 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
       labelNames: ["grpc_type", "grpc_service", "grpc_method"],
       registers: [metrics.registry],
     }),
+    storeUp: metrics.gauge("store_up", "1 while the store answers (ReportResource, DeleteResource, CheckForUpdate, at_least_as_fresh work); 0 = degraded, checks from memory only."),
+    stalledStreams: metrics.counter("grpc_stalled_streams_total", "Server streams reset because the client stopped reading.", ["grpc_type", "grpc_service", "grpc_method"]),
     inFlight(method) {
       let count = inFlight.get(method);
       if (count === undefined) inFlight.set(method, (count = { value: 0 }));

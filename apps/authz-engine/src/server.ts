@@ -4,9 +4,10 @@ import { Server, ServerCredentials, type UntypedServiceImplementation } from "@g
 import type { Model } from "@gatehouse/evaluator";
 import { compileRoleModel, compileRoleSchema, loadConfigDirectory, modelOf as roleConfigModel, type ConfigIdentity } from "@gatehouse/role-config";
 import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
-import { createLogger, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { cachedProbe, createLogger, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import type { EngineContext } from "./commands/context.js";
 import { LookupCache } from "./commands/lookup-cache.js";
+import { openWritePolicy, reporterWritePolicy } from "./commands/write-policy.js";
 import { resolveConfig, type EngineConfig, type ResolvedConfig } from "./config.js";
 import { EngineError } from "./errors.js";
 import { createAuthenticator, probeAuthenticator } from "./grpc/authn.js";
@@ -68,13 +69,29 @@ function inventoryService(ctx: EngineContext, resolved: ResolvedConfig, deps: Ca
   };
 }
 
-function metricsServer(metrics: EngineMetrics, readiness: Readiness, logger: Logger, identity: () => ConfigIdentity | undefined): HttpServer {
+/**
+ * `/livez`: the process answers. `/readyz`: the snapshot is loaded and the engine is not stopping,
+ * so Check, CheckBulk, CheckSelf* and StreamedList* with minimize_latency are answered from memory.
+ * Whether the store answers too (writes, CheckForUpdate*, at_least_as_fresh) is `store_up` in
+ * `/metrics`, refreshed on each scrape: degraded, not unready. `/role-config`: the active role
+ * configuration's identity.
+ */
+function metricsServer(
+  metrics: EngineMetrics,
+  readiness: Readiness,
+  storeAnswers: () => Promise<boolean>,
+  logger: Logger,
+  identity: () => ConfigIdentity | undefined,
+): HttpServer {
   return createHttpServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0];
     if (request.method !== "GET") {
       response.writeHead(405).end();
     } else if (path === "/metrics") {
-      metrics.metrics.render().then(
+      storeAnswers()
+        .then((up) => metrics.storeUp.set(up ? 1 : 0))
+        .then(() => metrics.metrics.render())
+        .then(
         (text) => response.writeHead(200, { "content-type": metricsContentType }).end(text),
         (error: unknown) => {
           logger.error({ err: error }, "metrics rendering failed");
@@ -179,10 +196,17 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       listDefaultLimit: resolved.listDefaultLimit,
       listMaxLimit: resolved.listMaxLimit,
       lookupCache: new LookupCache(),
+      writePolicy: resolved.authn.mode === "oidc" ? reporterWritePolicy(resolved.reporters) : openWritePolicy,
     };
-    const deps: CallDeps = { authenticator, metrics, logger, service: INVENTORY_SERVICE_NAME };
+    const deps: CallDeps = {
+      authenticator,
+      metrics,
+      logger,
+      service: INVENTORY_SERVICE_NAME,
+      streams: { maxActive: resolved.streams.maxActive, idleTimeoutMs: resolved.streams.idleTimeoutMs, active: 0 },
+    };
 
-    grpcServer = new Server();
+    grpcServer = new Server({ "grpc.max_concurrent_streams": resolved.streams.maxPerConnection });
     grpcServer.addService(
       acceptEncodedResponses(memoizeResponseBytes(KesselInventoryServiceService, ["check", "checkSelf", "checkForUpdate"]), ["streamedListObjects"]),
       inventoryService(ctx, resolved, deps),
@@ -216,7 +240,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       server.bindAsync(`${resolved.host}:${resolved.port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound))),
     );
 
-    const http = (httpServer = metricsServer(metrics, readiness, logger, () => activeIdentity));
+    const http = (httpServer = metricsServer(metrics, readiness, cachedProbe(() => source.headRevision()), logger, () => activeIdentity));
     const metricsPort = await new Promise<number>((resolve, reject) => {
       http.once("error", reject);
       http.listen(resolved.metricsPort, resolved.host, () => resolve((http.address() as AddressInfo).port));

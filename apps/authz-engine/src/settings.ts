@@ -1,6 +1,7 @@
 // The engine's environment variables: one zod schema (see @gatehouse/config), read by main.ts and
 // rendered into the README table and .env.example.
 import { defineConfig, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
+import { parseReporters, type Reporters } from "./commands/write-policy.js";
 
 export const engineSettings = defineConfig("authz-engine", {
   ...storeSettings,
@@ -8,11 +9,12 @@ export const engineSettings = defineConfig("authz-engine", {
   AUTHZ_GRPC_PORT: setting.port("gRPC port", 9091),
   AUTHZ_METRICS_PORT: setting.port("HTTP port of `/metrics`, `/livez`, `/readyz`", 9092),
   AUTHN_MODE: setting.custom<"unauthenticated" | "oidc" | undefined>(
-    "`unauthenticated` or `oidc` (bearer JWT in `authorization` metadata verified against AUTHN_OIDC_SERVER_URL's JWKS)",
+    "`unauthenticated` (also `none`, as infra/ writes it) or `oidc` (bearer JWT in `authorization` metadata verified against AUTHN_OIDC_SERVER_URL's JWKS); unset: `oidc` when AUTHN_OIDC_SERVER_URL is set",
     undefined,
     undefined,
     (value) => {
-      if (value !== "unauthenticated" && value !== "oidc") throw new Error("must be one of unauthenticated, oidc");
+      if (value === "none") return "unauthenticated";
+      if (value !== "unauthenticated" && value !== "oidc") throw new Error("must be one of unauthenticated, none, oidc");
       return value;
     },
   ),
@@ -20,6 +22,15 @@ export const engineSettings = defineConfig("authz-engine", {
   AUTHN_OIDC_CLIENT_ID: setting.string("tokens must be issued to this client", { unset: "required unless the check is skipped" }),
   AUTHN_OIDC_SKIP_CLIENT_ID_CHECK: setting.bool("skip the client id check", false),
   AUTHN_OIDC_INSECURE_CLIENT: setting.bool("allow a plain-http issuer (local development only)", false),
+  AUTHZ_REPORTERS: setting.custom<Reporters>(
+    "JSON `{\"<client id or sub>\": {\"resource_types\": [\"hbi/host\"] | \"*\", \"allow_any_org\": false}}`: who may ReportResource / DeleteResource with AUTHN_MODE=oidc (none registered: every write refused)",
+    new Map(),
+    undefined,
+    (value) => parseReporters(value),
+  ),
+  AUTHZ_MAX_STREAMS_PER_CONNECTION: setting.int("concurrent streams per HTTP/2 connection", { default: 100, min: 1 }),
+  AUTHZ_MAX_ACTIVE_STREAMS: setting.int("open server streams across the engine; more are RESOURCE_EXHAUSTED", { default: 1000, min: 1 }),
+  AUTHZ_STREAM_IDLE_TIMEOUT_MS: setting.int("a server stream whose client reads nothing for this long is reset, ms", { default: 30_000, min: 1 }),
   AUTHZ_TLS_CERT_FILE: setting.string("PEM certificate chain for TLS on the gRPC port (with AUTHZ_TLS_KEY_FILE)", { unset: "plaintext h2c" }),
   AUTHZ_TLS_KEY_FILE: setting.string("PEM private key for TLS on the gRPC port (with AUTHZ_TLS_CERT_FILE)", { unset: "plaintext h2c" }),
   AUTHZ_CHECKPOINT_DIR: setting.string("directory (a volume shared by the replicas) of graph checkpoints: start from the newest, then replay the change feed", { unset: "every start reads the whole snapshot" }),

@@ -6,6 +6,7 @@ import { createSilentLogger } from "@gatehouse/telemetry";
 import { describe, expect, it } from "vitest";
 import type { EngineContext } from "../src/commands/context.js";
 import { decodeCursor } from "../src/commands/cursor.js";
+import { openWritePolicy } from "../src/commands/write-policy.js";
 import { LookupCache } from "../src/commands/lookup-cache.js";
 import { EngineGraph } from "../src/graph/engine-graph.js";
 import type { GraphSource } from "../src/graph/source.js";
@@ -103,6 +104,7 @@ describe("StreamedListObjects pages", () => {
       graph, source, model, domain: "redhat", freshnessTimeoutMs: 1000, listDefaultLimit: 1000, listMaxLimit: 10_000,
       lookupCache: new LookupCache(),
       writer: undefined as unknown as EngineContext["writer"],
+      writePolicy: openWritePolicy,
     };
   }
 

@@ -193,4 +193,25 @@ describe("KesselTupleService", () => {
     const view = await call(engine.client, "checkForUpdate", { object: host(`h-${ws}`), relation: "view", subject: { resource: principal("alice") } });
     expect(view.allowed).toBe(Allowed.ALLOWED_TRUE);
   });
+
+  it("bounds every string at validation and never echoes an oversized one", async () => {
+    const huge = "x".repeat(100_000);
+    const cases: Array<() => Promise<unknown>> = [
+      () => create({ tuples: [tuple(ref("rbac", "workspace", huge), "parent", ref("rbac", "tenant", "redhat/repl-org"))] }),
+      () => create({ tuples: [tuple(ref("rbac", huge, "ws-1"), "parent", ref("rbac", "tenant", "redhat/repl-org"))] }),
+      () => create({ tuples: [tuple(ref("rbac", "workspace", "ws-1"), huge, ref("rbac", "tenant", "redhat/repl-org"))] }),
+      () => create({ tuples: [tuple(ref("rbac", "workspace", "ws-1"), "parent", ref("rbac", "tenant", "redhat/repl-org"), huge)] }),
+      () => remove({ filter: { resourceId: huge } }),
+      () => remove({ filter: { resourceNamespace: "rbac", resourceType: "workspace", subjectFilter: { subjectId: huge } } }),
+      () => read({ filter: { relation: huge } }),
+      () => read({ filter: { resourceId: "ws-1" }, pagination: { limit: 1, continuationToken: huge } }),
+    ];
+    for (const attempt of cases) {
+      const error = await rejection(attempt());
+      expect(error.code).toBe(status.INVALID_ARGUMENT);
+      expect(error.details.length).toBeLessThan(1024);
+      expect(error.details).not.toContain("xxxxxxxxxx");
+    }
+    expect(await workspaceTuples("ws-1")).toEqual([]);
+  });
 });

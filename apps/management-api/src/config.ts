@@ -1,5 +1,7 @@
 import { parseSystemUsers, type SystemUsers } from "@gatehouse/auth";
-import { ConfigError, defineConfig, oidcSettings, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
+import { ConfigError, defineConfig, httpServerLimits, httpServerSettings, oidcSettings, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
+import { MAX_WORKSPACE_DEPTH_LIMIT } from "@gatehouse/store";
+import { DEFAULT_HTTP_LIMITS, type HttpServerLimits } from "./http/server-limits.js";
 
 /** Everything `buildServer` needs; `configFromEnv` fills it from the environment. */
 export interface ManagementApiConfig {
@@ -15,7 +17,10 @@ export interface ManagementApiConfig {
   env: "stage" | "prod";
   /** A role-configuration directory (`configs/<env>` of an rbac-config checkout); default: the built-in `env`. */
   roleConfigDir?: string;
-  /** Accept `x-rh-identity` as proof of identity (behind a trusted gateway, or locally). */
+  /**
+   * Accept `x-rh-identity` as proof of identity (behind a trusted gateway, or locally). Default: true
+   * without an OIDC issuer, false with one. A bearer token, when sent, is always verified and wins.
+   */
   trustIdentityHeader: boolean;
   oidc?: { issuerUrl: string; audience?: string; clientId?: string; skipClientIdCheck?: boolean; insecure?: boolean };
   systemUsers: SystemUsers;
@@ -35,6 +40,8 @@ export interface ManagementApiConfig {
   /** How often expired time-bound grants are deleted from the store, ms; 0 = never. */
   expiredGrantSweepIntervalMs: number;
   logLevel?: string;
+  /** Timeouts and the connection cap of the HTTP server. */
+  http: HttpServerLimits;
 }
 
 export const DEFAULT_CONFIG: ManagementApiConfig = {
@@ -50,6 +57,7 @@ export const DEFAULT_CONFIG: ManagementApiConfig = {
   maxBodyBytes: 1_048_576,
   readYourWritesTimeoutMs: 10_000,
   readCacheBytes: 64 * 1024 * 1024,
+  http: DEFAULT_HTTP_LIMITS,
   shutdownTimeoutMs: 10_000,
   expiredGrantSweepIntervalMs: 60_000,
 };
@@ -62,12 +70,27 @@ export const managementSettings = defineConfig("management-api", {
   HOST: setting.string("listen address", { default: DEFAULT_CONFIG.host }),
   ...storeSettings,
   ...roleConfigSettings,
-  TRUST_IDENTITY_HEADER: setting.bool("accept `x-rh-identity` (behind a trusted gateway, or locally)", DEFAULT_CONFIG.trustIdentityHeader),
+  // Unset: trusted only without OIDC_ISSUER_URL (a forged header must not beat a configured token check).
+  TRUST_IDENTITY_HEADER: setting.custom<boolean | undefined>(
+    "accept `x-rh-identity` (behind a trusted gateway, or locally); a verified bearer token always wins over it",
+    undefined,
+    "true without OIDC_ISSUER_URL, false with it",
+    (value) => {
+      const lower = value.toLowerCase();
+      if (["1", "true", "yes", "on"].includes(lower)) return true;
+      if (["0", "false", "no", "off"].includes(lower)) return false;
+      throw new Error("must be true or false");
+    },
+  ),
   ...oidcSettings,
   SYSTEM_USERS: setting.custom("JSON `{\"<sub>\": {\"admin\": bool, \"is_service_account\": bool, \"allow_any_org\": bool}}`", DEFAULT_CONFIG.systemUsers, "{}", (value) =>
     parseSystemUsers(value),
   ),
-  WORKSPACE_MAX_DEPTH: setting.int("edges a workspace may sit below root", { default: DEFAULT_CONFIG.workspaceMaxDepth, min: 1 }),
+  WORKSPACE_MAX_DEPTH: setting.int(`edges a workspace may sit below root (at most ${MAX_WORKSPACE_DEPTH_LIMIT}, below the evaluator's depth limit)`, {
+    default: DEFAULT_CONFIG.workspaceMaxDepth,
+    min: 1,
+    max: MAX_WORKSPACE_DEPTH_LIMIT,
+  }),
   WORKSPACE_ORG_CREATION_LIMIT: setting.int("standard workspaces an organisation may hold", { default: DEFAULT_CONFIG.workspaceOrgLimit, min: 1 }),
   ALLOW_CHILDREN_UNDER_ROOT: setting.bool("whether workspaces may be created directly under root", DEFAULT_CONFIG.allowChildrenUnderRoot),
   MAX_BODY_BYTES: setting.int("request body limit", { default: DEFAULT_CONFIG.maxBodyBytes, min: 1 }),
@@ -77,6 +100,7 @@ export const managementSettings = defineConfig("management-api", {
     default: DEFAULT_CONFIG.expiredGrantSweepIntervalMs,
     min: 0,
   }),
+  ...httpServerSettings,
   ...processSettings,
   ...tracingSettings,
 });
@@ -92,7 +116,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementA
     domain: v.GATEHOUSE_DOMAIN,
     env: v.GATEHOUSE_ENV,
     ...(v.GATEHOUSE_ROLE_CONFIG ? { roleConfigDir: v.GATEHOUSE_ROLE_CONFIG } : {}),
-    trustIdentityHeader: v.TRUST_IDENTITY_HEADER,
+    trustIdentityHeader: v.TRUST_IDENTITY_HEADER ?? !v.OIDC_ISSUER_URL,
     ...(v.OIDC_ISSUER_URL
       ? {
           oidc: {
@@ -114,5 +138,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementA
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     expiredGrantSweepIntervalMs: v.EXPIRED_GRANT_SWEEP_INTERVAL_MS,
     logLevel: v.LOG_LEVEL,
+    http: httpServerLimits(v),
   };
 }

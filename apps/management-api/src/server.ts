@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createOidcVerifier } from "@gatehouse/auth";
 import { parseSchema } from "@gatehouse/evaluator";
 import { openStore, type Store } from "@gatehouse/store";
-import { createLogger, createMetrics, drainHttpServer, httpTracing, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { cachedProbe, createLogger, createMetrics, drainHttpServer, httpTracing, type Logger, metricsContentType } from "@gatehouse/telemetry";
 import express, { type Express, type RequestHandler } from "express";
 import { Authorizer } from "./authz/authorizer.js";
 import { loadRoleConfiguration, type RoleConfiguration } from "./authz/role-config.js";
@@ -16,6 +16,7 @@ import { identityMiddleware } from "./http/identity.js";
 import { readCache } from "./http/read-cache.js";
 import { isLoopbackAddress } from "./http/loopback.js";
 import { v2MethodNotAllowed } from "./http/method-not-allowed.js";
+import { applyServerLimits } from "./http/server-limits.js";
 import { ApiError } from "./http/problem.js";
 import { requestLogging } from "./http/request-log.js";
 import { rejectNulBytes, requireJsonBody } from "./http/validate.js";
@@ -52,9 +53,12 @@ export interface ManagementApiServer {
 }
 
 export function buildServer(partial: Partial<ManagementApiConfig> = {}, options: BuildServerOptions = {}): ManagementApiServer {
-  const config: ManagementApiConfig = { ...DEFAULT_CONFIG, ...partial };
+  // With tokens configured, an unverified header is not proof of identity unless asked for.
+  const headerDefault = partial.oidc && partial.trustIdentityHeader === undefined ? { trustIdentityHeader: false } : {};
+  const config: ManagementApiConfig = { ...DEFAULT_CONFIG, ...headerDefault, ...partial };
   const logger = options.logger ?? createLogger({ name: "management-api", ...(config.logLevel ? { level: config.logLevel } : {}) });
   const metrics = createMetrics({ prefix: "gatehouse_management_" });
+  const storeUp = metrics.gauge("store_up", "1 when the last readiness probe reached the store, else 0.");
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -76,8 +80,18 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   app.get("/livez", (_req, res) => {
     res.json({ status: "ok" });
   });
-  app.get("/readyz", (_req, res) => {
-    res.status(ready ? 200 : 503).json({ status: ready ? "ok" : "starting" });
+  // Ready = started, not stopping, and the store answers: every API call needs the database, so
+  // a load balancer must stop sending traffic here while it is unreachable.
+  let storeAnswers: (() => Promise<boolean>) | null = null;
+  app.get("/readyz", (_req, res, next) => {
+    if (!ready || !storeAnswers) {
+      res.status(503).json({ status: "starting" });
+      return;
+    }
+    storeAnswers().then((up) => {
+      storeUp.set(up ? 1 : 0);
+      res.status(up ? 200 : 503).json({ status: up ? "ok" : "store-unavailable" });
+    }, next);
   });
   app.get("/metrics", (_req, res, next) => {
     metrics.render().then((text) => res.type(metricsContentType).send(text), next);
@@ -185,6 +199,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     await authz.start();
     sweep = startExpirySweep(store, config.expiredGrantSweepIntervalMs, logger);
     services = { store, authz, catalogue: roleConfiguration.catalogue, config };
+    storeAnswers = cachedProbe(() => store.feed.headRevision());
     identity = identityMiddleware(store, {
       trustIdentityHeader: config.trustIdentityHeader,
       systemUsers: config.systemUsers,
@@ -194,12 +209,12 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     v2.use(v2MethodNotAllowed, workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services), accessRoutes(services));
     v1.use(groupRoutes(services), principalRoutes(services), v1Routes(services));
     const listening = app.listen(config.port, config.host);
+    applyServerLimits(listening, config.http);
     server = listening;
     await new Promise<void>((resolve, reject) => {
       listening.once("listening", resolve);
       listening.once("error", reject);
     });
-    listening.keepAliveTimeout = 65_000;
     ready = true;
     const port = (listening.address() as AddressInfo).port;
     logger.info({ port }, "management API listening");
@@ -210,6 +225,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     // Readiness answers 503 from here on; requests in flight finish (bounded), idle keep-alive
     // connections close, and only then do the authorization graph and the store go.
     ready = false;
+    storeAnswers = null;
     if (server) {
       const closing = server;
       server = null;

@@ -72,6 +72,40 @@ describe("bearer tokens and system users", () => {
   });
 });
 
+describe("an identity header never overrides a bearer token", () => {
+  const forged = encodeIdentityHeader({ orgId: "victim-org", userId: "victim-admin", isOrgAdmin: true });
+
+  it("verifies the token even when x-rh-identity is trusted and present (a bad token is a 401, not the header's identity)", async () => {
+    const both = await startApp({ trustIdentityHeader: true, oidc: { issuerUrl: issuer, insecure: true, audience: "gatehouse" }, systemUsers: parseSystemUsers(JSON.stringify({ "svc-fixed": { admin: true } })) });
+    try {
+      const badToken = await both.request("GET", `${V2}/workspaces/`, { as: null, headers: { "x-rh-identity": forged, authorization: "Bearer not-a-token" } });
+      expect(badToken.status).toBe(401);
+      // A valid token acts as its own organisation, not as the header's.
+      const mine = await both.request("GET", `${V2}/workspaces/?type=root`, await bearer("svc-fixed", {}, { organization: { id: "sys-org-9" } }));
+      const withHeader = await both.request("GET", `${V2}/workspaces/?type=root`, await bearer("svc-fixed", { "x-rh-identity": forged }, { organization: { id: "sys-org-9" } }));
+      expect(withHeader.status).toBe(200);
+      expect(withHeader.body.data[0].id).toBe(mine.body.data[0].id);
+      // Without a token, the trusted header still works (gateway deployments).
+      expect((await both.request("GET", `${V2}/workspaces/`, { as: null, headers: { "x-rh-identity": forged } })).status).toBe(200);
+    } finally {
+      await both.stop();
+    }
+  });
+
+  it("does not trust the header by default once an issuer is configured", async () => {
+    const { configFromEnv } = await import("../src/index.js");
+    expect(configFromEnv({ OIDC_ISSUER_URL: "https://sso.example/realm" }).trustIdentityHeader).toBe(false);
+    expect(configFromEnv({ OIDC_ISSUER_URL: "https://sso.example/realm", TRUST_IDENTITY_HEADER: "true" }).trustIdentityHeader).toBe(true);
+    expect(configFromEnv({}).trustIdentityHeader).toBe(true);
+    const tokensOnly = await startApp({ oidc: { issuerUrl: issuer, insecure: true, audience: "gatehouse" } });
+    try {
+      expect((await tokensOnly.request("GET", `${V2}/workspaces/`, { as: null, headers: { "x-rh-identity": forged } })).status).toBe(401);
+    } finally {
+      await tokensOnly.stop();
+    }
+  });
+});
+
 describe("service endpoints", () => {
   it("serves the OpenAPI document without authentication, generated from the request schemas", async () => {
     const res = await app.request("GET", `${V2}/openapi.json`, { as: null });

@@ -62,7 +62,22 @@ describe("configuration from the environment", () => {
     expect(() => configFromEnv({ PORT: "eighty" })).toThrow(/PORT/);
     expect(() => configFromEnv({ GATEHOUSE_ENV: "dev" })).toThrow(/GATEHOUSE_ENV/);
     expect(() => configFromEnv({ TRUST_IDENTITY_HEADER: "maybe" })).toThrow(/TRUST_IDENTITY_HEADER/);
+    // Bounded below the evaluator's depth limit: deeper trees would make checks fail.
+    expect(() => configFromEnv({ WORKSPACE_MAX_DEPTH: "60" })).toThrow(/WORKSPACE_MAX_DEPTH: must be an integer from 1 to 32/);
+    expect(configFromEnv({ WORKSPACE_MAX_DEPTH: "32" }).workspaceMaxDepth).toBe(32);
     expect(() => configFromEnv({ SYSTEM_USERS: "{" })).toThrow(/SYSTEM_USERS/);
+  });
+
+  it("trusts the identity header by default only without an OIDC issuer", () => {
+    expect(configFromEnv({}).trustIdentityHeader).toBe(true);
+    expect(configFromEnv({ OIDC_ISSUER_URL: "https://sso.example/realm" }).trustIdentityHeader).toBe(false);
+    expect(configFromEnv({ OIDC_ISSUER_URL: "https://sso.example/realm", TRUST_IDENTITY_HEADER: "true" }).trustIdentityHeader).toBe(true);
+  });
+
+  it("reads the HTTP server bounds", () => {
+    expect(configFromEnv({}).http).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 65_000, idleTimeoutMs: 120_000, maxConnections: 10_000 });
+    expect(configFromEnv({ HTTP_IDLE_TIMEOUT_MS: "5000", HTTP_MAX_CONNECTIONS: "50" }).http).toMatchObject({ idleTimeoutMs: 5000, maxConnections: 50 });
+    expect(() => configFromEnv({ HTTP_MAX_CONNECTIONS: "0" })).toThrow(/HTTP_MAX_CONNECTIONS/);
   });
 
   it("GATEHOUSE_ROLE_CONFIG names a role-configuration directory; unset keeps the built-in one", () => {

@@ -1,5 +1,5 @@
 // Process entry: reads the environment (workspaceCacheSettings), nothing else (see buildServer for the behaviour).
-import { ConfigError } from "@gatehouse/config";
+import { ConfigError, httpServerLimits } from "@gatehouse/config";
 import { startTracing } from "@gatehouse/telemetry";
 import { type AuthConfig } from "./authn.js";
 import { buildServer } from "./server.js";
@@ -29,6 +29,7 @@ const auth: AuthConfig = env.OIDC_ISSUER_URL
   : { mode: "disabled" };
 
 const server = buildServer({
+  http: httpServerLimits(env),
   port: env.PORT,
   host: env.HOST,
   cache: env.REDIS_URL ? { kind: "redis", url: env.REDIS_URL } : { kind: "memory" },

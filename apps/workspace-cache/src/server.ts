@@ -9,6 +9,7 @@ import { WorkspaceCacheError } from "./errors.js";
 import { problemHandler } from "./http/problem.js";
 import { workspaceDirectoryFromStore } from "./store-directory.js";
 import { workspaceRoutes } from "./http/routes.js";
+import { applyServerLimits, DEFAULT_HTTP_LIMITS, type HttpServerLimits } from "./http/server-limits.js";
 import { type WorkspaceDirectory, createWorkspaceLookup } from "./workspaces.js";
 
 export type CacheConfig =
@@ -29,7 +30,11 @@ export interface WorkspaceCacheConfig {
   auth: AuthConfig;
   /** Deadline of a cache round trip before the store answers instead (default 100 ms). */
   cacheTimeoutMs?: number;
+  /** Lifetime of a cached root/default pair (default 60 s): how stale a renamed workspace may be. */
+  entryTtlMs?: number;
   logLevel?: string;
+  /** Timeouts and the connection cap of the HTTP server (defaults: DEFAULT_HTTP_LIMITS). */
+  http?: Partial<HttpServerLimits>;
   /** On stop, how long requests in flight may take to finish, ms (default 10 s). */
   shutdownTimeoutMs?: number;
 }
@@ -83,7 +88,7 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
     };
     directory = { builtInWorkspaces: async (orgId) => (await open()).builtInWorkspaces(orgId) };
   }
-  const lookup = createWorkspaceLookup({ cache, directory, metrics: cacheMetrics, cacheTimeoutMs: config.cacheTimeoutMs });
+  const lookup = createWorkspaceLookup({ cache, directory, metrics: cacheMetrics, cacheTimeoutMs: config.cacheTimeoutMs, entryTtlMs: config.entryTtlMs });
   const authenticator = createAuthenticator(config.auth);
   if (config.auth.mode === "disabled") logger.warn("authentication disabled: x-rh-rbac-org-id is trusted (local use only)");
 
@@ -123,6 +128,7 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
         await cache.waitUntilReady(2_000).catch((err: unknown) => logger.warn({ err }, "Redis not ready; serving from the store until it is"));
       }
       const listening = app.listen(port, config.host ?? "0.0.0.0");
+      applyServerLimits(listening, { ...DEFAULT_HTTP_LIMITS, ...config.http });
       server = listening;
       await new Promise<void>((resolve, reject) => {
         listening.once("listening", resolve);

@@ -24,6 +24,8 @@ export interface WorkspaceDirectory {
   builtInWorkspaces(orgId: string): Promise<BuiltInWorkspaces | null>;
 }
 
+export const DEFAULT_ENTRY_TTL_MS = 60_000;
+
 const ORG_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 export function assertOrgId(orgId: string | undefined): string {
@@ -48,6 +50,11 @@ export interface WorkspaceLookupOptions {
   metrics?: CacheMetrics;
   /** Deadline of each cache round trip before the store answers instead (default 100 ms). */
   cacheTimeoutMs?: number;
+  /**
+   * Lifetime of a cached pair (default 60 s). The ids never change, but names, descriptions and
+   * modified times do (a renamed default workspace): they are at most this stale.
+   */
+  entryTtlMs?: number;
 }
 
 export interface WorkspaceLookup {
@@ -56,8 +63,9 @@ export interface WorkspaceLookup {
 }
 
 /**
- * Read-through lookup of the built-in workspaces. The ids never change for a tenant, so entries
- * have no expiry; an unknown organisation is never stored, so a tenant created later is found.
+ * Read-through lookup of the built-in workspaces. Entries expire after `entryTtlMs` (the mutable
+ * fields must not be served stale forever); an unknown organisation is never stored, so a tenant
+ * created later is found.
  */
 export function createWorkspaceLookup(options: WorkspaceLookupOptions): WorkspaceLookup {
   return {
@@ -75,6 +83,7 @@ export function createWorkspaceLookup(options: WorkspaceLookupOptions): Workspac
         codec: builtInCodec,
         metrics: options.metrics,
         timeoutMs: options.cacheTimeoutMs,
+        ttlMs: options.entryTtlMs ?? DEFAULT_ENTRY_TTL_MS,
         shouldStore: (value) => value !== null,
       });
       if (result.value === null) throw new WorkspaceCacheError("org-not-found", `No tenant exists for organisation '${orgId}'.`);

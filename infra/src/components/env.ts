@@ -35,6 +35,7 @@ export function httpAuthEnv(cfg: GatehouseConfig): EnvSpec[] {
 export function engineAuthnEnv(cfg: GatehouseConfig): EnvSpec[] {
   const a = cfg.authn;
   const env: EnvSpec[] = [{ name: "AUTHN_MODE", value: a.mode }];
+  if (Object.keys(cfg.reporters).length > 0) env.push({ name: "AUTHZ_REPORTERS", value: JSON.stringify(cfg.reporters) });
   if (a.mode === "oidc") {
     if (a.oidcServerUrl) env.push({ name: "AUTHN_OIDC_SERVER_URL", value: a.oidcServerUrl });
     if (a.clientId) env.push({ name: "AUTHN_OIDC_CLIENT_ID", value: a.clientId });

@@ -11,7 +11,7 @@ export interface OidcVerifierOptions {
   skipClientIdCheck?: boolean;
   /** Allow plain-http issuers and JWKS endpoints (local development only). */
   insecure?: boolean;
-  /** Clock skew tolerated on exp/nbf, seconds (default 30). */
+  /** Clock skew tolerated on exp/nbf/iat, seconds (default 30). */
   clockToleranceSeconds?: number;
   /** How long fetched keys are trusted before a refetch, ms (default 10 min). */
   jwksCacheMaxAgeMs?: number;
@@ -140,11 +140,12 @@ export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
       if (token.length === 0) throw new AuthError("missing-credentials", "The bearer token is empty.");
       const { jwks, issuer } = await discovery();
       let claims: JWTPayload;
+      const clockTolerance = options.clockToleranceSeconds ?? 30;
       try {
         const verified = await jwtVerify(token, jwks, {
           issuer,
           ...(options.audience !== undefined ? { audience: options.audience } : {}),
-          clockTolerance: options.clockToleranceSeconds ?? 30,
+          clockTolerance,
         });
         claims = verified.payload;
       } catch (cause) {
@@ -154,6 +155,11 @@ export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
         }
         const reason = cause instanceof joseErrors.JOSEError ? cause.code : "verification failed";
         throw new AuthError("invalid-token", `The bearer token is not valid (${reason}).`, { cause });
+      }
+      // jose only checks that iat is a number; a token minted in the future (beyond skew) is forged
+      // or from a broken clock, and would outlive its apparent lifetime.
+      if (typeof claims.iat === "number" && claims.iat > Date.now() / 1000 + clockTolerance) {
+        throw new AuthError("invalid-token", "The bearer token is not valid (issued in the future).");
       }
       if (!claims.sub) throw new AuthError("invalid-token", "The bearer token has no 'sub' claim.");
       const clientId = claimString(claims, "client_id") ?? claimString(claims, "azp");

@@ -33,11 +33,11 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-function sign(claims: Record<string, unknown>, options: { key?: CryptoKey; iss?: string; exp?: string } = {}) {
+function sign(claims: Record<string, unknown>, options: { key?: CryptoKey; iss?: string; exp?: string; iat?: string } = {}) {
   return new SignJWT(claims)
     .setProtectedHeader({ alg: "RS256", kid: "k1" })
     .setIssuer(options.iss ?? issuer)
-    .setIssuedAt()
+    .setIssuedAt(options.iat ?? "0s")
     .setExpirationTime(options.exp ?? "5m")
     .sign(options.key ?? privateKey);
 }
@@ -64,9 +64,16 @@ describe("createOidcVerifier", () => {
     ["another issuer", async () => sign({ sub: "s" }, { iss: "https://evil" })],
     ["a wrong audience", async () => sign({ sub: "s", aud: "other" })],
     ["garbage", async () => "not.a.jwt"],
+    ["a token issued in the future", async () => sign({ sub: "s", aud: "api" }, { iat: "+10m", exp: "20m" })],
   ])("rejects %s as invalid-token", async (_name, make) => {
     const verifier = createOidcVerifier({ issuerUrl: issuer, insecure: true, audience: "api" });
     await expect(verifier.verify(await make())).rejects.toMatchObject({ code: "invalid-token" });
+  });
+
+  it("tolerates clock skew on iat within the configured tolerance", async () => {
+    const verifier = createOidcVerifier({ issuerUrl: issuer, insecure: true, audience: "api", clockToleranceSeconds: 60 });
+    await expect(verifier.verify(await sign({ sub: "s", aud: "api" }, { iat: "+20s" }))).resolves.toMatchObject({ sub: "s" });
+    await expect(verifier.verify(await sign({ sub: "s", aud: "api" }, { iat: "+5m" }))).rejects.toMatchObject({ code: "invalid-token" });
   });
 
   it("checks the client id unless told to skip it", async () => {

@@ -56,3 +56,32 @@ export const oidcSettings = {
   OIDC_SKIP_CLIENT_ID_CHECK: setting.bool("skip the client id check", false),
   OIDC_INSECURE: setting.bool("allow a plain-http issuer (local development only)", false),
 };
+
+/**
+ * Bounds of the HTTP apps' servers (management API, workspace-cache): without them idle sockets pile
+ * up until file descriptors run out. Node requires the headers timeout ≤ the request timeout.
+ */
+export const httpServerSettings = {
+  HTTP_HEADERS_TIMEOUT_MS: setting.int("whole request headers must arrive within this, ms", { default: 20_000, min: 1 }),
+  HTTP_REQUEST_TIMEOUT_MS: setting.int("a whole request (headers and body) must arrive within this, ms", { default: 60_000, min: 1 }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: setting.int("an idle keep-alive connection is closed after this, ms (keep it above load balancers' idle timeout)", { default: 65_000, min: 1 }),
+  HTTP_IDLE_TIMEOUT_MS: setting.int("a socket with no traffic at all is closed after this, ms", { default: 120_000, min: 1 }),
+  HTTP_MAX_CONNECTIONS: setting.int("concurrent connections; more are closed at once until some close", { default: 10_000, min: 1 }),
+};
+
+/** The HTTP server bounds from parsed `httpServerSettings` values. */
+export function httpServerLimits(v: {
+  HTTP_HEADERS_TIMEOUT_MS: number;
+  HTTP_REQUEST_TIMEOUT_MS: number;
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: number;
+  HTTP_IDLE_TIMEOUT_MS: number;
+  HTTP_MAX_CONNECTIONS: number;
+}): { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number; maxConnections: number } {
+  return {
+    headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: v.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    idleTimeoutMs: v.HTTP_IDLE_TIMEOUT_MS,
+    maxConnections: v.HTTP_MAX_CONNECTIONS,
+  };
+}

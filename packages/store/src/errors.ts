@@ -3,7 +3,7 @@
 export type StoreErrorCode =
   | "invalid-argument" // malformed input (bad id, empty name, bad permission string, …)
   | "not-found" // unknown id in this tenant (also: another tenant's id, no existence leak)
-  | "cross-tenant" // a reference that names another tenant's resource explicitly
+  | "cross-tenant" // a reference that names another tenant's resource explicitly (worded as not-found: no existence oracle)
   | "tenant-not-found" // the org was never bootstrapped
   | "duplicate-name" // sibling workspace / role / group name already taken (case-insensitive)
   | "depth-exceeded" // workspace hierarchy deeper than the configured limit

@@ -25,12 +25,22 @@ import { v1Repository } from "./repos/v1.js";
 import { workspaceRepository } from "./repos/workspaces.js";
 import { tokenCodec } from "./tokens.js";
 import type { FollowHandle, Store, StoreConfig } from "./types.js";
+import { DEFAULT_MAX_DEPTH } from "@gatehouse/evaluator";
+
+/**
+ * Deepest workspace nesting allowed. A check on the deepest workspace walks every parent edge plus
+ * the binding → role → permission hops; the evaluator stops at DEFAULT_MAX_DEPTH dispatches, so
+ * this keeps a wide margin below it (past ~45 levels checks fail and lists lose workspaces).
+ */
+export const MAX_WORKSPACE_DEPTH_LIMIT = Math.min(32, DEFAULT_MAX_DEPTH - 16);
 
 export async function openStore(config: StoreConfig = {}): Promise<Store> {
   const schema = config.schema ?? "public";
   if (!validSchemaName(schema)) throw new StoreError("invalid-argument", `Invalid schema name '${schema}'.`, "schema");
   const depthLimit = config.workspaceDepthLimit ?? 5;
-  if (!Number.isInteger(depthLimit) || depthLimit < 1) throw new StoreError("invalid-argument", "workspaceDepthLimit must be a positive integer.");
+  if (!Number.isInteger(depthLimit) || depthLimit < 1 || depthLimit > MAX_WORKSPACE_DEPTH_LIMIT) {
+    throw new StoreError("invalid-argument", `workspaceDepthLimit must be an integer from 1 to ${MAX_WORKSPACE_DEPTH_LIMIT}.`);
+  }
   const domain = config.domain ?? "redhat";
   if (!/^[A-Za-z0-9_.-]+$/.test(domain)) throw new StoreError("invalid-argument", `Invalid domain '${domain}'.`, "domain");
 

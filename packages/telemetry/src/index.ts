@@ -13,6 +13,7 @@ export {
   Registry,
 } from "./metrics.js";
 export type { Metrics, MetricsOptions } from "./metrics.js";
+export { cachedProbe } from "./probe.js";
 export { httpRequestLogger, requestIdOf, REQUEST_ID_HEADER, INSIGHTS_REQUEST_ID_HEADER } from "./request-id.js";
 export { drainHttpServer } from "./drain.js";
 export { ascending, percentile } from "./percentile.js";

@@ -38,7 +38,8 @@ export function httpRequestLogger(logger: Logger, options: { quietPaths?: readon
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? "error" : "info"),
     // Short request/response records: the method and path, not every header.
     serializers: {
-      req: (req: { method?: string; url?: string }) => ({ method: req.method, path: (req.url ?? "").split("?")[0] }),
+      // The path is the caller's input: bounded so one request cannot write an unbounded log line.
+      req: (req: { method?: string; url?: string }) => ({ method: req.method, path: (req.url ?? "").split("?")[0]!.slice(0, 512) }),
       res: (res: { statusCode?: number }) => ({ status: res.statusCode }),
     },
   });

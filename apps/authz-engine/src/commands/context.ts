@@ -2,6 +2,7 @@ import type { Model } from "@gatehouse/evaluator";
 import type { EngineGraph } from "../graph/engine-graph.js";
 import type { GraphSource, ResourceWriter } from "../graph/source.js";
 import type { LookupCache } from "./lookup-cache.js";
+import type { WritePolicy } from "./write-policy.js";
 
 /** Everything a command needs; built once by buildServer. */
 export interface EngineContext {
@@ -17,4 +18,6 @@ export interface EngineContext {
   listDefaultLimit: number;
   listMaxLimit: number;
   lookupCache: LookupCache;
+  /** Who may ReportResource / DeleteResource what, and in which tenant. */
+  writePolicy: WritePolicy;
 }

@@ -1,10 +1,12 @@
 import type { Relationship } from "@gatehouse/evaluator";
 import { isStoreError } from "@gatehouse/store";
 import { EngineError, invalidArgument } from "../errors.js";
+import { FIELD_LIMITS } from "../limits.js";
 import type { EngineContext } from "./context.js";
 import { ensureConsistency } from "./consistency.js";
 import { orgOfWorkspace, workspacesOf } from "./tenant-of.js";
 import type { ObjectRef } from "./types.js";
+import type { WriteCaller } from "./write-policy.js";
 
 /** The stored relation behind the wire's `workspace` relation (stored relations carry `t_`). */
 export const WORKSPACE_RELATION = "t_workspace";
@@ -16,8 +18,7 @@ export interface ReportedResource {
   workspaceId: string | undefined;
   /** Wait until the write is visible to checks before answering. */
   immediate: boolean;
-  /** The caller's tenant, when its credentials name one. */
-  reporterOrg: string | null;
+  caller: WriteCaller | null;
 }
 
 /** Reads `common.workspace_id`; a host must have one (its JSON schema requires it upstream). */
@@ -31,6 +32,9 @@ export function workspaceIdOf(common: Record<string, unknown> | undefined, defin
   }
   if (typeof value !== "string" || value.length === 0) {
     throw invalidArgument("representations.common.workspace_id", "string.min_len", "value must be a non-empty string");
+  }
+  if (value.length > FIELD_LIMITS.id) {
+    throw invalidArgument("representations.common.workspace_id", "string.max_len", `value length must be at most ${FIELD_LIMITS.id} characters`);
   }
   return value;
 }
@@ -65,11 +69,15 @@ export async function reportResource(ctx: EngineContext, report: ReportedResourc
   if (report.workspaceId === undefined) return;
   let orgId = await orgOf(ctx, report.workspaceId);
   if (orgId === undefined) {
-    const hold = await ctx.writer.holdPlacement(report.resource, report.workspaceId, report.reporterOrg);
+    // Held reports obey the same write tenancy: bound to the reporter's tenant unless it may write
+    // into any, so a workspace of another tenant created later never receives it.
+    const heldOrg = ctx.writePolicy.heldOrg(report.caller, type);
+    const hold = await ctx.writer.holdPlacement(report.resource, report.workspaceId, heldOrg);
     if (hold.held) return;
     // Created between our look and the hold: it is in the store, so catch up and place it.
     orgId = await requireOrgOf(ctx, report.workspaceId);
   }
+  ctx.writePolicy.authorize(report.caller, type, orgId);
   const revision =
     report.resource.type === HOST_TYPE
       ? await orTuples(ctx.writer.reportHost(orgId, report.resource.id, report.workspaceId), () => placeByTuple(ctx, orgId, report.resource, report.workspaceId!))
@@ -105,15 +113,18 @@ async function orTuples(write: Promise<number>, fallback: () => Promise<number>)
 }
 
 /** Removes the resource from its workspace (or drops its held report); an unknown resource is NOT_FOUND. */
-export async function deleteResource(ctx: EngineContext, resource: ObjectRef, reporterOrg: string | null): Promise<void> {
+export async function deleteResource(ctx: EngineContext, resource: ObjectRef, caller: WriteCaller | null): Promise<void> {
   await ensureConsistency(ctx, { kind: "fully-consistent" });
   const workspaces = workspacesOf(ctx.graph, resource);
   const first = workspaces[0];
+  // Refused before existence is told: a caller that may not write this type learns nothing.
+  const reporterOrg = ctx.writePolicy.heldOrg(caller, resource.type);
   if (first === undefined) {
     if (await ctx.writer.releasePlacement(resource, reporterOrg)) return;
     throw new EngineError("not-found", `resource not found: ${resource.type}:${resource.id}`);
   }
   const orgId = await requireOrgOf(ctx, first);
+  ctx.writePolicy.authorize(caller, resource.type, orgId);
   const removeTuples = () => ctx.writer.writeRelationships(orgId, { touch: [], delete: workspaces.map((ws) => placementTuple(resource, ws)) });
   await (resource.type === HOST_TYPE ? orTuples(ctx.writer.deleteHost(orgId, resource.id), removeTuples) : removeTuples());
   // A later report into a workspace not created yet must not bring it back.

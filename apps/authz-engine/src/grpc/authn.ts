@@ -22,6 +22,8 @@ export interface CallerIdentity {
   /** The user id part of `<domain>/<user id>`. */
   userId: string;
   orgId: string | null;
+  /** The token's client id (`azp` / `client_id`), when authenticated by a token. */
+  clientId?: string | null;
 }
 
 export interface Authenticator {
@@ -73,7 +75,7 @@ function oidcAuthenticator(verifier: OidcVerifier): Authenticator {
       const cached = cache.get(token, now);
       if (cached) return cached;
       const verified = await verifier.verify(token);
-      const identity: CallerIdentity = { userId: verified.sub, orgId: verified.orgId };
+      const identity: CallerIdentity = { userId: verified.sub, orgId: verified.orgId, clientId: verified.clientId };
       const exp = typeof verified.claims.exp === "number" ? verified.claims.exp * 1000 : now + 60_000;
       cache.set(token, identity, exp, now);
       return identity;

@@ -4,6 +4,7 @@ import { Metadata, status, type handleServerStreamingCall, type handleUnaryCall,
 import { endSpan, REQUEST_ID_HEADER, requestIdOf, startServerSpan, TRACEPARENT_HEADER, tracingEnabled, withContext, type Logger, type ServerSpan } from "@gatehouse/telemetry";
 import type { EngineMetrics, InFlightCount } from "../metrics.js";
 import type { Authenticator, CallerIdentity } from "./authn.js";
+import { EngineError } from "../errors.js";
 import { toGrpcFailure } from "./errors.js";
 
 export interface CallDeps {
@@ -12,6 +13,17 @@ export interface CallDeps {
   logger: Logger;
   /** Full name of the service the methods belong to (the grpc_service label). */
   service: string;
+  /** Engine-wide bound on open server streams, and how long one may make no progress. */
+  streams?: StreamLimits;
+}
+
+export interface StreamLimits {
+  /** Streams open at once across all connections; more are RESOURCE_EXHAUSTED. */
+  maxActive: number;
+  /** A stream whose client reads nothing for this long is reset, releasing what it holds, ms. */
+  idleTimeoutMs: number;
+  /** Streams open now (shared by every streaming method). */
+  active: number;
 }
 
 export interface CallContext {
@@ -179,7 +191,54 @@ function cancelledOr(call: ServerWritableStream<unknown, unknown>, wait: (resolv
  * with up to STREAM_WINDOW in flight lets HTTP/2 coalesce them (writev) and keeps back-pressure.
  * Falls back to the Writable (respecting 'drain') if that call is not there.
  */
-export function outputFor<Req, Res>(call: ServerWritableStream<Req, Res>, onItem: () => void): StreamOutput<Res> {
+/**
+ * The HTTP/2 stream under a grpc-js server call (its intercepting-call chain ends in the call that
+ * owns it). Trailers wait behind unread data, so a stalled stream can only be reset, not ended.
+ */
+interface Http2StreamLike {
+  close(code?: number): void;
+  destroyed?: boolean;
+  closed?: boolean;
+  once(event: "close", listener: () => void): unknown;
+}
+
+function http2StreamOf(call: unknown): Http2StreamLike | undefined {
+  let node = (call as { call?: unknown }).call as { stream?: unknown; nextCall?: unknown } | undefined;
+  for (let depth = 0; node && depth < 8; depth++) {
+    const stream = node.stream as { close?: unknown } | undefined;
+    if (stream && typeof stream.close === "function") return stream as Http2StreamLike;
+    node = node.nextCall as typeof node;
+  }
+  return undefined;
+}
+
+const NGHTTP2_CANCEL = 8;
+
+/** Resets a stream the client stopped reading; grpc-js then reports the call as cancelled. */
+export function resetStalledStream(call: ServerWritableStream<unknown, unknown>): void {
+  const stream = http2StreamOf(call);
+  if (stream && !stream.destroyed) stream.close(NGHTTP2_CANCEL);
+  else call.destroy();
+}
+
+/** Waits like `wait`, but gives up (resetting the stream) when no progress is made for `idleMs`. */
+function progressOr(call: ServerWritableStream<unknown, unknown>, idleMs: number | undefined, onStall: () => void, wait: (resolve: () => void) => void): Promise<void> {
+  if (idleMs === undefined) return cancelledOr(call, wait);
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      onStall();
+      resetStalledStream(call);
+      // The producer stops here: nothing more is queued for a reset stream.
+      reject(new EngineError("stream-stalled", "the client read nothing for too long; the stream was reset"));
+    }, idleMs);
+    cancelledOr(call, wait).then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+export function outputFor<Req, Res>(call: ServerWritableStream<Req, Res>, onItem: () => void, idle?: { timeoutMs: number; onStall: () => void }): StreamOutput<Res> {
   const anyCall = call as unknown as ServerWritableStream<unknown, unknown>;
   const sink = (call as unknown as { call?: Partial<MessageSink> }).call;
   if (typeof sink?.sendMessage !== "function") {
@@ -187,7 +246,7 @@ export function outputFor<Req, Res>(call: ServerWritableStream<Req, Res>, onItem
       write(message) {
         onItem();
         if (call.write(message) || call.cancelled) return;
-        return cancelledOr(anyCall, (resolve) => call.once("drain", resolve));
+        return progressOr(anyCall, idle?.timeoutMs, () => idle?.onStall(), (resolve) => call.once("drain", resolve));
       },
       flush() {},
     };
@@ -203,7 +262,9 @@ export function outputFor<Req, Res>(call: ServerWritableStream<Req, Res>, onItem
       resolve();
     }
   };
-  const waitUntil = (below: number) => cancelledOr(anyCall, (resolve) => (waiter = { below, resolve }));
+  // Each wait is for the client to read some of what was sent: no progress for the idle timeout
+  // resets the stream, so a client that stops reading cannot hold the buffered messages forever.
+  const waitUntil = (below: number) => progressOr(anyCall, idle?.timeoutMs, () => idle?.onStall(), (resolve) => (waiter = { below, resolve }));
   return {
     write(message) {
       onItem();
@@ -226,29 +287,63 @@ export function serverStream<Req, Res>(
 ): handleServerStreamingCall<Req, Res> {
   const m = methodMetrics(deps, method, "server_stream");
   const sent = deps.metrics.streamedItems.labels(m.labels);
+  const stalled = deps.metrics.stalledStreams.labels(m.labels);
+  const limits = deps.streams;
   return (call) => {
     const startedAt = process.hrtime.bigint();
     m.inFlight.value++;
     const server = serverSpanFor(call, m);
     const requestId = requestIdFor(call, server);
+    if (limits && limits.active >= limits.maxActive) {
+      const wire = serviceError(new EngineError("too-many-streams", "too many concurrent streams; retry later"), deps, method, requestId);
+      finish(deps, m, wire.code, startedAt, server);
+      call.emit("error", wire);
+      return;
+    }
+    if (limits) limits.active++;
+    let released = false;
+    const release = () => {
+      if (limits && !released) {
+        released = true;
+        limits.active--;
+      }
+    };
+    // A stream holds its memory until HTTP/2 has flushed it, which can be after the handler is done
+    // (the last messages and the trailers wait for the client to read): count it until then.
+    const transport = http2StreamOf(call);
+    if (transport && !transport.closed) transport.once("close", release);
+    else call.once("close", release);
+    call.once("cancelled", release);
     const items = sent;
-    const output = outputFor(call, () => items.inc());
+    const idle = limits ? { timeoutMs: limits.idleTimeoutMs, onStall: () => stalled.inc() } : undefined;
+    const output = outputFor(call, () => items.inc(), idle);
     const run = () =>
       Promise.resolve()
-      .then(() => deps.authenticator.authenticate(call.metadata))
-      .then((identity) => handler(call.request, { identity, cancelled: () => call.cancelled }, output.write))
-      .then(() => output.flush())
-      .then(
-        () => {
-          finish(deps, m, status.OK, startedAt, server);
-          call.end();
-        },
-        (error: unknown) => {
-          const wire = serviceError(error, deps, method, requestId);
-          finish(deps, m, wire.code, startedAt, server);
-          call.emit("error", wire);
-        },
-      );
+        .then(() => deps.authenticator.authenticate(call.metadata))
+        .then((identity) => handler(call.request, { identity, cancelled: () => call.cancelled }, output.write))
+        .then(() => output.flush())
+        .then(
+          () => {
+            finish(deps, m, status.OK, startedAt, server);
+            call.end();
+            if (limits && transport && !transport.closed) {
+              // Everything is queued; a client that never reads the rest is reset like any stalled one.
+              const timer = setTimeout(() => {
+                stalled.inc();
+                resetStalledStream(call);
+              }, limits.idleTimeoutMs);
+              transport.once("close", () => clearTimeout(timer));
+            } else {
+              release();
+            }
+          },
+          (error: unknown) => {
+            release();
+            const wire = serviceError(error, deps, method, requestId);
+            finish(deps, m, wire.code, startedAt, server);
+            call.emit("error", wire);
+          },
+        );
     if (server) withContext(server.context, run);
     else run();
   };

@@ -4,6 +4,7 @@ import { isAuthError, type AuthErrorCode } from "@gatehouse/auth";
 import { EvaluatorError, type EvaluatorErrorCode } from "@gatehouse/evaluator";
 import { isStoreError, type StoreErrorCode } from "@gatehouse/store";
 import { EngineError, type EngineErrorCode } from "../errors.js";
+import { MAX_STATUS_MESSAGE } from "../limits.js";
 
 export interface GrpcFailure {
   code: status;
@@ -17,11 +18,14 @@ const ENGINE_CODES: Record<EngineErrorCode, status> = {
   "unsupported-consistency": status.INVALID_ARGUMENT,
   "unknown-type": status.INVALID_ARGUMENT,
   unauthenticated: status.UNAUTHENTICATED,
+  "permission-denied": status.PERMISSION_DENIED,
   "not-found": status.NOT_FOUND,
   "already-exists": status.ALREADY_EXISTS,
   "failed-precondition": status.FAILED_PRECONDITION,
   "not-ready": status.UNAVAILABLE,
   "shutting-down": status.UNAVAILABLE,
+  "too-many-streams": status.RESOURCE_EXHAUSTED,
+  "stream-stalled": status.CANCELLED,
   // The replica has not caught up with the requested revision in time: retryable.
   "freshness-timeout": status.UNAVAILABLE,
   "invalid-config": status.INTERNAL,
@@ -79,7 +83,15 @@ const STORE_CODES: Record<StoreErrorCode, status> = {
   internal: status.INTERNAL,
 };
 
-export function toGrpcFailure(error: unknown): GrpcFailure {
+/**
+ * Messages may quote request values (ids, names); validation bounds them, and this bounds the
+ * message itself, so no status header can grow past what clients accept.
+ */
+function bounded(message: string): string {
+  return message.length <= MAX_STATUS_MESSAGE ? message : `${message.slice(0, MAX_STATUS_MESSAGE - 1)}…`;
+}
+
+function failureOf(error: unknown): GrpcFailure {
   if (error instanceof EngineError) return { code: ENGINE_CODES[error.code], message: error.message };
   if (isAuthError(error)) return { code: AUTH_CODES[error.code], message: error.message };
   if (error instanceof EvaluatorError) return { code: evaluatorStatus(error.code), message: error.message };
@@ -89,4 +101,9 @@ export function toGrpcFailure(error: unknown): GrpcFailure {
     return { code, message: code === status.INTERNAL ? "internal error" : error.message };
   }
   return { code: status.INTERNAL, message: "internal error" };
+}
+
+export function toGrpcFailure(error: unknown): GrpcFailure {
+  const failure = failureOf(error);
+  return { code: failure.code, message: bounded(failure.message) };
 }

@@ -9,6 +9,7 @@ import type {
   SubjectReference,
 } from "@gatehouse/proto";
 import { invalidArgument } from "../errors.js";
+import { FIELD_LIMITS } from "../limits.js";
 import type { ConsistencyRequirement, ObjectRef, SubjectRef } from "../commands/types.js";
 
 const NAME_PATTERN = /^[A-Za-z0-9_]+$/;
@@ -16,15 +17,21 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 const INSTANCE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,255}$/;
 export const MAX_BULK_ITEMS = 1000;
 
-export function requireString(value: string | undefined, field: string): string {
-  if (value === undefined || value.length === 0) {
-    throw invalidArgument(field, "string.min_len", "value length must be at least 1 characters");
-  }
+/** A string no longer than `max` (never quoted back: the message names the field and the limit). */
+export function boundedString(value: string, field: string, max: number): string {
+  if (value.length > max) throw invalidArgument(field, "string.max_len", `value length must be at most ${max} characters`);
   return value;
 }
 
+export function requireString(value: string | undefined, field: string, max: number = FIELD_LIMITS.id): string {
+  if (value === undefined || value.length === 0) {
+    throw invalidArgument(field, "string.min_len", "value length must be at least 1 characters");
+  }
+  return boundedString(value, field, max);
+}
+
 export function requireName(value: string | undefined, field: string, pattern: RegExp = NAME_PATTERN): string {
-  const name = requireString(value, field);
+  const name = requireString(value, field, FIELD_LIMITS.name);
   if (!pattern.test(name)) {
     throw invalidArgument(field, "string.pattern", `value does not match regex pattern \`${pattern.source}\``);
   }
@@ -40,15 +47,15 @@ export function typeName(value: string): string {
 }
 
 /** Ids and relations are trimmed as upstream does; what is left must be non-empty. */
-export function requireTrimmed(value: string | undefined, field: string): string {
-  const trimmed = requireString(value, field).trim();
+export function requireTrimmed(value: string | undefined, field: string, max: number = FIELD_LIMITS.id): string {
+  const trimmed = requireString(value, field, max).trim();
   if (trimmed.length === 0) throw invalidArgument(field, "string.not_blank", "value must not be blank");
   return trimmed;
 }
 
 /** A relation (permission) name: trimmed, non-empty and without inner whitespace. */
 export function requireRelation(value: string | undefined, field: string): string {
-  const relation = requireTrimmed(value, field);
+  const relation = requireTrimmed(value, field, FIELD_LIMITS.name);
   if (/\s/.test(relation)) throw invalidArgument(field, "string.no_whitespace", "value must not contain whitespace");
   return relation;
 }
@@ -71,6 +78,7 @@ export function resourceRef(ref: ResourceReference | undefined, field: string): 
   const reporter = requireMessage(value.reporter, `${field}.reporter`);
   // Present-but-empty instance ids (what ts-proto useOptionals=all clients send) mean "not given".
   const instanceId = reporter.instanceId;
+  if (instanceId !== undefined) boundedString(instanceId, `${field}.reporter.instance_id`, FIELD_LIMITS.reporterInstanceId);
   if (instanceId !== undefined && instanceId !== "" && !UUID_PATTERN.test(instanceId) && !INSTANCE_NAME_PATTERN.test(instanceId)) {
     throw invalidArgument(`${field}.reporter.instance_id`, "string.uuid_or_name", "value must be a UUID or a name");
   }
@@ -81,7 +89,8 @@ export function subjectRef(ref: SubjectReference | undefined, field: string): Su
   const value = requireMessage(ref, field);
   const object = resourceRef(value.resource, `${field}.resource`);
   // An empty relation is "no relation" (contract §4).
-  const relation = value.relation?.trim();
+  // Bounded before anything else is done with it (an 80 kB relation must not be echoed anywhere).
+  const relation = boundedString(value.relation ?? "", `${field}.relation`, FIELD_LIMITS.name).trim();
   return relation ? { ...object, relation: requireRelation(relation, `${field}.relation`) } : object;
 }
 
@@ -107,7 +116,7 @@ export function consistency(value: Consistency | undefined, field: string, rules
     return { kind: "minimize-latency" };
   }
   if (value.atLeastAsFresh !== undefined) {
-    const token = requireString(value.atLeastAsFresh.token, `${field}.at_least_as_fresh.token`);
+    const token = requireString(value.atLeastAsFresh.token, `${field}.at_least_as_fresh.token`, FIELD_LIMITS.token);
     return { kind: "at-least-as-fresh", token };
   }
   if (value.atLeastAsAcknowledged !== true) {
@@ -124,6 +133,7 @@ export function pagination(value: RequestPagination | undefined, field: string):
   if (value === undefined) return {};
   if (!(value.limit > 0)) throw invalidArgument(`${field}.limit`, "uint32.gt", "value must be greater than 0");
   // A present-but-empty token means "from the start" (contract §4, §11).
+  boundedString(value.continuationToken ?? "", `${field}.continuation_token`, FIELD_LIMITS.token);
   return value.continuationToken ? { limit: value.limit, continuationToken: value.continuationToken } : { limit: value.limit };
 }
 

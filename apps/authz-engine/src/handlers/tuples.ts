@@ -7,13 +7,14 @@ import { acquireLock, createTuples, deleteTuples, readTuples, storedRelation, wi
 import type { EngineContext } from "../commands/context.js";
 import { EngineError, invalidArgument } from "../errors.js";
 import type { CallContext, StreamWriter } from "../grpc/calls.js";
-import { requireMessage, requireString } from "../grpc/validation.js";
+import { boundedString, requireMessage, requireString } from "../grpc/validation.js";
+import { FIELD_LIMITS } from "../limits.js";
 
 type WireRelationship = relations.Relationship;
 
 function objectType(value: relations.ObjectType | undefined, field: string): string {
   const type = requireMessage(value, field);
-  return `${requireString(type.namespace, `${field}.namespace`)}/${requireString(type.name, `${field}.name`)}`;
+  return `${requireString(type.namespace, `${field}.namespace`, FIELD_LIMITS.name)}/${requireString(type.name, `${field}.name`, FIELD_LIMITS.name)}`;
 }
 
 function objectRef(value: relations.ObjectReference | undefined, field: string): { type: string; id: string } {
@@ -23,7 +24,7 @@ function objectRef(value: relations.ObjectReference | undefined, field: string):
 
 function toStored(tuple: WireRelationship, field: string): Relationship {
   const resource = objectRef(tuple.resource, `${field}.resource`);
-  const relation = requireString(tuple.relation, `${field}.relation`);
+  const relation = requireString(tuple.relation, `${field}.relation`, FIELD_LIMITS.name);
   const subjectRef = requireMessage(tuple.subject, `${field}.subject`);
   const subject = objectRef(subjectRef.subject, `${field}.subject.subject`);
   return {
@@ -33,7 +34,7 @@ function toStored(tuple: WireRelationship, field: string): Relationship {
     subjectType: subject.type,
     subjectId: subject.id,
     // Subject relations name permissions (e.g. a group's `member`): never prefixed.
-    ...(subjectRef.relation ? { subjectRelation: subjectRef.relation } : {}),
+    ...(subjectRef.relation ? { subjectRelation: boundedString(subjectRef.relation, `${field}.subject.relation`, FIELD_LIMITS.name) } : {}),
   };
 }
 
@@ -63,6 +64,18 @@ function invalidFilter(message: string): EngineError {
 
 function toFilter(value: relations.RelationTupleFilter | undefined): ReplicatedFilter {
   const filter = requireMessage(value, "filter");
+  // Every string is bounded before use (never echoed: the message names the field and the limit).
+  const bound = (text: string | undefined, field: string, max: number = FIELD_LIMITS.name) => (text === undefined ? undefined : boundedString(text, `filter.${field}`, max));
+  bound(filter.resourceNamespace, "resource_namespace");
+  bound(filter.resourceType, "resource_type");
+  bound(filter.resourceId, "resource_id", FIELD_LIMITS.id);
+  bound(filter.relation, "relation");
+  if (filter.subjectFilter) {
+    bound(filter.subjectFilter.subjectNamespace, "subject_filter.subject_namespace");
+    bound(filter.subjectFilter.subjectType, "subject_filter.subject_type");
+    bound(filter.subjectFilter.subjectId, "subject_filter.subject_id", FIELD_LIMITS.id);
+    bound(filter.subjectFilter.relation, "subject_filter.relation");
+  }
   const out: ReplicatedFilter = {};
   const resourceType = pairedType(filter.resourceNamespace, filter.resourceType, "resource");
   if (resourceType) out.resourceType = resourceType;
@@ -81,26 +94,31 @@ function toFilter(value: relations.RelationTupleFilter | undefined): ReplicatedF
 
 function fencing(value: relations.FencingCheck | undefined): Fencing | undefined {
   if (value === undefined) return undefined;
-  return { lockId: requireString(value.lockId, "fencing_check.lock_id"), lockToken: requireString(value.lockToken, "fencing_check.lock_token") };
+  return { lockId: requireString(value.lockId, "fencing_check.lock_id"), lockToken: requireString(value.lockToken, "fencing_check.lock_token", FIELD_LIMITS.token) };
 }
 
 export function tupleHandlers(repo: ReplicatedRepository, ctx: EngineContext) {
   return {
-    async createTuples(request: relations.CreateTuplesRequest): Promise<relations.CreateTuplesResponse> {
+    async createTuples(request: relations.CreateTuplesRequest, context: CallContext): Promise<relations.CreateTuplesResponse> {
       const tuples = request.tuples.map((t, i) => toStored(t, `tuples[${i}]`));
+      ctx.writePolicy.authorizeReplication(context.identity, [...new Set(tuples.map((t) => t.resourceType))]);
       const token = await createTuples(repo, tuples, request.upsert, fencing(request.fencingCheck));
       return { consistencyToken: { token } };
     },
 
-    async deleteTuples(request: relations.DeleteTuplesRequest): Promise<relations.DeleteTuplesResponse> {
+    async deleteTuples(request: relations.DeleteTuplesRequest, context: CallContext): Promise<relations.DeleteTuplesResponse> {
       const filter = toFilter(request.filter);
       if (Object.keys(filter).length === 0) throw invalidArgument("filter", "filter.not_empty", "at least one filter field must be set");
+      ctx.writePolicy.authorizeReplication(context.identity, filter.resourceType ? [filter.resourceType] : "*");
       const token = await deleteTuples(repo, filter, fencing(request.fencingCheck));
       return { consistencyToken: { token } };
     },
 
-    async acquireLock(request: relations.AcquireLockRequest): Promise<relations.AcquireLockResponse> {
-      return { lockToken: await acquireLock(repo, requireString(request.lockId, "lock_id")) };
+    async acquireLock(request: relations.AcquireLockRequest, context: CallContext): Promise<relations.AcquireLockResponse> {
+      const lockId = requireString(request.lockId, "lock_id");
+      // A lock fences every replicated write out, so it takes the right to write every type.
+      ctx.writePolicy.authorizeReplication(context.identity, "*");
+      return { lockToken: await acquireLock(repo, lockId) };
     },
 
     async readTuples(request: relations.ReadTuplesRequest, context: CallContext, write: StreamWriter<relations.ReadTuplesResponse>): Promise<void> {
@@ -109,7 +127,7 @@ export function tupleHandlers(repo: ReplicatedRepository, ctx: EngineContext) {
       if (request.pagination) {
         if (!(request.pagination.limit > 0)) throw invalidArgument("pagination.limit", "uint32.gt", "value must be greater than 0");
         page.limit = request.pagination.limit;
-        if (request.pagination.continuationToken) page.continuationToken = request.pagination.continuationToken;
+        if (request.pagination.continuationToken) page.continuationToken = boundedString(request.pagination.continuationToken, "pagination.continuation_token", FIELD_LIMITS.token);
       }
       const consistency = request.consistency;
       if (consistency !== undefined) {
@@ -117,7 +135,7 @@ export function tupleHandlers(repo: ReplicatedRepository, ctx: EngineContext) {
           throw invalidArgument("consistency.requirement", "oneof.required", "exactly one field is required in oneof");
         }
         // The store is read directly (always current); a token is still checked to be ours.
-        if (consistency.atLeastAsFresh !== undefined) ctx.source.decodeToken(requireString(consistency.atLeastAsFresh.token, "consistency.at_least_as_fresh.token"));
+        if (consistency.atLeastAsFresh !== undefined) ctx.source.decodeToken(requireString(consistency.atLeastAsFresh.token, "consistency.at_least_as_fresh.token", FIELD_LIMITS.token));
       }
       const consistencyToken = { token: ctx.source.encodeToken(await ctx.source.headRevision()) };
       for await (const { tuple, cursor } of readTuples(repo, filter, page)) {

@@ -1,29 +1,12 @@
 import { explain, lookupResources, type ExplainNode, type ObjectRef, type Relationship, type RelationshipGraph, type SubjectRef } from "@gatehouse/evaluator";
 import { roleGrants, type BindingLevel } from "@gatehouse/rbac";
-import { isStoreError, type BindingSubject, type Role } from "@gatehouse/store";
+import { isStoreError, type Role } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
-import { ApiError, badRequest, notFound } from "../http/problem.js";
-import { UUID_PATTERN } from "../schemas/common.js";
-import { checkResource } from "../commands/binding-access.js";
+import { ApiError, notFound } from "../http/problem.js";
+import { checkResource, requireSubject } from "../commands/binding-access.js";
 import { graphReady, type Services } from "../commands/services.js";
 import type { ExplainBody } from "../schemas/access.js";
 import { levelLabel, type CheckablePermission, type PermissionIndex } from "./catalogue.js";
-
-/** The subject must exist in the caller's organisation; another tenant's id reads as unknown (404). */
-async function requireSubject(services: Services, ctx: RequestContext, subject: BindingSubject, field: string): Promise<BindingSubject> {
-  const unknown = (error: unknown, what: string): never => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `${what} not found.`, field }]);
-    throw error;
-  };
-  if (subject.type === "group") {
-    if (!UUID_PATTERN.test(subject.id)) throw badRequest(`'${subject.id}' is not a valid UUID.`, field);
-    const id = subject.id.toLowerCase();
-    await services.store.groups.get(ctx.tenant.orgId, id).catch((error: unknown) => unknown(error, `Group '${id}'`));
-    return { type: "group", id };
-  }
-  await services.store.principals.get(ctx.tenant.orgId, subject.id).catch((error: unknown) => unknown(error, `User '${subject.id}'`));
-  return subject;
-}
 
 /** Most grants (role bindings) one answer lists; the evaluator bounds its own tree (500 nodes). */
 export const EXPLAIN_MAX_GRANTS = 20;

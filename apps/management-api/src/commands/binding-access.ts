@@ -1,6 +1,6 @@
-import { isStoreError, type BindingResource } from "@gatehouse/store";
+import { isStoreError, type BindingResource, type BindingSubject } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
-import { badRequest, forbidden, notFound } from "../http/problem.js";
+import { ApiError, badRequest, forbidden, notFound } from "../http/problem.js";
 import { UUID_PATTERN } from "../schemas/common.js";
 import { graphReady, isAdmin, type Services } from "./services.js";
 
@@ -75,4 +75,25 @@ export async function requireBatchCreateAccess(services: Services, ctx: RequestC
     else if (kind === "tenant") named.set(`tenant:${id}`, { type: "tenant", id });
   }
   for (const resource of named.values()) await requireBindingAccess(services, ctx, resource, "grant");
+}
+
+/**
+ * A group or principal subject of the caller's tenant (explain's subjects); another tenant's id
+ * reads exactly as a nonexistent one (404, same words).
+ */
+export async function requireSubject(services: Services, ctx: RequestContext, subject: BindingSubject, field: string): Promise<BindingSubject> {
+  if (subject.type === "group") {
+    if (!UUID_PATTERN.test(subject.id)) throw badRequest(`'${subject.id.slice(0, 64)}' is not a valid UUID.`, field);
+    const id = subject.id.toLowerCase();
+    await services.store.groups.get(ctx.tenant.orgId, id).catch((error: unknown) => {
+      if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `Group '${id}' not found.`, field }]);
+      throw error;
+    });
+    return { type: "group", id };
+  }
+  await services.store.principals.get(ctx.tenant.orgId, subject.id).catch((error: unknown) => {
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `User '${subject.id.slice(0, 64)}' not found.`, field }]);
+    throw error;
+  });
+  return subject;
 }

@@ -42,7 +42,8 @@ export class BindingViews {
     let pending = this.roles.get(id);
     if (!pending) {
       pending = this.services.store.roles.get(this.ctx.tenant.orgId, id).catch((error: unknown) => {
-        if (isStoreError(error, "not-found")) return null;
+        // Another tenant's role reads exactly as a nonexistent one (no existence oracle).
+        if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) return null;
         throw error;
       });
       this.roles.set(id, pending);

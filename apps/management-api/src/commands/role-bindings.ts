@@ -225,6 +225,10 @@ export async function batchCreateRoleBindings(
   });
   const written = await services.store.roleBindings.batchCreate(ctx.tenant.orgId, grants).catch((error: unknown) => {
     if (isStoreError(error, "not-assignable")) throw badRequest(`Invalid field 'roles': ${error.message}`, "roles");
+    // A role that vanished (or is another tenant's) after the checks above: the same words as one that never existed.
+    if ((isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) && error.message.startsWith("The following roles do not exist")) {
+      throw badRequest(`Invalid field 'roles': ${error.message}`, "roles");
+    }
     throw error;
   });
   await settled(services, written);

@@ -5,6 +5,7 @@ import { isStoreError, type StoreErrorCode } from "@gatehouse/store";
 import { formatIssue, RoleConfigError } from "@gatehouse/role-config";
 import { describeElement, ReloadRefusedError } from "../authz/reload.js";
 import { ZodError } from "zod";
+import { requestPath } from "./pagination.js";
 import { ApiError, problemTitle, problemType, type FieldError } from "./problem.js";
 import { requestLogger } from "./request-log.js";
 import { zodFieldErrors } from "./validate.js";
@@ -69,6 +70,18 @@ function fromBodyParserError(error: unknown): ApiError | null {
   }
 }
 
+/**
+ * Any other client error raised by express or its body readers (http-errors with a 4xx status,
+ * e.g. a body that does not inflate under its Content-Encoding). Their messages may quote the
+ * request, so only the status is kept.
+ */
+function fromHttpError(error: unknown): ApiError | null {
+  if (typeof error !== "object" || error === null) return null;
+  const status = (error as { status?: unknown; statusCode?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode;
+  if (typeof status !== "number" || !Number.isInteger(status) || status < 400 || status > 499) return null;
+  return new ApiError(status, [{ message: "The request could not be read.", field: "detail" }]);
+}
+
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ZodError) return new ApiError(400, zodFieldErrors(error));
@@ -86,7 +99,7 @@ export function toApiError(error: unknown): ApiError {
     const message = status === 404 ? "Not found." : error.message;
     return new ApiError(status, [{ message, field }]);
   }
-  const parsed = fromBodyParserError(error);
+  const parsed = fromBodyParserError(error) ?? fromHttpError(error);
   if (parsed) return parsed;
   return new ApiError(500, [{ message: "Unexpected error occurred.", field: "detail" }]);
 }
@@ -100,7 +113,7 @@ function problemBody(req: Request, error: ApiError): Record<string, unknown> {
     type: error.options.type ?? problemType(error.status),
     errors,
   };
-  if (req.method === "PUT" || req.method === "PATCH" || req.method === "DELETE") body["instance"] = req.originalUrl.split("?")[0];
+  if (req.method === "PUT" || req.method === "PATCH" || req.method === "DELETE") body["instance"] = requestPath(req);
   return body;
 }
 
@@ -111,7 +124,7 @@ export function sendError(req: Request, res: Response, error: ApiError): void {
     res.end();
   } else if (error.options.plainBody !== undefined) {
     res.json(error.options.plainBody);
-  } else if (req.originalUrl.startsWith("/api/rbac/v1/")) {
+  } else if (requestPath(req).startsWith("/api/rbac/v1/")) {
     // v1 endpoints keep insights-rbac's v1 error shape.
     res.json({ errors: error.errors.map((e) => ({ detail: e.message, source: e.field, status: String(error.status) })) });
   } else {

@@ -41,14 +41,19 @@ function header(req: Request, name: string): string | null {
   return typeof value === "string" ? value : null;
 }
 
-/** x-rh-identity (when trusted) first, then a bearer token; neither → empty 401. */
+/**
+ * A bearer token, when sent and an issuer is configured, is verified and decides who is calling:
+ * an unverified x-rh-identity never overrides it. Otherwise x-rh-identity (when trusted); neither
+ * → empty 401.
+ */
 export async function authenticate(req: Request, options: IdentityOptions): Promise<Caller> {
   const identityHeader = options.trustIdentityHeader ? header(req, "x-rh-identity") : null;
   const authorization = header(req, "authorization");
   const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? null;
   const orgHeader = header(req, "x-rh-rbac-org-id");
+  const tokenDecides = bearer !== null && (options.verifier !== undefined || identityHeader === null || identityHeader.trim() === "");
 
-  if (identityHeader !== null && (identityHeader.trim() !== "" || bearer === null)) {
+  if (!tokenDecides && identityHeader !== null) {
     const identity = parseIdentityHeader(identityHeader);
     if (orgHeader !== null && orgHeader.trim() !== identity.orgId) {
       throw new AuthError("org-mismatch", "The x-rh-rbac-org-id header does not match the caller's organisation.");

@@ -32,6 +32,14 @@ function parseNonNegative(raw: string | undefined, field: string): number {
   return Number(raw);
 }
 
+/**
+ * The path the router matched, never the raw request target: an absolute-form target
+ * (`GET http://evil.example/...`) or a Host header must not leak into links the API returns.
+ */
+export function requestPath(req: Request): string {
+  return `${req.baseUrl}${req.path}`;
+}
+
 /** Path + query of this request with some parameters replaced; links are relative. */
 export function relativeLink(req: Request, replace: Record<string, string | null>): string {
   const params = new URLSearchParams();
@@ -41,7 +49,7 @@ export function relativeLink(req: Request, replace: Record<string, string | null
     else if (Array.isArray(value)) for (const item of value) if (typeof item === "string") params.append(key, item);
   }
   for (const [key, value] of Object.entries(replace)) if (value !== null) params.set(key, value);
-  const path = req.originalUrl.split("?")[0]!;
+  const path = requestPath(req);
   const query = params.toString();
   return query ? `${path}?${query}` : path;
 }

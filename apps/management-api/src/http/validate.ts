@@ -68,9 +68,27 @@ function findNul(value: unknown, path: string, depth = 0): string | null {
   return null;
 }
 
-/** NUL bytes cannot be stored in Postgres text and are never meaningful: refuse them anywhere. */
+/** The request path percent-decoded as the router will decode its parameters; null when it cannot be. */
+function decodedPath(path: string): string | null {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * NUL bytes cannot be stored in Postgres text and are never meaningful: refuse them anywhere,
+ * including percent-encoded in the path. A path that is not valid percent-encoded UTF-8 is refused
+ * here too, before the router would fail to decode a parameter.
+ */
 export function rejectNulBytes(req: Request, _res: Response, next: NextFunction): void {
-  const field = findNul(req.query, "") ?? findNul(req.body, "") ?? (req.path.includes("\u0000") ? "detail" : null);
+  const path = decodedPath(req.path);
+  if (path === null) {
+    next(new ApiError(400, [{ message: "The request path is not valid percent-encoded UTF-8.", field: "detail" }]));
+    return;
+  }
+  const field = findNul(req.query, "") ?? findNul(req.body, "") ?? (path.includes("\u0000") ? "detail" : null);
   if (field !== null) {
     next(new ApiError(400, [{ message: "Null characters are not allowed.", field: field || "detail" }]));
     return;

@@ -34,7 +34,7 @@ const toGroup = (r: GroupRow): Group => ({
 async function loadGroup(tx: Queryable, orgId: string, id: string): Promise<GroupRow> {
   const [row] = await tx.query<GroupRow>("SELECT * FROM gh_groups WHERE id = $1", [id]);
   if (row && row.org_id === orgId) return row;
-  if (row) throw new StoreError("cross-tenant", `Group '${id}' belongs to another tenant.`, "group_id");
+  if (row) throw new StoreError("cross-tenant", `Group '${id}' does not exist.`, "group_id");
   throw new StoreError("not-found", `Group '${id}' does not exist.`, "group_id");
 }
 

@@ -21,11 +21,14 @@ export interface RoleRow {
   [k: string]: unknown;
 }
 
-/** A role visible to the tenant (its custom roles and public roles); `cross-tenant` / `not-found`. */
+/**
+ * A role visible to the tenant (its custom roles and public roles); `cross-tenant` / `not-found`,
+ * with the same words, so a message never confirms that another tenant's id exists.
+ */
 export async function loadRole(tx: Queryable, orgId: string, id: string, field = "role"): Promise<RoleRow> {
   const [row] = await tx.query<RoleRow>("SELECT * FROM gh_roles WHERE id = $1", [id]);
   if (row && (row.org_id === null || row.org_id === orgId)) return row;
-  if (row) throw new StoreError("cross-tenant", `Role '${id}' belongs to another tenant.`, field);
+  if (row) throw new StoreError("cross-tenant", `The following roles do not exist: ${id}`, field);
   throw new StoreError("not-found", `The following roles do not exist: ${id}`, field);
 }
 
@@ -45,6 +48,6 @@ export interface WorkspaceRow {
 export async function loadWorkspace(tx: Queryable, orgId: string, id: string, field = "id"): Promise<WorkspaceRow> {
   const [row] = await tx.query<WorkspaceRow>("SELECT * FROM gh_workspaces WHERE id = $1", [id]);
   if (row && row.org_id === orgId) return row;
-  if (row) throw new StoreError("cross-tenant", `Workspace '${id}' belongs to another tenant.`, field);
+  if (row) throw new StoreError("cross-tenant", `Workspace '${id}' does not exist.`, field);
   throw new StoreError("not-found", `Workspace '${id}' does not exist.`, field);
 }

@@ -41,7 +41,7 @@ export async function resolveResource(tx: Queryable, tenant: TenantRow, resource
     if (typeof resource.id !== "string" || resource.id.length === 0) throw new StoreError("invalid-argument", "The tenant resource id is required.", "resource.id");
     if (resource.id === tenant.tenant_id) return { resource: { type: "tenant", id: resource.id }, level: "tenant" };
     const [other] = await tx.query("SELECT 1 FROM gh_tenants WHERE tenant_id = $1", [resource.id]);
-    if (other) throw new StoreError("cross-tenant", `Tenant '${resource.id}' is not the caller's tenant.`, "resource.id");
+    if (other) throw new StoreError("cross-tenant", `Tenant '${resource.id}' does not exist.`, "resource.id");
     throw new StoreError("not-found", `Tenant '${resource.id}' does not exist.`, "resource.id");
   }
   if (resource?.type === "workspace") {
@@ -56,7 +56,7 @@ export async function resolveSubject(tx: Queryable, orgId: string, subject: Bind
     const id = requireUuid(subject.id, "subject.id");
     const [row] = await tx.query<{ org_id: string }>("SELECT org_id FROM gh_groups WHERE id = $1", [id]);
     if (!row) throw new StoreError("not-found", `Group '${id}' does not exist.`, "subject.id");
-    if (row.org_id !== orgId) throw new StoreError("cross-tenant", `Group '${id}' belongs to another tenant.`, "subject.id");
+    if (row.org_id !== orgId) throw new StoreError("cross-tenant", `Group '${id}' does not exist.`, "subject.id");
     return { type: "group", id };
   }
   if (subject?.type === "principal") {

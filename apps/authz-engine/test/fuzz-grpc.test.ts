@@ -1,0 +1,155 @@
+// Generated hostile calls over every RPC: never INTERNAL/UNKNOWN, a refused write changes nothing
+// (the store's head revision), and the engine keeps answering. FUZZ_COUNT sets the number of
+// calls (default 2000; `pnpm fuzz` runs a long campaign), FUZZ_SEED replays one.
+import { Metadata, status, type ServiceError } from "@grpc/grpc-js";
+import { Allowed } from "@gatehouse/proto";
+import type { Tenant } from "@gatehouse/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, principal, readGrant, startEngine, workspace, type RunningEngine } from "./helpers.js";
+
+const COUNT = Number(process.env["FUZZ_COUNT"] ?? 2000);
+const SEED = Number(process.env["FUZZ_SEED"] ?? 16);
+
+function generator(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number) => Math.floor(next() * n);
+  return { next, int, pick: <T>(items: readonly T[]): T => items[int(items.length)]! };
+}
+type Gen = ReturnType<typeof generator>;
+
+let engine: RunningEngine;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  engine = await startEngine();
+  tenant = (await engine.store.tenants.bootstrap("fuzz-grpc-org")).value;
+  const { revision } = await engine.store.relationships.write("fuzz-grpc-org", { touch: readGrant(tenant.defaultWorkspaceId, "alice") });
+  await call(engine.client, "check", {
+    object: workspace(tenant.defaultWorkspaceId),
+    relation: "view",
+    subject: { resource: principal("alice") },
+    consistency: { atLeastAsFresh: { token: engine.store.tokens.encode(revision) } },
+  });
+});
+afterAll(async () => {
+  await engine?.close();
+});
+
+const STRINGS = ["", "a", "z".repeat(100_000), "host", "workspace", "principal", "rbac", "hbi", "view", "t_workspace", "member", "*", "redhat/alice", "../x", "\u0000", "\ud800", "😀", "x".repeat(129), "y".repeat(2000), "a b", "A-Z_0", "-1", "null"];
+const TOKENS = ["", "garbage", "x".repeat(1025), "v1.", "GH1.abc", "eyJ9"];
+
+function maybe<T>(g: Gen, value: () => T): T | undefined {
+  return g.next() < 0.85 ? value() : undefined;
+}
+function str(g: Gen): string {
+  return g.next() < 0.3 ? g.pick(["workspace", "host", "principal"]) : g.pick(STRINGS);
+}
+function ref(g: Gen) {
+  return { resourceType: str(g), resourceId: g.next() < 0.3 ? g.pick([tenant.defaultWorkspaceId, "redhat/alice"]) : str(g), ...(g.next() < 0.9 ? { reporter: { type: g.pick(["rbac", "hbi", ...STRINGS]), ...(g.next() < 0.2 ? { instanceId: str(g) } : {}) } } : {}) };
+}
+function consistency(g: Gen) {
+  const kind = g.int(6);
+  if (kind === 0) return { minimizeLatency: g.next() < 0.5 };
+  if (kind === 1) return { atLeastAsFresh: { token: g.pick(TOKENS) } };
+  if (kind === 2) return { atLeastAsAcknowledged: g.next() < 0.5 };
+  if (kind === 3) return {};
+  if (kind === 4) return { minimizeLatency: true, atLeastAsFresh: { token: "t" } };
+  return undefined;
+}
+function checkItem(g: Gen) {
+  return { object: maybe(g, () => ref(g)), relation: str(g), subject: maybe(g, () => ({ resource: maybe(g, () => ref(g)), ...(g.next() < 0.2 ? { relation: str(g) } : {}) })) };
+}
+
+const RPCS = ["check", "checkForUpdate", "checkBulk", "checkForUpdateBulk", "checkSelf", "checkSelfBulk", "reportResource", "deleteResource", "streamedListObjects", "streamedListSubjects"] as const;
+
+function request(g: Gen, rpc: (typeof RPCS)[number]): Record<string, unknown> {
+  switch (rpc) {
+    case "check":
+    case "checkForUpdate":
+      return { ...checkItem(g), ...(g.next() < 0.5 ? { consistency: consistency(g) } : {}) };
+    case "checkBulk":
+    case "checkForUpdateBulk":
+      return { items: Array.from({ length: g.pick([0, 1, 2, 5, 1001]) }, () => checkItem(g)), ...(g.next() < 0.5 ? { consistency: consistency(g) } : {}) };
+    case "checkSelf":
+      return { object: maybe(g, () => ref(g)), relation: str(g) };
+    case "checkSelfBulk":
+      return { items: Array.from({ length: g.pick([0, 1, 3]) }, () => ({ object: maybe(g, () => ref(g)), relation: str(g) })) };
+    case "reportResource":
+      return {
+        type: str(g),
+        reporterType: g.pick(["hbi", ...STRINGS]),
+        reporterInstanceId: str(g),
+        representations: maybe(g, () => ({
+          metadata: maybe(g, () => ({ localResourceId: str(g), apiHref: str(g), ...(g.next() < 0.2 ? { consoleHref: str(g) } : {}) })),
+          common: g.next() < 0.5 ? { workspace_id: g.next() < 0.3 ? tenant.defaultWorkspaceId : g.pick([str(g), 5, null, { a: 1 }, ["x"]]) } : {},
+        })),
+        writeVisibility: g.pick([0, 1, 2, 7, -1]),
+      };
+    case "deleteResource":
+      return { reference: maybe(g, () => ref(g)) };
+    case "streamedListObjects":
+      return { objectType: maybe(g, () => ({ resourceType: str(g), reporterType: g.pick(["hbi", "rbac", ...STRINGS]) })), relation: str(g), subject: maybe(g, () => ({ resource: maybe(g, () => ref(g)) })), ...(g.next() < 0.4 ? { pagination: { limit: g.pick([0, 1, 10, 4294967295]), continuationToken: g.pick(TOKENS) } } : {}), ...(g.next() < 0.3 ? { consistency: consistency(g) } : {}) };
+    default:
+      return { resource: maybe(g, () => ref(g)), relation: str(g), subjectType: maybe(g, () => ({ resourceType: str(g), reporterType: g.pick(["rbac", ...STRINGS]) })), ...(g.next() < 0.3 ? { subjectRelation: str(g) } : {}), ...(g.next() < 0.4 ? { pagination: { limit: g.pick([0, 1, 10]), continuationToken: g.pick(TOKENS) } } : {}) };
+  }
+}
+
+function metadata(g: Gen): Metadata {
+  const m = new Metadata();
+  if (g.next() < 0.2) m.set("x-rh-identity", g.pick(["", "garbage", Buffer.from("{}").toString("base64")]));
+  if (g.next() < 0.1) m.set("authorization", g.pick(["Bearer", "Bearer x", "Basic y"]));
+  return m;
+}
+
+async function invoke(rpc: (typeof RPCS)[number], req: Record<string, unknown>, md: Metadata): Promise<status> {
+  const client = engine.client as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const options = { deadline: Date.now() + 10_000 };
+  if (rpc === "streamedListObjects" || rpc === "streamedListSubjects") {
+    const stream = client[rpc]!.call(engine.client, req, md, options) as AsyncIterable<unknown>;
+    try {
+      for await (const _ of stream) void _;
+      return status.OK;
+    } catch (error) {
+      return (error as ServiceError).code;
+    }
+  }
+  return new Promise((resolve) => {
+    client[rpc]!.call(engine.client, req, md, options, (error: ServiceError | null) => resolve(error ? error.code : status.OK));
+  });
+}
+
+describe("gRPC fuzz", () => {
+  it(`answers ${COUNT} generated calls without INTERNAL or UNKNOWN, changing nothing when refused`, async () => {
+    const g = generator(SEED);
+    const codes = new Map<string, number>();
+    const failures: string[] = [];
+    for (let i = 0; i < COUNT && failures.length < 5; i++) {
+      const rpc = g.pick(RPCS);
+      let req: Record<string, unknown>;
+      try {
+        req = request(g, rpc);
+      } catch {
+        continue;
+      }
+      const writes = rpc === "reportResource" || rpc === "deleteResource";
+      const before = writes ? await engine.store.feed.headRevision() : 0;
+      const code = await invoke(rpc, req, metadata(g)).catch(() => status.INTERNAL);
+      codes.set(`${rpc} ${status[code]}`, (codes.get(`${rpc} ${status[code]}`) ?? 0) + 1);
+      const label = `#${i} ${rpc} ${JSON.stringify(req).slice(0, 300)} → ${status[code]}`;
+      if (code === status.INTERNAL || code === status.UNKNOWN || code === status.DEADLINE_EXCEEDED) failures.push(label);
+      if (writes && code !== status.OK && (await engine.store.feed.headRevision()) !== before) failures.push(`${label} changed the store`);
+    }
+    expect(failures).toEqual([]);
+    const healthy = await call(engine.client, "check", { object: workspace(tenant.defaultWorkspaceId), relation: "view", subject: { resource: principal("alice") } });
+    expect(healthy.allowed).toBe(Allowed.ALLOWED_TRUE);
+    if (process.env["FUZZ_COUNT"]) console.log("gRPC fuzz codes", Object.fromEntries([...codes].sort()));
+  }, 600_000);
+});
+

@@ -1,0 +1,94 @@
+// Stream bounds: per connection (HTTP/2 SETTINGS) and per engine (RESOURCE_EXHAUSTED). Bounded
+// counts, generous deadlines.
+import { credentials, status, type ClientReadableStream, type ServiceError } from "@grpc/grpc-js";
+import { Allowed, KesselInventoryServiceClient, type StreamedListObjectsRequest } from "@gatehouse/proto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, hostIn, listAll, principal, readGrant, startEngine, workspace, type RunningEngine } from "./helpers.js";
+
+const HOSTS = 4000;
+let engine: RunningEngine;
+const clients: KesselInventoryServiceClient[] = [];
+
+beforeAll(async () => {
+  engine = await startEngine({
+    list: { defaultLimit: HOSTS, maxLimit: HOSTS },
+    streams: { maxPerConnection: 2, maxActive: 3, idleTimeoutMs: 1500 },
+  });
+  const tenant = (await engine.store.tenants.bootstrap("streams-org")).value;
+  const ids = Array.from({ length: HOSTS }, (_, i) => `stream-host-${String(i).padStart(5, "0")}-${"p".repeat(40)}`);
+  const { revision } = await engine.store.relationships.write("streams-org", {
+    touch: [...readGrant(tenant.defaultWorkspaceId, "alice"), ...ids.map((id) => hostIn(id, tenant.defaultWorkspaceId))],
+  });
+  await call(engine.client, "check", {
+    object: workspace(tenant.defaultWorkspaceId),
+    relation: "view",
+    subject: { resource: principal("alice") },
+    consistency: { atLeastAsFresh: { token: engine.store.tokens.encode(revision) } },
+  });
+});
+afterAll(async () => {
+  for (const client of clients) client.close();
+  await engine?.close();
+});
+
+const request: StreamedListObjectsRequest = { objectType: { resourceType: "host", reporterType: "hbi" }, relation: "view", subject: { resource: principal("alice") } };
+
+function newClient(): KesselInventoryServiceClient {
+  // A connection of its own (grpc-js otherwise shares one per target across clients).
+  const client = new KesselInventoryServiceClient(`127.0.0.1:${engine.port}`, credentials.createInsecure(), { "grpc.use_local_subchannel_pool": 1 });
+  clients.push(client);
+  return client;
+}
+
+/** A stream whose client never reads: the server soon blocks on HTTP/2 flow control. */
+function stalled(client: KesselInventoryServiceClient): { stream: ClientReadableStream<unknown>; ended: Promise<ServiceError | null> } {
+  const stream = client.streamedListObjects(request);
+  stream.pause();
+  const ended = new Promise<ServiceError | null>((resolve) => {
+    stream.on("error", (error: ServiceError) => resolve(error));
+    stream.on("end", () => resolve(null));
+  });
+  return { stream, ended };
+}
+
+async function metric(name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${engine.metricsPort}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(name));
+  return line ? Number(line.split(" ").pop()) : 0;
+}
+
+async function eventually(predicate: () => Promise<boolean>, withinMs = 15_000): Promise<boolean> {
+  const until = Date.now() + withinMs;
+  while (Date.now() < until) {
+    if (await predicate()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+const inFlightStreams = () => metric('gatehouse_engine_grpc_in_flight{method="StreamedListObjects"}');
+
+describe("stream limits", () => {
+  it("bounds streams per connection and per engine and keeps unary calls answering", async () => {
+    const a = newClient();
+    // Three streams on one connection: the server admits two at a time (the third waits in the client).
+    const onA = [stalled(a), stalled(a), stalled(a)];
+    expect(await eventually(async () => (await inFlightStreams()) === 2)).toBe(true);
+    const b = newClient();
+    const onB = stalled(b);
+    expect(await eventually(async () => (await inFlightStreams()) === 3)).toBe(true);
+    // The engine-wide bound: a fourth open stream is refused at once.
+    const refused = await listAll(newClient(), request).then(
+      () => null,
+      (error: ServiceError) => error,
+    );
+    expect(refused?.code).toBe(status.RESOURCE_EXHAUSTED);
+    // Healthy callers are still answered while streams stall.
+    const check = await call(newClient(), "check", { object: workspace("x"), relation: "view", subject: { resource: principal("alice") } });
+    expect(check.allowed).toBe(Allowed.ALLOWED_FALSE);
+    for (const s of [...onA, onB]) s.stream.cancel();
+    expect(await eventually(async () => (await inFlightStreams()) === 0)).toBe(true);
+    // And a client that reads gets everything once slots are free.
+    expect(await listAll(newClient(), request)).toHaveLength(HOSTS);
+  }, 60_000);
+});

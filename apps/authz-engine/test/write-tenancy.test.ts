@@ -1,0 +1,201 @@
+// Who may ReportResource / DeleteResource what: registered reporters only, for their resource
+// types, in their own organisation unless allowed any. Every refusal changes nothing.
+import { Metadata, status, type ServiceError } from "@grpc/grpc-js";
+import { credentials } from "@grpc/grpc-js";
+import { randomUUID } from "node:crypto";
+import { Allowed, relations, WriteVisibility } from "@gatehouse/proto";
+import { openStore, type Store, type Tenant } from "@gatehouse/store";
+import { OAuth2Server, type JwtTransform } from "oauth2-mock-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseReporters } from "../src/index.js";
+import { call, host, principal, readGrant, startEngine, type RunningEngine } from "./helpers.js";
+
+const ENGINE = "gatehouse-engine";
+let issuer: OAuth2Server;
+let engine: RunningEngine;
+let store: Store;
+let mine: Tenant;
+let theirs: Tenant;
+
+beforeAll(async () => {
+  issuer = new OAuth2Server();
+  await issuer.issuer.keys.generate("RS256");
+  await issuer.start(0, "127.0.0.1");
+  store = await openStore({ pollIntervalMs: 50 });
+  mine = (await store.tenants.bootstrap("tenancy-mine")).value;
+  theirs = (await store.tenants.bootstrap("tenancy-theirs")).value;
+  await store.relationships.write("tenancy-mine", { touch: readGrant(mine.defaultWorkspaceId, "alice") });
+  await store.relationships.write("tenancy-theirs", { touch: readGrant(theirs.defaultWorkspaceId, "bob") });
+  engine = await startEngine(
+    {
+      authn: { mode: "oidc", serverUrl: issuer.issuer.url as string, clientId: ENGINE, insecureClient: true },
+      reporters: parseReporters(
+        JSON.stringify({
+          "hbi-mine": { resource_types: ["hbi/host"] },
+          "hbi-global": { resource_types: ["hbi/host"], allow_any_org: true },
+          "other-app": { resource_types: ["acm/cluster"], allow_any_org: true },
+          "rbac-replicator": { resource_types: "*", allow_any_org: true },
+        }),
+      ),
+    },
+    store,
+  );
+});
+afterAll(async () => {
+  await engine?.close();
+  await store?.close();
+  await issuer?.stop();
+});
+
+async function as(clientId: string, orgId: string | null): Promise<Metadata> {
+  const transform: JwtTransform = (_header, payload) =>
+    Object.assign(payload, { sub: `sub-${clientId}`, azp: clientId, client_id: clientId, aud: ENGINE }, orgId ? { organization: { id: orgId } } : {});
+  const metadata = new Metadata();
+  metadata.set("authorization", `Bearer ${await issuer.issuer.buildToken({ scopesOrTransform: transform, expiresIn: 600 })}`);
+  return metadata;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as ServiceError;
+  }
+  throw new Error("expected the call to fail");
+}
+
+const report = (id: string, ws: string, type = "host", reporterType = "hbi") => ({
+  type,
+  reporterType,
+  reporterInstanceId: "instance",
+  representations: { metadata: { localResourceId: id, apiHref: `https://x/${id}` }, common: { workspace_id: ws } },
+  writeVisibility: WriteVisibility.IMMEDIATE,
+});
+
+async function hostVisible(id: string, user: string): Promise<boolean> {
+  // CheckForUpdate reads at the store's head revision.
+  const res = await call(engine.client, "checkForUpdate", { object: host(id), relation: "view", subject: { resource: principal(user) } }, await as("hbi-global", null));
+  return res.allowed === Allowed.ALLOWED_TRUE;
+}
+
+describe("engine write tenancy", () => {
+  it("lets a reporter write its types into its own organisation", async () => {
+    await call(engine.client, "reportResource", report("t-host-1", mine.defaultWorkspaceId), await as("hbi-mine", "tenancy-mine"));
+    expect(await hostVisible("t-host-1", "alice")).toBe(true);
+    await call(engine.client, "deleteResource", { reference: host("t-host-1") }, await as("hbi-mine", "tenancy-mine"));
+    expect(await hostVisible("t-host-1", "alice")).toBe(false);
+  });
+
+  it("refuses a report into another organisation", async () => {
+    const error = await rejection(call(engine.client, "reportResource", report("t-host-2", theirs.defaultWorkspaceId), await as("hbi-mine", "tenancy-mine")));
+    expect(error.code).toBe(status.PERMISSION_DENIED);
+    expect(await hostVisible("t-host-2", "bob")).toBe(false);
+  });
+
+  it("refuses a report from a token without an organisation unless the reporter may act for any", async () => {
+    const error = await rejection(call(engine.client, "reportResource", report("t-host-3", mine.defaultWorkspaceId), await as("hbi-mine", null)));
+    expect(error.code).toBe(status.PERMISSION_DENIED);
+    await call(engine.client, "reportResource", report("t-host-3", theirs.defaultWorkspaceId), await as("hbi-global", null));
+    expect(await hostVisible("t-host-3", "bob")).toBe(true);
+  });
+
+  it("refuses a delete of another organisation's resource, which stays", async () => {
+    await call(engine.client, "reportResource", report("t-host-4", theirs.defaultWorkspaceId), await as("hbi-global", null));
+    const error = await rejection(call(engine.client, "deleteResource", { reference: host("t-host-4") }, await as("hbi-mine", "tenancy-mine")));
+    expect(error.code).toBe(status.PERMISSION_DENIED);
+    expect(await hostVisible("t-host-4", "bob")).toBe(true);
+  });
+
+  it("refuses resource types the reporter is not registered for", async () => {
+    const error = await rejection(call(engine.client, "reportResource", report("t-host-5", mine.defaultWorkspaceId), await as("other-app", null)));
+    expect(error.code).toBe(status.PERMISSION_DENIED);
+    const del = await rejection(call(engine.client, "deleteResource", { reference: host("t-host-3") }, await as("other-app", null)));
+    expect(del.code).toBe(status.PERMISSION_DENIED);
+    expect(await hostVisible("t-host-3", "bob")).toBe(true);
+  });
+
+  it("refuses callers that are not registered reporters, and tells them nothing about existence", async () => {
+    const metadata = await as("random-client", "tenancy-theirs");
+    expect((await rejection(call(engine.client, "reportResource", report("t-host-6", theirs.defaultWorkspaceId), metadata))).code).toBe(status.PERMISSION_DENIED);
+    expect((await rejection(call(engine.client, "deleteResource", { reference: host("t-host-3") }, metadata))).code).toBe(status.PERMISSION_DENIED);
+    expect((await rejection(call(engine.client, "deleteResource", { reference: host("no-such-host") }, metadata))).code).toBe(status.PERMISSION_DENIED);
+    expect(await hostVisible("t-host-3", "bob")).toBe(true);
+  });
+
+  it("refuses a malformed reporters setting at start", () => {
+    expect(() => parseReporters("[]")).toThrow(/object/);
+    expect(() => parseReporters(JSON.stringify({ a: { resource_types: ["host"] } }))).toThrow(/resource_types/);
+    expect(() => parseReporters(JSON.stringify({ a: { resource_types: "*", allow_any_org: "yes" } }))).toThrow(/allow_any_org/);
+  });
+});
+
+describe("write tenancy of held reports (workspace not created yet)", () => {
+  it("binds a held report to the reporter's organisation and refuses unregistered callers and types", async () => {
+    const pendingWs = randomUUID();
+    expect((await rejection(call(engine.client, "reportResource", report("t-held-1", pendingWs), await as("random-client", "tenancy-mine")))).code).toBe(status.PERMISSION_DENIED);
+    expect((await rejection(call(engine.client, "reportResource", report("t-held-1", pendingWs), await as("other-app", null)))).code).toBe(status.PERMISSION_DENIED);
+    expect((await rejection(call(engine.client, "reportResource", report("t-held-1", pendingWs), await as("hbi-mine", null)))).code).toBe(status.PERMISSION_DENIED);
+    expect(await store.placements.get("hbi/host", "t-held-1")).toBeFalsy();
+    await call(engine.client, "reportResource", report("t-held-1", pendingWs), await as("hbi-mine", "tenancy-mine"));
+    expect(await store.placements.get("hbi/host", "t-held-1")).toMatchObject({ workspaceId: pendingWs, reporterOrg: "tenancy-mine" });
+    // A reporter allowed into any organisation holds it unbound.
+    await call(engine.client, "reportResource", report("t-held-2", randomUUID()), await as("hbi-global", null));
+    expect(await store.placements.get("hbi/host", "t-held-2")).toMatchObject({ reporterOrg: null });
+  });
+
+  it("refuses dropping a held report to callers that may not write it, which keeps it", async () => {
+    const pendingWs = randomUUID();
+    await call(engine.client, "reportResource", report("t-held-3", pendingWs), await as("hbi-mine", "tenancy-mine"));
+    expect((await rejection(call(engine.client, "deleteResource", { reference: host("t-held-3") }, await as("random-client", "tenancy-mine")))).code).toBe(status.PERMISSION_DENIED);
+    expect((await rejection(call(engine.client, "deleteResource", { reference: host("t-held-3") }, await as("other-app", null)))).code).toBe(status.PERMISSION_DENIED);
+    expect(await store.placements.get("hbi/host", "t-held-3")).toMatchObject({ workspaceId: pendingWs });
+    await call(engine.client, "deleteResource", { reference: host("t-held-3") }, await as("hbi-mine", "tenancy-mine"));
+    expect(await store.placements.get("hbi/host", "t-held-3")).toBeFalsy();
+  });
+});
+
+describe("write tenancy of KesselTupleService", () => {
+  let tuples: relations.KesselTupleServiceClient;
+  beforeAll(() => {
+    tuples = new relations.KesselTupleServiceClient(`127.0.0.1:${engine.port}`, credentials.createInsecure());
+  });
+  afterAll(() => tuples?.close());
+
+  function rpc<Res>(method: "createTuples" | "deleteTuples" | "acquireLock", request: object, metadata: Metadata): Promise<Res> {
+    const fn = tuples[method] as unknown as (r: object, m: Metadata, cb: (e: ServiceError | null, res: Res) => void) => void;
+    return new Promise((resolve, reject) => fn.call(tuples, request, metadata, (error, response) => (error ? reject(error) : resolve(response))));
+  }
+  const ref = (namespace: string, name: string, id: string) => ({ type: { namespace, name }, id });
+  const createRequest = (type: [string, string], id: string) =>
+    relations.CreateTuplesRequest.fromPartial({ tuples: [{ resource: ref(type[0], type[1], id), relation: "parent", subject: { subject: ref("rbac", "tenant", "redhat/repl-org") } }] });
+  const stored = async (id: string) => (await store.replicated.read({ resourceId: id })).length;
+
+  it("lets only a reporter allowed into every organisation replicate tuples, of its registered types", async () => {
+    const id = `t-repl-${randomUUID()}`;
+    for (const [client, org] of [["random-client", "tenancy-mine"], ["hbi-mine", "tenancy-mine"], ["other-app", null]] as const) {
+      const error = await rejection(rpc("createTuples", createRequest(["rbac", "workspace"], id), await as(client, org)));
+      expect(error.code, client).toBe(status.PERMISSION_DENIED);
+    }
+    expect(await stored(id)).toBe(0);
+    await rpc("createTuples", createRequest(["rbac", "workspace"], id), await as("rbac-replicator", null));
+    expect(await stored(id)).toBe(1);
+    // other-app may replicate its own type only.
+    await rpc("createTuples", createRequest(["acm", "cluster"], `${id}-c`), await as("other-app", null));
+    expect(await stored(`${id}-c`)).toBe(1);
+  });
+
+  it("refuses deletes and locks to callers that may not replicate, which change nothing", async () => {
+    const id = `t-repl-${randomUUID()}`;
+    await rpc("createTuples", createRequest(["rbac", "workspace"], id), await as("rbac-replicator", null));
+    const byId = relations.DeleteTuplesRequest.fromPartial({ filter: { resourceId: id } });
+    const byType = relations.DeleteTuplesRequest.fromPartial({ filter: { resourceNamespace: "rbac", resourceType: "workspace", resourceId: id } });
+    expect((await rejection(rpc("deleteTuples", byId, await as("hbi-mine", "tenancy-mine")))).code).toBe(status.PERMISSION_DENIED);
+    // No resource type in the filter: every type, which other-app may not touch.
+    expect((await rejection(rpc("deleteTuples", byId, await as("other-app", null)))).code).toBe(status.PERMISSION_DENIED);
+    expect((await rejection(rpc("deleteTuples", byType, await as("other-app", null)))).code).toBe(status.PERMISSION_DENIED);
+    expect((await rejection(rpc("acquireLock", { lockId: "t-lock" }, await as("hbi-global", null)))).code).toBe(status.PERMISSION_DENIED);
+    expect(await stored(id)).toBe(1);
+    await rpc("deleteTuples", byType, await as("rbac-replicator", null));
+    expect(await stored(id)).toBe(0);
+  });
+});

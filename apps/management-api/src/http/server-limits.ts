@@ -1,0 +1,70 @@
+import type { Server, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+
+/** Bounds on what a client may hold open; without them idle sockets pile up until file descriptors run out. */
+export interface HttpServerLimits {
+  /** Whole request headers must arrive within this, ms. */
+  headersTimeoutMs: number;
+  /** A whole request (headers and body) must arrive within this, ms. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this, ms (above load balancers' idle timeout). */
+  keepAliveTimeoutMs: number;
+  /** A socket with no traffic at all (e.g. opened and never used) is closed after this, ms. */
+  idleTimeoutMs: number;
+  /** Concurrent connections; more are refused (closed at once) until some close. */
+  maxConnections: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpServerLimits = {
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 65_000,
+  idleTimeoutMs: 120_000,
+  maxConnections: 10_000,
+};
+
+export function applyServerLimits(server: Server, limits: HttpServerLimits): void {
+  // Node requires headersTimeout ≤ requestTimeout.
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
+  server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
+  server.on("clientError", answerClientError);
+}
+
+// Node's own answers to what its parser refuses (see its default clientError handling).
+const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: "408 Request Timeout",
+  HPE_HEADER_OVERFLOW: "431 Request Header Fields Too Large",
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: "413 Payload Too Large",
+};
+
+/**
+ * Bytes the parser cannot read after a complete request (e.g. a body sent on a DELETE without
+ * Content-Length, so it reads as the next request) must not answer for the request being served:
+ * Node's default writes its 400 at once, ahead of that request's own response, so a client is
+ * told "400" about a request that was carried out. Here the request in flight answers first and
+ * the connection closes after it; otherwise the answer is Node's usual one (a status only when
+ * nothing was written on the connection yet, then the connection is closed).
+ */
+const finishing = new WeakSet<Duplex>();
+
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  // Later chunks of the same unreadable bytes report again: the connection is already closing.
+  if (finishing.has(socket)) return;
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (inFlight && !inFlight.writableEnded) {
+    finishing.add(socket);
+    socket.pause();
+    inFlight.shouldKeepAlive = false;
+    inFlight.once("close", () => socket.destroy());
+    return;
+  }
+  // As Node does: a status only on a connection nothing has been written to yet.
+  if (error.code !== "ECONNRESET" && socket.writable && (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0) {
+    const status = CLIENT_ERROR_STATUS[error.code ?? ""] ?? "400 Bad Request";
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
+  }
+  socket.destroy();
+}
