@@ -1,7 +1,7 @@
 import { parseSystemUsers, type SystemUsers } from "@gatehouse/auth";
 import { ConfigError, defineConfig, httpServerLimits, httpServerSettings, oidcSettings, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
 import { MAX_WORKSPACE_DEPTH_LIMIT } from "@gatehouse/store";
-import { DEFAULT_HTTP_LIMITS, type HttpServerLimits } from "./http/server-limits.js";
+import { DEFAULT_HTTP_LIMITS, type HttpServerLimits } from "@gatehouse/telemetry";
 
 /** Everything `buildServer` needs; `configFromEnv` fills it from the environment. */
 export interface ManagementApiConfig {

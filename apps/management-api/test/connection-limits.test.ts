@@ -2,7 +2,7 @@
 import { connect, type Socket } from "node:net";
 import { encodeIdentityHeader } from "@gatehouse/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_HTTP_LIMITS } from "../src/http/server-limits.js";
+import { DEFAULT_HTTP_LIMITS } from "@gatehouse/telemetry";
 import { startApp, V2, type TestApp } from "./helpers.js";
 
 let app: TestApp;

@@ -3,13 +3,12 @@ import type { Server } from "node:http";
 import express from "express";
 import { type Cache, type CacheMetrics, type RedisCache, createMemoryCache, createRedisCache } from "@gatehouse/cache";
 import { type Store, type StoreConfig, openStore } from "@gatehouse/store";
-import { createLogger, createMetrics, drainHttpServer, httpRequestDuration, httpRequestLogger, httpTracing, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { applyServerLimits, createLogger, createMetrics, DEFAULT_HTTP_LIMITS, drainHttpServer, httpRequestDuration, httpRequestLogger, httpTracing, metricsContentType, type HttpServerLimits, type Logger } from "@gatehouse/telemetry";
 import { type AuthConfig, createAuthenticator } from "./authn.js";
 import { WorkspaceCacheError } from "./errors.js";
 import { problemHandler } from "./http/problem.js";
 import { workspaceDirectoryFromStore } from "./store-directory.js";
 import { workspaceRoutes } from "./http/routes.js";
-import { applyServerLimits, DEFAULT_HTTP_LIMITS, type HttpServerLimits } from "./http/server-limits.js";
 import { type WorkspaceDirectory, createWorkspaceLookup } from "./workspaces.js";
 
 export type CacheConfig =

@@ -30,3 +30,5 @@ export {
 } from "./tracing.js";
 export type { ServerSpan, Tracing, TracingSettings, TracesExporter } from "./tracing.js";
 export { httpTracing } from "./http-tracing.js";
+export { applyServerLimits, DEFAULT_HTTP_LIMITS } from "./server-limits.js";
+export type { HttpServerLimits } from "./server-limits.js";

@@ -1,3 +1,5 @@
+// HTTP server bounds shared by the HTTP apps (management API, workspace-cache): timeouts, a
+// connection cap, and how unreadable bytes on a connection are answered.
 import type { Server, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 
