@@ -137,3 +137,13 @@ export function readGrant(workspaceId: string, userId: string, bindingId = `b-${
 
 export const childWorkspace = (id: string, parentId: string): Relationship => rel("rbac/workspace", id, "t_parent", "rbac/workspace", parentId);
 export const hostIn = (hostId: string, workspaceId: string): Relationship => rel("hbi/host", hostId, "t_workspace", "rbac/workspace", workspaceId);
+
+/** The error a call that must fail failed with (the test fails if it succeeded). */
+export async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as ServiceError;
+  }
+  throw new Error("expected the call to fail");
+}

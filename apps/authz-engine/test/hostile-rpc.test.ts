@@ -1,22 +1,13 @@
 // Hostile gRPC input: oversized fields are refused by validation and never echoed back, so one
 // caller's string cannot break the status header of a shared channel.
-import { status, type ServiceError } from "@grpc/grpc-js";
+import { status } from "@grpc/grpc-js";
 import { Allowed, WriteVisibility } from "@gatehouse/proto";
 import type { Tenant } from "@gatehouse/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, principal, readGrant, startEngine, workspace, type RunningEngine } from "./helpers.js";
+import { call, principal, readGrant, rejection, startEngine, workspace, type RunningEngine } from "./helpers.js";
 
 let engine: RunningEngine;
 let tenant: Tenant;
-
-async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ServiceError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 beforeAll(async () => {
   engine = await startEngine();

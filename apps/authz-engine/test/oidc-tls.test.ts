@@ -17,7 +17,7 @@ import { OAuth2Server, type JwtTransform } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { encodeIdentityHeader } from "@gatehouse/auth";
 import { buildServer, type AuthnConfig } from "../src/index.js";
-import { call, listAll, principal, readGrant, startEngine, workspace, type RunningEngine } from "./helpers.js";
+import { call, listAll, principal, readGrant, rejection, startEngine, workspace, type RunningEngine } from "./helpers.js";
 
 const tlsDir = inject("tlsDir");
 const pem = (name: string) => readFileSync(join(tlsDir, name));
@@ -71,15 +71,6 @@ const bearer = (token: string) => {
   metadata.set("authorization", `Bearer ${token}`);
   return metadata;
 };
-
-async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ServiceError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 const checkRequest = (userId = APP.sub) => ({ object: workspace(WS), relation: "view", subject: { resource: principal(userId) } });
 

@@ -1,12 +1,12 @@
 // ReportResource into a workspace id Gatehouse has not seen: accepted (as inventory-api does),
 // held without a tuple, placed when the workspace appears — in its tenant, never another's.
 import { randomUUID } from "node:crypto";
-import { Metadata, status, type ServiceError } from "@grpc/grpc-js";
+import { Metadata, status } from "@grpc/grpc-js";
 import { encodeIdentityHeader } from "@gatehouse/auth";
 import { Allowed, WriteVisibility } from "@gatehouse/proto";
 import type { Tenant } from "@gatehouse/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, childWorkspace, host, principal, readGrant, startEngine, type RunningEngine } from "./helpers.js";
+import { call, childWorkspace, host, principal, readGrant, rejection, startEngine, type RunningEngine } from "./helpers.js";
 
 let engine: RunningEngine;
 let orgA: Tenant;
@@ -32,15 +32,6 @@ const canView = async (userId: string, hostId: string): Promise<boolean> =>
 
 /** The workspace appears the way a replicated management plane creates it: as its parent tuple. */
 const createWorkspace = (tenant: Tenant, id: string) => engine.store.relationships.write(tenant.orgId, { touch: [childWorkspace(id, tenant.defaultWorkspaceId)] });
-
-async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ServiceError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 beforeAll(async () => {
   engine = await startEngine();

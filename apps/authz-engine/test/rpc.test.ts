@@ -1,22 +1,13 @@
-import { Metadata, status, type ServiceError } from "@grpc/grpc-js";
+import { Metadata, status } from "@grpc/grpc-js";
 import { Allowed, WriteVisibility, type StreamedListObjectsRequest } from "@gatehouse/proto";
 import { encodeIdentityHeader } from "@gatehouse/auth";
 import type { Tenant } from "@gatehouse/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, childWorkspace, host, listAll, principal, readGrant, startEngine, workspace, type RunningEngine } from "./helpers.js";
+import { call, childWorkspace, host, listAll, principal, readGrant, rejection, startEngine, workspace, type RunningEngine } from "./helpers.js";
 
 let engine: RunningEngine;
 let tenant: Tenant;
 let hostWorkspaceId: string;
-
-async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ServiceError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 beforeAll(async () => {
   engine = await startEngine();

@@ -7,7 +7,7 @@ import { encodeIdentityHeader } from "@gatehouse/auth";
 import { Allowed, relations, WriteVisibility } from "@gatehouse/proto";
 import type { Tenant } from "@gatehouse/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, host, principal, startEngine, workspace, type RunningEngine } from "./helpers.js";
+import { call, host, principal, rejection, startEngine, workspace, type RunningEngine } from "./helpers.js";
 
 let engine: RunningEngine;
 let tuples: relations.KesselTupleServiceClient;
@@ -26,15 +26,6 @@ async function read(request: Partial<relations.ReadTuplesRequest>): Promise<rela
   const out: relations.ReadTuplesResponse[] = [];
   for await (const item of tuples.readTuples(relations.ReadTuplesRequest.fromPartial(request))) out.push(item as relations.ReadTuplesResponse);
   return out;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ServiceError;
-  }
-  throw new Error("expected the call to fail");
 }
 
 const ref = (namespace: string, name: string, id: string) => ({ type: { namespace, name }, id });

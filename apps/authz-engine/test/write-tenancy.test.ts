@@ -8,7 +8,7 @@ import { openStore, type Store, type Tenant } from "@gatehouse/store";
 import { OAuth2Server, type JwtTransform } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseReporters } from "../src/index.js";
-import { call, host, principal, readGrant, startEngine, type RunningEngine } from "./helpers.js";
+import { call, host, principal, readGrant, rejection, startEngine, type RunningEngine } from "./helpers.js";
 
 const ENGINE = "gatehouse-engine";
 let issuer: OAuth2Server;
@@ -53,15 +53,6 @@ async function as(clientId: string, orgId: string | null): Promise<Metadata> {
   const metadata = new Metadata();
   metadata.set("authorization", `Bearer ${await issuer.issuer.buildToken({ scopesOrTransform: transform, expiresIn: 600 })}`);
   return metadata;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ServiceError;
-  }
-  throw new Error("expected the call to fail");
 }
 
 const report = (id: string, ws: string, type = "host", reporterType = "hbi") => ({

@@ -10,7 +10,7 @@ import { namePattern, optionalDescription, pageBounds, requireOrgId, requireUuid
 import { requireTenantRow, runWrite } from "../write.js";
 import { groupIdsOf, removeSubjectEverywhere } from "./role-bindings.js";
 
-interface GroupRow {
+export interface GroupRow {
   id: string;
   org_id: string;
   kind: GroupKind;

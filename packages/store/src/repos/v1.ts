@@ -1,7 +1,8 @@
 // Reads with insights-rbac's v1 semantics over the same rows the v2 API writes: a principal's
 // groups (default groups as v1 has them) → the roles bound to them → each role's access list.
 import type { StoreContext } from "../context.js";
-import type { BindingResourceType, Group, GroupKind, V1AccessEntry, V1Grant, V1Repository } from "../types.js";
+import type { GroupRow } from "./groups.js";
+import type { BindingResourceType, Group, V1AccessEntry, V1Grant, V1Repository } from "../types.js";
 import { isUuid, requireOrgId } from "../validate.js";
 
 /** A binding's role, or — for a platform parent role — each of its children (the default system roles). */
@@ -11,16 +12,9 @@ const EFFECTIVE_ROLE = `
     AND ((r.platform_default AND c.platform_default) OR (r.admin_default AND c.admin_default))`;
 const EFFECTIVE_ONLY = `(r.kind <> 'platform' OR c.id IS NOT NULL)`;
 
-interface GroupRow {
+/** A group row with the role it is bound to. */
+interface GroupRoleRow extends GroupRow {
   role_id: string;
-  id: string;
-  org_id: string;
-  kind: GroupKind;
-  name: string;
-  description: string | null;
-  created_at: Date;
-  modified_at: Date;
-  [k: string]: unknown;
 }
 
 const uuidList = (ids: string[]) => ids.filter((id) => isUuid(id)).map((id) => id.toLowerCase());
@@ -85,7 +79,7 @@ export function v1Repository(ctx: StoreContext): V1Repository {
       const ids = uuidList(roleIds);
       const out = new Map<string, Group[]>();
       if (ids.length === 0) return out;
-      const rows = await ctx.db.query<GroupRow>(
+      const rows = await ctx.db.query<GroupRoleRow>(
         `SELECT DISTINCT coalesce(c.id, r.id)::text AS role_id, g.id::text AS id, g.org_id, g.kind, g.name, g.description, g.created_at, g.modified_at
          FROM gh_role_bindings b
          JOIN gh_role_binding_subjects s ON s.binding_id = b.id AND s.subject_type = 'group'
