@@ -70,7 +70,8 @@ async function scopeOfResource(services: Services, ctx: RequestContext, filters:
     return filters.resourceId === undefined || filters.resourceId === ctx.tenant.tenantId ? "tenant" : null;
   }
   if (filters.resourceType !== "workspace") return null;
-  if (filters.resourceId === undefined) return undefined;
+  // Without an id, "workspace" means the roles grantable on any workspace: DEFAULT-scoped ones (as upstream).
+  if (filters.resourceId === undefined) return "default";
   if (!UUID_PATTERN.test(filters.resourceId.trim())) throw badRequest("Enter a valid UUID.", "resource_id");
   const ws = await services.store.workspaces.get(ctx.tenant.orgId, filters.resourceId.trim().toLowerCase()).catch(() => null);
   if (!ws) return null;
