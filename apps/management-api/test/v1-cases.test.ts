@@ -54,6 +54,8 @@ interface CaseStep {
   entry?: { name: string; fields: Record<string, unknown> };
   /** Every `groups_in` group of every entry has one of these names. */
   groupsInWithin?: string[];
+  /** Every entry lists at least one group in `groups_in`, each with name, uuid and description. */
+  groupsInNonEmpty?: boolean;
   /** Why the expectation differs from upstream's, when it does. */
   note?: string;
   /** v1 error entries (detail, source) the body must list. */
@@ -66,7 +68,7 @@ interface CaseFile {
   systemRoles?: (SystemRoleDefinition & { access: V1AccessEntry[] })[];
   principals: { user: string; admin?: boolean; serviceAccount?: boolean }[];
   roles?: CaseRole[];
-  groups?: { key: string; name: string; members: string[]; roles: string[] }[];
+  groups?: { key: string; name: string; description?: string; members: string[]; roles: string[] }[];
   /** Replaces the platform-default group's roles (a customised "Default access" group). */
   defaultGroupRoles?: string[];
   workspaces?: { key: string; name: string; parent: string }[];
@@ -112,6 +114,7 @@ async function arrange(store: TestStore, c: CaseFile, org: string): Promise<Reco
   const tenant = (await store.tenants.bootstrap(org)).value;
   ids["workspace:default"] = tenant.defaultWorkspaceId;
   ids["workspace:root"] = tenant.rootWorkspaceId;
+  ids["group:default"] = tenant.platformDefaultGroupId;
   for (const w of c.workspaces ?? []) {
     const created = await store.workspaces.create(org, { name: w.name, parentId: ids[`workspace:${w.parent}`]! });
     ids[`workspace:${w.key}`] = created.value.id;
@@ -127,7 +130,7 @@ async function arrange(store: TestStore, c: CaseFile, org: string): Promise<Reco
       type: p.serviceAccount ? "service-account" : "user",
     })),
     roles: [...roles.values()].map((r) => ({ key: r.key, name: r.name, scope: scopeOf(r), permissions: [...new Set(r.access.map((a) => a.permission))], access: r.access })),
-    groups: (c.groups ?? []).map((g) => ({ key: g.key, name: g.name, members: g.members })),
+    groups: (c.groups ?? []).map((g) => ({ key: g.key, name: g.name, members: g.members, ...(g.description !== undefined ? { description: g.description } : {}) })),
     bindings: (c.groups ?? []).flatMap((g) => g.roles.map((r) => ({ role: roleRef(roles, r), group: { key: g.key }, level: level(r) }))),
   };
   if (c.defaultGroupRoles) {
@@ -215,6 +218,12 @@ async function runCase(store: TestStore, baseUrl: string, c: CaseFile): Promise<
   }
   if (step.groupsInWithin) {
     for (const r of body?.["data"] ?? []) for (const g of r.groups_in ?? []) expect(step.groupsInWithin, `${at} (${r.name})`).toContain(g.name);
+  }
+  if (step.groupsInNonEmpty) {
+    for (const r of body?.["data"] ?? []) {
+      expect(r.groups_in?.length, `${at} (${r.name}.groups_in)`).toBeGreaterThan(0);
+      for (const g of r.groups_in) for (const k of ["name", "uuid", "description"]) expect(g[k] ?? null, `${at} (${r.name}: ${g.name}.${k})`).not.toBeNull();
+    }
   }
   if (step.errors) {
       for (const e of step.errors) expect(body?.["errors"], at).toContainEqual(expect.objectContaining({ ...e, status: String(step.status) }));
