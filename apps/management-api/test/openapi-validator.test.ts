@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openApiStats, SPEC_EXCEPTIONS, validateAgainstSpec } from "./openapi-validator.js";
+import { openApiStats, openApiStatsV1, SPEC_EXCEPTIONS, validateAgainstSpec } from "./openapi-validator.js";
 
 // The validator itself must be able to fail, or every integration test's check means nothing.
 describe("validation against insights-rbac's v2 OpenAPI document", () => {
@@ -21,5 +21,25 @@ describe("validation against insights-rbac's v2 OpenAPI document", () => {
     const undocumented = openApiStats.undocumented;
     validateAgainstSpec("GET", "/api/rbac/v2/workspaces/query/", 405, "application/problem+json", "{}");
     expect(openApiStats.undocumented).toBe(undocumented + 1);
+  });
+});
+
+describe("validation against insights-rbac's v1 OpenAPI document", () => {
+  const role = { uuid: "00000000-0000-4000-8000-000000000002", name: "r", display_name: "r", description: null, created: "2024-01-01T00:00:00Z", modified: "2024-01-01T00:00:00Z", policyCount: 0, accessCount: 0, applications: [], system: false, platform_default: false, admin_default: false, external_role_id: null, external_tenant: null, access: [] };
+
+  it("refuses v1 bodies that contradict the document", () => {
+    expect(() => validateAgainstSpec("GET", "/api/rbac/v1/roles/00000000-0000-4000-8000-000000000002/", 200, "application/json", JSON.stringify({ ...role, policyCount: "one" }))).toThrow(/v1 OpenAPI document/);
+    expect(() => validateAgainstSpec("GET", "/api/rbac/v1/access/", 200, "application/json", JSON.stringify({ meta: { count: 0 }, links: {}, data: {} }))).toThrow(/does not match/);
+  });
+
+  it("accepts upstream's nulls only through the reviewed list, and counts the known gaps apart", () => {
+    const before = { ...openApiStatsV1 };
+    validateAgainstSpec("GET", "/api/rbac/v1/roles/00000000-0000-4000-8000-000000000002/", 200, "application/json", JSON.stringify(role));
+    expect(openApiStatsV1.withExceptions).toBe(before.withExceptions + 1);
+    validateAgainstSpec("GET", "/api/rbac/v1/groups/00000000-0000-4000-8000-000000000003/", 200, "application/json", "{}");
+    expect(openApiStatsV1.notValidated).toBe(before.notValidated + 1);
+    // "*/*" in the document stands for any media type.
+    validateAgainstSpec("DELETE", "/api/rbac/v1/groups/00000000-0000-4000-8000-000000000003/", 404, "application/json", JSON.stringify({ errors: [{ detail: "Not found.", status: "404" }] }));
+    expect(openApiStatsV1.validated).toBe(before.validated + 2);
   });
 });

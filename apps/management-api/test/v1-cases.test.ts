@@ -1,7 +1,8 @@
 // insights-rbac's v1 access (and role) view tests, transcribed as data in test/v1-cases/*.json and
 // replayed over real HTTP. Each case imports its organisation (principals, roles with their v1
 // access lists, groups, bindings, default-group customisation) into a store of its own org, seeds
-// the system roles it names, and then checks each request's status and the fields that matter.
+// the system roles it names, and then checks each request's status and the fields that matter;
+// every answer is also validated against insights-rbac's v1 OpenAPI document.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { encodeIdentityHeader } from "@gatehouse/auth";
@@ -10,6 +11,7 @@ import { openTestStore, type TestStore } from "@gatehouse/store/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildServer, type ManagementApiServer } from "../src/index.js";
 import { DATABASE_URL, testRoleConfiguration } from "./helpers.js";
+import { validateAgainstSpec } from "./openapi-validator.js";
 
 interface CaseCaller {
   user: string;
@@ -196,6 +198,7 @@ async function runCase(store: TestStore, baseUrl: string, c: CaseFile): Promise<
     );
     const res = await fetch(baseUrl + fill(step.path, ids), { headers: { "x-rh-identity": header } });
     const text = await res.text();
+    validateAgainstSpec("GET", step.path, res.status, res.headers.get("content-type"), text);
     const body = text ? (JSON.parse(text) as Record<string, any>) : null;
     const at = `${step.name}: ${res.status} ${text.slice(0, 400)}`;
     expect(res.status, at).toBe(step.status);
