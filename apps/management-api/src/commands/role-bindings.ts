@@ -20,6 +20,8 @@ export interface BindingRow {
   subject: SubjectView;
   resource: ResourceView;
   sources: ResourceView[];
+  /** Gatehouse extension: when the shown subject's grant expires (absent: never). */
+  expires_at?: string;
 }
 
 export interface BindingListInput extends ResourceQuery {
@@ -81,7 +83,8 @@ async function toRows(
   const subject = await views.subject(first);
   const resource = await views.resource(queried ?? item.resource);
   const sources = [await views.resource(item.source)];
-  return Promise.all(roleIds.map(async (id) => ({ role: await views.roleRef(id), subject, resource, sources })));
+  const expiry = "expiresAt" in first && first.expiresAt ? { expires_at: first.expiresAt.toISOString() } : {};
+  return Promise.all(roleIds.map(async (id) => ({ role: await views.roleRef(id), subject, resource, sources, ...expiry })));
 }
 
 /** Platform role id → child role ids, from the `t_child` tuples. */
@@ -135,7 +138,8 @@ export async function listRoleBindings(
   const childrenOf = await platformChildren(services, ctx);
   let rows = (await Promise.all(items.map((item) => toRows(views, item, resource, childrenOf, subjects.subject)))).flat();
   if (input.role_id) rows = rows.filter((row) => row.role.id === input.role_id);
-  if (input.order_by) rows = sortRows(rows, input.order_by);
+  // insights-rbac's default order is the (effective) role's creation, oldest first.
+  rows = sortRows(rows, input.order_by ?? "role.created");
   const end = page.limit === -1 ? undefined : page.offset + page.limit;
   return { count: rows.length, data: rows.slice(page.offset, end) };
 }

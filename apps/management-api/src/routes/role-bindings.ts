@@ -44,6 +44,19 @@ function masked<T extends { subject: { id: string; type: string } }>(row: T, mas
   return out;
 }
 
+/**
+ * The list's mask, as insights-rbac renders its items: every section always, each with its identity
+ * (role and resource `id`, subject `id` and `type`, each source's `id`) plus the fields asked for; a
+ * role not named in `fields` keeps its default fields. `expires_at` (Gatehouse's extension) is shown
+ * when set, unless `fields` leaves it out.
+ */
+function listMask(fields: string | undefined): FieldMask {
+  if (fields === undefined) return parseFieldMask(`${BINDING_LIST_DEFAULT_FIELDS},expires_at`, BINDING_FIELDS);
+  const asked = parseFieldMask(fields, BINDING_FIELDS);
+  const identity = `resource(id),subject(id,type),sources(id),${asked.has("role") ? "role(id)" : "role(id,created,modified)"}`;
+  return parseFieldMask(`${identity},${fields}`, BINDING_FIELDS);
+}
+
 export function roleBindingRoutes(services: Services): Router {
   const router = Router({ strict: true, caseSensitive: true });
 
@@ -51,7 +64,7 @@ export function roleBindingRoutes(services: Services): Router {
     "/role-bindings/",
     route(async (req, res) => {
       const query = parseQuery(roleBindingListQuery, req);
-      const mask = parseFieldMask(query.fields ?? BINDING_LIST_DEFAULT_FIELDS, BINDING_FIELDS);
+      const mask = listMask(query.fields);
       const page = parseCursorPage(query, BINDING_PAGE_MAX);
       const result = await listRoleBindings(services, contextOf(res), query, page, details(mask));
       sendJson(res, 200, cursorEnvelope(req, page, result.count, result.data.map((row) => masked(row, mask))));

@@ -25,6 +25,8 @@ export interface Setup {
 export interface Step {
   request: string;
   as?: string;
+  /** Run in another organisation (`<case org>-<label>`), as its org admin: for cross-tenant cases. */
+  org?: string;
   body?: unknown;
   status: number;
   expect?: unknown;
@@ -146,13 +148,13 @@ export class CaseRun {
     this.identities.set("admin", { username: "org-admin", userId: "org-admin-id", admin: true });
   }
 
-  private headers(as: string | undefined): Record<string, string> {
+  private headers(as: string | undefined, org?: string): Record<string, string> {
     if (as === "nobody") return {};
     const name = as ?? "admin";
     const who = this.identities.get(name) ?? { username: name, userId: `${name}-id`, admin: false };
     return {
       "x-rh-identity": encodeIdentityHeader({
-        orgId: this.org,
+        orgId: org === undefined ? this.org : `${this.org}-${org}`,
         username: who.username,
         isOrgAdmin: who.admin,
         ...(who.serviceAccount ? { serviceAccount: { clientId: who.serviceAccount, username: who.username } } : { userId: who.userId ?? who.username }),
@@ -160,12 +162,12 @@ export class CaseRun {
     };
   }
 
-  async call(line: string, as: string | undefined, body: unknown): Promise<TestResponse> {
+  async call(line: string, as: string | undefined, body: unknown, org?: string): Promise<TestResponse> {
     const [method, ...rest] = line.trim().split(/\s+/);
     const target = String(substitute(rest.join(" "), this.vars));
     const path = target.startsWith("/api/") ? target : `${V2}${target}`;
     const payload = body === undefined ? {} : { body: substitute(body, this.vars) };
-    return this.app.request(method!, path, { as: null, headers: this.headers(as), ...payload });
+    return this.app.request(method!, path, { as: null, headers: this.headers(as, org), ...payload });
   }
 
   private async must(line: string, body: unknown, status: number, as?: string): Promise<TestResponse> {
@@ -220,7 +222,7 @@ export class CaseRun {
   /** Runs the steps; returns the first difference from upstream's expectation, or null. */
   async steps(steps: Step[]): Promise<string | null> {
     for (const [i, step] of steps.entries()) {
-      const res = await this.call(step.request, step.as, step.body);
+      const res = await this.call(step.request, step.as, step.body, step.org);
       const where = `step ${i + 1} (${step.request})`;
       if (res.status !== step.status) return `${where}: status ${res.status}, expected ${step.status}; body ${res.text.slice(0, 400)}`;
       if (step.expect !== undefined) {
