@@ -14,9 +14,18 @@ export interface OrderKey {
   desc: boolean;
 }
 
-/** Parses a comma list such as `group.name,-group.modified`; an unknown field is a 400 worded as upstream's. */
+/**
+ * Parses a comma list such as `group.name,-group.modified`; none given: insights-rbac's defaults
+ * (groups most recently modified first, users by username).
+ */
 export function parseBySubjectOrder(text: string | undefined, subjectType: "group" | "user"): OrderKey[] {
-  const valid = subjectType === "user" ? USER_FIELDS : GROUP_FIELDS;
+  const keys = parseOrderKeys(text, subjectType === "user" ? USER_FIELDS : GROUP_FIELDS);
+  if (keys.length > 0) return keys;
+  return subjectType === "user" ? [{ field: "user.username", desc: false }] : [{ field: "group.modified", desc: true }];
+}
+
+/** `order_by` as a comma list of dot-notation fields, `-` for descending; an unknown field is a 400 worded as upstream's. */
+export function parseOrderKeys(text: string | undefined, valid: readonly string[]): OrderKey[] {
   const keys: OrderKey[] = [];
   for (const raw of (text ?? "").split(",")) {
     const part = raw.trim();
