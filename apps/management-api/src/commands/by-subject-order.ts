@@ -50,6 +50,12 @@ export async function sortBySubject<E extends { subject: BindingSubject; roleIds
   if (keys.length === 0) return entries;
   const views = new BindingViews(services, ctx, { subject: true, resourceName: false });
   const orgId = ctx.tenant.orgId;
+  // Group times (the default order) come from one read of the tenant's groups, not one per subject.
+  let groupTimes: Promise<Map<string, { created: Date; modified: Date }>> | undefined;
+  const timesOf = async (groupId: string) => {
+    groupTimes ??= services.store.groups.list(orgId, { limit: -1 }).then((page) => new Map(page.data.map((g) => [g.id, g])));
+    return (await groupTimes).get(groupId);
+  };
   const valueOf = async (entry: E, { field, desc }: OrderKey): Promise<Sortable> => {
     const [object, attribute] = field.split(".") as [string, string | undefined];
     if (field === "last_modified") return entry.modified.getTime();
@@ -67,7 +73,7 @@ export async function sortBySubject<E extends { subject: BindingSubject; roleIds
     if (field === "group.uuid") return entry.subject.id;
     if (field === "user.uuid") return principalUuid(orgId, entry.subject.id);
     if (field === "group.created" || field === "group.modified") {
-      const group = await services.store.groups.get(orgId, entry.subject.id).catch(() => null);
+      const group = await timesOf(entry.subject.id);
       return group ? (field === "group.created" ? group.created : group.modified).getTime() : 0;
     }
     const view = await views.subject(entry.subject);
