@@ -1,5 +1,6 @@
 // HTTP benchmark of the management API: reads/s and latency percentiles of the workspace and role
-// lists at fixed concurrency over keep-alive connections, and batchCreate of 100 bindings.
+// lists at fixed concurrency over keep-alive connections, batchCreate of 100 bindings, and the
+// role-binding list and by-subject reads of those 100 bindings.
 // Usage: pnpm --filter @gatehouse/management-api bench
 // (BENCH_BACKEND=pglite|pg, BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_BATCH_ROUNDS, READ_CACHE_BYTES=0 to measure uncached reads)
 import { Worker } from "node:worker_threads";
@@ -69,6 +70,11 @@ for (let round = 0; round < rounds; round += 1) {
 }
 batch.sort((a, b) => a - b);
 console.log(`POST role-bindings:batchCreate (100)  median ${percentile(batch, 50).toFixed(1)} ms  p99 ${percentile(batch, 99).toFixed(1)} ms  (${rounds} rounds)`);
+
+// Role-binding reads on a workspace holding the last round's 100 bindings (plus inherited default access).
+const bound = (await call("GET", `${V2}/workspaces/?name=batch ${rounds - 1}`, adminHeaders)).json.data[0].id as string;
+await load("GET /role-bindings/ (100 bound)", `${V2}/role-bindings/?resource_type=workspace&resource_id=${bound}&limit=10`, adminHeaders);
+await load("GET /role-bindings/by-subject/ (100)", `${V2}/role-bindings/by-subject/?resource_type=workspace&resource_id=${bound}&limit=10`, adminHeaders);
 
 await server.stop();
 await store.close();

@@ -32,6 +32,32 @@ describe("expiring role bindings", () => {
     expect(text).toContain("Gatehouse extension");
   });
 
+  it("shows expires_at in the list and by-subject answers only for a time-bound grant", async () => {
+    const listWs = (await app.request("POST", `${V2}/workspaces/`, { as: admin, body: { name: "Listed expiry" } })).body.id;
+    const permanentGroup = (await app.request("POST", "/api/rbac/v1/groups/", { as: admin, body: { name: "Permanent staff" } })).body.uuid;
+    const expiresAt = "2099-01-31T18:00:00.000Z";
+    const grant = (subject: string, expiry?: string) => ({ resource: { id: listWs, type: "workspace" }, subject: { id: subject, type: "group" }, role: { id: roleId }, ...(expiry ? { expires_at: expiry } : {}) });
+    const created = await app.request("POST", `${V2}/role-bindings:batchCreate/`, { as: admin, body: { requests: [grant(groupId, expiresAt), grant(permanentGroup)] } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+
+    // One binding with two subjects: a subject filter shows each subject's own grant.
+    const listed = async (subject: string, extra = "") =>
+      (await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${listWs}&exclude_sources=indirect&subject_type=group&subject_id=${subject}${extra}`, { as: admin })).body.data;
+    expect(await listed(groupId)).toEqual([{ role: expect.objectContaining({ id: roleId }), subject: { id: groupId, type: "group" }, resource: { id: listWs }, sources: [{ id: listWs }], expires_at: expiresAt }]);
+    expect((await listed(permanentGroup))[0]).not.toHaveProperty("expires_at");
+    // A `fields` selection shows it only when it names it.
+    expect((await listed(groupId, "&fields=role(name)"))[0]).not.toHaveProperty("expires_at");
+    expect((await listed(groupId, "&fields=role(name),expires_at"))[0]).toMatchObject({ role: { id: roleId, name: "Temp editor" }, expires_at: expiresAt });
+
+    const bySubject = (await app.request("GET", `${V2}/role-bindings/by-subject/?resource_type=workspace&resource_id=${listWs}&exclude_sources=indirect`, { as: admin })).body.data as { subject: { id: string }; expires_at?: string }[];
+    expect(bySubject.find((row) => row.subject.id === groupId)?.expires_at).toBe(expiresAt);
+    expect(bySubject.find((row) => row.subject.id === permanentGroup)).not.toHaveProperty("expires_at");
+
+    // Granted again without expiry: permanent, and the answers show no expiry.
+    await app.request("POST", `${V2}/role-bindings:batchCreate/`, { as: admin, body: { requests: [grant(groupId)] } });
+    expect((await listed(groupId))[0]).not.toHaveProperty("expires_at");
+  });
+
   it("shows until when in explain, and the sweep removes the binding after expiry", async () => {
     const expiresAt = new Date(Date.now() + 1_500).toISOString();
     const body = { requests: [{ resource: { id: ws, type: "workspace" }, subject: { id: groupId, type: "group" }, role: { id: roleId }, expires_at: expiresAt }] };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PLATFORM_ROLES } from "@gatehouse/store";
 import { startApp, V2, type TestApp } from "./helpers.js";
 
 let app: TestApp;
@@ -119,5 +120,66 @@ describe("role bindings", () => {
     expect(other.status).toBe(404);
     const own = await app.request("GET", `${V2}/role-bindings/?resource.tenant.org_id=rb1`, { as: admin });
     expect(own.status).toBe(200);
+  });
+});
+
+describe("role-binding reads ordered and rendered as insights-rbac", () => {
+  const role = async (name: string) =>
+    (await app.request("POST", `${V2}/roles/`, { as: admin, body: { name, permissions: [{ application: "inventory", resource_type: "hosts", operation: "read" }] } })).body.id as string;
+  const bind = async (ws: string, subject: { id: string; type: string }, role: string) =>
+    expect((await app.request("POST", `${V2}/role-bindings:batchCreate/`, { as: admin, body: { requests: [{ resource: { id: ws, type: "workspace" }, subject, role: { id: role } }] } })).status).toBe(201);
+
+  it("lists by role creation by default, and takes order_by as a comma list or repeated", async () => {
+    const ws = (await app.request("POST", `${V2}/workspaces/`, { as: admin, body: { name: "Ordered" } })).body.id;
+    const older = await role("Zulu older");
+    const newer = await role("Alpha newer");
+    // Bound newest role first: the answer still starts with the older role.
+    await bind(ws, { id: groupId, type: "group" }, newer);
+    await bind(ws, { id: groupId, type: "group" }, older);
+    const ids = async (extra: string) =>
+      (await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${ws}&exclude_sources=indirect${extra}`, { as: admin })).body.data.map((row: { role: { id: string } }) => row.role.id);
+    expect(await ids("")).toEqual([older, newer]);
+    expect(await ids("&order_by=role.name")).toEqual([newer, older]);
+    expect(await ids("&order_by=resource.id,-role.created")).toEqual([newer, older]);
+    expect(await ids("&order_by=resource.id&order_by=role.created")).toEqual([older, newer]);
+    const bad = await app.request("GET", `${V2}/role-bindings/?order_by=role.id,user.username`, { as: admin });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([{ message: "Invalid ordering field 'user.username'. Valid fields: resource.id, resource.type, role.created, role.id, role.modified, role.name", field: "order_by" }]);
+  });
+
+  it("lists by-subject groups most recently modified first and users by username", async () => {
+    const ws = (await app.request("POST", `${V2}/workspaces/`, { as: admin, body: { name: "By subject order" } })).body.id;
+    const older = await role("By subject older");
+    const newer = await role("By subject newer");
+    const first = (await app.request("POST", `${V1}/groups/`, { as: admin, body: { name: "A first group" } })).body.uuid;
+    const second = (await app.request("POST", `${V1}/groups/`, { as: admin, body: { name: "B second group" } })).body.uuid;
+    // The first group's binding is the newer one: the order still follows the groups.
+    await bind(ws, { id: second, type: "group" }, older);
+    await bind(ws, { id: first, type: "group" }, newer);
+    const subjects = async (extra: string) =>
+      (await app.request("GET", `${V2}/role-bindings/by-subject/?resource_type=workspace&resource_id=${ws}&exclude_sources=indirect${extra}`, { as: admin })).body.data.map(
+        (row: { subject: { id: string } }) => row.subject.id,
+      );
+    expect(await subjects("")).toEqual([second, first]);
+
+    const uuids: string[] = [];
+    for (const user of ["zed", "amy"]) {
+      await app.request("GET", `${V2}/workspaces/`, { as: { org: "rb1", user } });
+      uuids.push((await app.request("GET", `${V2}/principals/?username=${user}`, { as: admin })).body.data[0].uuid);
+    }
+    await bind(ws, { id: uuids[1]!, type: "user" }, older);
+    await bind(ws, { id: uuids[0]!, type: "user" }, newer);
+    expect(await subjects("&subject_type=user")).toEqual([uuids[1], uuids[0]]);
+  });
+
+  it("shows a platform role's binding as its child roles in by-subject too", async () => {
+    const root = (await app.request("GET", `${V2}/workspaces/?type=root`, { as: admin })).body.data[0].id;
+    const res = await app.request("GET", `${V2}/role-bindings/by-subject/?resource_type=workspace&resource_id=${root}&fields=roles(id,name)&limit=100`, { as: admin });
+    expect(res.status).toBe(200);
+    const roles = res.body.data.flatMap((row: { roles: { id: string; name: string }[] }) => row.roles);
+    expect(roles.map((r: { name: string }) => r.name)).toContain("Default access");
+    expect(roles.filter((r: { id: string }) => PLATFORM_ROLES.some((p) => p.id === r.id))).toEqual([]);
+    // Every section keeps its identity under a field selection.
+    expect(res.body.data[0]).toMatchObject({ subject: { id: expect.any(String), type: "group" }, resource: { id: root } });
   });
 });

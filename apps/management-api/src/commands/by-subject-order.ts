@@ -14,9 +14,18 @@ export interface OrderKey {
   desc: boolean;
 }
 
-/** Parses a comma list such as `group.name,-group.modified`; an unknown field is a 400 worded as upstream's. */
+/**
+ * Parses a comma list such as `group.name,-group.modified`; none given: insights-rbac's defaults
+ * (groups most recently modified first, users by username).
+ */
 export function parseBySubjectOrder(text: string | undefined, subjectType: "group" | "user"): OrderKey[] {
-  const valid = subjectType === "user" ? USER_FIELDS : GROUP_FIELDS;
+  const keys = parseOrderKeys(text, subjectType === "user" ? USER_FIELDS : GROUP_FIELDS);
+  if (keys.length > 0) return keys;
+  return subjectType === "user" ? [{ field: "user.username", desc: false }] : [{ field: "group.modified", desc: true }];
+}
+
+/** `order_by` as a comma list of dot-notation fields, `-` for descending; an unknown field is a 400 worded as upstream's. */
+export function parseOrderKeys(text: string | undefined, valid: readonly string[]): OrderKey[] {
   const keys: OrderKey[] = [];
   for (const raw of (text ?? "").split(",")) {
     const part = raw.trim();
@@ -41,6 +50,12 @@ export async function sortBySubject<E extends { subject: BindingSubject; roleIds
   if (keys.length === 0) return entries;
   const views = new BindingViews(services, ctx, { subject: true, resourceName: false });
   const orgId = ctx.tenant.orgId;
+  // Group times (the default order) come from one read of the tenant's groups, not one per subject.
+  let groupTimes: Promise<Map<string, { created: Date; modified: Date }>> | undefined;
+  const timesOf = async (groupId: string) => {
+    groupTimes ??= services.store.groups.list(orgId, { limit: -1 }).then((page) => new Map(page.data.map((g) => [g.id, g])));
+    return (await groupTimes).get(groupId);
+  };
   const valueOf = async (entry: E, { field, desc }: OrderKey): Promise<Sortable> => {
     const [object, attribute] = field.split(".") as [string, string | undefined];
     if (field === "last_modified") return entry.modified.getTime();
@@ -58,7 +73,7 @@ export async function sortBySubject<E extends { subject: BindingSubject; roleIds
     if (field === "group.uuid") return entry.subject.id;
     if (field === "user.uuid") return principalUuid(orgId, entry.subject.id);
     if (field === "group.created" || field === "group.modified") {
-      const group = await services.store.groups.get(orgId, entry.subject.id).catch(() => null);
+      const group = await timesOf(entry.subject.id);
       return group ? (field === "group.created" ? group.created : group.modified).getTime() : 0;
     }
     const view = await views.subject(entry.subject);

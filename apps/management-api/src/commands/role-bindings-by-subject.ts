@@ -5,7 +5,7 @@ import { badRequest } from "../http/problem.js";
 import { UUID_PATTERN } from "../schemas/common.js";
 import { requireBindingAccess, resolveResource, type ResourceQuery } from "./binding-access.js";
 import { userIdOfPrincipalUuid } from "./principal-ids.js";
-import { missingRecord, requireAssignableRoles } from "./role-bindings.js";
+import { missingRecord, platformChildren, requireAssignableRoles } from "./role-bindings.js";
 import { parseBySubjectOrder, sortBySubject } from "./by-subject-order.js";
 import { BindingViews, toStoreSubjectType, type ResourceView, type RoleRef, type SubjectView } from "./binding-views.js";
 import { settled, type Services } from "./services.js";
@@ -16,6 +16,18 @@ export interface BySubjectRow {
   resource: ResourceView;
   sources: ResourceView[];
   last_modified: string;
+  /** Gatehouse extension: set when every grant listed for the subject expires; the latest of them. */
+  expires_at?: string;
+}
+
+interface SubjectEntry {
+  subject: BindingSubject;
+  roleIds: Set<string>;
+  sources: Map<string, BindingResource>;
+  modified: Date;
+  /** Whether any of the subject's grants here never expires; otherwise the latest expiry. */
+  permanent: boolean;
+  expiresAt?: Date;
 }
 
 export async function listBySubject(
@@ -40,18 +52,23 @@ export async function listBySubject(
   }
   const all = await services.store.roleBindings.list(ctx.tenant.orgId, { resource, includeInherited: exclude !== "indirect", limit: -1 });
   const views = new BindingViews(services, ctx, details);
-  const bySubject = new Map<string, { subject: BindingSubject; roleIds: Set<string>; sources: Map<string, BindingResource>; modified: Date }>();
+  const childrenOf = await platformChildren(services, ctx);
+  const bySubject = new Map<string, SubjectEntry>();
   for (const item of all.data) {
     const direct = item.source.type === resource.type && item.source.id === resource.id;
     if (exclude === "direct" && direct) continue;
+    // A platform (default parent) role is shown as its child roles, as insights-rbac does.
+    const roleIds = (await views.role(item.roleId))?.kind === "platform" ? (childrenOf.get(item.roleId) ?? []) : [item.roleId];
     for (const subject of item.subjects) {
       if (subject.type !== subjectType) continue;
       if (subjectId !== undefined && subject.id !== subjectId.toLowerCase() && subject.id !== subjectId) continue;
       const key = subject.id;
-      const entry = bySubject.get(key) ?? { subject, roleIds: new Set(), sources: new Map(), modified: item.modified };
-      entry.roleIds.add(item.roleId);
+      const entry: SubjectEntry = bySubject.get(key) ?? { subject, roleIds: new Set(), sources: new Map(), modified: item.modified, permanent: false };
+      for (const id of roleIds) entry.roleIds.add(id);
       entry.sources.set(`${item.source.type}:${item.source.id}`, item.source);
       if (item.modified > entry.modified) entry.modified = item.modified;
+      if (!subject.expiresAt) entry.permanent = true;
+      else if (!entry.expiresAt || subject.expiresAt > entry.expiresAt) entry.expiresAt = subject.expiresAt;
       bySubject.set(key, entry);
     }
   }
@@ -65,6 +82,7 @@ export async function listBySubject(
       resource: await views.resource(resource),
       sources: await Promise.all([...entry.sources.values()].map((source) => views.resource(source))),
       last_modified: entry.modified.toISOString(),
+      ...(!entry.permanent && entry.expiresAt ? { expires_at: entry.expiresAt.toISOString() } : {}),
     })),
   );
   return { count: entries.length, data };

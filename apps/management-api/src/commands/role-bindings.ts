@@ -13,6 +13,7 @@ import { UUID_PATTERN } from "../schemas/common.js";
 import { requireBindingAccess, resolveResource, type ResourceQuery } from "./binding-access.js";
 import { userIdOfPrincipalUuid, userIdOfUuidOrUserId } from "./principal-ids.js";
 import { BindingViews, toStoreSubjectType, type ResourceView, type RoleRef, type SubjectView } from "./binding-views.js";
+import { parseOrderKeys, type OrderKey } from "./by-subject-order.js";
 import { settled, type Services } from "./services.js";
 
 export interface BindingRow {
@@ -20,6 +21,8 @@ export interface BindingRow {
   subject: SubjectView;
   resource: ResourceView;
   sources: ResourceView[];
+  /** Gatehouse extension: when the shown subject's grant expires (absent: never). */
+  expires_at?: string;
 }
 
 export interface BindingListInput extends ResourceQuery {
@@ -81,22 +84,33 @@ async function toRows(
   const subject = await views.subject(first);
   const resource = await views.resource(queried ?? item.resource);
   const sources = [await views.resource(item.source)];
-  return Promise.all(roleIds.map(async (id) => ({ role: await views.roleRef(id), subject, resource, sources })));
+  const expiry = "expiresAt" in first && first.expiresAt ? { expires_at: first.expiresAt.toISOString() } : {};
+  return Promise.all(roleIds.map(async (id) => ({ role: await views.roleRef(id), subject, resource, sources, ...expiry })));
 }
 
 /** Platform role id → child role ids, from the `t_child` tuples. */
-async function platformChildren(services: Services, ctx: RequestContext): Promise<Map<string, string[]>> {
+export async function platformChildren(services: Services, ctx: RequestContext): Promise<Map<string, string[]>> {
   const tuples = await services.store.relationships.read(ctx.tenant.orgId, { resourceType: "rbac/role", relation: "t_child", includePublic: true });
   const children = new Map<string, string[]>();
   for (const tuple of tuples) children.set(tuple.resourceId, [...(children.get(tuple.resourceId) ?? []), tuple.subjectId]);
   return children;
 }
 
-function sortRows(rows: BindingRow[], orderBy: string): BindingRow[] {
-  const descending = orderBy.startsWith("-");
-  const [group, field] = orderBy.replace(/^-/, "").split(".") as ["role" | "resource", string];
-  const key = (row: BindingRow) => String((row[group] as unknown as Record<string, unknown>)[field] ?? "");
-  return [...rows].sort((a, b) => (descending ? -1 : 1) * key(a).localeCompare(key(b)));
+/** The list's `order_by` fields, as insights-rbac names them. */
+const LIST_ORDER_FIELDS = ["role.id", "role.name", "role.created", "role.modified", "resource.id", "resource.type"];
+
+function sortRows(rows: BindingRow[], keys: OrderKey[]): BindingRow[] {
+  const value = (row: BindingRow, field: string) => {
+    const [group, name] = field.split(".") as ["role" | "resource", string];
+    return String((row[group] as unknown as Record<string, unknown>)[name] ?? "");
+  };
+  return [...rows].sort((a, b) => {
+    for (const { field, desc } of keys) {
+      const order = value(a, field).localeCompare(value(b, field));
+      if (order !== 0) return desc ? -order : order;
+    }
+    return 0;
+  });
 }
 
 export async function listRoleBindings(
@@ -106,6 +120,8 @@ export async function listRoleBindings(
   page: { limit: number; offset: number },
   details: { subject: boolean; resourceName: boolean },
 ): Promise<{ count: number; data: BindingRow[] }> {
+  // insights-rbac's default order is the (effective) role's creation, oldest first.
+  const order = parseOrderKeys(input.order_by, LIST_ORDER_FIELDS);
   // With exclude_sources=indirect a resource_id alone is a filter, as upstream allows: a UUID names a workspace, anything else the tenant.
   if (input.resource_id !== undefined && input.resource_type === undefined && input["resource.tenant.org_id"] === undefined && input.exclude_sources === "indirect") {
     input = { ...input, resource_type: UUID_PATTERN.test(input.resource_id) ? "workspace" : "tenant" };
@@ -135,7 +151,7 @@ export async function listRoleBindings(
   const childrenOf = await platformChildren(services, ctx);
   let rows = (await Promise.all(items.map((item) => toRows(views, item, resource, childrenOf, subjects.subject)))).flat();
   if (input.role_id) rows = rows.filter((row) => row.role.id === input.role_id);
-  if (input.order_by) rows = sortRows(rows, input.order_by);
+  rows = sortRows(rows, order.length > 0 ? order : [{ field: "role.created", desc: false }]);
   const end = page.limit === -1 ? undefined : page.offset + page.limit;
   return { count: rows.length, data: rows.slice(page.offset, end) };
 }

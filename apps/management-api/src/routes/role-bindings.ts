@@ -3,7 +3,7 @@ import { listBySubject, replaceBySubject } from "../commands/role-bindings-by-su
 import { requireBatchCreateAccess } from "../commands/binding-access.js";
 import { batchCreateRoleBindings, listRoleBindings } from "../commands/role-bindings.js";
 import type { Services } from "../commands/services.js";
-import { applyFieldMask, parseFieldMask, type FieldMask } from "../http/field-mask.js";
+import { applyFieldMask, parseFieldMask, type FieldMask, type FieldShape } from "../http/field-mask.js";
 import { contextOf } from "../http/identity.js";
 import { cursorEnvelope, parseCursorPage } from "../http/pagination.js";
 import { route, sendJson } from "../http/respond.js";
@@ -44,6 +44,24 @@ function masked<T extends { subject: { id: string; type: string } }>(row: T, mas
   return out;
 }
 
+/**
+ * A read mask as insights-rbac renders its list items: the sections it always shows keep their
+ * identity (`identity(asked)`: ids, a subject's type, a role's default fields when `fields` does not
+ * name the role) and `fields` adds to it. `expires_at` (Gatehouse's extension) is shown when set,
+ * unless `fields` leaves it out.
+ */
+function readMask(fields: string | undefined, defaults: string, shape: FieldShape, identity: (asked: FieldMask) => string): FieldMask {
+  if (fields === undefined) return parseFieldMask(`${defaults},expires_at`, shape);
+  const asked = parseFieldMask(fields, shape);
+  return parseFieldMask(`${identity(asked)},${fields}`, shape);
+}
+
+/** The list always shows role, subject, resource and sources. */
+const listIdentity = (asked: FieldMask) => `resource(id),subject(id,type),sources(id),${asked.has("role") ? "role(id)" : "role(id,created,modified)"}`;
+/** by-subject always shows subject, roles and resource; sources only when asked for. */
+const bySubjectIdentity = (asked: FieldMask) =>
+  `resource(id),subject(id,type),${asked.has("roles") ? "roles(id)" : "roles(id,created,modified)"}${asked.has("sources") ? ",sources(id)" : ""}`;
+
 export function roleBindingRoutes(services: Services): Router {
   const router = Router({ strict: true, caseSensitive: true });
 
@@ -51,7 +69,7 @@ export function roleBindingRoutes(services: Services): Router {
     "/role-bindings/",
     route(async (req, res) => {
       const query = parseQuery(roleBindingListQuery, req);
-      const mask = parseFieldMask(query.fields ?? BINDING_LIST_DEFAULT_FIELDS, BINDING_FIELDS);
+      const mask = readMask(query.fields, BINDING_LIST_DEFAULT_FIELDS, BINDING_FIELDS, listIdentity);
       const page = parseCursorPage(query, BINDING_PAGE_MAX);
       const result = await listRoleBindings(services, contextOf(res), query, page, details(mask));
       sendJson(res, 200, cursorEnvelope(req, page, result.count, result.data.map((row) => masked(row, mask))));
@@ -74,7 +92,7 @@ export function roleBindingRoutes(services: Services): Router {
     "/role-bindings/by-subject/",
     route(async (req, res) => {
       const query = parseQuery(bySubjectListQuery, req);
-      const mask = parseFieldMask(query.fields ?? BY_SUBJECT_DEFAULT_FIELDS, BY_SUBJECT_FIELDS);
+      const mask = readMask(query.fields, BY_SUBJECT_DEFAULT_FIELDS, BY_SUBJECT_FIELDS, bySubjectIdentity);
       const page = parseCursorPage(query, BINDING_PAGE_MAX);
       const result = await listBySubject(services, contextOf(res), query, page, details(mask));
       sendJson(res, 200, cursorEnvelope(req, page, result.count, result.data.map((row) => masked(row, mask))));

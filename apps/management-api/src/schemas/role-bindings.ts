@@ -86,11 +86,8 @@ export const roleBindingListQuery = z.object({
   "granted_subject.principal.user_id": z.string().min(1).max(256).optional(),
   exclude_sources: excludeSources.optional(),
   fields: queryString.optional(),
-  order_by: z
-    .enum(["role.id", "-role.id", "role.name", "-role.name", "role.created", "-role.created", "role.modified", "-role.modified", "resource.id", "-resource.id", "resource.type", "-resource.type"], {
-      error: "Invalid order_by. Valid fields: role.id, role.name, role.created, role.modified, resource.id, resource.type.",
-    })
-    .optional(),
+  /** A comma list, or the parameter repeated, as by-subject's; checked against the list's fields by the command. */
+  order_by: z.union([queryString, z.array(queryString).max(20).transform((parts) => parts.join(","))]).optional(),
 });
 
 export const bySubjectListQuery = z.object({

@@ -25,12 +25,12 @@ export interface Setup {
 export interface Step {
   request: string;
   as?: string;
+  /** Run in another organisation (`<case org>-<label>`), as its org admin: for cross-tenant cases. */
+  org?: string;
   body?: unknown;
   status: number;
   expect?: unknown;
   save?: Record<string, string>;
-  /** `other`: the request is made in a second organisation (cross-tenant cases). */
-  org?: "other";
 }
 export interface Case {
   test: string;
@@ -148,13 +148,13 @@ export class CaseRun {
     this.identities.set("admin", { username: "org-admin", userId: "org-admin-id", admin: true });
   }
 
-  private headers(as: string | undefined, org: string): Record<string, string> {
+  private headers(as: string | undefined, org?: string): Record<string, string> {
     if (as === "nobody") return {};
     const name = as ?? "admin";
     const who = this.identities.get(name) ?? { username: name, userId: `${name}-id`, admin: false };
     return {
       "x-rh-identity": encodeIdentityHeader({
-        orgId: org,
+        orgId: org === undefined ? this.org : `${this.org}-${org}`,
         username: who.username,
         isOrgAdmin: who.admin,
         ...(who.serviceAccount ? { serviceAccount: { clientId: who.serviceAccount, username: who.username } } : { userId: who.userId ?? who.username }),
@@ -162,12 +162,12 @@ export class CaseRun {
     };
   }
 
-  async call(line: string, as: string | undefined, body: unknown, org: "other" | undefined = undefined): Promise<TestResponse> {
+  async call(line: string, as: string | undefined, body: unknown, org?: string): Promise<TestResponse> {
     const [method, ...rest] = line.trim().split(/\s+/);
     const target = String(substitute(rest.join(" "), this.vars));
     const path = target.startsWith("/api/") ? target : `${V2}${target}`;
     const payload = body === undefined ? {} : { body: substitute(body, this.vars) };
-    return this.app.request(method!, path, { as: null, headers: this.headers(as, org === "other" ? `${this.org}o` : this.org), ...payload });
+    return this.app.request(method!, path, { as: null, headers: this.headers(as, org), ...payload });
   }
 
   private async must(line: string, body: unknown, status: number, as?: string): Promise<TestResponse> {
