@@ -125,9 +125,10 @@ export async function getWorkspace(
   return { ...workspaceRecord(ws), ancestry: ancestry.map((a) => ({ id: a.id, name: a.name, parent_id: a.parentId })) };
 }
 
-function rootPeerRule(services: Services, parent: Workspace, verb: "created" | "moved"): void {
+/** insights-rbac words the rule alike for create and move. */
+function rootPeerRule(services: Services, parent: Workspace): void {
   if (parent.type === "root" && !services.config.allowChildrenUnderRoot) {
-    throw badRequest(`Sub-workspaces may only be ${verb} under the default workspace.`, "parent_id");
+    throw badRequest("Sub-workspaces may only be created under the default workspace.", "parent_id");
   }
 }
 
@@ -144,7 +145,7 @@ export async function createWorkspace(
     throw error;
   });
   if (!(await canOnWorkspace(services, ctx, parent.id, "create"))) throw forbidden();
-  rootPeerRule(services, parent, "created");
+  rootPeerRule(services, parent);
   const limit = services.config.workspaceOrgLimit;
   const { count } = await services.store.workspaces.list(ctx.tenant.orgId, { types: ["standard"], limit: 1 });
   if (count >= limit) throw badRequest(`Workspace limit reached (${count}/${limit}); please free up capacity before creating more workspaces.`);
@@ -220,7 +221,7 @@ export async function moveWorkspace(
     throw error;
   });
   if (!(await canOnWorkspace(services, ctx, target.id, "create"))) throw noTarget();
-  rootPeerRule(services, target, "moved");
+  rootPeerRule(services, target);
   const written = await services.store.workspaces.move(ctx.tenant.orgId, ws.id, target.id).catch((error: unknown) => {
     if (isStoreError(error, "move-into-descendant")) throw badRequest("Cannot move workspace under one of its own descendants.", "parent_id");
     if (isStoreError(error, "duplicate-name")) throw badRequest("A workspace with the same name already exists under the target parent.", "parent_id");

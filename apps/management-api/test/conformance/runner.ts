@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { encodeIdentityHeader } from "@gatehouse/auth";
 import { parse } from "yaml";
@@ -16,6 +17,8 @@ export interface PrincipalSetup {
   admin?: boolean;
 }
 export interface Setup {
+  /** The ungrouped-hosts workspace (`{{ungrouped}}`), which upstream's inventory asks for over a service-to-service call. */
+  ungrouped?: boolean;
   principals?: PrincipalSetup[];
   groups?: { name: string; group: string; members?: string[] }[];
   workspaces?: { name: string; workspace: string; parent?: string; description?: string }[];
@@ -25,6 +28,8 @@ export interface Setup {
 export interface Step {
   request: string;
   as?: string;
+  /** `other`: the request is made in a second organisation of the case's own. */
+  org?: "other";
   body?: unknown;
   status: number;
   expect?: unknown;
@@ -33,6 +38,8 @@ export interface Step {
 export interface Case {
   test: string;
   note?: string;
+  /** Settings upstream's test overrides; the case runs on an app started with them. */
+  config?: Record<string, unknown>;
   setup?: Setup;
   steps: Step[];
 }
@@ -53,15 +60,19 @@ export function loadCaseFiles(): { file: string; content: CaseFile }[] {
 
 type Vars = Map<string, string>;
 
+/** `{{name}}`, or `{{name | upper}}` for its upper-case form; `{$uuids: n}` is n fresh random UUIDs. */
 function substitute(value: unknown, vars: Vars): unknown {
   if (typeof value === "string") {
-    return value.replace(/\{\{([^}]+)\}\}/g, (_, name: string) => {
+    return value.replace(/\{\{([^}|]+)(\|\s*upper\s*)?\}\}/g, (_, name: string, upper?: string) => {
       const found = vars.get(name.trim());
       if (found === undefined) throw new Error(`unknown case variable {{${name}}}`);
-      return found;
+      return upper ? found.toUpperCase() : found;
     });
   }
   if (Array.isArray(value)) return value.map((item) => substitute(item, vars));
+  if (typeof value === "object" && value !== null && "$uuids" in value) {
+    return Array.from({ length: Number((value as { $uuids: number }).$uuids) }, () => randomUUID());
+  }
   if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, vars)]));
   return value;
 }
@@ -146,13 +157,13 @@ export class CaseRun {
     this.identities.set("admin", { username: "org-admin", userId: "org-admin-id", admin: true });
   }
 
-  private headers(as: string | undefined): Record<string, string> {
+  private headers(as: string | undefined, org: string): Record<string, string> {
     if (as === "nobody") return {};
     const name = as ?? "admin";
     const who = this.identities.get(name) ?? { username: name, userId: `${name}-id`, admin: false };
     return {
       "x-rh-identity": encodeIdentityHeader({
-        orgId: this.org,
+        orgId: org,
         username: who.username,
         isOrgAdmin: who.admin,
         ...(who.serviceAccount ? { serviceAccount: { clientId: who.serviceAccount, username: who.username } } : { userId: who.userId ?? who.username }),
@@ -160,12 +171,12 @@ export class CaseRun {
     };
   }
 
-  async call(line: string, as: string | undefined, body: unknown): Promise<TestResponse> {
+  async call(line: string, as: string | undefined, body: unknown, org?: "other"): Promise<TestResponse> {
     const [method, ...rest] = line.trim().split(/\s+/);
     const target = String(substitute(rest.join(" "), this.vars));
     const path = target.startsWith("/api/") ? target : `${V2}${target}`;
     const payload = body === undefined ? {} : { body: substitute(body, this.vars) };
-    return this.app.request(method!, path, { as: null, headers: this.headers(as), ...payload });
+    return this.app.request(method!, path, { as: null, headers: this.headers(as, org === "other" ? `${this.org}o` : this.org), ...payload });
   }
 
   private async must(line: string, body: unknown, status: number, as?: string): Promise<TestResponse> {
@@ -181,6 +192,8 @@ export class CaseRun {
     this.vars.set("default", defaults.body.data[0].id);
     this.vars.set("tenant", `redhat/${this.org}`);
     if (!setup) return;
+    // Written first: the setup's API writes below bring the API's authorization graph past it.
+    if (setup.ungrouped) this.vars.set("ungrouped", (await this.app.store.workspaces.ensureUngroupedHosts(this.org)).value.id);
     for (const p of setup.principals ?? []) {
       this.identities.set(p.name, { username: p.username, admin: p.admin ?? false, ...(p.user_id ? { userId: p.user_id } : {}), ...(p.service_account ? { serviceAccount: p.service_account } : {}) });
       // Principals are recorded on their first authenticated request.
@@ -220,7 +233,7 @@ export class CaseRun {
   /** Runs the steps; returns the first difference from upstream's expectation, or null. */
   async steps(steps: Step[]): Promise<string | null> {
     for (const [i, step] of steps.entries()) {
-      const res = await this.call(step.request, step.as, step.body);
+      const res = await this.call(step.request, step.as, step.body, step.org);
       const where = `step ${i + 1} (${step.request})`;
       if (res.status !== step.status) return `${where}: status ${res.status}, expected ${step.status}; body ${res.text.slice(0, 400)}`;
       if (step.expect !== undefined) {
