@@ -1,4 +1,5 @@
 import { encodeIdentityHeader } from "@gatehouse/auth";
+import type { Store } from "@gatehouse/store";
 import { openTestStore } from "@gatehouse/store/testing";
 import {
   buildServer,
@@ -37,6 +38,8 @@ export interface TestResponse {
 export interface TestApp {
   baseUrl: string;
   request(method: string, path: string, options?: { as?: Caller | null; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<TestResponse>;
+  /** The app's own store, for records no API call can make (what an importer or another service writes). */
+  store: Store;
   stop(): Promise<void>;
 }
 
@@ -65,6 +68,7 @@ export async function startApp(
   const baseUrl = `http://127.0.0.1:${port}`;
   return {
     baseUrl,
+    store,
     async request(method, path, opts = {}) {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };
       const as = opts.as === undefined ? { org: "o1", user: "admin", admin: true } : opts.as;

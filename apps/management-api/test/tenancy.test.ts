@@ -76,6 +76,28 @@ describe.each(["pglite", "pg"] as const)("tenant isolation on %s", (backend) => 
     expect(bindings.body.data).toHaveLength(0);
   });
 
+  it("counts a user's grants in another organisation as no access here", async () => {
+    // User ids are global: the same user reads workspaces in tenant-a through its default access.
+    const carol = { org: "tenant-c", user: "carol", admin: true };
+    const roamerInA = { org: "tenant-a", user: "roamer", admin: false };
+    const roamerInC = { org: "tenant-c", user: "roamer", admin: false };
+    expect((await app.request("GET", `${V2}/workspaces/`, { as: roamerInA })).status).toBe(200);
+    // tenant-c's default access is unbound, so roamer holds nothing there.
+    const group = (await app.request("GET", `${V1}/groups/?name=Default access`, { as: carol })).body.data[0].uuid;
+    const roots = (await app.request("GET", `${V2}/workspaces/?type=root,default`, { as: carol })).body.data as { id: string; type: string }[];
+    const root = roots.find((w) => w.type === "root")!.id;
+    const unbind = await app.request("PUT", `${V2}/role-bindings/by-subject/?resource_id=${root}&resource_type=workspace&subject_id=${group}&subject_type=group`, {
+      as: carol,
+      body: { roles: [] },
+    });
+    expect(unbind.status).toBe(200);
+    expect((await app.request("GET", `${V2}/workspaces/`, { as: roamerInC })).status).toBe(403);
+    // With ancestry, upstream's fallback: the organisation's built-in workspaces.
+    const fallback = await app.request("GET", `${V2}/workspaces/?with_ancestry=true`, { as: roamerInC });
+    expect(fallback.status).toBe(200);
+    expect(fallback.body.data.map((w: { id: string }) => w.id).sort()).toEqual(roots.map((w) => w.id).sort());
+  });
+
   it("rejects an org header that does not match the identity", async () => {
     const res = await app.request("GET", `${V2}/workspaces/`, { as: alice, headers: { "x-rh-rbac-org-id": "tenant-b" } });
     expect(res.status).toBe(403);

@@ -48,25 +48,27 @@ export interface WorkspaceFilters {
   withAncestry?: boolean;
 }
 
-/** The workspaces a non-admin may list: granted `view`, plus ancestors/fallbacks with ancestry. */
+/**
+ * The workspaces a non-admin may list: granted `view`, plus ancestors/fallbacks with ancestry.
+ * Grants outside the tenant count as none, as upstream treats ids its lookup returns for another
+ * tenant (a user id is global, so one principal can hold grants in several organisations).
+ */
 async function visibleIds(services: Services, ctx: RequestContext, withAncestry: boolean): Promise<Set<string>> {
   await graphReady(services, ctx);
   const granted = services.authz.workspacesWith(ctx.principalId, "view");
   if (!withAncestry) {
-    if (granted.size === 0) throw forbidden();
+    const inTenant = granted.size === 0 ? 0 : (await services.store.workspaces.list(ctx.tenant.orgId, { ids: [...granted], limit: 1 })).count;
+    if (inTenant === 0) throw forbidden();
     return granted;
   }
   const all = await services.store.workspaces.list(ctx.tenant.orgId, { limit: -1 });
-  const visible = new Set<string>();
-  if (granted.size === 0) {
-    for (const ws of all.data) if (ALWAYS_VISIBLE.includes(ws.type)) visible.add(ws.id);
-    return visible;
-  }
   const parentOf = new Map(all.data.map((ws) => [ws.id, ws.parentId]));
+  const visible = new Set<string>();
   for (const id of granted) {
     if (!parentOf.has(id)) continue;
     for (let at: string | null | undefined = id; at && !visible.has(at); at = parentOf.get(at)) visible.add(at);
   }
+  if (visible.size === 0) for (const ws of all.data) if (ALWAYS_VISIBLE.includes(ws.type)) visible.add(ws.id);
   return visible;
 }
 
@@ -125,9 +127,10 @@ export async function getWorkspace(
   return { ...workspaceRecord(ws), ancestry: ancestry.map((a) => ({ id: a.id, name: a.name, parent_id: a.parentId })) };
 }
 
-function rootPeerRule(services: Services, parent: Workspace, verb: "created" | "moved"): void {
+/** insights-rbac words the rule alike for create and move. */
+function rootPeerRule(services: Services, parent: Workspace): void {
   if (parent.type === "root" && !services.config.allowChildrenUnderRoot) {
-    throw badRequest(`Sub-workspaces may only be ${verb} under the default workspace.`, "parent_id");
+    throw badRequest("Sub-workspaces may only be created under the default workspace.", "parent_id");
   }
 }
 
@@ -144,10 +147,14 @@ export async function createWorkspace(
     throw error;
   });
   if (!(await canOnWorkspace(services, ctx, parent.id, "create"))) throw forbidden();
-  rootPeerRule(services, parent, "created");
+  rootPeerRule(services, parent);
   const limit = services.config.workspaceOrgLimit;
   const { count } = await services.store.workspaces.list(ctx.tenant.orgId, { types: ["standard"], limit: 1 });
-  if (count >= limit) throw badRequest(`Workspace limit reached (${count}/${limit}); please free up capacity before creating more workspaces.`);
+  if (count >= limit) {
+    throw badRequest(
+      `Workspace limit reached (${count}/${limit}); please free up capacity by deleting empty workspaces or consolidating those with similar users and role bindings.`,
+    );
+  }
   const written = await services.store.workspaces
     .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null, parentId: parent.id })
     .catch((error: unknown) => {
@@ -220,7 +227,7 @@ export async function moveWorkspace(
     throw error;
   });
   if (!(await canOnWorkspace(services, ctx, target.id, "create"))) throw noTarget();
-  rootPeerRule(services, target, "moved");
+  rootPeerRule(services, target);
   const written = await services.store.workspaces.move(ctx.tenant.orgId, ws.id, target.id).catch((error: unknown) => {
     if (isStoreError(error, "move-into-descendant")) throw badRequest("Cannot move workspace under one of its own descendants.", "parent_id");
     if (isStoreError(error, "duplicate-name")) throw badRequest("A workspace with the same name already exists under the target parent.", "parent_id");

@@ -88,9 +88,16 @@ export function rejectNulBytes(req: Request, _res: Response, next: NextFunction)
     next(new ApiError(400, [{ message: "The request path is not valid percent-encoded UTF-8.", field: "detail" }]));
     return;
   }
-  const field = findNul(req.query, "") ?? findNul(req.body, "") ?? (path.includes("\u0000") ? "detail" : null);
-  if (field !== null) {
-    next(new ApiError(400, [{ message: "Null characters are not allowed.", field: field || "detail" }]));
+  // insights-rbac's wording for a query parameter and for a body field, when the field has a plain name.
+  const inQuery = findNul(req.query, "");
+  const field = inQuery ?? findNul(req.body, "");
+  if (field && field.length <= 64 && !field.includes("\u0000")) {
+    const what = inQuery !== null ? "query parameter" : "field";
+    next(new ApiError(400, [{ message: `The '${field}' ${what} contains invalid characters.`, field }]));
+    return;
+  }
+  if (field !== null || path.includes("\u0000")) {
+    next(new ApiError(400, [{ message: "Null characters are not allowed.", field: "detail" }]));
     return;
   }
   next();

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { encodeIdentityHeader } from "@gatehouse/auth";
 import { parse } from "yaml";
@@ -16,6 +17,8 @@ export interface PrincipalSetup {
   admin?: boolean;
 }
 export interface Setup {
+  /** The ungrouped-hosts workspace (`{{ungrouped}}`), which upstream's inventory asks for over a service-to-service call. */
+  ungrouped?: boolean;
   principals?: PrincipalSetup[];
   groups?: { name: string; group: string; members?: string[] }[];
   workspaces?: { name: string; workspace: string; parent?: string; description?: string }[];
@@ -35,6 +38,8 @@ export interface Step {
 export interface Case {
   test: string;
   note?: string;
+  /** Settings upstream's test overrides; the case runs on an app started with them. */
+  config?: Record<string, unknown>;
   setup?: Setup;
   steps: Step[];
 }
@@ -55,15 +60,19 @@ export function loadCaseFiles(): { file: string; content: CaseFile }[] {
 
 type Vars = Map<string, string>;
 
+/** `{{name}}`, or `{{name | upper}}` for its upper-case form; `{$uuids: n}` is n fresh random UUIDs. */
 function substitute(value: unknown, vars: Vars): unknown {
   if (typeof value === "string") {
-    return value.replace(/\{\{([^}]+)\}\}/g, (_, name: string) => {
+    return value.replace(/\{\{([^}|]+)(\|\s*upper\s*)?\}\}/g, (_, name: string, upper?: string) => {
       const found = vars.get(name.trim());
       if (found === undefined) throw new Error(`unknown case variable {{${name}}}`);
-      return found;
+      return upper ? found.toUpperCase() : found;
     });
   }
   if (Array.isArray(value)) return value.map((item) => substitute(item, vars));
+  if (typeof value === "object" && value !== null && "$uuids" in value) {
+    return Array.from({ length: Number((value as { $uuids: number }).$uuids) }, () => randomUUID());
+  }
   if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, vars)]));
   return value;
 }
@@ -183,6 +192,8 @@ export class CaseRun {
     this.vars.set("default", defaults.body.data[0].id);
     this.vars.set("tenant", `redhat/${this.org}`);
     if (!setup) return;
+    // Written first: the setup's API writes below bring the API's authorization graph past it.
+    if (setup.ungrouped) this.vars.set("ungrouped", (await this.app.store.workspaces.ensureUngroupedHosts(this.org)).value.id);
     for (const p of setup.principals ?? []) {
       this.identities.set(p.name, { username: p.username, admin: p.admin ?? false, ...(p.user_id ? { userId: p.user_id } : {}), ...(p.service_account ? { serviceAccount: p.service_account } : {}) });
       // Principals are recorded on their first authenticated request.

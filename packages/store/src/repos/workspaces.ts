@@ -63,12 +63,11 @@ const ORDER_COLUMNS: Record<string, string> = { name: "lower(name)", created: "c
 
 export function workspaceRepository(ctx: StoreContext): WorkspaceRepository {
   const limit = ctx.depthLimit;
+  // insights-rbac's wording when the new parent itself sits at the limit (create, and move of any subtree).
+  const nestTooDeep = () => new StoreError("depth-exceeded", `Workspaces may only nest ${limit} levels deep.`, "parent_id");
 
   async function createIn(w: WriteContext, orgId: string, type: WorkspaceType, parent: WorkspaceRow, name: string, description: string | null) {
-    const depth = (await depthOf(w.tx, orgId, parent.id)) + 1;
-    if (depth > limit) {
-      throw new StoreError("depth-exceeded", `Cannot create workspace: resulting hierarchy depth (${depth}) exceeds limit (${limit}).`, "parent_id");
-    }
+    if ((await depthOf(w.tx, orgId, parent.id)) + 1 > limit) throw nestTooDeep();
     await assertNameFree(w.tx, orgId, parent.id, name, null, "Can't create workspace with same name within same parent workspace");
     const [row] = await w.tx.query<WorkspaceRow>(
       "INSERT INTO gh_workspaces (id, org_id, type, parent_id, name, description) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *",
@@ -200,7 +199,9 @@ export function workspaceRepository(ctx: StoreContext): WorkspaceRepository {
           return toWorkspace(row);
         }
         const height = Math.max(...below.map((n) => n.d));
-        const depth = (await depthOf(w.tx, orgId, target.id)) + 1 + height;
+        const underTarget = (await depthOf(w.tx, orgId, target.id)) + 1;
+        if (underTarget > limit) throw nestTooDeep();
+        const depth = underTarget + height;
         if (depth > limit) {
           throw new StoreError("depth-exceeded", `Cannot move workspace: resulting hierarchy depth (${depth}) exceeds limit (${limit}).`, "parent_id");
         }
