@@ -30,6 +30,10 @@ const TRUE = 2;
 /** Evaluation met a cycle or the depth limit below this entry: not an answer, evaluated again if reached again. */
 const UNDECIDED = 3;
 
+/** A memo entry is a state in the low bits and, for TRUE / FALSE, the depth it was decided at above them. */
+const STATE_MASK = 3;
+const DEPTH_SHIFT = 2;
+
 /** Re-evaluations of undecided entries allowed per request before giving up with the depth error. */
 const UNDECIDED_BUDGET = 10_000;
 
@@ -93,26 +97,32 @@ export class Evaluation {
     const { subject } = this;
     // A subject set is always a member of itself (SpiceDB answers group:g#member ∈ group:g#member).
     if (slot === subject.relationSlot && node === subject.node) return true;
-    if (depth > this.maxDepth) this.depthExceeded(node, slot);
+    // SpiceDB fails a dispatch made with no depth remaining: the root has `maxDepth`, so depth `maxDepth` fails.
+    if (depth >= this.maxDepth) this.depthExceeded(node, slot);
     // Relations without subject sets are leaves: two index probes, cheaper than a memo entry.
     if (this.leaf[slot] === 1) return this.direct(node, slot, depth);
     const memo = this.memo ?? (this.memo = acquireMemo());
-    const state = memo.get(node, slot);
-    if (state >= 0) {
+    const entry = memo.get(node, slot);
+    if (entry >= 0) {
+      const state = entry & STATE_MASK;
       if (state === IN_PROGRESS) this.cycle(node, slot);
-      if (state !== UNDECIDED) return state === TRUE;
-      if (++this.undecidedRetries > UNDECIDED_BUDGET) this.depthExceeded(node, slot);
+      // A result holds at the depth it was reached and above; deeper, SpiceDB (which counts depth on
+      // every path) may run out of depth below it, so it is evaluated again there.
+      if (state !== UNDECIDED && depth <= entry >>> DEPTH_SHIFT) return state === TRUE;
+      if (state === UNDECIDED && ++this.undecidedRetries > UNDECIDED_BUDGET) this.depthExceeded(node, slot);
     }
     memo.set(node, slot, IN_PROGRESS);
     const s = this.slots[slot]!;
     let result: boolean;
     try {
-      result = s.stored ? this.direct(node, slot, depth) : this.evalOp(s.op!, node, depth);
+      const op = s.op!;
+      // A permission that only names another (`view = member`) is an alias in SpiceDB's check: no dispatch, no depth.
+      result = s.stored ? this.direct(node, slot, depth) : op.k === "slot" ? this.evalSlot(node, op.slot, depth) : this.evalOp(op, node, depth);
     } catch (error) {
       memo.set(node, slot, UNDECIDED);
       throw error;
     }
-    memo.set(node, slot, result ? TRUE : FALSE);
+    memo.set(node, slot, (result ? TRUE : FALSE) | (depth << DEPTH_SHIFT));
     return result;
   }
 

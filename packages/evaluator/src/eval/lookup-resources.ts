@@ -5,6 +5,7 @@ import type { RelationshipGraph } from "../graph/relationship-graph.js";
 import { NOT_FOUND } from "../graph/relationship-graph.js";
 import type { Model } from "../model/model.js";
 import type { SubjectRef } from "../relationship.js";
+import { guardDispatchDepth } from "./dispatch-depth.js";
 import { DEFAULT_MAX_DEPTH, Evaluation } from "./evaluation.js";
 import { reverseIndexOf } from "./reverse-index.js";
 import { reverseWalk } from "./reverse-walk.js";
@@ -20,6 +21,8 @@ function lookupNodes(graph: RelationshipGraph, resourceType: string, permission:
   const target = resolvePermission(graph, typeIndex, permission);
   const resolved = resolveSubject(graph, subject);
   const evaluation = new Evaluation(graph, resolved, DEFAULT_MAX_DEPTH);
+  // SpiceDB's lookup fails on the cycles and long chains its reverse dispatch meets: so does this one.
+  guardDispatchDepth(evaluation, target, DEFAULT_MAX_DEPTH);
   const plan = arrowIntersectionOf(graph.model, target);
   // A subject set on the listed type itself could hold a branch by self-membership: the general walk handles it.
   const nodes = plan && !(resolved.relationSlot >= 0 && resolved.typeIndex === typeIndex)

@@ -63,7 +63,8 @@ export function lookupSubjects(
     const key = node * model.slotCount + s;
     const cached = done.get(key);
     if (cached) return cached;
-    if (inProgress.has(key) || depth > DEFAULT_MAX_DEPTH) {
+    // As SpiceDB: a dispatch with no depth remaining fails (no aliasing here, unlike check).
+    if (inProgress.has(key) || depth >= DEFAULT_MAX_DEPTH) {
       throw new EvaluationError("max-depth-exceeded", `max depth exceeded expanding ${model.typeNames[graph.nodeType[node]!]}:${graph.nodeId[node]}#${model.slots[s]!.name}`);
     }
     inProgress.add(key);
