@@ -5,6 +5,7 @@ import type { RelationshipGraph } from "../graph/relationship-graph.js";
 import { NOT_FOUND } from "../graph/relationship-graph.js";
 import type { Model } from "../model/model.js";
 import type { SubjectRef } from "../relationship.js";
+import { check } from "./check.js";
 import { guardDispatchDepth } from "./dispatch-depth.js";
 import { DEFAULT_MAX_DEPTH, Evaluation } from "./evaluation.js";
 import { reverseIndexOf } from "./reverse-index.js";
@@ -262,5 +263,10 @@ function sortedIds(graph: RelationshipGraph, typeIndex: number, nodes: number[])
 export function lookupResources(graph: RelationshipGraph, resourceType: string, permission: string, subject: SubjectRef, options?: { now?: number }): string[] {
   if (graph.expiring > 0) graph.expire(options?.now ?? Date.now());
   const typeIndex = resolveType(graph, resourceType);
+  const resolved = resolveSubject(graph, subject);
+  // A subject set whose object is in no relationship reaches nothing but its own object (as in check).
+  if (resolved.node < 0 && resolved.relationSlot >= 0) {
+    return resolved.typeIndex === typeIndex && check(graph, { type: resourceType, id: subject.id }, permission, subject) ? [subject.id] : [];
+  }
   return sortedIds(graph, typeIndex, lookupNodes(graph, resourceType, permission, subject));
 }

@@ -52,7 +52,7 @@ async function theirs(run: () => Promise<unknown>): Promise<string> {
     const message = (error as Error).message ?? String(error);
     if (/max depth/i.test(message)) return "error:max-depth";
     // SpiceDB gave no answer in time (its own deadline or the oracle's): not comparable.
-    if (/deadline ?exceeded/i.test(message)) return TIMEOUT;
+    if (/deadline ?exceeded|cancelled/i.test(message)) return TIMEOUT;
     return `error:${message.slice(0, 200)}`;
   }
 }

@@ -20,13 +20,23 @@ export class SpiceDbProcess {
   private loaded: { schema: string; relationships: Relationship[] } | undefined;
   /** Processes killed because a call overran its deadline. */
   restarts = 0;
+  /** A call overran its deadline since the last load. */
+  private stalled = false;
 
   constructor(readonly deadlineMs = 5000) {}
 
   /** Loads a schema and relationships (replacing the previous ones); rejects with SpiceDB's message if it refuses the schema. */
   async load(schema: string, relationships: Relationship[]): Promise<void> {
     this.loaded = undefined;
-    await this.call("start", [schema, relationships], this.deadlineMs * 4);
+    // After a stall, the old instance may still be busy (its disposal waits for it): start afresh.
+    if (this.stalled) this.kill();
+    this.stalled = false;
+    try {
+      await this.call("start", [schema, relationships], this.deadlineMs * 4);
+    } catch (error) {
+      if (!/deadline exceeded/.test((error as Error).message)) throw error;
+      await this.call("start", [schema, relationships], this.deadlineMs * 4);
+    }
     this.loaded = { schema, relationships };
   }
 
@@ -59,6 +69,7 @@ export class SpiceDbProcess {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         this.restarts++;
+        this.stalled = true;
         this.kill();
         reject(new Error(`deadline exceeded: ${op} took over ${deadlineMs} ms`));
       }, deadlineMs);
@@ -76,7 +87,11 @@ export class SpiceDbProcess {
       this.pending.delete(m.id);
       clearTimeout(p.timer);
       if (m.ok) p.resolve(m.value);
-      else p.reject(new Error(m.message));
+      else {
+        // A lookup past SpiceDB's own deadline may leave work running in the instance.
+        if (/deadline|cancel/i.test(m.message ?? "")) this.stalled = true;
+        p.reject(new Error(m.message));
+      }
     });
     child.on("exit", () => {
       if (this.child !== child) return;
