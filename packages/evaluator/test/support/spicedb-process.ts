@@ -23,7 +23,7 @@ export class SpiceDbProcess {
   /** A call overran its deadline since the last load. */
   private stalled = false;
 
-  constructor(readonly deadlineMs = 5000) {}
+  constructor(public deadlineMs = 5000) {}
 
   /** Loads a schema and relationships (replacing the previous ones); rejects with SpiceDB's message if it refuses the schema. */
   async load(schema: string, relationships: Relationship[]): Promise<void> {
@@ -80,7 +80,8 @@ export class SpiceDbProcess {
 
   private spawn(): ChildProcess {
     if (this.child) return this.child;
-    const child = fork(CHILD, [], { execArgv: process.execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    // The child is TypeScript: tsx loads it, whether the parent runs under tsx or vitest.
+    const child = fork(CHILD, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
     child.on("message", (m: { id: number; ok: boolean; value?: unknown; message?: string }) => {
       const p = this.pending.get(m.id);
       if (!p) return;
