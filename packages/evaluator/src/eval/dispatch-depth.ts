@@ -7,10 +7,43 @@
 // reported by SpiceDB, not dispatched, so they cost no level.
 import { EvaluationError } from "../errors.js";
 import { NOT_FOUND } from "../graph/relationship-graph.js";
-import { reverseIndexOf } from "./reverse-index.js";
+import { reverseIndexOf, type ReverseIndex } from "./reverse-index.js";
 import type { WalkEvaluation } from "./reverse-walk.js";
 
 const ON_PATH = -1;
+
+/**
+ * Per target: for each slot, the most dispatch levels a fact of it can add below itself, from the
+ * schema alone (Infinity when its triggers reach a cycle of slots). Data paths follow these edges,
+ * so a fact whose bound keeps it under the limit needs no look at its data, and only slots on
+ * recursive relations (workspace parents, nested groups) are walked.
+ */
+const bounds = new WeakMap<object, Map<number, Float64Array>>();
+function boundsFor(index: ReverseIndex, slotCount: number, target: number): Float64Array {
+  let byTarget = bounds.get(index);
+  if (!byTarget) bounds.set(index, (byTarget = new Map()));
+  let bound = byTarget.get(target);
+  if (bound) return bound;
+  const triggers = index.triggersFor(target);
+  const out = new Float64Array(slotCount).fill(Number.NaN);
+  const onPath = new Uint8Array(slotCount);
+  const walk = (slot: number): number => {
+    if (onPath[slot]) return Infinity;
+    if (!Number.isNaN(out[slot]!)) return out[slot]!;
+    onPath[slot] = 1;
+    let most = 0;
+    for (const t of triggers[slot]!) {
+      const next = t.kind === "set" ? t.rel : t.perm;
+      if (triggers[next]!.length > 0) most = Math.max(most, 1 + walk(next));
+    }
+    onPath[slot] = 0;
+    out[slot] = most;
+    return most;
+  };
+  for (let slot = 0; slot < slotCount; slot++) walk(slot);
+  byTarget.set(target, (bound = out));
+  return bound;
+}
 
 /**
  * Throws `max-depth-exceeded` if SpiceDB's reverse dispatch from `subject` towards `target` meets
@@ -21,51 +54,58 @@ export function guardDispatchDepth(evaluation: WalkEvaluation, target: number, m
   const index = reverseIndexOf(graph.model);
   const triggers = index.triggersFor(target);
   const slotCount = graph.model.slotCount;
-  /** (node, slot) → longest chain of dispatches below it, or ON_PATH while being explored. */
-  const height = new Map<number, number>();
+  const bound = boundsFor(index, slotCount, target);
+  /** (node, slot) → the deepest level it was walked from without failing, or ON_PATH while being walked. */
+  const walked = new Map<number, number>();
   const fail = (node: number, slot: number, why: string): never => {
     const name = `${graph.model.typeNames[graph.nodeType[node]!]}:${graph.nodeId[node]}#${graph.model.slots[slot]!.name}`;
     throw new EvaluationError("max-depth-exceeded", `max depth ${maxDepth} exceeded: ${why} at ${name}`);
   };
 
-  /** Dispatches (node, slot) at `level`; returns the levels it adds below itself. */
-  const visit = (node: number, slot: number, level: number): number => {
+  /** Dispatches (n, s) at `level` if its data could reach the limit (and, into `&` / `-`, if it holds). */
+  const next = (n: number, s: number, verify: boolean, level: number): void => {
+    if (level + bound[s]! < maxDepth || triggers[s]!.length === 0) return;
+    if (!verify || evaluation.evalSlot(n, s, 0)) visit(n, s, level);
+  };
+  /** Dispatches (node, slot) at `level` and everything it leads to. */
+  const visit = (node: number, slot: number, level: number): void => {
     if (level >= maxDepth) fail(node, slot, "dispatch chain");
     const key = node * slotCount + slot;
-    const known = height.get(key);
+    const known = walked.get(key);
     if (known === ON_PATH) fail(node, slot, "cycle");
-    if (known !== undefined) {
-      if (level + known >= maxDepth) fail(node, slot, "dispatch chain");
-      return known;
-    }
-    height.set(key, ON_PATH);
-    let below = 0;
-    const next = (n: number, s: number, verify: boolean): void => {
-      if (triggers[s]!.length > 0 && (!verify || evaluation.evalSlot(n, s, 0))) below = Math.max(below, 1 + visit(n, s, level + 1));
-    };
+    // Fine from a level at least as deep: fine from here (deeper again, it is walked again).
+    if (known !== undefined && level <= known) return;
+    walked.set(key, ON_PATH);
+    const below = level + 1;
     for (const t of triggers[slot]!) {
-      if (t.kind === "same") next(node, t.perm, t.verify);
+      if (t.kind === "same") next(node, t.perm, t.verify, below);
       else if (t.kind === "arrow") {
         const reverse = graph.reverse[t.via]!;
-        for (const r of reverse.get(node) ?? []) next(r, t.perm, t.verify);
-        if (t.viaAllowsSets) for (const code of graph.usersetCodesOf(node)) for (const r of reverse.get(code) ?? []) next(r, t.perm, t.verify);
+        const resources = reverse.get(node);
+        if (resources) for (const r of resources) next(r, t.perm, t.verify, below);
+        if (t.viaAllowsSets) {
+          for (const code of graph.usersetCodesOf(node)) {
+            const viaSet = reverse.get(code);
+            if (viaSet) for (const r of viaSet) next(r, t.perm, t.verify, below);
+          }
+        }
       } else {
         const code = graph.usersetCode(node, slot);
-        if (code !== NOT_FOUND) for (const r of graph.reverse[t.rel]!.get(code) ?? []) next(r, t.rel, false);
+        const resources = code === NOT_FOUND ? undefined : graph.reverse[t.rel]!.get(code);
+        if (resources) for (const r of resources) next(r, t.rel, false, below);
       }
     }
-    height.set(key, below);
-    return below;
+    walked.set(key, level);
   };
+  const start = (node: number, slot: number, level: number): void => next(node, slot, false, level);
 
   // Level 1: the stored relations naming the subject (or its type's wildcard); a subject set is itself level 0.
   for (const slot of index.relevantStored(target)) {
-    if (triggers[slot]!.length === 0) continue;
     const reverse = graph.reverse[slot]!;
-    if (subject.code !== NOT_FOUND) for (const r of reverse.get(subject.code) ?? []) visit(r, slot, 1);
-    if (subject.wildcardNode >= 0) for (const r of reverse.get(subject.wildcardNode) ?? []) visit(r, slot, 1);
+    if (subject.code !== NOT_FOUND) for (const r of reverse.get(subject.code) ?? []) start(r, slot, 1);
+    if (subject.wildcardNode >= 0) for (const r of reverse.get(subject.wildcardNode) ?? []) start(r, slot, 1);
   }
-  if (subject.relationSlot >= 0 && subject.node >= 0 && index.relevantTo(target)[subject.relationSlot] && triggers[subject.relationSlot]!.length > 0) {
-    visit(subject.node, subject.relationSlot, 0);
+  if (subject.relationSlot >= 0 && subject.node >= 0 && index.relevantTo(target)[subject.relationSlot]) {
+    start(subject.node, subject.relationSlot, 0);
   }
 }
