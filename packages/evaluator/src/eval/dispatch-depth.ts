@@ -6,11 +6,15 @@
 // cases, so lookupResources answers exactly when SpiceDB does. Facts that trigger nothing are
 // reported by SpiceDB, not dispatched, so they cost no level.
 import { EvaluationError } from "../errors.js";
-import { NOT_FOUND } from "../graph/relationship-graph.js";
+import { NOT_FOUND, type RelationshipGraph } from "../graph/relationship-graph.js";
 import { reverseIndexOf, type ReverseIndex } from "./reverse-index.js";
 import type { WalkEvaluation } from "./reverse-walk.js";
 
 const ON_PATH = -1;
+
+/** Per graph: the (subject, target) pairs that passed since the last write; bounded. */
+const passed = new WeakMap<RelationshipGraph, { mutations: number; keys: Set<string> }>();
+const MAX_PASSES = 50_000;
 
 /**
  * Per target: for each slot, the most dispatch levels a fact of it can add below itself, from the
@@ -51,6 +55,11 @@ function boundsFor(index: ReverseIndex, slotCount: number, target: number): Floa
  */
 export function guardDispatchDepth(evaluation: WalkEvaluation, target: number, maxDepth: number): void {
   const { graph, subject } = evaluation;
+  // A subject's pass holds until the next write (`mutations` counts every add or remove that changes the graph).
+  let passes = passed.get(graph);
+  if (!passes || passes.mutations !== graph.mutations) passed.set(graph, (passes = { mutations: graph.mutations, keys: new Set() }));
+  const passKey = `${subject.code},${subject.wildcardNode},${target},${maxDepth}`;
+  if (passes.keys.has(passKey)) return;
   const index = reverseIndexOf(graph.model);
   const triggers = index.triggersFor(target);
   const slotCount = graph.model.slotCount;
@@ -108,4 +117,5 @@ export function guardDispatchDepth(evaluation: WalkEvaluation, target: number, m
   if (subject.relationSlot >= 0 && subject.node >= 0 && index.relevantTo(target)[subject.relationSlot]) {
     start(subject.node, subject.relationSlot, 0);
   }
+  if (passes.keys.size < MAX_PASSES) passes.keys.add(passKey);
 }
