@@ -1,13 +1,17 @@
 // Long random-schema differential against SpiceDB (`pnpm --filter @gatehouse/evaluator differential`).
-// DIFF_SEEDS (default 300) seeds from DIFF_FIRST (default 1); DIFF_VERBOSE=1 prints each failing seed.
-// Exits non-zero on any disagreement, schema verdicts included.
+// DIFF_SEEDS (default 300) seeds from DIFF_FIRST (default 1); DIFF_VERBOSE=1 prints each failing seed;
+// DIFF_CALL_MS (default 5000) is the deadline of one SpiceDB call: SpiceDB runs in a child process,
+// killed and restarted with the seed's data when a call overruns it (its Check cannot be cancelled);
+// DIFF_BUDGET_S (default 3600) stops starting seeds after that many seconds. One progress line per
+// seed on stderr, then a summary table. Exits non-zero on any disagreement, schema verdicts included.
 import { describeSeed, runSeed, type SeedResult } from "../test/support/differential.js";
+import { SpiceDbProcess } from "../test/support/spicedb-process.js";
 
 const first = Number(process.env.DIFF_FIRST ?? 1);
 const count = Number(process.env.DIFF_SEEDS ?? 300);
 const verbose = process.env.DIFF_VERBOSE === "1";
-/** Stop starting new seeds after this many seconds (SpiceDB's own timeouts can make a seed slow). */
-const budgetMs = Number(process.env.DIFF_BUDGET_S ?? 1200) * 1000;
+const budgetMs = Number(process.env.DIFF_BUDGET_S ?? 3600) * 1000;
+const spicedb = new SpiceDbProcess(Number(process.env.DIFF_CALL_MS ?? 5000));
 const started = Date.now();
 
 const results: SeedResult[] = [];
@@ -15,40 +19,58 @@ const results: SeedResult[] = [];
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     report();
+    spicedb.close();
     process.exit(1);
   });
 }
 for (let seed = first; seed < first + count && Date.now() - started < budgetMs; seed++) {
-  if (verbose) console.error(`seed ${seed}`);
-  const result = await runSeed(seed);
+  const t0 = Date.now();
+  const restarts = spicedb.restarts;
+  const result = await runSeed(seed, undefined, spicedb);
   results.push(result);
-  if (verbose && (result.schema === "ours-only" || result.schema === "spicedb-only" || result.disagreements.length > 0)) console.log(describeSeed(result));
+  const shape = `${result.cyclic ? "cyclic" : "acyclic"}${result.chain ? "+chain" : ""}`;
+  console.error(
+    `seed ${seed} (${results.length}/${count}) ${shape} schema ${result.schema}: ${result.compared} compared, ` +
+      `${result.disagreements.length} disagree, ${result.timeouts} timeouts, ${spicedb.restarts - restarts} restarts, ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
+  if (verbose && failed(result)) console.log(describeSeed(result));
 }
 
 report();
-const failed = results.some((r) => r.schema === "ours-only" || r.schema === "spicedb-only" || r.disagreements.length > 0);
-process.exit(failed ? 1 : 0);
+spicedb.close();
+process.exit(results.some(failed) ? 1 : 0);
+
+function failed(r: SeedResult): boolean {
+  return r.schema === "ours-only" || r.schema === "spicedb-only" || r.disagreements.length > 0;
+}
 
 function report(): void {
   const accepted = results.filter((r) => r.schema === "accepted");
-  const summary = (label: string, rs: SeedResult[]): string => {
-    const bad = rs.filter((r) => r.disagreements.length > 0);
-    const answers = rs.reduce((n, r) => n + r.disagreements.length, 0);
-    const compared = rs.reduce((n, r) => n + r.compared, 0);
-    const timeouts = rs.reduce((n, r) => n + r.timeouts, 0);
-    const racy = rs.reduce((n, r) => n + r.racy, 0);
-    return `${label}: ${rs.length} seeds, ${bad.length} with disagreements, ${answers} of ${compared} answers disagree (${racy} agreed only on a SpiceDB retry, ${timeouts} SpiceDB timeouts not compared)`;
-  };
-  console.log(`seeds ${first}..${first + results.length - 1}`);
-  console.log(`schema verdicts: ${accepted.length} accepted by both, ${results.filter((r) => r.schema === "rejected").length} rejected by both, ` +
-    `${results.filter((r) => r.schema === "ours-only").length} accepted only here, ${results.filter((r) => r.schema === "spicedb-only").length} accepted only by SpiceDB`);
-  console.log(summary("all", accepted));
-  console.log(summary("acyclic, no chain", accepted.filter((r) => !r.cyclic && !r.chain)));
-  console.log(summary("cyclic or chain", accepted.filter((r) => r.cyclic || r.chain)));
+  const n = (f: (r: SeedResult) => boolean): number => results.filter(f).length;
+  console.log(`seeds ${first}..${first + results.length - 1} in ${((Date.now() - started) / 1000).toFixed(0)} s, ${spicedb.restarts} SpiceDB restarts`);
+  console.log(`schema verdicts: ${accepted.length} accepted by both, ${n((r) => r.schema === "rejected")} rejected by both, ` +
+    `${n((r) => r.schema === "ours-only")} accepted only here, ${n((r) => r.schema === "spicedb-only")} accepted only by SpiceDB`);
+  const rows: Array<[string, SeedResult[]]> = [
+    ["all", accepted],
+    ["acyclic, no chain", accepted.filter((r) => !r.cyclic && !r.chain)],
+    ["cyclic or chain", accepted.filter((r) => r.cyclic || r.chain)],
+  ];
+  console.log("| seeds | kind | queries | agree | disagree | SpiceDB timeouts | agreed on a retry |");
+  console.log("|---|---|---|---|---|---|---|");
+  for (const [label, rs] of rows) {
+    for (const kind of ["check", "lookupResources", "lookupSubjects"]) {
+      const compared = rs.reduce((t, r) => t + (r.kinds[kind]?.compared ?? 0), 0);
+      const timeouts = rs.reduce((t, r) => t + (r.kinds[kind]?.timeouts ?? 0), 0);
+      const disagree = rs.reduce((t, r) => t + r.disagreements.filter((d) => d.query.startsWith(`${kind} `)).length, 0);
+      const racy = kind === "check" ? String(rs.reduce((t, r) => t + r.racy, 0)) : "";
+      console.log(`| ${label} (${rs.length}) | ${kind} | ${compared + timeouts} | ${compared - disagree} | ${disagree} | ${timeouts} | ${racy} |`);
+    }
+  }
+  // Disagreements by kind of outcome (an answer against an error, and which error).
   const kinds = new Map<string, number>();
   for (const r of accepted) for (const d of r.disagreements) {
     const key = `${d.query.split(" ")[0]} ours=${d.ours.startsWith("error") ? d.ours : "answer"} spicedb=${d.spicedb.startsWith("error") ? d.spicedb : "answer"}`;
     kinds.set(key, (kinds.get(key) ?? 0) + 1);
   }
-  for (const [k, n] of [...kinds].sort((a, b) => b[1] - a[1])) console.log(`  ${n}\t${k}`);
+  for (const [k, c] of [...kinds].sort((a, b) => b[1] - a[1])) console.log(`  ${c}\t${k}`);
 }

@@ -267,3 +267,20 @@ describe("per-subject results carried between checks", () => {
     expect(check(g, a, "member", { type: "user", id: "bob" })).toBe(true);
   });
 });
+
+describe("lookup depth guard", () => {
+  it("never passes a lookup across a write that closes a cycle or opens one", () => {
+    const graph = new RelationshipGraph(compileSchema(SCHEMA));
+    for (const text of ["group:a#t_member@group:b#member", "group:b#t_member@user:u"]) graph.add(parseRelationship(text));
+    const u = { type: "user", id: "u" };
+    expect(lookupResources(graph, "group", "member", u)).toEqual(["a", "b"]);
+    expect(lookupResources(graph, "group", "member", u)).toEqual(["a", "b"]);
+    const loop = parseRelationship("group:b#t_member@group:a#member");
+    graph.add(loop);
+    expect(() => lookupResources(graph, "group", "member", u)).toThrow(/max depth/);
+    graph.remove(loop);
+    expect(lookupResources(graph, "group", "member", u)).toEqual(["a", "b"]);
+    graph.add(loop);
+    expect(() => lookupResources(graph, "group", "member", u)).toThrow(/max depth/);
+  });
+});

@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { describeSeed, runSeed } from "./support/differential.js";
 
-const SEEDS = Array.from({ length: 12 }, (_, i) => i + 1);
+/** The first twelve, and seeds whose cyclic or chained data once disagreed (lookups past SpiceDB's depth). */
+const SEEDS = [...Array.from({ length: 12 }, (_, i) => i + 1), 40, 43, 53];
 
 describe("random schemas against SpiceDB", () => {
   for (const seed of SEEDS) {

@@ -3,6 +3,16 @@ import { check, compileSchema, EvaluatorError, explain, lookupResources, lookupS
 import { bruteForceLookup, subjectsOf } from "./support/brute-force.js";
 import { loadScenarios, parseCheck, parseObject, parseSubject } from "./support/scenarios.js";
 
+/** The answer, or the code of the evaluator error thrown. */
+function outcome<T>(run: () => T): T | string {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof EvaluatorError) return error.code;
+    throw error;
+  }
+}
+
 for (const scenario of loadScenarios()) {
   describe(`scenario ${scenario.name}`, () => {
     const graph = new RelationshipGraph(compileSchema(scenario.schema));
@@ -32,11 +42,10 @@ for (const scenario of loadScenarios()) {
 
     it("expected lookups", () => {
       for (const l of scenario.lookupResources) {
-        expect(lookupResources(graph, l.resourceType, l.permission, parseSubject(l.subject)), JSON.stringify(l)).toEqual(l.expected);
+        expect(outcome(() => lookupResources(graph, l.resourceType, l.permission, parseSubject(l.subject))), JSON.stringify(l)).toEqual(l.expected);
       }
       for (const l of scenario.lookupSubjects) {
-        const found = lookupSubjects(graph, parseObject(l.resource), l.permission, l.subjectType, l.subjectRelation);
-        expect(found, JSON.stringify(l)).toEqual(l.expected);
+        expect(outcome(() => lookupSubjects(graph, parseObject(l.resource), l.permission, l.subjectType, l.subjectRelation)), JSON.stringify(l)).toEqual(l.expected);
       }
     });
 
@@ -58,7 +67,10 @@ for (const scenario of loadScenarios()) {
           for (const name of [...definition.permissions.keys(), ...definition.relations.keys()]) {
             const expected = bruteForceLookup(graph, type, name, subject);
             if (expected === undefined) continue;
-            expect(lookupResources(graph, type, name, subject), `${type}#${name} for ${JSON.stringify(subject)}`).toEqual(expected);
+            const found = outcome(() => lookupResources(graph, type, name, subject));
+            // On deep data the lookup may refuse (SpiceDB's reverse dispatch meets the cycle); when it answers, it agrees.
+            if (found === "max-depth-exceeded" && scenario.deepData) continue;
+            expect(found, `${type}#${name} for ${JSON.stringify(subject)}`).toEqual(expected);
             compared++;
           }
         }

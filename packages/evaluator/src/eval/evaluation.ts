@@ -29,6 +29,15 @@ const FALSE = 1;
 const TRUE = 2;
 /** Evaluation met a cycle or the depth limit below this entry: not an answer, evaluated again if reached again. */
 const UNDECIDED = 3;
+/**
+ * Evaluation ran out of depth below this entry and met no cycle: reached again at that depth or
+ * deeper it runs out again (less room, the same branches), so it fails at once instead.
+ */
+const OUT_OF_DEPTH = 4;
+
+/** A memo entry is a state in the low bits and, for TRUE / FALSE / OUT_OF_DEPTH, the depth it was reached at above them. */
+const STATE_MASK = 7;
+const DEPTH_SHIFT = 3;
 
 /** Re-evaluations of undecided entries allowed per request before giving up with the depth error. */
 const UNDECIDED_BUDGET = 10_000;
@@ -63,6 +72,8 @@ export class Evaluation {
   private otherClosure: AnchorClosure | undefined;
   private anchored: Map<number, AnchorClosure> | undefined;
   private undecidedRetries = 0;
+  /** Cycles met so far: an entry that failed without meeting one failed for depth alone. */
+  private cycles = 0;
 
   constructor(
     readonly graph: RelationshipGraph,
@@ -93,26 +104,39 @@ export class Evaluation {
     const { subject } = this;
     // A subject set is always a member of itself (SpiceDB answers group:g#member ∈ group:g#member).
     if (slot === subject.relationSlot && node === subject.node) return true;
-    if (depth > this.maxDepth) this.depthExceeded(node, slot);
+    // SpiceDB fails a dispatch made with no depth remaining: the root has `maxDepth`, so depth `maxDepth` fails.
+    if (depth >= this.maxDepth) this.depthExceeded(node, slot);
     // Relations without subject sets are leaves: two index probes, cheaper than a memo entry.
     if (this.leaf[slot] === 1) return this.direct(node, slot, depth);
     const memo = this.memo ?? (this.memo = acquireMemo());
-    const state = memo.get(node, slot);
-    if (state >= 0) {
+    const entry = memo.get(node, slot);
+    if (entry >= 0) {
+      const state = entry & STATE_MASK;
       if (state === IN_PROGRESS) this.cycle(node, slot);
-      if (state !== UNDECIDED) return state === TRUE;
-      if (++this.undecidedRetries > UNDECIDED_BUDGET) this.depthExceeded(node, slot);
+      // A result holds at the depth it was reached and above; deeper, SpiceDB (which counts depth on
+      // every path) may run out of depth below it, so it is evaluated again there.
+      if (state === OUT_OF_DEPTH) {
+        if (depth >= entry >>> DEPTH_SHIFT) this.depthExceeded(node, slot);
+      } else if (state !== UNDECIDED) {
+        if (depth <= entry >>> DEPTH_SHIFT) return state === TRUE;
+      } else if (++this.undecidedRetries > UNDECIDED_BUDGET) {
+        this.cycles++;
+        this.depthExceeded(node, slot);
+      }
     }
     memo.set(node, slot, IN_PROGRESS);
     const s = this.slots[slot]!;
+    const cycles = this.cycles;
     let result: boolean;
     try {
-      result = s.stored ? this.direct(node, slot, depth) : this.evalOp(s.op!, node, depth);
+      const op = s.op!;
+      // A permission that only names another (`view = member`) is an alias in SpiceDB's check: no dispatch, no depth.
+      result = s.stored ? this.direct(node, slot, depth) : op.k === "slot" ? this.evalSlot(node, op.slot, depth) : this.evalOp(op, node, depth);
     } catch (error) {
-      memo.set(node, slot, UNDECIDED);
+      memo.set(node, slot, this.cycles === cycles ? OUT_OF_DEPTH | (depth << DEPTH_SHIFT) : UNDECIDED);
       throw error;
     }
-    memo.set(node, slot, result ? TRUE : FALSE);
+    memo.set(node, slot, (result ? TRUE : FALSE) | (depth << DEPTH_SHIFT));
     return result;
   }
 
@@ -294,6 +318,7 @@ export class Evaluation {
   }
 
   private cycle(node: number, slot: number): never {
+    this.cycles++;
     throw new EvaluationError("max-depth-exceeded", `max depth exceeded: cycle through ${this.describe(node, slot)}`);
   }
 

@@ -5,6 +5,8 @@ import type { RelationshipGraph } from "../graph/relationship-graph.js";
 import { NOT_FOUND } from "../graph/relationship-graph.js";
 import type { Model } from "../model/model.js";
 import type { SubjectRef } from "../relationship.js";
+import { check } from "./check.js";
+import { guardDispatchDepth } from "./dispatch-depth.js";
 import { DEFAULT_MAX_DEPTH, Evaluation } from "./evaluation.js";
 import { reverseIndexOf } from "./reverse-index.js";
 import { reverseWalk } from "./reverse-walk.js";
@@ -20,6 +22,8 @@ function lookupNodes(graph: RelationshipGraph, resourceType: string, permission:
   const target = resolvePermission(graph, typeIndex, permission);
   const resolved = resolveSubject(graph, subject);
   const evaluation = new Evaluation(graph, resolved, DEFAULT_MAX_DEPTH);
+  // SpiceDB's lookup fails on the cycles and long chains its reverse dispatch meets: so does this one.
+  guardDispatchDepth(evaluation, target, DEFAULT_MAX_DEPTH);
   const plan = arrowIntersectionOf(graph.model, target);
   // A subject set on the listed type itself could hold a branch by self-membership: the general walk handles it.
   const nodes = plan && !(resolved.relationSlot >= 0 && resolved.typeIndex === typeIndex)
@@ -259,5 +263,10 @@ function sortedIds(graph: RelationshipGraph, typeIndex: number, nodes: number[])
 export function lookupResources(graph: RelationshipGraph, resourceType: string, permission: string, subject: SubjectRef, options?: { now?: number }): string[] {
   if (graph.expiring > 0) graph.expire(options?.now ?? Date.now());
   const typeIndex = resolveType(graph, resourceType);
+  const resolved = resolveSubject(graph, subject);
+  // A subject set whose object is in no relationship reaches nothing but its own object (as in check).
+  if (resolved.node < 0 && resolved.relationSlot >= 0) {
+    return resolved.typeIndex === typeIndex && check(graph, { type: resourceType, id: subject.id }, permission, subject) ? [subject.id] : [];
+  }
   return sortedIds(graph, typeIndex, lookupNodes(graph, resourceType, permission, subject));
 }

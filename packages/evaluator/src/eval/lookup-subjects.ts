@@ -56,14 +56,16 @@ export function lookupSubjects(
   const wantedType = resolveType(graph, subjectType);
   const wantedSlot = subjectRelation === undefined || subjectRelation === "" ? -1 : resolvePermission(graph, wantedType, subjectRelation);
   const { model } = graph;
-  const done = new Map<number, SubjectSet>();
+  /** Expanded (node, slot) and the depth it was expanded at: reused at that depth or above (deeper, SpiceDB may run out of depth). */
+  const done = new Map<number, { set: SubjectSet; depth: number }>();
   const inProgress = new Set<number>();
 
   const expandSlot = (node: number, s: number, depth: number): SubjectSet => {
     const key = node * model.slotCount + s;
     const cached = done.get(key);
-    if (cached) return cached;
-    if (inProgress.has(key) || depth > DEFAULT_MAX_DEPTH) {
+    if (cached && depth <= cached.depth) return cached.set;
+    // As SpiceDB: a dispatch with no depth remaining fails (no aliasing here, unlike check).
+    if (inProgress.has(key) || depth >= DEFAULT_MAX_DEPTH) {
       throw new EvaluationError("max-depth-exceeded", `max depth exceeded expanding ${model.typeNames[graph.nodeType[node]!]}:${graph.nodeId[node]}#${model.slots[s]!.name}`);
     }
     inProgress.add(key);
@@ -74,7 +76,7 @@ export function lookupSubjects(
       result = { ...result, ids: new Set(result.ids).add(graph.nodeId[node]!) };
     }
     inProgress.delete(key);
-    done.set(key, result);
+    done.set(key, { set: result, depth });
     return result;
   };
 

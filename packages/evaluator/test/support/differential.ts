@@ -1,9 +1,10 @@
 // One seed of the random-schema differential: the schema verdict and every Check, LookupResources
 // and LookupSubjects answer of the evaluator against SpiceDB's, errors included (an error is an
 // answer too: "error:max-depth" on both sides agrees, an error against a boolean does not).
-import { check, compileSchema, EvaluatorError, formatRelationship, lookupResources, lookupSubjects, RelationshipGraph } from "../../src/index.js";
+import { check, compileSchema, EvaluatorError, formatRelationship, lookupResources, lookupSubjects, RelationshipGraph, type ObjectRef, type SubjectRef } from "../../src/index.js";
 import { randomSchemaCase, type RandomSchemaCase } from "./random-schemas.js";
 import { SpiceDbOracle } from "./spicedb-oracle.js";
+import type { SpiceDbProcess } from "./spicedb-process.js";
 
 export interface Disagreement {
   query: string;
@@ -24,6 +25,8 @@ export interface SeedResult {
   /** Checks where SpiceDB gave our answer only on a retry (it answered the max-depth error, or another answer, first). */
   racy: number;
   disagreements: Disagreement[];
+  /** Per query kind (check, lookupResources, lookupSubjects): answers compared and SpiceDB timeouts. */
+  kinds: Record<string, { compared: number; timeouts: number }>;
   testCase: RandomSchemaCase;
 }
 
@@ -49,7 +52,7 @@ async function theirs(run: () => Promise<unknown>): Promise<string> {
     const message = (error as Error).message ?? String(error);
     if (/max depth/i.test(message)) return "error:max-depth";
     // SpiceDB gave no answer in time (its own deadline or the oracle's): not comparable.
-    if (/deadline ?exceeded/i.test(message)) return TIMEOUT;
+    if (/deadline ?exceeded|cancelled/i.test(message)) return TIMEOUT;
     return `error:${message.slice(0, 200)}`;
   }
 }
@@ -74,65 +77,79 @@ function hasCycle(testCase: RandomSchemaCase): boolean {
   return [...edges.keys()].some(visit);
 }
 
-export async function runSeed(seed: number, testCase = randomSchemaCase(seed)): Promise<SeedResult> {
-  const base = { seed, chain: testCase.chain, cyclic: hasCycle(testCase), compared: 0, timeouts: 0, racy: 0, disagreements: [] as Disagreement[], testCase };
+/** What a seed asks SpiceDB: the in-process oracle, or a `SpiceDbProcess` (per-call deadlines). */
+interface Oracle {
+  check(resource: ObjectRef, permission: string, subject: SubjectRef): Promise<boolean>;
+  lookupResources(resourceType: string, permission: string, subject: SubjectRef): Promise<string[]>;
+  lookupSubjects(resource: ObjectRef, permission: string, subjectType: string, subjectRelation?: string): Promise<unknown>;
+}
+
+/** After this many SpiceDB timeouts, a seed's remaining queries are skipped (each would wait its deadline). */
+const TIMEOUTS_PER_SEED = 3;
+
+/**
+ * One seed against SpiceDB: in-process by default; with `process`, SpiceDB runs in that child
+ * process (a stalled call is killed at its deadline and the process restarted with the seed's data).
+ */
+export async function runSeed(seed: number, testCase = randomSchemaCase(seed), process?: SpiceDbProcess): Promise<SeedResult> {
+  const base = { seed, chain: testCase.chain, cyclic: hasCycle(testCase), compared: 0, timeouts: 0, racy: 0, disagreements: [] as Disagreement[], kinds: {} as SeedResult["kinds"], testCase };
   let graph: RelationshipGraph | undefined;
   let ourError = "";
   try {
     graph = new RelationshipGraph(compileSchema(testCase.schema));
+    for (const r of testCase.relationships) graph.add(r);
   } catch (error) {
+    graph = undefined;
     ourError = (error as Error).message;
   }
-  let spicedb: SpiceDbOracle | undefined;
+  let spicedb: Oracle | undefined;
+  let inProcess: SpiceDbOracle | undefined;
   let theirError = "";
   try {
-    spicedb = await SpiceDbOracle.start(testCase.schema, []);
+    if (process) {
+      await process.load(testCase.schema, testCase.relationships);
+      spicedb = process;
+    } else {
+      spicedb = inProcess = await SpiceDbOracle.start(testCase.schema, testCase.relationships);
+    }
   } catch (error) {
     theirError = (error as Error).message;
   }
   if (!graph || !spicedb) {
-    await spicedb?.close();
+    await inProcess?.close();
     const schema = !graph && !spicedb ? "rejected" : graph ? "ours-only" : "spicedb-only";
     return { ...base, schema, ...(schema === "rejected" ? {} : { schemaMessages: { ours: ourError, spicedb: theirError } }) };
   }
   try {
-    for (const r of testCase.relationships) graph.add(r);
-    await spicedb.write(testCase.relationships);
     const disagreements: Disagreement[] = [];
     let compared = 0;
     let timeouts = 0;
     let racy = 0;
-    // After one lookup timeout, a seed's other lookups are skipped too (each would wait its deadline).
-    let lookupTimedOut = false;
-    const lookup = async (run: () => Promise<unknown>): Promise<string> => {
-      if (lookupTimedOut) return TIMEOUT;
-      const answer = await theirs(run);
-      if (answer === TIMEOUT) lookupTimedOut = true;
-      return answer;
+    /** SpiceDB's answer, or TIMEOUT (also once the seed has had its share of timeouts). */
+    const ask = async (run: () => Promise<unknown>): Promise<string> => {
+      if (timeouts >= TIMEOUTS_PER_SEED) return TIMEOUT;
+      return theirs(run);
     };
+    const kinds: SeedResult["kinds"] = {};
     const compare = (query: string, a: string, b: string): void => {
+      const kind = (kinds[query.slice(0, query.indexOf(" "))] ??= { compared: 0, timeouts: 0 });
       if (b === TIMEOUT) {
         timeouts++;
+        kind.timeouts++;
         return;
       }
       compared++;
+      kind.compared++;
       if (a !== b) disagreements.push({ query, ours: a, spicedb: b });
     };
-    // SpiceDB's Check cannot be cancelled from here; after one timeout, the seed's other checks are skipped.
-    let checkTimedOut = false;
     for (const q of testCase.checks) {
-      if (checkTimedOut) {
-        timeouts++;
-        continue;
-      }
       const subject = q.subject.relation ? `${q.subject.type}:${q.subject.id}#${q.subject.relation}` : `${q.subject.type}:${q.subject.id}`;
       const mine = ours(() => check(graph, q.resource, q.permission, q.subject));
-      let answer = await theirs(() => spicedb.check(q.resource, q.permission, q.subject));
-      if (answer === TIMEOUT) checkTimedOut = true;
+      let answer = await ask(() => spicedb.check(q.resource, q.permission, q.subject));
       // On cyclic data SpiceDB races a union's or intersection's branches against the depth limit, so
       // the same Check may answer in one run and fail in the next: ask again before calling it a disagreement.
       for (let retry = 0; retry < RETRIES && answer !== mine && answer !== TIMEOUT && (mine === DEPTH || answer === DEPTH); retry++) {
-        const again = await theirs(() => spicedb.check(q.resource, q.permission, q.subject));
+        const again = await ask(() => spicedb.check(q.resource, q.permission, q.subject));
         if (again === mine) {
           racy++;
           answer = again;
@@ -145,19 +162,19 @@ export async function runSeed(seed: number, testCase = randomSchemaCase(seed)): 
       compare(
         `lookupResources ${l.resourceType}#${l.permission}@${subject}`,
         ours(() => lookupResources(graph, l.resourceType, l.permission, l.subject)),
-        await lookup(() => spicedb.lookupResources(l.resourceType, l.permission, l.subject)),
+        await ask(() => spicedb.lookupResources(l.resourceType, l.permission, l.subject)),
       );
     }
     for (const l of testCase.subjectLookups) {
       compare(
         `lookupSubjects ${l.resource.type}:${l.resource.id}#${l.permission}@${l.subjectType}${l.subjectRelation ? `#${l.subjectRelation}` : ""}`,
         ours(() => lookupSubjects(graph, l.resource, l.permission, l.subjectType, l.subjectRelation)),
-        await lookup(() => spicedb.lookupSubjects(l.resource, l.permission, l.subjectType, l.subjectRelation)),
+        await ask(() => spicedb.lookupSubjects(l.resource, l.permission, l.subjectType, l.subjectRelation)),
       );
     }
-    return { ...base, schema: "accepted", compared, timeouts, racy, disagreements };
+    return { ...base, schema: "accepted", compared, timeouts, racy, disagreements, kinds };
   } finally {
-    await spicedb.close();
+    await inProcess?.close();
   }
 }
 

@@ -19,14 +19,17 @@ export interface Scenario {
   assertErrors: Array<{ check: string; code: string }>;
   /** Assertions SpiceDB answers in some runs and refuses with max depth in others (branches racing a cycle). */
   spicedbMayError: string[];
-  lookupResources: Array<{ resourceType: string; permission: string; subject: string; expected: string[] }>;
+  /** `expected` is the answer, or the error code SpiceDB's error maps to ("max-depth-exceeded"). */
+  lookupResources: Array<{ resourceType: string; permission: string; subject: string; expected: string[] | string }>;
   lookupSubjects: Array<{
     resource: string;
     permission: string;
     subjectType: string;
     subjectRelation?: string;
-    expected: { ids: string[]; wildcard: boolean; excluded: string[] };
+    expected: { ids: string[]; wildcard: boolean; excluded: string[] } | string;
   }>;
+  /** Data with cycles or chains near the depth limit: lookupResources may refuse with max-depth-exceeded where Check answers, as SpiceDB's does. */
+  deepData: boolean;
   explain: Array<{ check: string; allowed: boolean; summaryIncludes: string[] }>;
 }
 
@@ -49,6 +52,7 @@ export function loadScenarios(): Scenario[] {
         lookupResources: raw.lookupResources ?? [],
         lookupSubjects: raw.lookupSubjects ?? [],
         explain: raw.explain ?? [],
+        deepData: raw.deepData === true,
       };
     });
 }

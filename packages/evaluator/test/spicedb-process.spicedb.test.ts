@@ -1,0 +1,27 @@
+// The long differential's SpiceDB process: a call past its deadline is killed, counted, and the next
+// call runs on a fresh process holding the same schema and relationships.
+import { afterAll, describe, expect, it } from "vitest";
+import { parseRelationship } from "../src/index.js";
+import { SpiceDbProcess } from "./support/spicedb-process.js";
+
+const SCHEMA = ["definition user {}", "definition doc {", "  relation viewer: user", "  permission view = viewer", "}"].join("\n");
+
+describe("SpiceDB in a child process", () => {
+  const spicedb = new SpiceDbProcess(20_000);
+  afterAll(() => spicedb.close());
+
+  it("restarts with the loaded data after a call overruns its deadline", async () => {
+    await spicedb.load(SCHEMA, [parseRelationship("doc:d#viewer@user:u")]);
+    expect(await spicedb.check({ type: "doc", id: "d" }, "view", { type: "user", id: "u" })).toBe(true);
+    spicedb.deadlineMs = 0;
+    await expect(spicedb.check({ type: "doc", id: "d" }, "view", { type: "user", id: "u" })).rejects.toThrow(/deadline exceeded/);
+    expect(spicedb.restarts).toBe(1);
+    spicedb.deadlineMs = 20_000;
+    expect(await spicedb.check({ type: "doc", id: "d" }, "view", { type: "user", id: "u" })).toBe(true);
+    expect(await spicedb.lookupResources("doc", "view", { type: "user", id: "u" })).toEqual(["d"]);
+  });
+
+  it("reports SpiceDB's refusal of a schema", async () => {
+    await expect(spicedb.load("definition doc { relation viewer: nobody }", [])).rejects.toThrow(/Failed to bootstrap/);
+  });
+});
