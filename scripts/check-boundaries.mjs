@@ -18,6 +18,7 @@ const allowed = {
   "packages/store": ["evaluator", "rbac"],
   "packages/cache": [],
   "packages/auth": [],
+  "packages/problem": ["auth"],
   "packages/telemetry": [],
   "packages/config": [],
   "packages/client": ["proto"],
