@@ -130,7 +130,7 @@ for (const member of Object.keys(allowed)) {
 }
 
 if (problems.length > 0) {
-  console.error(`Import boundary violations (${problems.length}):\n` + problems.map((p) => `  ${p}`).join("\n"));
+  console.error(`Import boundary violations (${problems.length}):\n${problems.map((p) => `  ${p}`).join("\n")}`);
   process.exit(1);
 }
 console.log("boundaries: ok");

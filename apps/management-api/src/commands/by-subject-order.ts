@@ -41,7 +41,7 @@ export async function sortBySubject<E extends { subject: BindingSubject; roleIds
   if (keys.length === 0) return entries;
   const views = new BindingViews(services, ctx, { subject: true, resourceName: false });
   const orgId = ctx.tenant.orgId;
-  const valueOf = async (entry: E, { field, desc }: OrderKey): Promise<Sortable> => {
+  const sortValueOf = async (entry: E, { field, desc }: OrderKey): Promise<Sortable> => {
     const [object, attribute] = field.split(".") as [string, string | undefined];
     if (field === "last_modified") return entry.modified.getTime();
     if (object === "role") {
@@ -67,7 +67,7 @@ export async function sortBySubject<E extends { subject: BindingSubject; roleIds
     if (field === "group.description") return (view.group?.description ?? "").toLowerCase();
     return (view.group?.name ?? "").toLowerCase();
   };
-  const rows = await Promise.all(entries.map(async (entry) => ({ entry, values: await Promise.all(keys.map((key) => valueOf(entry, key))) })));
+  const rows = await Promise.all(entries.map(async (entry) => ({ entry, values: await Promise.all(keys.map((key) => sortValueOf(entry, key))) })));
   rows.sort((a, b) => {
     for (const [i, key] of keys.entries()) {
       const order = compare(a.values[i]!, b.values[i]!);
