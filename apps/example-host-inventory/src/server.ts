@@ -21,6 +21,8 @@ export interface HostInventoryConfig {
   host?: string;
   authz: AuthzClient;
   inventory: Inventory;
+  /** The workspace permission the host list filters by (default PERMISSIONS.hostList); the load test uses its measured relation. */
+  listPermission?: string;
 }
 
 class HttpError extends Error {
@@ -62,6 +64,7 @@ function caller(req: Request): { identity: RhIdentity; userId: string } {
 
 export function buildServer(config: HostInventoryConfig): { start(): Promise<{ port: number }>; stop(): Promise<void> } {
   const { authz, inventory } = config;
+  const listPermission = config.listPermission ?? PERMISSIONS.hostList;
   const app = express();
   app.disable("x-powered-by");
 
@@ -72,7 +75,7 @@ export function buildServer(config: HostInventoryConfig): { start(): Promise<{ p
     const page = pageOf(req);
     const t0 = performance.now();
     let workspaceIds: readonly string[] | "all" = "all";
-    if (authz.enabled) workspaceIds = (await authz.listWorkspaceIds({ permission: PERMISSIONS.hostList, subject: userId })).ids;
+    if (authz.enabled) workspaceIds = (await authz.listWorkspaceIds({ permission: listPermission, subject: userId })).ids;
     // AUTHZ_ENABLED=false: development mode, every host of the organisation (the client makes no call).
     else res.setHeader("x-authz", "disabled");
     const t1 = performance.now();

@@ -1,7 +1,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeIdentityHeader } from "@gatehouse/auth";
-import { createAuthzClient, loadClientConfig } from "@gatehouse/client";
+import { type AuthzClient, createAuthzClient, loadClientConfig } from "@gatehouse/client";
 import { type Host, Inventory, buildServer } from "@gatehouse/example-host-inventory";
 import { type Stack, startStack } from "./stack.js";
 
@@ -67,6 +67,20 @@ describe("example host inventory against the real stack", () => {
     const response = await fetch(`${base}/api/inventory/v1/hosts?limit=2&offset=1`, { headers: { "x-rh-identity": identity("bob") } });
     expect(response.headers.get("server-timing")).toMatch(/^authz;dur=[\d.]+, sql;dur=[\d.]+$/);
     expect(await response.json()).toMatchObject({ meta: { count: 3, limit: 2, offset: 1 }, data: [{ id: "h-b" }, { id: "h-d" }] });
+  });
+
+  it("filters the list by the configured workspace permission", async () => {
+    const asked: string[] = [];
+    const authz = { enabled: true, listWorkspaceIds: async ({ permission }: { permission: string }) => (asked.push(permission), { ids: [] }), close: () => undefined } as unknown as AuthzClient;
+    const app = buildServer({ port: 0, host: "127.0.0.1", authz, inventory, listPermission: "patch_system_edit" });
+    const { port } = await app.start();
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/api/inventory/v1/hosts`, { headers: { "x-rh-identity": identity("bob") } });
+      expect(await response.json()).toEqual({ meta: { count: 0, limit: 10, offset: 0 }, data: [] });
+      expect(asked).toEqual(["patch_system_edit"]);
+    } finally {
+      await app.stop();
+    }
   });
 
   it.each(["limit=0", "limit=1001", "limit=abc", "offset=-1", "offset=1e3", "limit=1&limit=2"])("rejects the query %s with problem+json", async (query) => {
