@@ -18,6 +18,7 @@ const allowed = {
   "packages/store": ["evaluator", "rbac"],
   "packages/cache": [],
   "packages/auth": [],
+  "packages/problem": ["auth"],
   "packages/telemetry": [],
   "packages/config": [],
   "packages/client": ["proto"],
@@ -129,7 +130,7 @@ for (const member of Object.keys(allowed)) {
 }
 
 if (problems.length > 0) {
-  console.error(`Import boundary violations (${problems.length}):\n` + problems.map((p) => `  ${p}`).join("\n"));
+  console.error(`Import boundary violations (${problems.length}):\n${problems.map((p) => `  ${p}`).join("\n")}`);
   process.exit(1);
 }
 console.log("boundaries: ok");

@@ -75,10 +75,7 @@ export class ConfigError extends Error {
     readonly stackName: string,
     readonly problems: string[],
   ) {
-    super(
-      `Invalid configuration for stack '${stackName}' (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n` +
-        problems.map((p) => `  - ${p}`).join("\n"),
-    );
+    super(`Invalid configuration for stack '${stackName}' (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
   }
 }
 

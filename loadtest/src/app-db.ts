@@ -5,7 +5,8 @@ import pg from "pg";
 
 export interface AppDb {
   readonly kind: "postgres" | "pglite";
-  ensureTable(): Promise<void>;
+  /** Creates the table; `orgId` fills its org_id column (the example host inventory serves it by organisation). */
+  ensureTable(orgId: string): Promise<void>;
   insertHosts(rows: { id: string; workspaceId: string; name: string }[]): Promise<void>;
   countHosts(): Promise<number>;
   /** VACUUM ANALYZE after a bulk load: planner statistics and index-only scans, as in steady state. */
@@ -33,8 +34,11 @@ interface Queryable {
 function over(kind: AppDb["kind"], db: Queryable, exec: (sql: string) => Promise<unknown>, close: () => Promise<void>): AppDb {
   return {
     kind,
-    ensureTable: async () => {
+    ensureTable: async (orgId) => {
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(orgId)) throw new Error(`Refusing unusual organisation id '${orgId.slice(0, 64)}'`);
       await exec(DDL);
+      // A constant default fills existing rows too (tables generated before the column existed).
+      await exec(`ALTER TABLE ${SCHEMA}.lt_hosts ADD COLUMN IF NOT EXISTS org_id text NOT NULL DEFAULT '${orgId}'`);
     },
     insertHosts: async (rows) => {
       await db.query(INSERT, [rows.map((r) => r.id), rows.map((r) => r.workspaceId), rows.map((r) => r.name)]);

@@ -231,8 +231,9 @@ export async function generate(o: GenerateOptions): Promise<Manifest> {
     o.progress.stop();
   });
 
+  // Outside the resumable step: it also adds org_id to a table generated before that column existed.
+  await o.appDb.ensureTable(o.scenarios.org);
   await run("appTable", async () => {
-    await o.appDb.ensureTable();
     o.progress.start("app table", scale.hosts);
     for (let from = 0; from < scale.hosts; from += 5000) {
       const rows = [];

@@ -31,7 +31,7 @@ export default function setup(project: TestProject): () => void {
   // Keep CAs the environment already trusts this way.
   const previous = process.env["NODE_EXTRA_CA_CERTS"];
   const bundle = join(dir, "trusted.pem");
-  const extra = previous && existsSync(previous) ? readFileSync(previous, "utf8") + "\n" : "";
+  const extra = previous && existsSync(previous) ? `${readFileSync(previous, "utf8")}\n` : "";
   writeFileSync(bundle, extra + readFileSync(join(dir, "ca.pem"), "utf8"));
   process.env["NODE_EXTRA_CA_CERTS"] = bundle;
   // grpc-js's default roots (createSsl() without a CA, as the SDK's auth examples use it): the

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import express, { type ErrorRequestHandler, type Request } from "express";
 import { type RhIdentity, isAuthError, parseIdentityHeader } from "@gatehouse/auth";
 import { type AuthzClient, isAuthzClientError } from "@gatehouse/client";
+import { writeProblem } from "@gatehouse/problem";
 import type { Inventory } from "./inventory.js";
 
 /** The permissions this application checks (names from the schema). */
@@ -20,15 +21,32 @@ export interface HostInventoryConfig {
   host?: string;
   authz: AuthzClient;
   inventory: Inventory;
+  /** The workspace permission the host list filters by (default PERMISSIONS.hostList); the load test uses its measured relation. */
+  listPermission?: string;
 }
 
 class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly field = "detail",
   ) {
     super(message);
   }
+}
+
+export const MAX_PAGE_SIZE = 1000;
+
+/** `limit` (1..1000, default 10) and `offset` (default 0) of a list request. */
+function pageOf(req: Request): { limit: number; offset: number } {
+  const read = (name: string, fallback: number, max: number): number => {
+    const raw = req.query[name];
+    if (raw === undefined) return fallback;
+    const value = typeof raw === "string" && /^\d{1,9}$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!(value <= max) || (name === "limit" && value < 1)) throw new HttpError(400, `${name} must be an integer from ${name === "limit" ? 1 : 0} to ${max}.`, name);
+    return value;
+  };
+  return { limit: read("limit", 10, MAX_PAGE_SIZE), offset: read("offset", 0, 100_000_000) };
 }
 
 function caller(req: Request): { identity: RhIdentity; userId: string } {
@@ -46,26 +64,30 @@ function caller(req: Request): { identity: RhIdentity; userId: string } {
 
 export function buildServer(config: HostInventoryConfig): { start(): Promise<{ port: number }>; stop(): Promise<void> } {
   const { authz, inventory } = config;
+  const listPermission = config.listPermission ?? PERMISSIONS.hostList;
   const app = express();
   app.disable("x-powered-by");
 
-  // List: Pattern 2. One StreamedListObjects for the accessible workspaces, then the app's own query.
+  // List: Pattern 2. One StreamedListObjects for the accessible workspaces, then the app's own SQL
+  // query filtered by them, paged. `server-timing` tells the two steps apart (the load test reads it).
   app.get("/api/inventory/v1/hosts", async (req, res) => {
     const { identity, userId } = caller(req);
-    if (!authz.enabled) {
-      // AUTHZ_ENABLED=false: development mode, every host of the organisation (the client makes no call).
-      res.setHeader("x-authz", "disabled");
-      res.json({ data: inventory.hostsIn(identity.orgId, "all") });
-      return;
-    }
-    const filter = await authz.listWorkspaceIds({ permission: PERMISSIONS.hostList, subject: userId });
-    res.json({ data: inventory.hostsIn(identity.orgId, new Set(filter.ids)) });
+    const page = pageOf(req);
+    const t0 = performance.now();
+    let workspaceIds: readonly string[] | "all" = "all";
+    if (authz.enabled) workspaceIds = (await authz.listWorkspaceIds({ permission: listPermission, subject: userId })).ids;
+    // AUTHZ_ENABLED=false: development mode, every host of the organisation (the client makes no call).
+    else res.setHeader("x-authz", "disabled");
+    const t1 = performance.now();
+    const { count, data } = await inventory.hostsIn(identity.orgId, workspaceIds, page);
+    res.setHeader("server-timing", `authz;dur=${(t1 - t0).toFixed(1)}, sql;dur=${(performance.now() - t1).toFixed(1)}`);
+    res.json({ meta: { count, ...page }, data });
   });
 
   // Detail: a Check on the specific host; "not found" when denied, so ids do not leak.
   app.get("/api/inventory/v1/hosts/:id", async (req, res) => {
     const { identity, userId } = caller(req);
-    const host = inventory.host(identity.orgId, String(req.params["id"]));
+    const host = await inventory.host(identity.orgId, String(req.params["id"]));
     const allowed =
       host !== undefined &&
       (!authz.enabled || (await authz.checkResource({ resource: { type: "host", reporter: "hbi", id: host.id }, permission: PERMISSIONS.hostView, subject: userId })));
@@ -83,12 +105,12 @@ export function buildServer(config: HostInventoryConfig): { start(): Promise<{ p
 
   const errors: ErrorRequestHandler = (err, _req, res, _next) => {
     if (err instanceof HttpError) {
-      res.status(err.status).json({ detail: err.message });
+      writeProblem(res, err.status, [{ message: err.message, field: err.field }]);
     } else if (isAuthzClientError(err) && ["unavailable", "deadline-exceeded", "token-unavailable"].includes(err.code)) {
       // Fail closed: without an answer from the authorization service nothing is shown.
-      res.status(503).json({ detail: "Authorization is temporarily unavailable." });
+      writeProblem(res, 503, [{ message: "Authorization is temporarily unavailable.", field: "detail" }], { headers: { "retry-after": "1" } });
     } else {
-      res.status(500).json({ detail: "Unexpected error." });
+      writeProblem(res, 500, [{ message: "Unexpected error.", field: "detail" }]);
     }
   };
   app.use(errors);

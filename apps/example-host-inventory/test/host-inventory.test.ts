@@ -1,6 +1,7 @@
+import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeIdentityHeader } from "@gatehouse/auth";
-import { createAuthzClient, loadClientConfig } from "@gatehouse/client";
+import { type AuthzClient, createAuthzClient, loadClientConfig } from "@gatehouse/client";
 import { type Host, Inventory, buildServer } from "@gatehouse/example-host-inventory";
 import { type Stack, startStack } from "./stack.js";
 
@@ -11,10 +12,11 @@ describe("example host inventory against the real stack", () => {
   let stack: Stack;
   let base: string;
   let stopApp: () => Promise<void>;
-  const inventory = new Inventory();
+  const db = new PGlite();
+  const inventory = new Inventory(db);
   const get = async (path: string, userId: string) => {
     const response = await fetch(`${base}${path}`, { headers: { "x-rh-identity": identity(userId) } });
-    return { status: response.status, body: (await response.json()) as { data?: Host[]; id?: string } };
+    return { status: response.status, body: (await response.json()) as { data?: Host[]; id?: string; meta?: { count: number } } };
   };
   /** The engine follows the store's change feed; wait until it has applied the seed. */
   const eventually = async (probe: () => Promise<boolean>) => {
@@ -23,6 +25,7 @@ describe("example host inventory against the real stack", () => {
 
   beforeAll(async () => {
     stack = await startStack();
+    await inventory.migrate();
     const { store } = stack;
     const tenant = (await store.tenants.bootstrap(ORG)).value;
     await store.principals.upsert(ORG, [
@@ -33,8 +36,10 @@ describe("example host inventory against the real stack", () => {
     const b = (await store.workspaces.create(ORG, { name: "Team B" })).value;
     for (const [id, workspaceId] of [["h-a", a.id], ["h-b", b.id], ["h-d", tenant.defaultWorkspaceId]] as const) {
       await store.hosts.report(ORG, id, workspaceId);
-      inventory.addHost({ id, orgId: ORG, name: `host ${id}`, workspaceId });
     }
+    await inventory.addHosts([["h-a", a.id], ["h-b", b.id], ["h-d", tenant.defaultWorkspaceId]].map(([id, workspaceId]) => ({ id: id!, orgId: ORG, name: `host ${id}`, workspaceId: workspaceId! })));
+    // Another organisation's host in a workspace id nobody of ORG is bound to: never listed for ORG.
+    await inventory.addHosts([{ id: "h-x", orgId: "o2", name: "host h-x", workspaceId: tenant.defaultWorkspaceId }]);
     inventory.addSavedView({ id: "v1", orgId: ORG, name: "RHEL 9", query: "os=rhel9" });
     const role = (await store.roles.create(ORG, { name: "Host viewer", permissions: ["inventory:hosts:read"], scope: "default" })).value;
     await store.roleBindings.batchCreate(ORG, [
@@ -49,12 +54,40 @@ describe("example host inventory against the real stack", () => {
   afterAll(async () => {
     await stopApp();
     await stack.close();
+    await db.close();
   });
 
   it("Pattern 2: lists only hosts in workspaces the user may view (bindings inherit downward)", async () => {
     expect((await get("/api/inventory/v1/hosts", "alice")).body.data?.map((h) => h.id)).toEqual(["h-a"]);
     expect((await get("/api/inventory/v1/hosts", "bob")).body.data?.map((h) => h.id)).toEqual(["h-a", "h-b", "h-d"]);
     expect((await get("/api/inventory/v1/hosts", "mallory")).body.data).toEqual([]);
+  });
+
+  it("Pattern 2 over SQL: pages by id, counts every match, and tells the lookup and the query apart", async () => {
+    const response = await fetch(`${base}/api/inventory/v1/hosts?limit=2&offset=1`, { headers: { "x-rh-identity": identity("bob") } });
+    expect(response.headers.get("server-timing")).toMatch(/^authz;dur=[\d.]+, sql;dur=[\d.]+$/);
+    expect(await response.json()).toMatchObject({ meta: { count: 3, limit: 2, offset: 1 }, data: [{ id: "h-b" }, { id: "h-d" }] });
+  });
+
+  it("filters the list by the configured workspace permission", async () => {
+    const asked: string[] = [];
+    const authz = { enabled: true, listWorkspaceIds: async ({ permission }: { permission: string }) => (asked.push(permission), { ids: [] }), close: () => undefined } as unknown as AuthzClient;
+    const app = buildServer({ port: 0, host: "127.0.0.1", authz, inventory, listPermission: "patch_system_edit" });
+    const { port } = await app.start();
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/api/inventory/v1/hosts`, { headers: { "x-rh-identity": identity("bob") } });
+      expect(await response.json()).toEqual({ meta: { count: 0, limit: 10, offset: 0 }, data: [] });
+      expect(asked).toEqual(["patch_system_edit"]);
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it.each(["limit=0", "limit=1001", "limit=abc", "offset=-1", "offset=1e3", "limit=1&limit=2"])("rejects the query %s with problem+json", async (query) => {
+    const response = await fetch(`${base}/api/inventory/v1/hosts?${query}`, { headers: { "x-rh-identity": identity("bob") } });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toContain("application/problem+json");
+    expect(((await response.json()) as { errors: { field: string }[] }).errors[0]!.field).toMatch(/^(limit|offset)$/);
   });
 
   it("detail: a Check on the host; denied hosts look like missing ones", async () => {

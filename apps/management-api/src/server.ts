@@ -137,10 +137,10 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
       next(new ApiError(403, [{ message: "The role configuration can be reloaded from the local host only (or by SIGHUP).", field: "detail" }]));
       return;
     }
-    reload().then(
-      (r) => res.setHeader("x-gatehouse-consistency-token", services!.store.tokens.encode(r.revision)).json({ hash: r.hash, dir: r.dir, loaded_at: r.loadedAt.toISOString(), revision: r.revision, added: r.diff.added.map(describeElement), removed: r.diff.removed.map(describeElement), seeding: r.seeding }),
-      next,
-    );
+    reload().then((r) => {
+      res.setHeader("x-gatehouse-consistency-token", services!.store.tokens.encode(r.revision));
+      res.json({ hash: r.hash, dir: r.dir, loaded_at: r.loadedAt.toISOString(), revision: r.revision, added: r.diff.added.map(describeElement), removed: r.diff.removed.map(describeElement), seeding: r.seeding });
+    }, next);
   });
   app.get(`${API_V2_PREFIX}/openapi.json`, (_req, res) => {
     res.json(buildOpenApiDocument());

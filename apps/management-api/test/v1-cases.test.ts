@@ -208,12 +208,12 @@ async function runCase(store: TestStore, baseUrl: string, c: CaseFile): Promise<
     if (step.data) expect(normal(body?.["data"]), at).toEqual(normal(fill(step.data, ids)));
     if (step.ordered) expect(body?.["data"], at).toEqual(fill(step.ordered, ids));
     if (step.contains) for (const e of fill(step.contains, ids)) expect(normal(body?.["data"]), at).toContainEqual(normal(e));
-    if (step.permissionOrder) expect((body?.["data"] as { permission: string }[]).map((e) => e.permission), at).toEqual(step.permissionOrder);
+    if (step.permissionOrder) expect(((body?.["data"] ?? []) as { permission: string }[]).map((e) => e.permission), at).toEqual(step.permissionOrder);
     if (step.fields) for (const [k, v] of Object.entries(fill(step.fields, ids))) expect(normal(body?.[k]), `${at} (${k})`).toEqual(normal(v));
     if (step.keys) expect(Object.keys(body ?? {}).sort(), at).toEqual([...step.keys].sort());
     if (step.itemKeys) for (const item of body?.["data"] ?? []) expect(Object.keys(item).sort(), at).toEqual([...step.itemKeys].sort());
     if (step.firstFields) for (const [k, v] of Object.entries(fill(step.firstFields, ids))) expect(normal(body?.["data"]?.[0]?.[k]), `${at} (data[0].${k})`).toEqual(normal(v));
-    if (step.names) expect((body?.["data"] as { name: string }[]).map((r) => r.name).sort(), at).toEqual([...step.names].sort());
+    if (step.names) expect(((body?.["data"] ?? []) as { name: string }[]).map((r) => r.name).sort(), at).toEqual([...step.names].sort());
     if (step.entry) {
     const found = (body?.["data"] as { name: string }[] | undefined)?.find((r) => r.name === step.entry!.name) as Record<string, unknown> | undefined;
     expect(found, `${at} (entry ${step.entry.name})`).toBeDefined();

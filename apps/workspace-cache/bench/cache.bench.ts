@@ -83,12 +83,10 @@ for (const [kind, cache] of caches) {
 
 console.log("\n## Root/default lookup: store vs cache hit");
 const stores: [string, Store][] = [["pglite", await openStore()]];
-{
-  try {
-    stores.push(["postgres", await openStore({ databaseUrl: process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test", schema: `bench_wsc_${randomUUID().slice(0, 8)}` })]);
-  } catch {
-    console.log("(Postgres unreachable: Postgres rows skipped)");
-  }
+try {
+  stores.push(["postgres", await openStore({ databaseUrl: process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test", schema: `bench_wsc_${randomUUID().slice(0, 8)}` })]);
+} catch {
+  console.log("(Postgres unreachable: Postgres rows skipped)");
 }
 for (const [backend, store] of stores) {
   await store.tenants.bootstrap("bench-org");

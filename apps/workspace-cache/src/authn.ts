@@ -1,4 +1,4 @@
-import { type OidcVerifier, type SystemUsers, createOidcVerifier, isAuthError, resolveSystemPrincipal } from "@gatehouse/auth";
+import { AuthError, type OidcVerifier, type SystemUsers, createOidcVerifier, resolveSystemPrincipal } from "@gatehouse/auth";
 import { WorkspaceCacheError } from "./errors.js";
 
 /** How callers prove who they are; the same rules as the management API's system users. */
@@ -17,7 +17,7 @@ export type AuthConfig =
   | { mode: "disabled" };
 
 export interface Authenticator {
-  /** Returns the organisation the caller may read, or throws a `WorkspaceCacheError`. */
+  /** Returns the organisation the caller may read, or throws an `AuthError`. */
   authenticate(authorization: string | undefined, orgIdHeader: string): Promise<string>;
 }
 
@@ -38,18 +38,10 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
   return {
     async authenticate(authorization, orgIdHeader) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-      if (!match?.[1]) throw new WorkspaceCacheError("unauthenticated", "A bearer token is required.");
-      try {
-        const token = await verifier.verify(match[1]);
-        return resolveSystemPrincipal(token, config.systemUsers, { orgId: orgIdHeader }).orgId;
-      } catch (err) {
-        if (!isAuthError(err)) throw err;
-        if (err.code === "unknown-system-user" || err.code === "org-mismatch" || err.code === "missing-org-id") {
-          throw new WorkspaceCacheError("forbidden", err.message, { cause: err });
-        }
-        if (err.code === "discovery-failed") throw new WorkspaceCacheError("source-unavailable", "The token issuer is unreachable.", { cause: err });
-        throw new WorkspaceCacheError("unauthenticated", err.message, { cause: err });
-      }
+      // Refusals stay AuthErrors: the shared problem writer answers them as the management API does.
+      if (!match?.[1]) throw new AuthError("missing-credentials", "A bearer token is required.");
+      const token = await verifier.verify(match[1]);
+      return resolveSystemPrincipal(token, config.systemUsers, { orgId: orgIdHeader }).orgId;
     },
   };
 }

@@ -1,9 +1,7 @@
-/** Stable codes of every failure the workspace-cache service reports; mapped to HTTP in http/problem.ts. */
+/** Stable codes of every failure the workspace-cache service reports; mapped to HTTP in http/problem.ts (authentication refusals are `AuthError`s). */
 export type WorkspaceCacheErrorCode =
   | "invalid-config"
   | "invalid-request" // bad query or header
-  | "unauthenticated" // missing or invalid bearer token
-  | "forbidden" // token valid but not allowed for this organisation
   | "org-not-found" // no tenant for the organisation
   | "source-unavailable"; // the store failed and the cache had no answer
 

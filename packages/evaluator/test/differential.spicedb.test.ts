@@ -17,8 +17,7 @@ async function compare(label: string, seed: number, schema: string, testCase: Ra
   for (const r of testCase.relationships) graph.add(r);
   const spicedb = await SpiceDbOracle.start(schema, testCase.relationships);
   const context = (what: string): string =>
-    `${label} seed=${seed}: ${what}\n(reproduce with this seed; ${testCase.relationships.length} relationships)\n` +
-    testCase.relationships.map(formatRelationship).join("\n");
+    `${label} seed=${seed}: ${what}\n(reproduce with this seed; ${testCase.relationships.length} relationships)\n${testCase.relationships.map(formatRelationship).join("\n")}`;
   let compared = 0;
   try {
     for (const q of testCase.checks) {

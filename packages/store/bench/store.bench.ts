@@ -110,9 +110,9 @@ async function main() {
     }
   }
   const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length), 8));
-  const line = (r: string[]) => "| " + r.map((c, i) => c.padEnd(widths[i]!)).join(" | ") + " |";
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
   console.log(line(["backend", "measurement", "result", "detail"]));
-  console.log("|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|");
+  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
   for (const r of rows) console.log(line(r));
 }
 

@@ -56,7 +56,7 @@ export async function sortBySubject<E extends { subject: BindingSubject; roleIds
     groupTimes ??= services.store.groups.list(orgId, { limit: -1 }).then((page) => new Map(page.data.map((g) => [g.id, g])));
     return (await groupTimes).get(groupId);
   };
-  const valueOf = async (entry: E, { field, desc }: OrderKey): Promise<Sortable> => {
+  const sortValueOf = async (entry: E, { field, desc }: OrderKey): Promise<Sortable> => {
     const [object, attribute] = field.split(".") as [string, string | undefined];
     if (field === "last_modified") return entry.modified.getTime();
     if (object === "role") {
@@ -82,7 +82,7 @@ export async function sortBySubject<E extends { subject: BindingSubject; roleIds
     if (field === "group.description") return (view.group?.description ?? "").toLowerCase();
     return (view.group?.name ?? "").toLowerCase();
   };
-  const rows = await Promise.all(entries.map(async (entry) => ({ entry, values: await Promise.all(keys.map((key) => valueOf(entry, key))) })));
+  const rows = await Promise.all(entries.map(async (entry) => ({ entry, values: await Promise.all(keys.map((key) => sortValueOf(entry, key))) })));
   rows.sort((a, b) => {
     for (const [i, key] of keys.entries()) {
       const order = compare(a.values[i]!, b.values[i]!);

@@ -6,7 +6,8 @@ import { formatIssue, RoleConfigError } from "@gatehouse/role-config";
 import { describeElement, ReloadRefusedError } from "../authz/reload.js";
 import { ZodError } from "zod";
 import { requestPath } from "./pagination.js";
-import { ApiError, problemTitle, problemType, type FieldError } from "./problem.js";
+import { authRefusal, writeProblem } from "@gatehouse/problem";
+import { ApiError } from "./problem.js";
 import { requestLogger } from "./request-log.js";
 import { zodFieldErrors } from "./validate.js";
 
@@ -30,25 +31,17 @@ const STORE_STATUS: Partial<Record<StoreErrorCode, number>> = {
 };
 
 function fromAuthError(error: AuthError): ApiError {
+  const refusal = authRefusal(error);
   switch (error.code) {
     case "missing-credentials":
     case "no-principal":
       // insights-rbac's middleware answers a missing identity with an empty 401.
-      return new ApiError(401, [{ message: error.message, field: "detail" }], { emptyBody: true });
+      return new ApiError(refusal.status, refusal.errors, { emptyBody: true });
     case "missing-org-id":
     case "missing-client-id":
-      return new ApiError(400, [{ message: error.message, field: "detail" }], {
-        plainBody: { code: 400, message: error.message },
-      });
-    case "discovery-failed":
-      return new ApiError(503, [{ message: "The identity provider is unavailable.", field: "detail" }], {
-        headers: { "retry-after": "5" },
-      });
-    case "org-mismatch":
-    case "unknown-system-user":
-      return new ApiError(403, [{ message: error.message, field: "detail" }]);
+      return new ApiError(refusal.status, refusal.errors, { plainBody: { code: refusal.status, message: error.message } });
     default:
-      return new ApiError(401, [{ message: error.message, field: "detail" }]);
+      return new ApiError(refusal.status, refusal.errors, refusal.headers ? { headers: refusal.headers } : {});
   }
 }
 
@@ -104,19 +97,6 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError(500, [{ message: "Unexpected error occurred.", field: "detail" }]);
 }
 
-function problemBody(req: Request, error: ApiError): Record<string, unknown> {
-  const errors: FieldError[] = error.errors.length > 0 ? error.errors : [{ message: problemTitle(error.status), field: "detail" }];
-  const body: Record<string, unknown> = {
-    status: error.status,
-    title: problemTitle(error.status),
-    detail: errors[0]!.message,
-    type: error.options.type ?? problemType(error.status),
-    errors,
-  };
-  if (req.method === "PUT" || req.method === "PATCH" || req.method === "DELETE") body["instance"] = requestPath(req);
-  return body;
-}
-
 export function sendError(req: Request, res: Response, error: ApiError): void {
   for (const [name, value] of Object.entries(error.options.headers ?? {})) res.setHeader(name, value);
   res.status(error.status);
@@ -128,7 +108,8 @@ export function sendError(req: Request, res: Response, error: ApiError): void {
     // v1 endpoints keep insights-rbac's v1 error shape.
     res.json({ errors: error.errors.map((e) => ({ detail: e.message, source: e.field, status: String(error.status) })) });
   } else {
-    res.type("application/problem+json").send(JSON.stringify(problemBody(req, error)));
+    const changes = req.method === "PUT" || req.method === "PATCH" || req.method === "DELETE";
+    writeProblem(res, error.status, error.errors, { ...(error.options.type ? { type: error.options.type } : {}), ...(changes ? { instance: requestPath(req) } : {}) });
   }
 }
 

@@ -31,7 +31,7 @@ function details(mask: FieldMask): { subject: boolean; resourceName: boolean } {
   const wantsSubject = subject === null || (subject !== undefined && (subject.has("group") || subject.has("user")));
   const named = (key: string) => {
     const inner = mask.get(key);
-    return inner === null || (inner !== undefined && inner.has("name"));
+    return inner === null || inner?.has("name") === true;
   };
   return { subject: wantsSubject, resourceName: named("resource") || named("sources") };
 }

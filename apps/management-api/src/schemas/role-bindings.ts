@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { FieldShape } from "../http/field-mask.js";
-import { cursorPageSchema, cursorParam, drfList, drfNestedList, drfUuid, limitParam, queryString, UUID_PATTERN, uuid } from "./common.js";
+import { cursorPageSchema, cursorParam, drfList, drfNestedList, drfUuid, limitParam, queryString, UUID_PATTERN } from "./common.js";
 
 export const resourceRef = z.strictObject({
   id: z.string().trim().min(1, "This field may not be blank.").max(256),

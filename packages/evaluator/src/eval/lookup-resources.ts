@@ -2,7 +2,6 @@
 // backwards through subject sets, arrows and computed permissions, restricted to slots that can
 // reach the target. Candidates inside `&` or `-` are verified with a check that shares one memo.
 import type { RelationshipGraph } from "../graph/relationship-graph.js";
-import { NOT_FOUND } from "../graph/relationship-graph.js";
 import type { Model } from "../model/model.js";
 import type { SubjectRef } from "../relationship.js";
 import { check } from "./check.js";

@@ -61,7 +61,7 @@ export class Adjacency {
     const set = this.sets.get(key);
     if (set) return set.has(value);
     const list = this.lists.get(key);
-    return list !== undefined && list.includes(value);
+    return list?.includes(value) === true;
   }
 
   /** Adds the pair; false if it was already present. */

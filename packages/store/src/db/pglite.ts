@@ -1,9 +1,11 @@
 // Embedded PGlite backend. PGlite has a single connection, so transactions (and the queries
 // outside them) are serialized in-process with a mutex; a transaction then owns the connection.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { Db, Queryable, Row, Subscription } from "./db.js";
 import { quoteIdent } from "./db.js";
-import { fromDriverError } from "../errors.js";
+import { fromDriverError, StoreError } from "../errors.js";
 import { tracedQuery } from "./tracing.js";
 
 export interface PgliteOptions {
@@ -24,7 +26,26 @@ class Mutex {
   }
 }
 
+/** The PostgreSQL major of the embedded PGlite (0.5: PostgreSQL 18); a test checks it against a fresh data directory. */
+export const EMBEDDED_POSTGRES_MAJOR = "18";
+
+/**
+ * A data directory holds one PostgreSQL major's files; PGlite opens another's only with an opaque
+ * failure, so name the cause (e.g. a `.gatehouse-data/` written before the move from PGlite 0.3).
+ */
+export function assertDataDirMajor(dataDir: string): void {
+  const file = join(dataDir, "PG_VERSION");
+  if (!existsSync(file)) return;
+  const major = readFileSync(file, "utf8").trim();
+  if (major === EMBEDDED_POSTGRES_MAJOR) return;
+  throw new StoreError(
+    "unavailable",
+    `The data directory ${dataDir} holds a PostgreSQL ${major.slice(0, 8)} database; the embedded PostgreSQL is ${EMBEDDED_POSTGRES_MAJOR} and cannot open it. Delete the directory to start over, or move the data with pg_dump from the older release.`,
+  );
+}
+
 export async function openPglite(o: PgliteOptions): Promise<Db> {
+  if (o.dataDir) assertDataDirMajor(o.dataDir);
   const db = o.dataDir ? await PGlite.create(o.dataDir) : await PGlite.create();
   await db.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(o.schema)}; SET search_path TO ${quoteIdent(o.schema)}, public;`);
   const mutex = new Mutex();

@@ -1,7 +1,7 @@
 // Reports held for workspaces that do not exist yet (see ../placements.ts for the rules).
 import type { StoreContext } from "../context.js";
 import { StoreError } from "../errors.js";
-import { dropHeld, lockWorkspaceId, workspaceExists, type PendingPlacementRow } from "../placements.js";
+import { lockWorkspaceId, workspaceExists, type PendingPlacementRow } from "../placements.js";
 import type { PendingPlacement, PlacementRepository } from "../types.js";
 import { requireOrgId } from "../validate.js";
 import { runWrite } from "../write.js";
