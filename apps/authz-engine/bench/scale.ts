@@ -2,7 +2,8 @@
 // replica start and a Check cost at that size: memory per relationship, snapshot load (time to
 // ready from the snapshot), checkpoint write/load time and size, time to ready from the checkpoint,
 // Check p50/p99 over distinct queries, and listing the largest tenant's hosts.
-// Run: pnpm --filter @gatehouse/authz-engine bench:scale   (SCALE_RELATIONSHIPS=10000000 for 10M)
+// Run: pnpm --filter @gatehouse/authz-engine bench:scale   (SCALE_RELATIONSHIPS=10000000 for 10M;
+// SCALE_SEED_ONLY=1 seeds the data set and stops)
 // The data is seeded once per size into schema bench_scale_<size> and reused by later runs.
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -74,6 +75,11 @@ async function main() {
     }
     await store.relationships.write(ORG, { touch: [...batch, marker] });
     seedMs = performance.now() - started;
+  }
+  if (process.env["SCALE_SEED_ONLY"] === "1") {
+    console.log(`seeded (${seeded ? "already there" : seconds(seedMs)}); SCALE_SEED_ONLY=1, stopping`);
+    await store.close();
+    return;
   }
   const tenants = data.shape.tenants;
   const largest = tenants[0]!;
