@@ -17,7 +17,7 @@ import { createSilentLogger } from "@gatehouse/telemetry";
 import { decodeCheckpoint, fileCheckpointStore, schemaHash } from "../src/graph/checkpoint.js";
 import { EngineGraph } from "../src/graph/engine-graph.js";
 import { storeGraphSource } from "../src/graph/store-source.js";
-import { hostId, random, scaleRelationships, userId, type ScaleTenant } from "./scale-data.js";
+import { distinctQueries, scaleRelationships, userId, type Query } from "./scale-data.js";
 import { percentile } from "@gatehouse/telemetry";
 
 const SIZE = Number(process.env["SCALE_RELATIONSHIPS"] ?? 1_000_000);
@@ -178,40 +178,6 @@ async function main() {
   console.log(`\nscale benchmark, node ${process.version}, load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores${seedMs ? `, seeded in ${seconds(seedMs)}` : ""}\n`);
   console.log("| measure | value |\n|---|---|");
   for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
-}
-
-interface Query {
-  host: string;
-  user: string;
-}
-
-function distinctQueries(tenants: ScaleTenant[], totalHosts: number, count: number): Query[] {
-  const rand = random(4242);
-  const cumulative: number[] = [];
-  let sum = 0;
-  for (const t of tenants) cumulative.push((sum += t.hosts));
-  const seen = new Set<string>();
-  const queries: Query[] = [];
-  for (let attempts = 0; queries.length < count && attempts < count * 10; attempts++) {
-    const pick = Math.floor(rand() * totalHosts);
-    let lo = 0;
-    let hi = cumulative.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (cumulative[mid]! <= pick) lo = mid + 1;
-      else hi = mid;
-    }
-    const tenant = tenants[lo]!;
-    const host = hostId(tenant.id, Math.floor(rand() * tenant.hosts));
-    const roll = rand();
-    const userTenant = roll < 0.1 ? tenants[Math.floor(rand() * tenants.length)]! : tenant;
-    const user = userId(userTenant.id, roll < 0.4 ? 0 : Math.floor(rand() * userTenant.users));
-    const key = `${host} ${user}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    queries.push({ host, user });
-  }
-  return queries;
 }
 
 await main();

@@ -65,6 +65,8 @@ export const MAX_CACHED_SUBJECTS = 50_000;
 export const MAX_RESULT_SUBJECTS = 10_000;
 /** A subject's results table is emptied before use once it holds this many entries. */
 export const MAX_RESULTS_PER_SUBJECT = 4_096;
+/** Emptied tables kept for reuse only up to this capacity (entries), so an outlier does not pin memory. */
+const REUSE_MAX_CAPACITY = 256;
 
 export class ClosureCache {
   private mutations: number;
@@ -72,6 +74,12 @@ export class ClosureCache {
   private readonly bySubject = new Map<number, Map<number, AnchorClosure>>();
   /** subject code → completed results of its checks. */
   private readonly results = new Map<number, Memo>();
+  /**
+   * Emptied tables (of evicted subjects, or of every subject after a write), reused before
+   * allocating: with distinct subjects every check would otherwise allocate and grow a table,
+   * which cost a quarter of a check's time.
+   */
+  private readonly spare: Memo[] = [];
 
   constructor(private readonly graph: RelationshipGraph) {
     this.mutations = graph.mutations;
@@ -100,8 +108,15 @@ export class ClosureCache {
     this.sync();
     let memo = this.results.get(subjectCode);
     if (!memo) {
-      if (this.results.size >= MAX_RESULT_SUBJECTS) this.results.delete(this.results.keys().next().value!);
-      this.results.set(subjectCode, (memo = new Memo(32)));
+      if (this.results.size >= MAX_RESULT_SUBJECTS) {
+        const oldest = this.results.keys().next().value!;
+        this.recycle(this.results.get(oldest)!);
+        this.results.delete(oldest);
+      }
+      memo = this.spare.pop();
+      if (memo) memo.clear();
+      else memo = new Memo(32);
+      this.results.set(subjectCode, memo);
     } else if (memo.count >= MAX_RESULTS_PER_SUBJECT) {
       memo.clear();
     }
@@ -123,9 +138,14 @@ export class ClosureCache {
     return this.bySubject.size;
   }
 
+  private recycle(memo: Memo): void {
+    if (memo.capacity <= REUSE_MAX_CAPACITY && this.spare.length < MAX_RESULT_SUBJECTS) this.spare.push(memo);
+  }
+
   private sync(): void {
     if (this.mutations !== this.graph.mutations) {
       this.bySubject.clear();
+      for (const memo of this.results.values()) this.recycle(memo);
       this.results.clear();
       this.mutations = this.graph.mutations;
     }

@@ -16,6 +16,8 @@ export class RelationshipGraph {
   /** node → type index / object id. */
   readonly nodeType: number[] = [];
   readonly nodeId: string[] = [];
+  /** Per type: node of `type:*`, or -1 (every check asks; an array read instead of a map probe). */
+  private readonly wildcardNodes: Int32Array;
   /** Subject sets: node → (slot → userset); userset → node, slot. */
   private readonly usersetIndex = new Map<number, Map<number, number>>();
   readonly usersetNode: number[] = [];
@@ -35,6 +37,7 @@ export class RelationshipGraph {
   constructor(model: Model) {
     this.model = model;
     this.nodesByType = model.typeNames.map(() => new Map());
+    this.wildcardNodes = new Int32Array(model.typeNames.length).fill(-1);
     this.forward = model.slots.map((s) => (s.stored ? new Adjacency() : undefined));
     this.reverse = model.slots.map((s) => (s.stored ? new Adjacency() : undefined));
     this.forwardSets = model.slots.map((s) => (s.stored && s.allowed.some((a) => a.relation !== undefined) ? new Adjacency() : undefined));
@@ -148,6 +151,11 @@ export class RelationshipGraph {
     return this.nodesByType[typeIndex]?.get(id) ?? -1;
   }
 
+  /** Node of `type:*`, or -1 if no relationship names the wildcard of that type. */
+  wildcardNodeOf(typeIndex: number): number {
+    return this.wildcardNodes[typeIndex] ?? -1;
+  }
+
   /** Number of known objects of a type (objects are never forgotten, so this only grows). */
   objectCount(typeIndex: number): number {
     return this.nodesByType[typeIndex]?.size ?? 0;
@@ -194,6 +202,7 @@ export class RelationshipGraph {
       byId.set(id, node);
       this.nodeType.push(typeIndex);
       this.nodeId.push(id);
+      if (id === WILDCARD_ID) this.wildcardNodes[typeIndex] = node;
     }
     return node;
   }
@@ -209,6 +218,15 @@ export class RelationshipGraph {
       this.usersetSlot.push(slot);
     }
     return -(id + 1);
+  }
+
+  /**
+   * Folds every index's recent changes into its compact base (bulk loads leave none; a graph
+   * built relationship by relationship, from a snapshot, has everything to fold). Checks read
+   * a compact base with fewer memory accesses than the per-key lists of recent changes.
+   */
+  compact(): void {
+    for (const index of [...this.forward, ...this.reverse, ...this.forwardSets]) index?.compact();
   }
 
   /** The graph as flat tables (ids in interning order, edges per stored slot), for `encodeGraph`. */
@@ -250,6 +268,7 @@ export class RelationshipGraph {
       const typeIndex = tables.nodeType[node]!;
       if (typeIndex >= model.typeNames.length) bad(`node ${node} has type ${typeIndex}`);
       graph.nodesByType[typeIndex]!.set(tables.nodeId[node]!, node);
+      if (tables.nodeId[node] === WILDCARD_ID) graph.wildcardNodes[typeIndex] = node;
       graph.nodeType.push(typeIndex);
       graph.nodeId.push(tables.nodeId[node]!);
     }
@@ -268,19 +287,25 @@ export class RelationshipGraph {
     for (const { slot, resources, subjects } of tables.edges) {
       const forward = graph.forward[slot];
       if (!forward || resources.length !== subjects.length) bad(`edges of slot ${slot}`);
+      let sets = 0;
       for (let i = 0; i < resources.length; i++) {
         if (resources[i]! < 0 || resources[i]! >= nodes || subjects[i]! >= nodes || subjects[i]! < -usersets) bad(`edge ${i} of slot ${slot}`);
+        if (subjects[i]! < 0) sets++;
       }
-      // Grouped by key (a counting sort), each key's list is set at once: several times faster
-      // than adding pair by pair, which is the point of loading tables instead of relationships.
-      const sets = graph.forwardSets[slot];
-      groupByKey(resources, subjects, 0, nodes, (resource, values) => {
-        forward!.load(resource, values);
-        const setCodes = values.filter((code) => code < 0);
-        if (setCodes.length > 0) (sets ?? bad(`slot ${slot} holds no subject sets`)).load(resource, setCodes);
-      });
-      const reverse = graph.reverse[slot]!;
-      groupByKey(subjects, resources, usersets, nodes + usersets, (subject, values) => reverse.load(subject, values));
+      // Bulk loads: typed-array passes, no map entry or list per key (what makes a checkpoint fast).
+      forward!.load(resources, subjects);
+      graph.reverse[slot]!.load(subjects, resources);
+      if (sets > 0) {
+        const setIndex = graph.forwardSets[slot] ?? bad(`slot ${slot} holds no subject sets`);
+        const setResources = new Int32Array(sets);
+        const setCodes = new Int32Array(sets);
+        for (let i = 0, at = 0; i < resources.length; i++) {
+          if (subjects[i]! >= 0) continue;
+          setResources[at] = resources[i]!;
+          setCodes[at++] = subjects[i]!;
+        }
+        setIndex.load(setResources, setCodes);
+      }
       graph.count += resources.length;
     }
     // Expiries ride on edges already loaded: add() only records them (and refuses unknown ones).
@@ -329,34 +354,6 @@ export class RelationshipGraph {
     const subjectNode = this.internNode(subjectTypeIndex, r.subjectId);
     const subject = subjectRelation === undefined ? subjectNode : this.internUserset(subjectNode, model.slotOf(subjectTypeIndex, subjectRelation));
     return { slot, resource, subject };
-  }
-}
-
-/**
- * Calls `each(key, values)` once per distinct key of the pairs (keys[i], values[i]), with keys in
- * [-offset, size - offset). Values keep their order of appearance.
- */
-function groupByKey(keys: Int32Array, values: Int32Array, offset: number, size: number, each: (key: number, values: number[]) => void): void {
-  if (keys.length === 0) return;
-  if (keys.length * 4 < size) {
-    // Few pairs over a large key range (most relations): a map, not a scan of the whole range.
-    const groups = new Map<number, number[]>();
-    for (let i = 0; i < keys.length; i++) {
-      const group = groups.get(keys[i]!);
-      if (group) group.push(values[i]!);
-      else groups.set(keys[i]!, [values[i]!]);
-    }
-    for (const [key, group] of groups) each(key, group);
-    return;
-  }
-  const starts = new Int32Array(size + 1);
-  for (let i = 0; i < keys.length; i++) starts[keys[i]! + offset + 1]!++;
-  for (let k = 1; k <= size; k++) starts[k]! += starts[k - 1]!;
-  const sorted = new Int32Array(keys.length);
-  const next = starts.slice(0, size);
-  for (let i = 0; i < keys.length; i++) sorted[next[keys[i]! + offset]!++] = values[i]!;
-  for (let k = 0; k < size; k++) {
-    if (starts[k + 1]! > starts[k]!) each(k - offset, Array.from(sorted.subarray(starts[k]!, starts[k + 1]!)));
   }
 }
 
