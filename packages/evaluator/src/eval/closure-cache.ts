@@ -61,7 +61,7 @@ export class AnchorClosure {
 /** Subjects kept per graph; beyond this the oldest entry is dropped. */
 export const MAX_CACHED_SUBJECTS = 50_000;
 
-/** Subjects whose completed results are kept per graph; beyond this the oldest is dropped. */
+/** Subjects whose completed results are kept per graph; beyond this all are dropped. */
 export const MAX_RESULT_SUBJECTS = 10_000;
 /** A subject's results table is emptied before use once it holds this many entries. */
 export const MAX_RESULTS_PER_SUBJECT = 4_096;
@@ -108,11 +108,9 @@ export class ClosureCache {
     this.sync();
     let memo = this.results.get(subjectCode);
     if (!memo) {
-      if (this.results.size >= MAX_RESULT_SUBJECTS) {
-        const oldest = this.results.keys().next().value!;
-        this.recycle(this.results.get(oldest)!);
-        this.results.delete(oldest);
-      }
+      // Full: start over (cheaper per check than evicting one by one, which costs an iterator
+      // and leaves deleted entries for the map to rehash away).
+      if (this.results.size >= MAX_RESULT_SUBJECTS) this.recycleResults();
       memo = this.spare.pop();
       if (memo) memo.clear();
       else memo = new Memo(32);
@@ -138,15 +136,15 @@ export class ClosureCache {
     return this.bySubject.size;
   }
 
-  private recycle(memo: Memo): void {
-    if (memo.capacity <= REUSE_MAX_CAPACITY && this.spare.length < MAX_RESULT_SUBJECTS) this.spare.push(memo);
+  private recycleResults(): void {
+    for (const memo of this.results.values()) if (memo.capacity <= REUSE_MAX_CAPACITY && this.spare.length < MAX_RESULT_SUBJECTS) this.spare.push(memo);
+    this.results.clear();
   }
 
   private sync(): void {
     if (this.mutations !== this.graph.mutations) {
       this.bySubject.clear();
-      for (const memo of this.results.values()) this.recycle(memo);
-      this.results.clear();
+      this.recycleResults();
       this.mutations = this.graph.mutations;
     }
   }
