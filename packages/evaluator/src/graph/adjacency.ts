@@ -177,12 +177,8 @@ export class Adjacency {
     const bias = minKey >= 0 ? 0 : -minKey;
     const size = maxKey + bias + 1;
     const offsets = new Int32Array(size + 1);
-    for (let i = 0; i < keys.length; i++) offsets[keys[i]! + bias + 1]!++;
     let distinct = 0;
-    for (let k = 1; k <= size; k++) {
-      if (offsets[k] !== 0) distinct++;
-      offsets[k]! += offsets[k - 1]!;
-    }
+    for (let i = 0; i < keys.length; i++) if (offsets[keys[i]! + bias + 1]!++ === 0) distinct++;
     if (!dense && distinct * SPARSE_FACTOR < size) {
       // Few keys over a wide range: lists, not a mostly empty offsets array.
       for (let i = 0; i < keys.length; i++) {
@@ -194,6 +190,7 @@ export class Adjacency {
       this.baseKeys = distinct; // so writes fold it again only once it has grown (not on every write)
       return;
     }
+    for (let k = 1; k <= size; k++) offsets[k]! += offsets[k - 1]!;
     const targets = new Int32Array(keys.length);
     const next = offsets.slice(0, size);
     for (let i = 0; i < keys.length; i++) targets[next[keys[i]! + bias]!++] = values[i]!;

@@ -5,17 +5,20 @@ import { EvaluationError } from "../errors.js";
 import type { Model } from "../model/model.js";
 import { formatRelationship, isValidObjectId, WILDCARD_ID, type Relationship } from "../relationship.js";
 import { Adjacency } from "./adjacency.js";
+import { IdIndex } from "./id-index.js";
 
 export class RelationshipGraph {
   readonly model: Model;
   /** Set by the owner (for example the store's revision this graph reflects). */
   revision = 0;
 
-  /** Per type: object id → node. */
-  private readonly nodesByType: Array<Map<string, number>>;
   /** node → type index / object id. */
   readonly nodeType: number[] = [];
   readonly nodeId: string[] = [];
+  /** (type, object id) → node. */
+  private ids = new IdIndex(this.nodeType, this.nodeId);
+  /** Per type: its nodes in interning order. */
+  private readonly typeNodes: number[][];
   /** Per type: node of `type:*`, or -1 (every check asks; an array read instead of a map probe). */
   private readonly wildcardNodes: Int32Array;
   /** Subject sets: node → (slot → userset); userset → node, slot. */
@@ -36,7 +39,7 @@ export class RelationshipGraph {
 
   constructor(model: Model) {
     this.model = model;
-    this.nodesByType = model.typeNames.map(() => new Map());
+    this.typeNodes = model.typeNames.map(() => []);
     this.wildcardNodes = new Int32Array(model.typeNames.length).fill(-1);
     this.forward = model.slots.map((s) => (s.stored ? new Adjacency() : undefined));
     this.reverse = model.slots.map((s) => (s.stored ? new Adjacency() : undefined));
@@ -148,7 +151,7 @@ export class RelationshipGraph {
 
   /** Node of an object, or -1 if the object appears in no relationship. */
   nodeOf(typeIndex: number, id: string): number {
-    return this.nodesByType[typeIndex]?.get(id) ?? -1;
+    return this.ids.get(typeIndex, id);
   }
 
   /** Node of `type:*`, or -1 if no relationship names the wildcard of that type. */
@@ -158,12 +161,12 @@ export class RelationshipGraph {
 
   /** Number of known objects of a type (objects are never forgotten, so this only grows). */
   objectCount(typeIndex: number): number {
-    return this.nodesByType[typeIndex]?.size ?? 0;
+    return this.typeNodes[typeIndex]?.length ?? 0;
   }
 
   /** Nodes of every known object of a type, in interning order. */
   nodesOfType(typeIndex: number): number[] {
-    return [...(this.nodesByType[typeIndex]?.values() ?? [])];
+    return [...(this.typeNodes[typeIndex] ?? [])];
   }
 
   /** Userset code of (node, slot), or NOT_FOUND. */
@@ -179,7 +182,7 @@ export class RelationshipGraph {
 
   /** Ids of every known object of a type (objects that appear in at least one relationship, now or before). */
   objectIds(typeIndex: number): string[] {
-    return [...(this.nodesByType[typeIndex]?.keys() ?? [])].filter((id) => id !== WILDCARD_ID);
+    return (this.typeNodes[typeIndex] ?? []).map((node) => this.nodeId[node]!).filter((id) => id !== WILDCARD_ID);
   }
 
   decodeSubject(code: number): { subjectType: string; subjectId: string; subjectRelation?: string } {
@@ -195,13 +198,13 @@ export class RelationshipGraph {
   }
 
   internNode(typeIndex: number, id: string): number {
-    const byId = this.nodesByType[typeIndex]!;
-    let node = byId.get(id);
-    if (node === undefined) {
+    let node = this.ids.get(typeIndex, id);
+    if (node < 0) {
       node = this.nodeType.length;
-      byId.set(id, node);
       this.nodeType.push(typeIndex);
       this.nodeId.push(id);
+      this.ids.insert(node);
+      this.typeNodes[typeIndex]!.push(node);
       if (id === WILDCARD_ID) this.wildcardNodes[typeIndex] = node;
     }
     return node;
@@ -249,7 +252,7 @@ export class RelationshipGraph {
       edges.push({ slot, resources, subjects });
     }
     const expiring = [...this.expiries.values()].map(({ r, at }) => ({ ...r, expiresAt: at }));
-    return { nodeType: this.nodeType, nodeId: this.nodeId, usersetNode: this.usersetNode, usersetSlot: this.usersetSlot, edges, expiring };
+    return { nodeType: this.nodeType, nodeId: this.nodeId, idIndex: this.ids.table, usersetNode: this.usersetNode, usersetSlot: this.usersetSlot, edges, expiring };
   }
 
   /**
@@ -264,14 +267,21 @@ export class RelationshipGraph {
       throw new EvaluationError("invalid-relationship", `graph tables are inconsistent: ${why}`);
     };
     if (tables.nodeId.length !== nodes) bad("node id count");
+    const table = tables.idIndex;
+    const reason = table && IdIndex.invalid(table, nodes);
+    if (reason) bad(reason);
     for (let node = 0; node < nodes; node++) {
       const typeIndex = tables.nodeType[node]!;
       if (typeIndex >= model.typeNames.length) bad(`node ${node} has type ${typeIndex}`);
-      graph.nodesByType[typeIndex]!.set(tables.nodeId[node]!, node);
-      if (tables.nodeId[node] === WILDCARD_ID) graph.wildcardNodes[typeIndex] = node;
+      const id = tables.nodeId[node]!;
       graph.nodeType.push(typeIndex);
-      graph.nodeId.push(tables.nodeId[node]!);
+      graph.nodeId.push(id);
+      graph.typeNodes[typeIndex]!.push(node);
+      if (id === WILDCARD_ID) graph.wildcardNodes[typeIndex] = node;
+      if (!table) graph.ids.insert(node);
     }
+    // A carried id index is taken as it is: no string is hashed (the point of carrying it).
+    if (table) graph.ids = new IdIndex(graph.nodeType, graph.nodeId, table);
     if (tables.usersetNode.length !== tables.usersetSlot.length) bad("userset count");
     for (let u = 0; u < tables.usersetNode.length; u++) {
       const node = tables.usersetNode[u]!;
@@ -361,6 +371,8 @@ export class RelationshipGraph {
 export interface GraphTables {
   nodeType: ArrayLike<number>;
   nodeId: readonly string[];
+  /** The id index's table over these nodes (`IdIndex`); rebuilt from the ids when absent. */
+  idIndex?: Int32Array;
   usersetNode: ArrayLike<number>;
   usersetSlot: ArrayLike<number>;
   /** Per stored slot: pairs (resources[i], subjects[i]) with subject codes as in the graph. */
