@@ -13,9 +13,13 @@ const SET_THRESHOLD = 24;
 const SCAN_MAX = 16;
 /** A key range this many times larger than the keys in it stays in the overlay (offsets would cost more than lists). */
 const SPARSE_FACTOR = 8;
-/** Writes fold the overlay into the base once it holds this many keys and more than OVERLAY_RATIO × the base's. */
-const OVERLAY_MIN_KEYS = 4096;
-const OVERLAY_RATIO = 2;
+/**
+ * Writes fold the overlay into the base once this many overlay lists shadow a base range (each
+ * leaves a dead copy in the base) and they are more than a quarter of the base's keys. Keys new
+ * to the base waste nothing, so a graph built from nothing is folded once, by `compact`.
+ */
+const SHADOW_MIN_KEYS = 4096;
+const SHADOW_RATIO = 0.25;
 
 /** Reads of a stale adjacency (plus one per this many overlay keys) before `dense` compacts it. */
 const DENSE_REBUILD_READS = 64;
@@ -44,6 +48,8 @@ export class Adjacency {
   private bias = 0;
   /** Keys with values in the base. */
   private baseKeys = 0;
+  /** Overlay lists copied from a non-empty base range. */
+  private shadowing = 0;
   private readonly lists = new Map<number, number[]>();
   private readonly sets = new Map<number, Set<number>>();
   private denseView: DenseAdjacency | undefined;
@@ -107,7 +113,10 @@ export class Adjacency {
     let list = this.lists.get(key);
     if (!list) {
       const i = key + this.bias;
-      list = i >= 0 && i + 1 < this.offsets.length ? Array.from(this.targets.subarray(this.offsets[i]!, this.offsets[i + 1]!)) : [];
+      const from = i >= 0 && i + 1 < this.offsets.length ? this.offsets[i]! : 0;
+      const to = i >= 0 && i + 1 < this.offsets.length ? this.offsets[i + 1]! : 0;
+      list = from === to ? [] : Array.from(this.targets.subarray(from, to));
+      if (from !== to) this.shadowing++;
       this.lists.set(key, list);
       if (list.length > SET_THRESHOLD) this.sets.set(key, new Set(list));
       this.denseView = undefined;
@@ -139,17 +148,25 @@ export class Adjacency {
     if (list.length === 0) {
       this.sets.delete(key);
       // An empty list must stay only while it shadows base values.
-      const i = key + this.bias;
-      if (i < 0 || i + 1 >= this.offsets.length || this.offsets[i] === this.offsets[i + 1]) this.lists.delete(key);
+      if (!this.inBase(key)) this.lists.delete(key);
     }
     this.changed();
     return true;
   }
 
+  /** Keys whose current list is in the overlay (for tests and diagnostics). */
+  get overlayKeys(): number {
+    return this.lists.size;
+  }
+
+  private inBase(key: number): boolean {
+    const i = key + this.bias;
+    return i >= 0 && i + 1 < this.offsets.length && this.offsets[i] !== this.offsets[i + 1];
+  }
+
   private changed(): void {
     this.denseView = undefined;
-    const keys = this.lists.size;
-    if (keys >= OVERLAY_MIN_KEYS && keys > OVERLAY_RATIO * this.baseKeys) this.compact(false);
+    if (this.shadowing >= SHADOW_MIN_KEYS && this.shadowing > SHADOW_RATIO * this.baseKeys) this.compact(false);
   }
 
   /**
@@ -165,6 +182,7 @@ export class Adjacency {
     this.targets = NO_TARGETS;
     this.bias = 0;
     this.baseKeys = 0;
+    this.shadowing = 0;
     if (keys.length === 0) return;
     let minKey = keys[0]!;
     let maxKey = keys[0]!;
@@ -187,7 +205,6 @@ export class Adjacency {
         else this.lists.set(keys[i]!, [values[i]!]);
       }
       for (const [key, list] of this.lists) if (list.length > SET_THRESHOLD) this.sets.set(key, new Set(list));
-      this.baseKeys = distinct; // so writes fold it again only once it has grown (not on every write)
       return;
     }
     for (let k = 1; k <= size; k++) offsets[k]! += offsets[k - 1]!;
@@ -213,12 +230,25 @@ export class Adjacency {
 
   /** Folds the overlay into the base (`dense`: even when the keys are sparse). */
   compact(dense = false): void {
+    const { offsets, targets, bias, lists } = this;
     let count = 0;
-    for (const [, values] of this.entries()) count += values.length;
+    for (let i = 0; i + 1 < offsets.length; i++) {
+      const n = offsets[i + 1]! - offsets[i]!;
+      if (n > 0 && (lists.size === 0 || !lists.has(i - bias))) count += n;
+    }
+    for (const list of lists.values()) count += list.length;
     const keys = new Int32Array(count);
     const values = new Int32Array(count);
     let at = 0;
-    for (const [key, list] of this.entries()) {
+    for (let i = 0; i + 1 < offsets.length; i++) {
+      const from = offsets[i]!;
+      const to = offsets[i + 1]!;
+      if (from === to || (lists.size > 0 && lists.has(i - bias))) continue;
+      keys.fill(i - bias, at, at + to - from);
+      values.set(targets.subarray(from, to), at);
+      at += to - from;
+    }
+    for (const [key, list] of lists) {
       keys.fill(key, at, at + list.length);
       values.set(list, at);
       at += list.length;

@@ -44,7 +44,7 @@ export class IdIndex {
     }
   }
 
-  /** Records `node` (already in the graph's arrays, not yet in the index). */
+  /** Records `node`, the next node of the graph's arrays (nodes are indexed in order). */
   insert(node: number): void {
     if ((this.count + 1) * 2 > this.slots.length) this.grow();
     this.place(this.slots, node);
@@ -59,9 +59,9 @@ export class IdIndex {
   }
 
   private grow(): void {
-    const old = this.slots;
-    const slots = new Int32Array(old.length * 2);
-    for (let i = 0; i < old.length; i++) if (old[i] !== 0) this.place(slots, old[i]! - 1);
+    const slots = new Int32Array(this.slots.length * 2);
+    // In node order, not slot order: the ids are then read sequentially rather than at random.
+    for (let node = 0; node < this.count; node++) this.place(slots, node);
     this.slots = slots;
   }
 
