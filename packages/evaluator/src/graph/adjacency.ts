@@ -4,7 +4,8 @@
 //   and a bulk load (a checkpoint) is a few typed-array passes instead of a map entry and a list
 //   per key;
 // - an overlay: the whole current list of every key changed since the base was built (it shadows
-//   the key's base range). Short lists are scanned; long ones also get a Set.
+//   the key's base range). Short lists are scanned; long ones also get a value → position map,
+//   so membership and removal stay O(1) (a workspace may hold hundreds of thousands of hosts).
 // The overlay is folded into a new base when it outgrows the base (amortised over the writes) or
 // on `compact()`.
 
@@ -51,7 +52,8 @@ export class Adjacency {
   /** Overlay lists copied from a non-empty base range. */
   private shadowing = 0;
   private readonly lists = new Map<number, number[]>();
-  private readonly sets = new Map<number, Set<number>>();
+  /** For lists longer than SET_THRESHOLD: value → its index in the list. */
+  private readonly positions = new Map<number, Map<number, number>>();
   private denseView: DenseAdjacency | undefined;
   private staleReads = 0;
 
@@ -80,8 +82,8 @@ export class Adjacency {
 
   has(key: number, value: number): boolean {
     if (this.lists.size > 0) {
-      const set = this.sets.get(key);
-      if (set) return set.has(value);
+      const at = this.positions.get(key);
+      if (at) return at.has(value);
       const list = this.lists.get(key);
       if (list) return list.includes(value);
     }
@@ -118,7 +120,7 @@ export class Adjacency {
       list = from === to ? [] : Array.from(this.targets.subarray(from, to));
       if (from !== to) this.shadowing++;
       this.lists.set(key, list);
-      if (list.length > SET_THRESHOLD) this.sets.set(key, new Set(list));
+      if (list.length > SET_THRESHOLD) this.positions.set(key, positionsOf(list));
       this.denseView = undefined;
     }
     return list;
@@ -129,9 +131,9 @@ export class Adjacency {
     if (this.has(key, value)) return false;
     const list = this.own(key);
     list.push(value);
-    const set = this.sets.get(key);
-    if (set) set.add(value);
-    else if (list.length > SET_THRESHOLD) this.sets.set(key, new Set(list));
+    const positions = this.positions.get(key);
+    if (positions) positions.set(value, list.length - 1);
+    else if (list.length > SET_THRESHOLD) this.positions.set(key, positionsOf(list));
     this.changed();
     return true;
   }
@@ -140,13 +142,18 @@ export class Adjacency {
   remove(key: number, value: number): boolean {
     if (!this.has(key, value)) return false;
     const list = this.own(key);
-    const at = list.indexOf(value);
+    const positions = this.positions.get(key);
+    const at = positions ? positions.get(value)! : list.indexOf(value);
     // Order does not matter: move the last element into the hole.
-    list[at] = list[list.length - 1]!;
+    const last = list[list.length - 1]!;
+    list[at] = last;
     list.pop();
-    this.sets.get(key)?.delete(value);
+    if (positions) {
+      positions.set(last, at);
+      positions.delete(value);
+    }
     if (list.length === 0) {
-      this.sets.delete(key);
+      this.positions.delete(key);
       // An empty list must stay only while it shadows base values.
       if (!this.inBase(key)) this.lists.delete(key);
     }
@@ -175,7 +182,7 @@ export class Adjacency {
    */
   load(keys: Int32Array, values: Int32Array, dense = false): void {
     this.lists.clear();
-    this.sets.clear();
+    this.positions.clear();
     this.denseView = undefined;
     this.staleReads = 0;
     this.offsets = NO_OFFSETS;
@@ -204,7 +211,7 @@ export class Adjacency {
         if (list) list.push(values[i]!);
         else this.lists.set(keys[i]!, [values[i]!]);
       }
-      for (const [key, list] of this.lists) if (list.length > SET_THRESHOLD) this.sets.set(key, new Set(list));
+      for (const [key, list] of this.lists) if (list.length > SET_THRESHOLD) this.positions.set(key, positionsOf(list));
       return;
     }
     for (let k = 1; k <= size; k++) offsets[k]! += offsets[k - 1]!;
@@ -273,4 +280,10 @@ export class Adjacency {
       for (const [key] of entries) yield key;
     })(this.entries());
   }
+}
+
+function positionsOf(list: readonly number[]): Map<number, number> {
+  const positions = new Map<number, number>();
+  for (let i = 0; i < list.length; i++) positions.set(list[i]!, i);
+  return positions;
 }
