@@ -136,3 +136,42 @@ export function scaleRelationships(options: ScaleOptions): { shape: ScaleShape; 
 
   return { shape, relationships: generate() };
 }
+
+/** A Check's host and user. */
+export interface Query {
+  host: string;
+  user: string;
+}
+
+/**
+ * `count` distinct (host, user) pairs: hosts drawn with tenants weighted by size, users of the
+ * host's tenant (its admin 40% of the time) and now and then of another tenant.
+ */
+export function distinctQueries(tenants: ScaleTenant[], totalHosts: number, count: number): Query[] {
+  const rand = random(4242);
+  const cumulative: number[] = [];
+  let sum = 0;
+  for (const t of tenants) cumulative.push((sum += t.hosts));
+  const seen = new Set<string>();
+  const queries: Query[] = [];
+  for (let attempts = 0; queries.length < count && attempts < count * 10; attempts++) {
+    const pick = Math.floor(rand() * totalHosts);
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cumulative[mid]! <= pick) lo = mid + 1;
+      else hi = mid;
+    }
+    const tenant = tenants[lo]!;
+    const host = hostId(tenant.id, Math.floor(rand() * tenant.hosts));
+    const roll = rand();
+    const userTenant = roll < 0.1 ? tenants[Math.floor(rand() * tenants.length)]! : tenant;
+    const user = userId(userTenant.id, roll < 0.4 ? 0 : Math.floor(rand() * userTenant.users));
+    const key = `${host} ${user}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    queries.push({ host, user });
+  }
+  return queries;
+}

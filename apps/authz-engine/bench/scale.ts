@@ -1,8 +1,9 @@
 // Scale benchmark: a skewed many-tenant data set (bench/scale-data.ts) in Postgres, then what a
 // replica start and a Check cost at that size: memory per relationship, snapshot load (time to
 // ready from the snapshot), checkpoint write/load time and size, time to ready from the checkpoint,
-// Check p50/p99 over distinct queries, and listing the largest tenant's hosts.
-// Run: pnpm --filter @gatehouse/authz-engine bench:scale   (SCALE_RELATIONSHIPS=10000000 for 10M)
+// Check p50/p99 over distinct queries, the feed's apply rate, and listing the largest tenant's hosts.
+// Run: pnpm --filter @gatehouse/authz-engine bench:scale   (SCALE_RELATIONSHIPS=10000000 for 10M;
+// SCALE_SEED_ONLY=1 seeds the data set and stops)
 // The data is seeded once per size into schema bench_scale_<size> and reused by later runs.
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -16,11 +17,14 @@ import { createSilentLogger } from "@gatehouse/telemetry";
 import { decodeCheckpoint, fileCheckpointStore, schemaHash } from "../src/graph/checkpoint.js";
 import { EngineGraph } from "../src/graph/engine-graph.js";
 import { storeGraphSource } from "../src/graph/store-source.js";
-import { hostId, random, scaleRelationships, userId, type ScaleTenant } from "./scale-data.js";
+import { distinctQueries, scaleRelationships, userId, workspaceId, type Query } from "./scale-data.js";
 import { percentile } from "@gatehouse/telemetry";
 
 const SIZE = Number(process.env["SCALE_RELATIONSHIPS"] ?? 1_000_000);
 const QUERIES = Number(process.env["SCALE_QUERIES"] ?? 40_000);
+/** Feed measurement: commits of FEED_BATCH new hosts, then as many deleting them again. */
+const FEED_COMMITS = 50;
+const FEED_BATCH = 1000;
 const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const ORG = "scale-org";
 
@@ -74,6 +78,11 @@ async function main() {
     }
     await store.relationships.write(ORG, { touch: [...batch, marker] });
     seedMs = performance.now() - started;
+  }
+  if (process.env["SCALE_SEED_ONLY"] === "1") {
+    console.log(`seeded (${seeded ? "already there" : seconds(seedMs)}); SCALE_SEED_ONLY=1, stopping`);
+    await store.close();
+    return;
   }
   const tenants = data.shape.tenants;
   const largest = tenants[0]!;
@@ -156,6 +165,45 @@ async function main() {
   const same = queries.slice(half).every((q, i) => check(fromCheckpoint.graph, { type: "hbi/host", id: q.host }, "view", { type: "rbac/principal", id: q.user }) === answers[i]);
   if (!same) throw new Error("the replica started from the checkpoint answers differently");
   await fromCheckpoint.close();
+
+  // 6. Feed apply rate: commits written after the checkpoint (new hosts in the largest tenant, then
+  // their deletion, so the data set is unchanged for the next run), then followed from the
+  // checkpoint's revision into the checkpoint's graph: fetch + apply, as a replica catching up.
+  let feedGraph: RelationshipGraph | null = decodeCheckpoint(await checkpoints.read(ref!.key), model, { storeId: store.storeId, schemaHash: schemaHash(model) }).graph;
+  const fromRevision = ref!.revision;
+  const feedHosts = Array.from({ length: FEED_COMMITS }, (_, c) =>
+    Array.from({ length: FEED_BATCH }, (_, i): Relationship => ({ resourceType: "hbi/host", resourceId: `feed-${c}-${i}`, relation: "t_workspace", subjectType: "rbac/workspace", subjectId: workspaceId(largest.id, 0) })),
+  );
+  for (const touch of feedHosts) await store.relationships.write(ORG, { touch });
+  for (const del of feedHosts) await store.relationships.write(ORG, { delete: del });
+  const target = await source.headRevision();
+  const sizeBefore = feedGraph.size;
+  let feedChanges = 0;
+  let feedCommits = 0;
+  started = performance.now();
+  cpu = process.cpuUsage();
+  await new Promise<void>((resolve, reject) => {
+    const handle = source.follow(
+      fromRevision,
+      (batch) => {
+        for (const change of batch.changes) {
+          if (change.op === "add") feedGraph!.add(change.relationship);
+          else feedGraph!.remove(change.relationship);
+        }
+        feedChanges += batch.changes.length;
+        feedCommits++;
+        if (batch.revision >= target) {
+          void handle.stop();
+          resolve();
+        }
+      },
+      reject,
+    );
+  });
+  const feedMs = performance.now() - started;
+  const feedCpu = cpuSince(cpu);
+  if (feedGraph.size !== sizeBefore) throw new Error("the feed replay did not return the graph to its size");
+  feedGraph = null;
   await rm(dir, { recursive: true, force: true });
   await store.close();
 
@@ -167,45 +215,12 @@ async function main() {
     ["checkpoint load (read + sha256 + decode)", timed(checkpointLoadMs, checkpointLoadCpu)],
     ["ready from the checkpoint (load + feed replay)", `${timed(checkpointReadyMs, checkpointReadyCpu)}: ${(snapshotMs / checkpointReadyMs).toFixed(1)}× faster (CPU ${(snapshotCpu / checkpointReadyCpu).toFixed(1)}×)`],
     [`Check p50 / p99 (${times.length.toLocaleString("en")} distinct queries, ${((100 * allowed) / times.length).toFixed(0)}% allowed)`, `${percentile(times, 50).toFixed(2)} µs / ${percentile(times, 99).toFixed(2)} µs`],
+    [`feed apply: ${feedChanges.toLocaleString("en")} changes in ${feedCommits} commits, followed from the checkpoint's revision`, `${timed(feedMs, feedCpu)}: ${Math.round(feedChanges / (feedMs / 1000)).toLocaleString("en")} changes/s (${Math.round(feedChanges / (feedCpu / 1000)).toLocaleString("en")} per CPU second)`],
     [`lookup of the largest tenant's hosts (${found.toLocaleString("en")})`, `${lookupCold.toFixed(0)} ms cold, ${lookupWarm.toFixed(0)} ms median of 4 more`],
   ];
   console.log(`\nscale benchmark, node ${process.version}, load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores${seedMs ? `, seeded in ${seconds(seedMs)}` : ""}\n`);
   console.log("| measure | value |\n|---|---|");
   for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
-}
-
-interface Query {
-  host: string;
-  user: string;
-}
-
-function distinctQueries(tenants: ScaleTenant[], totalHosts: number, count: number): Query[] {
-  const rand = random(4242);
-  const cumulative: number[] = [];
-  let sum = 0;
-  for (const t of tenants) cumulative.push((sum += t.hosts));
-  const seen = new Set<string>();
-  const queries: Query[] = [];
-  for (let attempts = 0; queries.length < count && attempts < count * 10; attempts++) {
-    const pick = Math.floor(rand() * totalHosts);
-    let lo = 0;
-    let hi = cumulative.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (cumulative[mid]! <= pick) lo = mid + 1;
-      else hi = mid;
-    }
-    const tenant = tenants[lo]!;
-    const host = hostId(tenant.id, Math.floor(rand() * tenant.hosts));
-    const roll = rand();
-    const userTenant = roll < 0.1 ? tenants[Math.floor(rand() * tenants.length)]! : tenant;
-    const user = userId(userTenant.id, roll < 0.4 ? 0 : Math.floor(rand() * userTenant.users));
-    const key = `${host} ${user}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    queries.push({ host, user });
-  }
-  return queries;
 }
 
 await main();

@@ -83,6 +83,59 @@ describe("graph codec", () => {
   });
 });
 
+describe("graph encoding at a size where the indexes are bulk-loaded", () => {
+  // Thousands of objects: the id index has grown past its first table, the per-resource lists are
+  // a compact base after decoding, and the copy must keep working as a live graph.
+  const big = () => {
+    const graph = new RelationshipGraph(model);
+    for (let i = 0; i < 3000; i++) {
+      graph.add(parseRelationship(`doc:d${i}#parent@folder:f${i % 40}`));
+      graph.add(parseRelationship(`doc:d${i}#viewer@user:u${i % 500}`));
+      if (i % 7 === 0) graph.add(parseRelationship(`doc:d${i}#viewer@group:g${i % 30}#member`));
+      if (i % 3 === 0) graph.add(parseRelationship(`group:g${i % 30}#member@user:u${i}`));
+    }
+    graph.compact();
+    for (let i = 0; i < 200; i++) graph.remove(parseRelationship(`doc:d${i * 5}#viewer@user:u${(i * 5) % 500}`));
+    return graph;
+  };
+
+  it("round-trips contents, node numbering and id lookups, and keeps accepting changes", () => {
+    const graph = big();
+    const copy = decodeGraph(model, encodeGraph(graph));
+    expect(sorted(copy)).toEqual(sorted(graph));
+    expect([...copy.nodeId]).toEqual([...graph.nodeId]);
+    graph.nodeId.forEach((id, node) => expect(copy.nodeOf(graph.nodeType[node]!, id)).toBe(node));
+    expect(copy.nodeOf(model.typeIndex("doc")!, "nowhere")).toBe(-1);
+    for (const user of ["u1", "u5", "u42", "u2999", "nobody"]) {
+      const list = (g: RelationshipGraph) => lookupResources(g, "doc", "view", { type: "user", id: user });
+      expect(list(copy)).toEqual(list(graph));
+    }
+    // New objects past the carried table's room, then removals of loaded and new edges.
+    for (let i = 0; i < 5000; i++) expect(copy.add(parseRelationship(`doc:n${i}#viewer@user:v${i}`))).toBe(true);
+    expect(copy.remove(parseRelationship("doc:d1#viewer@user:u1"))).toBe(true);
+    expect(copy.remove(parseRelationship("doc:n7#viewer@user:v7"))).toBe(true);
+    expect(check(copy, { type: "doc", id: "n8" }, "view", { type: "user", id: "v8" })).toBe(true);
+    expect(check(copy, { type: "doc", id: "d1" }, "view", { type: "user", id: "u1" })).toBe(false);
+    expect(copy.size).toBe(graph.size + 5000 - 2);
+  });
+
+  it("refuses a damaged id index", () => {
+    const bytes = encodeGraph(big());
+    const head = new DataView(bytes.buffer).getUint32(0, true);
+    const description = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + head))) as { nodes: number; idBytes: number };
+    const pad = (n: number) => (n + 3) & ~3;
+    // The index follows the description, the ids and the node types; its first non-empty slot
+    // is made to repeat another node.
+    const index = 4 + pad(head) + pad(description.idBytes) + pad(description.nodes * 2);
+    const damaged = bytes.slice();
+    const slots = new Int32Array(damaged.buffer, index, 64);
+    const first = slots.findIndex((v) => v !== 0);
+    const second = slots.findIndex((v, i) => i > first && v !== 0);
+    slots[second] = slots[first]!;
+    expect(() => decodeGraph(model, damaged)).toThrow(/id index/);
+  });
+});
+
 describe("graph encoding with expiring relationships", () => {
   const expiringModel = compileSchema(`use expiration
 definition user {}

@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { decodeGraph, encodeGraph, type Model, type RelationshipGraph } from "@gatehouse/evaluator";
 import type { CheckpointRepository } from "@gatehouse/store";
 
-export const CHECKPOINT_FORMAT_VERSION = 1;
+// 2: the graph body carries its id index and is loaded without rebuilding maps (codec v2).
+export const CHECKPOINT_FORMAT_VERSION = 2;
 const MAGIC = 0x4b434847; // "GHCK" read as a little-endian u32
 const PREFIX_BYTES = 48;
 
@@ -45,6 +46,9 @@ export function schemaHash(model: Model): string {
   );
   return createHash("sha256").update(json).digest("hex");
 }
+
+/** ASCII bytes to a string by Node's native decoding (ids are ASCII, so latin1 reads them exactly). */
+const latin1 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
 
 function digestOf(bytes: Uint8Array): Buffer {
   return createHash("sha256").update(bytes.subarray(0, 16)).update(bytes.subarray(PREFIX_BYTES)).digest();
@@ -94,7 +98,7 @@ export function decodeCheckpoint(bytes: Uint8Array, model: Model, expect: { stor
   const { header, bodyOffset } = readCheckpointHeader(bytes, expect);
   let graph: RelationshipGraph;
   try {
-    graph = decodeGraph(model, bytes.subarray(bodyOffset));
+    graph = decodeGraph(model, bytes.subarray(bodyOffset), { ascii: latin1 });
   } catch (e) {
     // The checksum matched, so this is a writer's bug or a hash collision; either way: not usable.
     throw new CheckpointError("corrupt", `checkpoint body is not a graph of this schema: ${(e as Error).message}`);

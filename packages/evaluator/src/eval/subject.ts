@@ -45,5 +45,5 @@ export function resolveSubject(graph: RelationshipGraph, subject: SubjectRef): R
   }
   const node = graph.nodeOf(typeIndex, subject.id);
   const code = node < 0 ? NOT_FOUND : relationSlot < 0 ? node : graph.usersetCode(node, relationSlot);
-  return { ref: subject, typeIndex, node, relationSlot, code, wildcardNode: graph.nodeOf(typeIndex, WILDCARD_ID) };
+  return { ref: subject, typeIndex, node, relationSlot, code, wildcardNode: graph.wildcardNodeOf(typeIndex) };
 }

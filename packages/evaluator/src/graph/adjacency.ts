@@ -1,10 +1,33 @@
-// Multimap from an integer key to a list of integer values. Short lists are scanned; lists that
-// grow past a threshold also get a Set so membership stays O(1) for big groups.
+// Multimap from an integer key to its integer values, in two layers:
+// - a base in compressed (CSR) form: the values of key k are `targets[offsets[k + bias] ..
+//   offsets[k + bias + 1])`, sorted, so a membership test is a scan or binary search of one range
+//   and a bulk load (a checkpoint) is a few typed-array passes instead of a map entry and a list
+//   per key;
+// - an overlay: the whole current list of every key changed since the base was built (it shadows
+//   the key's base range). Short lists are scanned; long ones also get a value → position map,
+//   so membership and removal stay O(1) (a workspace may hold hundreds of thousands of hosts).
+// The overlay is folded into a new base when it outgrows the base (amortised over the writes) or
+// on `compact()`.
 
 const SET_THRESHOLD = 24;
+/** Base ranges up to this length are scanned; longer ones binary searched. */
+const SCAN_MAX = 16;
+/** A key range this many times larger than the keys in it stays in the overlay (offsets would cost more than lists). */
+const SPARSE_FACTOR = 8;
+/**
+ * Writes fold the overlay into the base once this many overlay lists shadow a base range (each
+ * leaves a dead copy in the base) and they are more than a quarter of the base's keys. Keys new
+ * to the base waste nothing, so a graph built from nothing is folded once, by `compact`.
+ */
+const SHADOW_MIN_KEYS = 4096;
+const SHADOW_RATIO = 0.25;
+
+/** Reads of a stale adjacency (plus one per this many overlay keys) before `dense` compacts it. */
+const DENSE_REBUILD_READS = 64;
+const DENSE_REBUILD_KEYS_PER_READ = 8;
 
 /**
- * A compressed (CSR) copy of an adjacency whose keys are non-negative: the values of key k are
+ * A compressed (CSR) view of an adjacency whose keys are non-negative: the values of key k are
  * `targets[offsets[k] .. offsets[k + 1])` for k < offsets.length - 1, none beyond. Two typed-array
  * reads per key instead of a Map probe and a list. Valid until the next change to the adjacency.
  */
@@ -13,114 +36,254 @@ export interface DenseAdjacency {
   readonly targets: Int32Array;
 }
 
-/** Reads of a stale adjacency (plus one per this many keys) before its dense copy is rebuilt. */
-const DENSE_REBUILD_READS = 64;
-const DENSE_REBUILD_KEYS_PER_READ = 8;
+/** The values of one key: a range of the base or an overlay list (never modified by the caller). */
+export type Values = Int32Array | readonly number[];
+
+const NO_OFFSETS = new Int32Array(1);
+const NO_TARGETS = new Int32Array(0);
 
 export class Adjacency {
+  private offsets: Int32Array = NO_OFFSETS;
+  private targets: Int32Array = NO_TARGETS;
+  /** Added to a key to index `offsets` (keys may be negative: subject-set codes). */
+  private bias = 0;
+  /** Keys with values in the base. */
+  private baseKeys = 0;
+  /** Overlay lists copied from a non-empty base range. */
+  private shadowing = 0;
   private readonly lists = new Map<number, number[]>();
-  private readonly sets = new Map<number, Set<number>>();
-  /** Bumped by every change; the dense copy is valid while it matches. */
-  private version = 0;
-  private denseVersion = -1;
-  private denseCopy: DenseAdjacency | undefined;
+  /** For lists longer than SET_THRESHOLD: value → its index in the list. */
+  private readonly positions = new Map<number, Map<number, number>>();
+  private denseView: DenseAdjacency | undefined;
   private staleReads = 0;
-  private minKey = 0;
-  private maxKey = -1;
 
   /**
-   * The dense copy when current; while stale (after a change) undefined, and rebuilt once it has
-   * been asked for often enough to pay for the rebuild. Callers fall back to `get`/`has`. Only
-   * for adjacencies whose keys are all >= 0 (otherwise always undefined).
+   * The CSR view when the overlay is empty and no key is negative; otherwise undefined until it
+   * has been asked for often enough to pay for compacting. Callers fall back to `get`/`has`.
    */
   dense(): DenseAdjacency | undefined {
-    if (this.denseVersion === this.version) return this.denseCopy;
-    if (++this.staleReads < DENSE_REBUILD_READS + this.lists.size / DENSE_REBUILD_KEYS_PER_READ || this.minKey < 0) return undefined;
-    return this.rebuildDense();
+    if (this.lists.size === 0) return this.bias === 0 ? (this.denseView ??= { offsets: this.offsets, targets: this.targets }) : undefined;
+    if (++this.staleReads < DENSE_REBUILD_READS + this.lists.size / DENSE_REBUILD_KEYS_PER_READ) return undefined;
+    this.compact(true);
+    return this.bias === 0 && this.lists.size === 0 ? (this.denseView ??= { offsets: this.offsets, targets: this.targets }) : undefined;
   }
 
-  private rebuildDense(): DenseAdjacency {
-    let total = 0;
-    for (const list of this.lists.values()) total += list.length;
-    const offsets = new Int32Array(this.maxKey + 2);
-    const targets = new Int32Array(total);
-    for (const [key, list] of this.lists) offsets[key + 1] = list.length;
-    for (let k = 1; k < offsets.length; k++) offsets[k]! += offsets[k - 1]!;
-    for (const [key, list] of this.lists) targets.set(list, offsets[key]!);
-    this.denseCopy = { offsets, targets };
-    this.denseVersion = this.version;
-    this.staleReads = 0;
-    return this.denseCopy;
-  }
-
-  get(key: number): readonly number[] | undefined {
-    return this.lists.get(key);
+  get(key: number): Values | undefined {
+    if (this.lists.size > 0) {
+      const list = this.lists.get(key);
+      if (list) return list.length > 0 ? list : undefined;
+    }
+    const i = key + this.bias;
+    if (i < 0 || i + 1 >= this.offsets.length) return undefined;
+    const from = this.offsets[i]!;
+    const to = this.offsets[i + 1]!;
+    return from === to ? undefined : this.targets.subarray(from, to);
   }
 
   has(key: number, value: number): boolean {
-    const set = this.sets.get(key);
-    if (set) return set.has(value);
-    const list = this.lists.get(key);
-    return list?.includes(value) === true;
+    if (this.lists.size > 0) {
+      const at = this.positions.get(key);
+      if (at) return at.has(value);
+      const list = this.lists.get(key);
+      if (list) return list.includes(value);
+    }
+    return this.baseHas(key, value);
+  }
+
+  private baseHas(key: number, value: number): boolean {
+    const i = key + this.bias;
+    const { offsets, targets } = this;
+    if (i < 0 || i + 1 >= offsets.length) return false;
+    let lo = offsets[i]!;
+    let hi = offsets[i + 1]! - 1;
+    if (hi - lo < SCAN_MAX) {
+      for (; lo <= hi; lo++) if (targets[lo] === value) return true;
+      return false;
+    }
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = targets[mid]!;
+      if (v === value) return true;
+      if (v < value) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+
+  /** The key's overlay list, copied from its base range on first change. */
+  private own(key: number): number[] {
+    let list = this.lists.get(key);
+    if (!list) {
+      const i = key + this.bias;
+      const from = i >= 0 && i + 1 < this.offsets.length ? this.offsets[i]! : 0;
+      const to = i >= 0 && i + 1 < this.offsets.length ? this.offsets[i + 1]! : 0;
+      list = from === to ? [] : Array.from(this.targets.subarray(from, to));
+      if (from !== to) this.shadowing++;
+      this.lists.set(key, list);
+      if (list.length > SET_THRESHOLD) this.positions.set(key, positionsOf(list));
+      this.denseView = undefined;
+    }
+    return list;
   }
 
   /** Adds the pair; false if it was already present. */
   add(key: number, value: number): boolean {
-    const list = this.lists.get(key);
-    if (!list) {
-      this.lists.set(key, [value]);
-      this.changed(key);
-      return true;
-    }
     if (this.has(key, value)) return false;
+    const list = this.own(key);
     list.push(value);
-    this.changed(key);
-    const set = this.sets.get(key);
-    if (set) set.add(value);
-    else if (list.length > SET_THRESHOLD) this.sets.set(key, new Set(list));
+    const positions = this.positions.get(key);
+    if (positions) positions.set(value, list.length - 1);
+    else if (list.length > SET_THRESHOLD) this.positions.set(key, positionsOf(list));
+    this.changed();
     return true;
-  }
-
-  /**
-   * Sets the values of a key that has none yet, taking ownership of `values` (bulk loading). The
-   * caller guarantees the values are distinct.
-   */
-  load(key: number, values: number[]): void {
-    this.lists.set(key, values);
-    if (values.length > SET_THRESHOLD) this.sets.set(key, new Set(values));
-    this.changed(key);
   }
 
   /** Removes the pair; false if it was absent. */
   remove(key: number, value: number): boolean {
-    const list = this.lists.get(key);
-    if (!list) return false;
-    const at = list.indexOf(value);
-    if (at < 0) return false;
-    this.version++;
+    if (!this.has(key, value)) return false;
+    const list = this.own(key);
+    const positions = this.positions.get(key);
+    const at = positions ? positions.get(value)! : list.indexOf(value);
     // Order does not matter: move the last element into the hole.
-    list[at] = list[list.length - 1]!;
+    const last = list[list.length - 1]!;
+    list[at] = last;
     list.pop();
-    if (list.length === 0) {
-      this.lists.delete(key);
-      this.sets.delete(key);
-    } else {
-      this.sets.get(key)?.delete(value);
+    if (positions) {
+      positions.set(last, at);
+      positions.delete(value);
     }
+    if (list.length === 0) {
+      this.positions.delete(key);
+      // An empty list must stay only while it shadows base values.
+      if (!this.inBase(key)) this.lists.delete(key);
+    }
+    this.changed();
     return true;
   }
 
-  private changed(key: number): void {
-    this.version++;
-    if (key > this.maxKey) this.maxKey = key;
-    if (key < this.minKey) this.minKey = key;
+  /** Keys whose current list is in the overlay (for tests and diagnostics). */
+  get overlayKeys(): number {
+    return this.lists.size;
+  }
+
+  private inBase(key: number): boolean {
+    const i = key + this.bias;
+    return i >= 0 && i + 1 < this.offsets.length && this.offsets[i] !== this.offsets[i + 1];
+  }
+
+  private changed(): void {
+    this.denseView = undefined;
+    if (this.shadowing >= SHADOW_MIN_KEYS && this.shadowing > SHADOW_RATIO * this.baseKeys) this.compact(false);
+  }
+
+  /**
+   * Replaces the contents with the pairs (keys[i], values[i]) in bulk; the pairs must be distinct.
+   * `dense`: a compact base even when the keys are sparse.
+   */
+  load(keys: Int32Array, values: Int32Array, dense = false): void {
+    this.lists.clear();
+    this.positions.clear();
+    this.denseView = undefined;
+    this.staleReads = 0;
+    this.offsets = NO_OFFSETS;
+    this.targets = NO_TARGETS;
+    this.bias = 0;
+    this.baseKeys = 0;
+    this.shadowing = 0;
+    if (keys.length === 0) return;
+    let minKey = keys[0]!;
+    let maxKey = keys[0]!;
+    for (let i = 1; i < keys.length; i++) {
+      const key = keys[i]!;
+      if (key < minKey) minKey = key;
+      else if (key > maxKey) maxKey = key;
+    }
+    // Non-negative keys index from 0, so `dense` can hand out the offsets as they are.
+    const bias = minKey >= 0 ? 0 : -minKey;
+    const size = maxKey + bias + 1;
+    const offsets = new Int32Array(size + 1);
+    let distinct = 0;
+    for (let i = 0; i < keys.length; i++) if (offsets[keys[i]! + bias + 1]!++ === 0) distinct++;
+    if (!dense && distinct * SPARSE_FACTOR < size) {
+      // Few keys over a wide range: lists, not a mostly empty offsets array.
+      for (let i = 0; i < keys.length; i++) {
+        const list = this.lists.get(keys[i]!);
+        if (list) list.push(values[i]!);
+        else this.lists.set(keys[i]!, [values[i]!]);
+      }
+      for (const [key, list] of this.lists) if (list.length > SET_THRESHOLD) this.positions.set(key, positionsOf(list));
+      return;
+    }
+    for (let k = 1; k <= size; k++) offsets[k]! += offsets[k - 1]!;
+    const targets = new Int32Array(keys.length);
+    const next = offsets.slice(0, size);
+    for (let i = 0; i < keys.length; i++) targets[next[keys[i]! + bias]!++] = values[i]!;
+    // Sorted ranges (for binary search); a range already in order is left alone.
+    for (let k = 0; k < size; k++) {
+      const from = offsets[k]!;
+      const to = offsets[k + 1]!;
+      for (let j = from + 1; j < to; j++) {
+        if (targets[j - 1]! > targets[j]!) {
+          targets.subarray(from, to).sort();
+          break;
+        }
+      }
+    }
+    this.offsets = offsets;
+    this.targets = targets;
+    this.bias = bias;
+    this.baseKeys = distinct;
+  }
+
+  /** Folds the overlay into the base (`dense`: even when the keys are sparse). */
+  compact(dense = false): void {
+    const { offsets, targets, bias, lists } = this;
+    let count = 0;
+    for (let i = 0; i + 1 < offsets.length; i++) {
+      const n = offsets[i + 1]! - offsets[i]!;
+      if (n > 0 && (lists.size === 0 || !lists.has(i - bias))) count += n;
+    }
+    for (const list of lists.values()) count += list.length;
+    const keys = new Int32Array(count);
+    const values = new Int32Array(count);
+    let at = 0;
+    for (let i = 0; i + 1 < offsets.length; i++) {
+      const from = offsets[i]!;
+      const to = offsets[i + 1]!;
+      if (from === to || (lists.size > 0 && lists.has(i - bias))) continue;
+      keys.fill(i - bias, at, at + to - from);
+      values.set(targets.subarray(from, to), at);
+      at += to - from;
+    }
+    for (const [key, list] of lists) {
+      keys.fill(key, at, at + list.length);
+      values.set(list, at);
+      at += list.length;
+    }
+    this.load(keys, values, dense);
+  }
+
+  /** Every key with at least one value, with its values (order unspecified). */
+  *entries(): IterableIterator<[number, Values]> {
+    const { offsets, targets, bias, lists } = this;
+    for (let i = 0; i + 1 < offsets.length; i++) {
+      const from = offsets[i]!;
+      const to = offsets[i + 1]!;
+      if (from === to || (lists.size > 0 && lists.has(i - bias))) continue;
+      yield [i - bias, targets.subarray(from, to)];
+    }
+    for (const entry of lists) if (entry[1].length > 0) yield entry;
   }
 
   keys(): IterableIterator<number> {
-    return this.lists.keys();
+    return (function* (entries: IterableIterator<[number, Values]>) {
+      for (const [key] of entries) yield key;
+    })(this.entries());
   }
+}
 
-  entries(): IterableIterator<[number, number[]]> {
-    return this.lists.entries();
-  }
+function positionsOf(list: readonly number[]): Map<number, number> {
+  const positions = new Map<number, number>();
+  for (let i = 0; i < list.length; i++) positions.set(list[i]!, i);
+  return positions;
 }

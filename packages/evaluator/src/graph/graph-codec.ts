@@ -1,7 +1,8 @@
 // Compact binary form of a RelationshipGraph: a small JSON description (type and slot names, counts),
-// the object ids as one newline-joined UTF-8 string table, and typed arrays for node types, subject
-// sets and edges. Loading it skips parsing and validating every relationship, which is what makes a
-// checkpoint start faster than a snapshot. Integrity (checksum, store, revision) is the caller's job:
+// the object ids as one newline-joined UTF-8 string table, and typed arrays for node types, the id
+// index's hash table, subject sets and edges. Loading it skips parsing and validating every
+// relationship and hashing every id: the indexes are filled by typed-array passes, which is what
+// makes a checkpoint start faster than a snapshot. Integrity (checksum, store, revision) is the caller's job:
 // this module stays pure (no Node APIs), so it runs in a browser too.
 import { EvaluationError } from "../errors.js";
 import type { Model } from "../model/model.js";
@@ -9,7 +10,7 @@ import type { Relationship } from "../relationship.js";
 import { RelationshipGraph, type GraphTables } from "./relationship-graph.js";
 
 /** Version of the body layout below; a decoder refuses any other. */
-export const GRAPH_CODEC_VERSION = 1;
+export const GRAPH_CODEC_VERSION = 2;
 
 interface Description {
   v: number;
@@ -18,6 +19,8 @@ interface Description {
   slots: string[];
   nodes: number;
   idBytes: number;
+  /** Slots of the id index's table (v2). */
+  idSlots: number;
   usersets: number;
   edges: Array<[slot: number, count: number]>;
   /** Relationships that expire, whole (they are few; the edges above hold them too). */
@@ -59,6 +62,7 @@ export function encodeGraph(graph: RelationshipGraph): Uint8Array {
     slots: slotNames(graph.model),
     nodes: tables.nodeType.length,
     idBytes: ids.length,
+    idSlots: tables.idIndex?.length ?? 0,
     usersets: tables.usersetNode.length,
     edges: tables.edges.map((e) => [e.slot, e.resources.length]),
     ...(tables.expiring && tables.expiring.length > 0 ? { expiring: tables.expiring } : {}),
@@ -69,6 +73,7 @@ export function encodeGraph(graph: RelationshipGraph): Uint8Array {
     head,
     ids,
     new Uint8Array(Uint16Array.from(tables.nodeType).buffer),
+    ...(tables.idIndex ? [new Uint8Array(tables.idIndex.buffer, tables.idIndex.byteOffset, tables.idIndex.byteLength)] : []),
     new Uint8Array(Int32Array.from(tables.usersetNode).buffer),
     new Uint8Array(Uint16Array.from(tables.usersetSlot).buffer),
     ...tables.edges.flatMap((e) => [new Uint8Array(e.resources.buffer), new Uint8Array(e.subjects.buffer)]),
@@ -82,8 +87,16 @@ export function encodeGraph(graph: RelationshipGraph): Uint8Array {
   return out;
 }
 
+export interface DecodeOptions {
+  /**
+   * Decodes the id table's ASCII bytes to a string; the platform's (Node's `latin1` Buffer
+   * decoding, say) is many times faster than the portable default.
+   */
+  ascii?: (bytes: Uint8Array) => string;
+}
+
 /** Rebuilds a graph from `encodeGraph` output; throws an EvaluationError if it is malformed or of another model. */
-export function decodeGraph(model: Model, bytes: Uint8Array): RelationshipGraph {
+export function decodeGraph(model: Model, bytes: Uint8Array, options: DecodeOptions = {}): RelationshipGraph {
   const bad = (why: string): never => {
     throw new EvaluationError("invalid-relationship", `graph encoding is invalid: ${why}`);
   };
@@ -112,11 +125,13 @@ export function decodeGraph(model: Model, bytes: Uint8Array): RelationshipGraph 
   if (JSON.stringify(d.types) !== JSON.stringify(model.typeNames) || JSON.stringify(d.slots) !== JSON.stringify(slotNames(model))) {
     bad("made for another schema");
   }
-  const idText = asciiText(take(d.idBytes));
+  const idText = (options.ascii ?? asciiText)(take(d.idBytes));
   const nodeId = d.nodes === 0 ? [] : idText.split(SEPARATOR);
   const tables: GraphTables = {
     nodeId,
     nodeType: view((b, o, n) => new Uint16Array(b, o, n), d.nodes, 2),
+    // A copy: the graph keeps the table, and a view would keep the whole encoding alive.
+    ...(d.idSlots > 0 ? { idIndex: view((b, o, n) => new Int32Array(b, o, n), d.idSlots, 4).slice() } : {}),
     usersetNode: view((b, o, n) => new Int32Array(b, o, n), d.usersets, 4),
     usersetSlot: view((b, o, n) => new Uint16Array(b, o, n), d.usersets, 2),
     edges: d.edges.map(([slot, count]) => ({
