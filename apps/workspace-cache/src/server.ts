@@ -85,7 +85,11 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
       opening.catch(() => (opening = undefined));
       return opening;
     };
-    directory = { builtInWorkspaces: async (orgId) => (await open()).builtInWorkspaces(orgId) };
+    directory = {
+      builtInWorkspaces: async (orgId) => (await open()).builtInWorkspaces(orgId),
+      watch: async (onChange) => (await open()).watch!(onChange),
+      ping: async () => (await open()).ping!(),
+    };
   }
   const lookup = createWorkspaceLookup({ cache, directory, metrics: cacheMetrics, cacheTimeoutMs: config.cacheTimeoutMs, entryTtlMs: config.entryTtlMs });
   const authenticator = createAuthenticator(config.auth);
@@ -118,6 +122,22 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
   app.use((_req, _res, next) => next(new WorkspaceCacheError("invalid-request", "Only GET /api/rbac/v2/workspaces/?type=root|default is served here.")));
   app.use(problemHandler((err, req) => ((req as unknown as { log?: Logger }).log ?? logger).error({ err }, "request failed")));
 
+  // Change notifications make a renamed workspace visible at once (the TTL is only the backstop).
+  // Started in the background and retried: a store down at start-up must not stop the service.
+  let watching: { stop(): Promise<void> } | undefined;
+  let watchRetry: NodeJS.Timeout | undefined;
+  let stopping = false;
+  const startWatching = (): void => {
+    if (!directory.watch) return;
+    directory.watch((orgId, revision) => void lookup.invalidate(orgId, revision)).then(
+      (handle) => (stopping ? void handle.stop() : (watching = handle)),
+      (err: unknown) => {
+        logger.warn({ err }, "cannot follow workspace changes yet; cached pairs expire after their TTL until then");
+        if (!stopping) watchRetry = setTimeout(startWatching, 5_000).unref();
+      },
+    );
+  };
+
   let server: Server | undefined;
   return {
     async start() {
@@ -135,6 +155,8 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
       });
       const actual = (listening.address() as AddressInfo).port;
       ready = true;
+      stopping = false;
+      startWatching();
       logger.info({ port: actual, cache: cache.kind }, "workspace-cache listening");
       return { port: actual };
     },
@@ -142,6 +164,10 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
       const running = server;
       server = undefined;
       ready = false;
+      stopping = true;
+      clearTimeout(watchRetry);
+      await watching?.stop();
+      watching = undefined;
       // Requests in flight finish (bounded), idle keep-alive connections close.
       if (running) await drainHttpServer(running, config.shutdownTimeoutMs ?? 10_000);
       await cache.close();
