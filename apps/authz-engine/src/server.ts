@@ -119,7 +119,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
   // Built here, so a bad authn block (e.g. an http issuer without insecureClient) fails before anything opens.
   const authenticator = createAuthenticator(resolved.authn);
   const logger = config.logger ?? createLogger({ name: "authz-engine" });
-  const metrics = createEngineMetrics();
+  const metrics = config.metrics ?? createEngineMetrics();
   let graph: EngineGraph | null = null;
   let ownedStore: Store | null = null;
   let grpcServer: Server | null = null;
