@@ -40,6 +40,21 @@ export interface AuthnConfig {
   insecureClient: boolean;
 }
 
+/** The OpenTelemetry sampler names the services accept (OTEL_TRACES_SAMPLER). */
+export const TRACES_SAMPLERS = ["parentbased_traceidratio", "parentbased_always_on", "parentbased_always_off", "traceidratio", "always_on", "always_off"] as const;
+
+/** Tracing of every service: standard OTEL_* variables (exporting only when an endpoint is set). */
+export interface TracingConfig {
+  /** OTLP/HTTP collector base URL (`OTEL_EXPORTER_OTLP_ENDPOINT`); absent = no spans exported. */
+  otlpEndpoint?: string;
+  sampler: (typeof TRACES_SAMPLERS)[number];
+  /** Share of new traces sampled by the `*traceidratio` samplers, 0 to 1. */
+  samplerRatio: number;
+}
+
+/** The services' own default: follow the caller, 1 % of new traces (within 5 % of server CPU per Check). */
+export const DEFAULT_TRACING: TracingConfig = { sampler: "parentbased_traceidratio", samplerRatio: 0.01 };
+
 export interface GatehouseConfig {
   stack: string;
   environment: "stage" | "prod";
@@ -56,6 +71,7 @@ export interface GatehouseConfig {
   oidc?: { issuerUrl: string; audience?: string };
   /** The authz-engine's authn block. */
   authn: AuthnConfig;
+  tracing: TracingConfig;
   /** Who may ReportResource / DeleteResource (`AUTHZ_REPORTERS`), keyed by token client id or subject. */
   reporters: Record<string, Reporter>;
   ingressNamespace: string;
@@ -146,6 +162,7 @@ class Reader {
       systemUsers: this.systemUsers(),
       trustIdentityHeader: this.bool(this.src.get("trustIdentityHeader"), "trustIdentityHeader", false),
       authn: this.authn(),
+      tracing: this.tracing(),
       reporters: this.reporters(),
       ingressNamespace: this.src.get("ingressNamespace") ?? "ingress-nginx",
       monitoringNamespace: this.src.get("monitoringNamespace") ?? "monitoring",
@@ -341,6 +358,32 @@ class Reader {
       return undefined;
     }
     return typeof o["audience"] === "string" ? { issuerUrl, audience: o["audience"] } : { issuerUrl };
+  }
+
+  private tracing(): TracingConfig {
+    const raw = this.src.getObject("tracing");
+    if (raw === undefined) return DEFAULT_TRACING;
+    if (!isObj(raw)) {
+      this.problem(`${NAMESPACE}:tracing must be an object {otlpEndpoint, sampler, samplerRatio}`);
+      return DEFAULT_TRACING;
+    }
+    const out: TracingConfig = { ...DEFAULT_TRACING };
+    const endpoint = raw["otlpEndpoint"];
+    if (endpoint !== undefined) {
+      if (typeof endpoint !== "string" || !/^https?:\/\/[^\s]+$/.test(endpoint)) this.problem(`${NAMESPACE}:tracing.otlpEndpoint must be an http(s) URL (the OTLP/HTTP collector)`);
+      else out.otlpEndpoint = endpoint;
+    }
+    const sampler = raw["sampler"];
+    if (sampler !== undefined) {
+      if (!(TRACES_SAMPLERS as readonly unknown[]).includes(sampler)) this.problem(`${NAMESPACE}:tracing.sampler must be one of ${TRACES_SAMPLERS.join(", ")}`);
+      else out.sampler = sampler as TracingConfig["sampler"];
+    }
+    const ratio = typeof raw["samplerRatio"] === "string" ? Number(raw["samplerRatio"]) : raw["samplerRatio"];
+    if (ratio !== undefined) {
+      if (typeof ratio !== "number" || !Number.isFinite(ratio) || ratio < 0 || ratio > 1) this.problem(`${NAMESPACE}:tracing.samplerRatio must be a number from 0 to 1`);
+      else out.samplerRatio = ratio;
+    }
+    return out;
   }
 
   private connections(): GatehouseConfig["connections"] {

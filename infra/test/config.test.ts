@@ -129,3 +129,27 @@ describe("invalid values", () => {
     expect(engine.resources.requests).toEqual({ cpu: "500m", memory: "1Gi" });
   });
 });
+
+describe("tracing", () => {
+  it("without a tracing block: the services' default sampler and no collector (nothing exported)", async () => {
+    const { result } = await load("stage", (c) => delete c["gatehouse:tracing"]);
+    expect(result().tracing).toEqual({ sampler: "parentbased_traceidratio", samplerRatio: 0.01 });
+  });
+
+  it("every deployment still names its service and sampler, and sets no endpoint", async () => {
+    const { runStack } = await import("./support/mocks.js");
+    const { envOf } = await import("./support/objects.js");
+    const run = await runStack("stage", { "gatehouse:tracing": undefined });
+    for (const service of ["management-api", "authz-engine", "workspace-cache"] as const) {
+      const env = envOf(run, service);
+      expect(env.get("OTEL_SERVICE_NAME")?.value, service).toBe(service);
+      expect(env.get("OTEL_TRACES_SAMPLER")?.value, service).toBe("parentbased_traceidratio");
+      expect(env.has("OTEL_EXPORTER_OTLP_ENDPOINT"), service).toBe(false);
+    }
+  });
+
+  it("refuses a bad endpoint, sampler or ratio, naming each key", async () => {
+    const { result } = await load("prod", patch("gatehouse:tracing", (t) => Object.assign(t, { otlpEndpoint: "collector:4318", sampler: "sometimes", samplerRatio: 2 })));
+    expect(errorOf(result).problems.map((p) => p.split(" ")[0])).toEqual(["gatehouse:tracing.otlpEndpoint", "gatehouse:tracing.sampler", "gatehouse:tracing.samplerRatio"]);
+  });
+});

@@ -109,6 +109,17 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
       }
     });
 
+    it("env: the standard OTEL_* variables (service name, the stack's collector, the sampler)", () => {
+      const env = envOf(run, name);
+      const otel = Object.fromEntries([...env.values()].filter((e) => e.name.startsWith("OTEL_")).map((e) => [e.name, e.value]));
+      expect(otel).toEqual({
+        OTEL_SERVICE_NAME: name,
+        OTEL_EXPORTER_OTLP_ENDPOINT: COMMON.otlpEndpoint,
+        OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+        OTEL_TRACES_SAMPLER_ARG: "0.01",
+      });
+    });
+
     it("Service: selects the pods, exposes the named ports, carries the scrape annotations", () => {
       const svc = get(run, "Service", name);
       expect(svc.spec.selector).toEqual(selector);

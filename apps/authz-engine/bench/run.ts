@@ -3,18 +3,15 @@
 // StreamedListObjects and commit-to-visible lag. Run: pnpm --filter @gatehouse/authz-engine bench
 // BENCH_TRACING=1 switches OpenTelemetry tracing on (every call sampled) and exports the spans to
 // a local collector process; unset, tracing is off as in a default deployment.
-import { fork, type ChildProcess } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { credentials, Metadata, type sendUnaryData, type ServerUnaryCall } from "@grpc/grpc-js";
 import { Allowed, CheckResponse, KesselInventoryServiceClient, KesselInventoryServiceService, type CheckRequest } from "@gatehouse/proto";
-import { openStore, type Relationship } from "@gatehouse/store";
+import { openStore } from "@gatehouse/store";
 import { createSilentLogger, startTracing, type Tracing } from "@gatehouse/telemetry";
 import { buildServer } from "../src/index.js";
 import { percentile } from "@gatehouse/telemetry";
 import { histogramDelta, lagHistogram } from "./stats.js";
+import { ask as askHelper, forkHelper, rel } from "./fixture.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
 const HOSTS = Number(process.env["BENCH_HOSTS"] ?? 100_000);
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 4);
 // Comma-separated subset of check,list,lag (default: all).
@@ -28,14 +25,11 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
   return ((cpu.user + cpu.system) / 1000).toFixed(0);
 };
 
-const rel = (resourceType: string, resourceId: string, relation: string, subjectType: string, subjectId: string): Relationship => ({
-  resourceType, resourceId, relation, subjectType, subjectId,
-});
 
 /** Tracing on with an OTLP collector in a child process (BENCH_TRACING=1), or off. */
 async function tracingForBench(): Promise<{ tracing: Tracing; spansExported(): Promise<number>; close(): void } | null> {
   if (process.env["BENCH_TRACING"] !== "1") return null;
-  const collector = fork(join(here, "collector.ts"), { execArgv: ["--import", "tsx", "--conditions=source"], stdio: "inherit" });
+  const collector = forkHelper("collector.ts");
   const next = <T>() => new Promise<T>((resolve) => collector.once("message", (m) => resolve(m as T)));
   const { endpoint } = await next<{ endpoint: string }>();
   const tracing = startTracing("authz-engine", { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
@@ -77,12 +71,8 @@ async function main() {
     extraServices: [{ definition: floorDefinition, implementation: { Check: (_c: ServerUnaryCall<CheckRequest, CheckResponse>, cb: sendUnaryData<CheckResponse>) => cb(null, floorResponse) } }],
   });
   const { port, metricsPort } = await server.start();
-  const client: ChildProcess = fork(join(here, "client.ts"), { execArgv: ["--import", "tsx", "--conditions=source"], stdio: "inherit" });
-  const ask = <T>(job: object): Promise<T> =>
-    new Promise((resolve, reject) => {
-      client.once("message", (m: { ok: boolean; result?: T; error?: string }) => (m.ok ? resolve(m.result!) : reject(new Error(m.error))));
-      client.send(job);
-    });
+  const client = forkHelper("client.ts");
+  const ask = <T>(job: object): Promise<T> => askHelper<T>(client, job);
 
   const request: CheckRequest = {
     object: { resourceType: "host", resourceId: "host-0004242", reporter: { type: "hbi" } },

@@ -5,27 +5,17 @@
 import { connect, type ClientHttp2Session } from "node:http2";
 import { credentials, Metadata } from "@grpc/grpc-js";
 import { CheckRequest, KesselInventoryServiceClient, StreamedListObjectsRequest } from "@gatehouse/proto";
-import { openStore, type Relationship } from "@gatehouse/store";
+import { openStore } from "@gatehouse/store";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { buildServer } from "../src/index.js";
+import { seedReadableHosts } from "./fixture.js";
 import { percentile } from "@gatehouse/telemetry";
 
 const STREAMS = Number(process.env["BENCH_STREAMS"] ?? 1000);
 const HOSTS = Number(process.env["BENCH_HOSTS"] ?? 5000);
 const IDLE_MS = Number(process.env["BENCH_IDLE_MS"] ?? 15_000);
-const rel = (resourceType: string, resourceId: string, relation: string, subjectType: string, subjectId: string): Relationship => ({ resourceType, resourceId, relation, subjectType, subjectId });
-
 const store = await openStore({ pollIntervalMs: 50 });
-const ws = (await store.tenants.bootstrap("bench-stall")).value.defaultWorkspaceId;
-await store.relationships.write("bench-stall", {
-  touch: [
-    rel("rbac/role", "r", "t_inventory_hosts_read", "rbac/principal", "*"),
-    rel("rbac/role_binding", "b", "t_role", "rbac/role", "r"),
-    rel("rbac/role_binding", "b", "t_subject", "rbac/principal", "redhat/alice"),
-    rel("rbac/workspace", ws, "t_binding", "rbac/role_binding", "b"),
-    ...Array.from({ length: HOSTS }, (_, i) => rel("hbi/host", `host-${i}-${"p".repeat(30)}`, "t_workspace", "rbac/workspace", ws)),
-  ],
-});
+const ws = await seedReadableHosts(store, "bench-stall", "alice", Array.from({ length: HOSTS }, (_, i) => `host-${i}-${"p".repeat(30)}`));
 const engine = buildServer({ host: "127.0.0.1", port: 0, metricsPort: 0, store, logger: createSilentLogger(), streams: { idleTimeoutMs: IDLE_MS } });
 const { port, metricsPort: metricsPort } = await engine.start();
 await new Promise((resolve) => setTimeout(resolve, 500));

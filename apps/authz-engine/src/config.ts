@@ -1,4 +1,5 @@
 import type { ServiceDefinition, UntypedServiceImplementation } from "@grpc/grpc-js";
+import type { EngineMetrics } from "./metrics.js";
 import type { Model } from "@gatehouse/evaluator";
 import type { Logger } from "@gatehouse/telemetry";
 import { EngineError } from "./errors.js";
@@ -52,6 +53,8 @@ export interface EngineConfig {
    */
   streams?: { maxPerConnection?: number; maxActive?: number; idleTimeoutMs?: number };
   logger?: Logger;
+  /** Where the engine records its metrics (default: a new registry; the telemetry benchmark passes one without call metrics). */
+  metrics?: EngineMetrics;
   /**
    * Graph checkpoints shared by the replicas: start from the newest usable one and replay the change
    * feed after it; write one every `intervalMs` (default 5 minutes; 0 = only read) once the graph moved on.

@@ -14,3 +14,13 @@ export const FIELD_LIMITS = {
 
 /** Longest status message the engine sends: grpc-js clients choke on very large status headers. */
 export const MAX_STATUS_MESSAGE = 1024;
+
+/**
+ * What a string field must be besides short: well-formed Unicode. Invalid UTF-8 on the wire is
+ * decoded to an unpaired surrogate (grpc/strict-utf8.ts), so this one test refuses both instead of
+ * letting either become U+FFFD somewhere later.
+ */
+// (\p{Surrogate} under /u matches only unpaired ones: a pair is one code point. String#isWellFormed needs lib es2024.)
+const UNPAIRED_SURROGATE = /\p{Surrogate}/u;
+export const isWellFormedText = (value: string): boolean => !UNPAIRED_SURROGATE.test(value);
+export const UTF8_RULE = { rule: "string.utf8", detail: "value must be valid UTF-8 (no invalid bytes or unpaired surrogates)" } as const;

@@ -24,6 +24,7 @@ import { listHandlers } from "./handlers/lists.js";
 import { resourceHandlers } from "./handlers/resources.js";
 import { tupleHandlers } from "./handlers/tuples.js";
 import { INVENTORY_SERVICE_NAME, kesselHealthHandlers, standardHealthService, type Readiness } from "./health.js";
+import { strictUtf8Requests } from "./grpc/strict-utf8.js";
 import { createEngineMetrics, type EngineMetrics } from "./metrics.js";
 
 export interface EngineServer {
@@ -119,7 +120,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
   // Built here, so a bad authn block (e.g. an http issuer without insecureClient) fails before anything opens.
   const authenticator = createAuthenticator(resolved.authn);
   const logger = config.logger ?? createLogger({ name: "authz-engine" });
-  const metrics = createEngineMetrics();
+  const metrics = config.metrics ?? createEngineMetrics();
   let graph: EngineGraph | null = null;
   let ownedStore: Store | null = null;
   let grpcServer: Server | null = null;
@@ -208,13 +209,13 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
 
     grpcServer = new Server({ "grpc.max_concurrent_streams": resolved.streams.maxPerConnection });
     grpcServer.addService(
-      acceptEncodedResponses(memoizeResponseBytes(KesselInventoryServiceService, ["check", "checkSelf", "checkForUpdate"]), ["streamedListObjects"]),
+      strictUtf8Requests(acceptEncodedResponses(memoizeResponseBytes(KesselInventoryServiceService, ["check", "checkSelf", "checkForUpdate"]), ["streamedListObjects"])),
       inventoryService(ctx, resolved, deps),
     );
     // relations-api's tuple replication (a management plane such as insights-rbac writing into Gatehouse).
     const tuples = tupleHandlers(store.replicated, ctx);
     const tupleDeps: CallDeps = { ...deps, service: "kessel.relations.v1beta1.KesselTupleService" };
-    grpcServer.addService(relations.KesselTupleServiceService, {
+    grpcServer.addService(strictUtf8Requests(relations.KesselTupleServiceService), {
       createTuples: unary("CreateTuples", tupleDeps, tuples.createTuples),
       deleteTuples: unary("DeleteTuples", tupleDeps, tuples.deleteTuples),
       acquireLock: unary("AcquireLock", tupleDeps, tuples.acquireLock),

@@ -1,8 +1,8 @@
 // Generated hostile calls over every RPC: never INTERNAL/UNKNOWN, a refused write changes nothing
 // (the store's head revision), and the engine keeps answering. FUZZ_COUNT sets the number of
 // calls (default 2000; `pnpm fuzz` runs a long campaign), FUZZ_SEED replays one.
-import { Metadata, status, type ServiceError } from "@grpc/grpc-js";
-import { Allowed } from "@gatehouse/proto";
+import { Client, credentials, Metadata, status, type ServiceError } from "@grpc/grpc-js";
+import { Allowed, KesselInventoryServiceService } from "@gatehouse/proto";
 import type { Tenant } from "@gatehouse/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, principal, readGrant, startEngine, workspace, type RunningEngine } from "./helpers.js";
@@ -29,6 +29,7 @@ let tenant: Tenant;
 
 beforeAll(async () => {
   engine = await startEngine();
+  raw = new Client(`127.0.0.1:${engine.port}`, credentials.createInsecure());
   tenant = (await engine.store.tenants.bootstrap("fuzz-grpc-org")).value;
   const { revision } = await engine.store.relationships.write("fuzz-grpc-org", { touch: readGrant(tenant.defaultWorkspaceId, "alice") });
   await call(engine.client, "check", {
@@ -39,10 +40,14 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  raw?.close();
   await engine?.close();
 });
 
-const STRINGS = ["", "a", "z".repeat(100_000), "host", "workspace", "principal", "rbac", "hbi", "view", "t_workspace", "member", "*", "redhat/alice", "../x", "\u0000", "\ud800", "😀", "x".repeat(129), "y".repeat(2000), "a b", "A-Z_0", "-1", "null"];
+/** Sent as invalid UTF-8 (one of BAD_UTF8, in place of these bytes): what a client that does not check can put on the wire. */
+const MARK = "@@@";
+const BAD_UTF8 = [[0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xc0, 0xaf, 0x41], [0xff, 0x41, 0x41], [0x41, 0xe2, 0x82]];
+const STRINGS = [MARK, `host-${MARK}`, "", "a", "z".repeat(100_000), "host", "workspace", "principal", "rbac", "hbi", "view", "t_workspace", "member", "*", "redhat/alice", "../x", "\u0000", "\ud800", "😀", "x".repeat(129), "y".repeat(2000), "a b", "A-Z_0", "-1", "null"];
 const TOKENS = ["", "garbage", "x".repeat(1025), "v1.", "GH1.abc", "eyJ9"];
 
 function maybe<T>(g: Gen, value: () => T): T | undefined {
@@ -108,9 +113,24 @@ function metadata(g: Gen): Metadata {
   return m;
 }
 
-async function invoke(rpc: (typeof RPCS)[number], req: Record<string, unknown>, md: Metadata): Promise<status> {
+let raw: Client;
+
+/** A unary call whose encoded bytes have every MARK replaced by invalid UTF-8. */
+function invokeCorrupted(g: Gen, rpc: (typeof RPCS)[number], req: Record<string, unknown>, md: Metadata, options: object): Promise<status> {
+  const method = (KesselInventoryServiceService as unknown as Record<string, { path: string; requestSerialize(v: unknown): Buffer; responseDeserialize(b: Buffer): unknown }>)[rpc]!;
+  const bad = Buffer.from(g.pick(BAD_UTF8));
+  const serialize = (value: unknown) => {
+    const bytes = method.requestSerialize(value);
+    for (let at = bytes.indexOf(MARK); at >= 0; at = bytes.indexOf(MARK, at + 3)) bad.copy(bytes, at);
+    return bytes;
+  };
+  return new Promise((resolve) => raw.makeUnaryRequest(method.path, serialize, method.responseDeserialize, req, md, options, (error) => resolve(error ? error.code : status.OK)));
+}
+
+async function invoke(g: Gen, rpc: (typeof RPCS)[number], req: Record<string, unknown>, md: Metadata): Promise<status> {
   const client = engine.client as unknown as Record<string, (...args: unknown[]) => unknown>;
   const options = { deadline: Date.now() + 10_000 };
+  if (rpc !== "streamedListObjects" && rpc !== "streamedListSubjects" && JSON.stringify(req).includes(MARK)) return invokeCorrupted(g, rpc, req, md, options);
   if (rpc === "streamedListObjects" || rpc === "streamedListSubjects") {
     const stream = client[rpc]!.call(engine.client, req, md, options) as AsyncIterable<unknown>;
     try {
@@ -140,11 +160,13 @@ describe("gRPC fuzz", () => {
       }
       const writes = rpc === "reportResource" || rpc === "deleteResource";
       const before = writes ? await engine.store.feed.headRevision() : 0;
-      const code = await invoke(rpc, req, metadata(g)).catch(() => status.INTERNAL);
+      const code = await invoke(g, rpc, req, metadata(g)).catch(() => status.INTERNAL);
       codes.set(`${rpc} ${status[code]}`, (codes.get(`${rpc} ${status[code]}`) ?? 0) + 1);
       const label = `#${i} ${rpc} ${JSON.stringify(req).slice(0, 300)} → ${status[code]}`;
       if (code === status.INTERNAL || code === status.UNKNOWN || code === status.DEADLINE_EXCEEDED) failures.push(label);
       if (writes && code !== status.OK && (await engine.store.feed.headRevision()) !== before) failures.push(`${label} changed the store`);
+      // Invalid UTF-8 in a write is refused, never stored as U+FFFD.
+      if (writes && code === status.OK && JSON.stringify(req).includes(MARK)) failures.push(`${label} accepted invalid UTF-8`);
     }
     expect(failures).toEqual([]);
     const healthy = await call(engine.client, "check", { object: workspace(tenant.defaultWorkspaceId), relation: "view", subject: { resource: principal("alice") } });

@@ -147,3 +147,30 @@ export async function rejection(promise: Promise<unknown>): Promise<ServiceError
   }
   throw new Error("expected the call to fail");
 }
+
+/** A client on a connection of its own (grpc-js otherwise shares one per target across clients). */
+export function ownConnection(engine: RunningEngine): KesselInventoryServiceClient {
+  return new KesselInventoryServiceClient(`127.0.0.1:${engine.port}`, credentials.createInsecure(), { "grpc.use_local_subchannel_pool": 1 });
+}
+
+/** The value of the first /metrics line starting with `name` (0 when absent). */
+export async function engineMetric(engine: RunningEngine, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${engine.metricsPort}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(name));
+  return line ? Number(line.split(" ").pop()) : 0;
+}
+
+/** Lets alice view `count` hosts (long ids) in a new tenant's default workspace, and waits until the engine has applied it. */
+export async function seedViewableHosts(engine: RunningEngine, orgId: string, count: number): Promise<void> {
+  const tenant = (await engine.store.tenants.bootstrap(orgId)).value;
+  const ids = Array.from({ length: count }, (_, i) => `${orgId}-host-${String(i).padStart(5, "0")}-${"p".repeat(40)}`);
+  const { revision } = await engine.store.relationships.write(orgId, {
+    touch: [...readGrant(tenant.defaultWorkspaceId, "alice"), ...ids.map((id) => hostIn(id, tenant.defaultWorkspaceId))],
+  });
+  await call(engine.client, "check", {
+    object: workspace(tenant.defaultWorkspaceId),
+    relation: "view",
+    subject: { resource: principal("alice") },
+    consistency: { atLeastAsFresh: { token: engine.store.tokens.encode(revision) } },
+  });
+}

@@ -1,9 +1,9 @@
 // Stream bounds: per connection (HTTP/2 SETTINGS) and per engine (RESOURCE_EXHAUSTED). Bounded
 // counts, generous deadlines.
-import { credentials, status, type ClientReadableStream, type ServiceError } from "@grpc/grpc-js";
+import { status, type ClientReadableStream, type ServiceError } from "@grpc/grpc-js";
 import { Allowed, KesselInventoryServiceClient, type StreamedListObjectsRequest } from "@gatehouse/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, hostIn, listAll, principal, readGrant, startEngine, workspace, type RunningEngine } from "./helpers.js";
+import { call, engineMetric, listAll, ownConnection, principal, seedViewableHosts, startEngine, workspace, type RunningEngine } from "./helpers.js";
 
 // Enough that a stream no client reads fills HTTP/2 flow-control windows and buffers at both ends,
 // so its handler stays blocked (in flight) however fast the machine is.
@@ -16,17 +16,7 @@ beforeAll(async () => {
     list: { defaultLimit: HOSTS, maxLimit: HOSTS },
     streams: { maxPerConnection: 2, maxActive: 3, idleTimeoutMs: 1500 },
   });
-  const tenant = (await engine.store.tenants.bootstrap("streams-org")).value;
-  const ids = Array.from({ length: HOSTS }, (_, i) => `stream-host-${String(i).padStart(5, "0")}-${"p".repeat(40)}`);
-  const { revision } = await engine.store.relationships.write("streams-org", {
-    touch: [...readGrant(tenant.defaultWorkspaceId, "alice"), ...ids.map((id) => hostIn(id, tenant.defaultWorkspaceId))],
-  });
-  await call(engine.client, "check", {
-    object: workspace(tenant.defaultWorkspaceId),
-    relation: "view",
-    subject: { resource: principal("alice") },
-    consistency: { atLeastAsFresh: { token: engine.store.tokens.encode(revision) } },
-  });
+  await seedViewableHosts(engine, "streams-org", HOSTS);
 });
 afterAll(async () => {
   for (const client of clients) client.close();
@@ -36,8 +26,7 @@ afterAll(async () => {
 const request: StreamedListObjectsRequest = { objectType: { resourceType: "host", reporterType: "hbi" }, relation: "view", subject: { resource: principal("alice") } };
 
 function newClient(): KesselInventoryServiceClient {
-  // A connection of its own (grpc-js otherwise shares one per target across clients).
-  const client = new KesselInventoryServiceClient(`127.0.0.1:${engine.port}`, credentials.createInsecure(), { "grpc.use_local_subchannel_pool": 1 });
+  const client = ownConnection(engine);
   clients.push(client);
   return client;
 }
@@ -53,11 +42,7 @@ function stalled(client: KesselInventoryServiceClient): { stream: ClientReadable
   return { stream, ended };
 }
 
-async function metric(name: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${engine.metricsPort}/metrics`)).text();
-  const line = text.split("\n").find((l) => l.startsWith(name));
-  return line ? Number(line.split(" ").pop()) : 0;
-}
+const metric = (name: string) => engineMetric(engine, name);
 
 async function eventually(predicate: () => Promise<boolean>, withinMs = 15_000): Promise<boolean> {
   const until = Date.now() + withinMs;

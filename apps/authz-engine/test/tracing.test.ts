@@ -75,3 +75,22 @@ describe("tracing on", () => {
     expect(receiver.spans.find((s) => s.spanId === failedSpanId)).toMatchObject({ name: CHECK, attributes: { "rpc.grpc.status_code": 3 }, statusCode: 0 });
   });
 });
+
+describe("tracing on, calls the sampler leaves out", () => {
+  it("get no server span, no evaluator span and no traceparent back (default sampler: caller unsampled, or no caller trace and the 99 %)", async () => {
+    const before = receiver.spans.length;
+    const tracing = startTracing("authz-engine", { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_TRACES_SAMPLER_ARG: 0 });
+    try {
+      expect((await checkHeaders(`00-${CALLER_TRACE}-${CALLER_SPAN}-00`)).get("traceparent")).toEqual([]);
+      expect((await checkHeaders(null)).get("traceparent")).toEqual([]);
+      // The caller's sampled flag still wins under the default parent-based sampler.
+      expect((await checkHeaders(`00-${CALLER_TRACE}-${CALLER_SPAN}-01`)).get("traceparent")).toHaveLength(1);
+    } finally {
+      await tracing.shutdown();
+    }
+    expect(receiver.spans.slice(before).map((s) => [s.name, s.traceId])).toEqual([
+      ["evaluator.check", CALLER_TRACE],
+      [CHECK, CALLER_TRACE],
+    ]);
+  });
+});

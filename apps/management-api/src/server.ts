@@ -18,7 +18,7 @@ import { isLoopbackAddress } from "./http/loopback.js";
 import { v2MethodNotAllowed } from "./http/method-not-allowed.js";
 import { ApiError } from "./http/problem.js";
 import { requestLogging } from "./http/request-log.js";
-import { rejectNulBytes, requireJsonBody } from "./http/validate.js";
+import { rejectMalformedText, requireJsonBody, requireUtf8Body } from "./http/validate.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { CONSOLE_PREFIX, consoleStatic, defaultConsoleDir } from "./http/console-static.js";
 import { accessRoutes } from "./routes/access.js";
@@ -149,8 +149,8 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   app.use(CONSOLE_PREFIX, consoleStatic(options.consoleDir === undefined ? defaultConsoleDir() : options.consoleDir));
   app.use(observeRequest!);
   app.use(requireJsonBody);
-  app.use(express.json({ limit: config.maxBodyBytes, strict: false, type: ["application/json", "application/*+json"] }));
-  app.use(rejectNulBytes);
+  app.use(express.json({ limit: config.maxBodyBytes, strict: false, type: ["application/json", "application/*+json"], verify: requireUtf8Body }));
+  app.use(rejectMalformedText);
 
   // Routes are attached in start(), once the store and the authorization graph exist.
   let identity: ReturnType<typeof identityMiddleware> | null = null;

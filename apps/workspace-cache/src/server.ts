@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import express from "express";
 import { type Cache, type CacheMetrics, type RedisCache, createMemoryCache, createRedisCache } from "@gatehouse/cache";
 import { type Store, type StoreConfig, openStore } from "@gatehouse/store";
-import { applyServerLimits, createLogger, createMetrics, DEFAULT_HTTP_LIMITS, drainHttpServer, httpRequestDuration, httpRequestLogger, httpTracing, metricsContentType, type HttpServerLimits, type Logger } from "@gatehouse/telemetry";
+import { applyServerLimits, cachedProbe, createLogger, createMetrics, DEFAULT_HTTP_LIMITS, drainHttpServer, httpRequestDuration, httpRequestLogger, httpTracing, metricsContentType, type HttpServerLimits, type Logger } from "@gatehouse/telemetry";
 import { type AuthConfig, createAuthenticator } from "./authn.js";
 import { WorkspaceCacheError } from "./errors.js";
 import { problemHandler } from "./http/problem.js";
@@ -36,6 +36,8 @@ export interface WorkspaceCacheConfig {
   http?: Partial<HttpServerLimits>;
   /** On stop, how long requests in flight may take to finish, ms (default 10 s). */
   shutdownTimeoutMs?: number;
+  /** How long a readiness probe's answer about Redis and the store is reused, ms (default 1 s). */
+  probeIntervalMs?: number;
 }
 
 export interface WorkspaceCacheServer {
@@ -85,7 +87,11 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
       opening.catch(() => (opening = undefined));
       return opening;
     };
-    directory = { builtInWorkspaces: async (orgId) => (await open()).builtInWorkspaces(orgId) };
+    directory = {
+      builtInWorkspaces: async (orgId) => (await open()).builtInWorkspaces(orgId),
+      watch: async (onChange) => (await open()).watch!(onChange),
+      ping: async () => (await open()).ping!(),
+    };
   }
   const lookup = createWorkspaceLookup({ cache, directory, metrics: cacheMetrics, cacheTimeoutMs: config.cacheTimeoutMs, entryTtlMs: config.entryTtlMs });
   const authenticator = createAuthenticator(config.auth);
@@ -106,17 +112,54 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
     });
     next();
   });
-  // Liveness: the process answers. Readiness: listening and not stopping. A down store or Redis
-  // does not make the service unready: it still answers from whichever of the two is up.
+  // Liveness: the process answers. Readiness: listening, not stopping, and able to answer from at
+  // least one of the cache and the store. One of them down is "degraded" (still 200: uncached
+  // organisations get 503 while the store is down, every answer costs a store read while Redis is).
+  const dependencyUp = metrics.gauge("dependency_up", "1 when the last probe reached the dependency (cache: Redis or memory; source: the store), else 0.", ["dependency"]);
+  const probeOptions = { ttlMs: config.probeIntervalMs ?? 1_000, timeoutMs: config.cacheTimeoutMs ?? 100 };
+  const cacheAnswers = cachedProbe(() => cache.get("probe:readyz"), probeOptions);
+  const ping = directory.ping?.bind(directory);
+  const sourceAnswers = ping ? cachedProbe(ping, { ...probeOptions, timeoutMs: 2_000 }) : async () => true;
+  const probeDependencies = async () => {
+    const [cacheUp, sourceUp] = await Promise.all([cacheAnswers(), sourceAnswers()]);
+    dependencyUp.set({ dependency: "cache" }, cacheUp ? 1 : 0);
+    dependencyUp.set({ dependency: "source" }, sourceUp ? 1 : 0);
+    return { cache: cacheUp ? "up" : "down", source: sourceUp ? "up" : "down" } as const;
+  };
   let ready = false;
   const alive = (_req: unknown, res: express.Response): void => void res.json({ status: "ok" });
   app.get("/livez", alive);
   app.get("/healthz", alive);
-  app.get("/readyz", (_req, res) => void res.status(ready ? 200 : 503).json({ status: ready ? "ok" : "unavailable" }));
-  app.get("/metrics", async (_req, res) => void res.type(metricsContentType).send(await metrics.render()));
+  app.get("/readyz", async (_req, res) => {
+    if (!ready) return void res.status(503).json({ status: "unavailable" });
+    const dependencies = await probeDependencies();
+    const up = [dependencies.cache, dependencies.source].filter((state) => state === "up").length;
+    res.status(up === 0 ? 503 : 200).json({ status: up === 2 ? "ok" : up === 1 ? "degraded" : "unavailable", ...dependencies });
+  });
+  // Scrapes refresh the dependency gauges, so the degraded state shows without a readiness probe.
+  app.get("/metrics", async (_req, res) => {
+    await probeDependencies();
+    res.type(metricsContentType).send(await metrics.render());
+  });
   app.use(workspaceRoutes(lookup, authenticator));
   app.use((_req, _res, next) => next(new WorkspaceCacheError("invalid-request", "Only GET /api/rbac/v2/workspaces/?type=root|default is served here.")));
   app.use(problemHandler((err, req) => ((req as unknown as { log?: Logger }).log ?? logger).error({ err }, "request failed")));
+
+  // Change notifications make a renamed workspace visible at once (the TTL is only the backstop).
+  // Started in the background and retried: a store down at start-up must not stop the service.
+  let watching: { stop(): Promise<void> } | undefined;
+  let watchRetry: NodeJS.Timeout | undefined;
+  let stopping = false;
+  const startWatching = (): void => {
+    if (!directory.watch) return;
+    directory.watch((orgId, revision) => void lookup.invalidate(orgId, revision)).then(
+      (handle) => (stopping ? void handle.stop() : (watching = handle)),
+      (err: unknown) => {
+        logger.warn({ err }, "cannot follow workspace changes yet; cached pairs expire after their TTL until then");
+        if (!stopping) watchRetry = setTimeout(startWatching, 5_000).unref();
+      },
+    );
+  };
 
   let server: Server | undefined;
   return {
@@ -135,6 +178,8 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
       });
       const actual = (listening.address() as AddressInfo).port;
       ready = true;
+      stopping = false;
+      startWatching();
       logger.info({ port: actual, cache: cache.kind }, "workspace-cache listening");
       return { port: actual };
     },
@@ -142,6 +187,10 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
       const running = server;
       server = undefined;
       ready = false;
+      stopping = true;
+      clearTimeout(watchRetry);
+      await watching?.stop();
+      watching = undefined;
       // Requests in flight finish (bounded), idle keep-alive connections close.
       if (running) await drainHttpServer(running, config.shutdownTimeoutMs ?? 10_000);
       await cache.close();

@@ -1,4 +1,5 @@
-import { type Cache, type CacheMetrics, type Codec, readThrough } from "@gatehouse/cache";
+import { LRUCache } from "lru-cache";
+import { type Cache, type CacheMetrics, type Codec, readThrough, withTimeout } from "@gatehouse/cache";
 import { WorkspaceCacheError } from "./errors.js";
 
 export type BuiltInWorkspaceType = "root" | "default";
@@ -17,11 +18,23 @@ export interface WorkspaceRecord {
 export interface BuiltInWorkspaces {
   root: WorkspaceRecord;
   default: WorkspaceRecord;
+  /**
+   * A store revision at or before the read (the head revision taken first). A directory that
+   * `watch`es must set it: a cached pair older than a later change of its organisation is refused.
+   */
+  revision?: number;
 }
 
 /** Where the ids really live (the store). `null` = the organisation has no tenant. */
 export interface WorkspaceDirectory {
   builtInWorkspaces(orgId: string): Promise<BuiltInWorkspaces | null>;
+  /**
+   * Optional change notifications: `onChange(orgId, revision)` for every committed write that may
+   * change an organisation's built-in workspaces (a rename), in revision order.
+   */
+  watch?(onChange: (orgId: string, revision: number) => void): Promise<{ stop(): Promise<void> }>;
+  /** Optional cheap round trip for the readiness probe (rejects when the source is unreachable). */
+  ping?(): Promise<unknown>;
 }
 
 export const DEFAULT_ENTRY_TTL_MS = 60_000;
@@ -52,25 +65,46 @@ export interface WorkspaceLookupOptions {
   cacheTimeoutMs?: number;
   /**
    * Lifetime of a cached pair (default 60 s). The ids never change, but names, descriptions and
-   * modified times do (a renamed default workspace): they are at most this stale.
+   * modified times do (a renamed default workspace): without change notifications (`invalidate`)
+   * they are at most this stale; with them, this only bounds staleness while notifications stop.
    */
   entryTtlMs?: number;
+  /** Organisations whose last change is remembered for refusing older entries (default 100,000). */
+  maxRememberedChanges?: number;
 }
 
 export interface WorkspaceLookup {
   /** Root and default workspace of an organisation; throws `org-not-found` or `source-unavailable`. */
   builtIn(orgId: string): Promise<{ workspaces: BuiltInWorkspaces; from: "cache" | "source" }>;
+  /**
+   * The organisation's built-in workspaces may have changed at `revision`: the cached pair is
+   * deleted, and any pair read before that revision (e.g. one a concurrent miss stores just after
+   * the delete, here or in another replica sharing Redis) is refused from then on.
+   */
+  invalidate(orgId: string, revision: number): Promise<void>;
 }
 
+const keyOf = (orgId: string) => `workspaces:builtin:${encodeURIComponent(orgId)}`;
+
 /**
- * Read-through lookup of the built-in workspaces. Entries expire after `entryTtlMs` (the mutable
- * fields must not be served stale forever); an unknown organisation is never stored, so a tenant
- * created later is found.
+ * Read-through lookup of the built-in workspaces. Entries expire after `entryTtlMs`, and a change
+ * notification makes older entries of that organisation stale at once; an unknown organisation is
+ * never stored, so a tenant created later is found.
  */
 export function createWorkspaceLookup(options: WorkspaceLookupOptions): WorkspaceLookup {
+  const ttlMs = options.entryTtlMs ?? DEFAULT_ENTRY_TTL_MS;
+  // Remembered twice an entry's lifetime: a pair stored during the change expires before we forget it.
+  const changedAt = new LRUCache<string, number>({ max: options.maxRememberedChanges ?? 100_000, ttl: 2 * ttlMs });
   return {
+    async invalidate(orgId, revision) {
+      if (revision > (changedAt.get(orgId) ?? -1)) changedAt.set(orgId, revision);
+      // Best effort: entries older than `revision` are refused whether or not the delete lands.
+      await withTimeout(options.cache.delete(keyOf(orgId)), options.cacheTimeoutMs ?? 100, "cache delete").catch((err: unknown) =>
+        options.metrics?.failure("builtin_workspaces", "delete", (err as { code?: string }).code ?? "cache-unavailable"),
+      );
+    },
     async builtIn(orgId) {
-      const key = `workspaces:builtin:${encodeURIComponent(orgId)}`;
+      const key = keyOf(orgId);
       const loader = async () => {
         try {
           return await options.directory.builtInWorkspaces(orgId);
@@ -83,8 +117,12 @@ export function createWorkspaceLookup(options: WorkspaceLookupOptions): Workspac
         codec: builtInCodec,
         metrics: options.metrics,
         timeoutMs: options.cacheTimeoutMs,
-        ttlMs: options.entryTtlMs ?? DEFAULT_ENTRY_TTL_MS,
+        ttlMs,
         shouldStore: (value) => value !== null,
+        accept: (value) => {
+          const changed = changedAt.get(orgId);
+          return changed === undefined || (value?.revision ?? -1) >= changed;
+        },
       });
       if (result.value === null) throw new WorkspaceCacheError("org-not-found", `No tenant exists for organisation '${orgId}'.`);
       return { workspaces: result.value, from: result.from };

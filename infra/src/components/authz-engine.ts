@@ -26,7 +26,7 @@ export function authzEngine({ cfg, namespace, secretName, opts }: ServiceContext
       env: [
         // Only what the engine reads (its schema: apps/authz-engine/src/settings.ts): its ports are
         // AUTHZ_GRPC_PORT / AUTHZ_METRICS_PORT, not PORT, and it uses no Redis.
-        ...commonEnv(cfg, AUTHZ_ENGINE_PORT).filter((e) => e.name !== "PORT"),
+        ...commonEnv(cfg, name, AUTHZ_ENGINE_PORT).filter((e) => e.name !== "PORT"),
         { name: "AUTHZ_GRPC_PORT", value: String(AUTHZ_ENGINE_PORT) },
         { name: "AUTHZ_METRICS_PORT", value: String(AUTHZ_ENGINE_METRICS_PORT) },
         secretEnv("DATABASE_URL", secretName, "databaseUrl"),

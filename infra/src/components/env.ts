@@ -1,13 +1,14 @@
 // Environment variables shared by the services: the deployment's configuration surface.
 import type * as pulumi from "@pulumi/pulumi";
-import type { GatehouseConfig } from "../config.js";
+import type { GatehouseConfig, ServiceName } from "../config.js";
 import type { EnvSpec } from "./service-component.js";
 
 /** Keys of the connections Secret. */
 export const SECRET_KEYS = { databaseUrl: "database-url", redisUrl: "redis-url" } as const;
 
-export function commonEnv(cfg: GatehouseConfig, port: number): EnvSpec[] {
+export function commonEnv(cfg: GatehouseConfig, service: ServiceName, port: number): EnvSpec[] {
   return [
+    ...tracingEnv(cfg, service),
     { name: "NODE_ENV", value: "production" },
     { name: "GATEHOUSE_ENV", value: cfg.environment },
     { name: "GATEHOUSE_DOMAIN", value: cfg.domain },
@@ -15,6 +16,21 @@ export function commonEnv(cfg: GatehouseConfig, port: number): EnvSpec[] {
     { name: "PORT", value: String(port) },
     { name: "SYSTEM_USERS", value: JSON.stringify(cfg.systemUsers) },
   ];
+}
+
+/**
+ * The standard OpenTelemetry variables, on every deployment: the service's name, the sampler (the
+ * services' default unless the stack says otherwise) and, when the stack names a collector, its
+ * endpoint, which is what switches span export on.
+ */
+export function tracingEnv(cfg: GatehouseConfig, service: ServiceName): EnvSpec[] {
+  const env: EnvSpec[] = [
+    { name: "OTEL_SERVICE_NAME", value: service },
+    { name: "OTEL_TRACES_SAMPLER", value: cfg.tracing.sampler },
+    { name: "OTEL_TRACES_SAMPLER_ARG", value: String(cfg.tracing.samplerRatio) },
+  ];
+  if (cfg.tracing.otlpEndpoint) env.push({ name: "OTEL_EXPORTER_OTLP_ENDPOINT", value: cfg.tracing.otlpEndpoint });
+  return env;
 }
 
 export function secretEnv(name: string, secretName: pulumi.Input<string>, key: keyof typeof SECRET_KEYS): EnvSpec {

@@ -19,7 +19,7 @@ export function managementApi({ cfg, namespace, secretName, opts }: ServiceConte
       ports: [{ name: "http", port: MANAGEMENT_API_PORT, appProtocol: "http" }],
       metrics: { port: "http", path: "/metrics" },
       probes: httpProbes("http"),
-      env: [...commonEnv(cfg, MANAGEMENT_API_PORT), secretEnv("DATABASE_URL", secretName, "databaseUrl"), ...httpAuthEnv(cfg)],
+      env: [...commonEnv(cfg, name, MANAGEMENT_API_PORT), secretEnv("DATABASE_URL", secretName, "databaseUrl"), ...httpAuthEnv(cfg)],
       ingress: ingressRules(cfg)[name],
     },
     opts,

@@ -20,7 +20,7 @@ export function workspaceCache({ cfg, namespace, secretName, opts }: ServiceCont
       metrics: { port: "http", path: "/metrics" },
       probes: httpProbes("http"),
       env: [
-        ...commonEnv(cfg, WORKSPACE_CACHE_PORT),
+        ...commonEnv(cfg, name, WORKSPACE_CACHE_PORT),
         secretEnv("DATABASE_URL", secretName, "databaseUrl"),
         secretEnv("REDIS_URL", secretName, "redisUrl"),
         ...httpAuthEnv(cfg),

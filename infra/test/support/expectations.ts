@@ -54,6 +54,7 @@ export const COMMON = {
   ingressNamespace: "openshift-ingress",
   monitoringNamespace: "openshift-monitoring",
   authnClientId: "gatehouse-authz",
+  otlpEndpoint: "http://otel-collector.openshift-monitoring.svc.cluster.local:4318",
 };
 
 /** Who may reach a port: `namespace:<name>`, `authz-clients` (labelled pods, any namespace), `gatehouse:<service>`. */

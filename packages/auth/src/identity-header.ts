@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { AuthError } from "./errors.js";
 
 /** The caller as described by an `x-rh-identity` header. */
@@ -24,7 +25,11 @@ function asObject(value: unknown): Json | null {
 }
 
 function asString(value: unknown): string | null {
-  if (typeof value === "string" && value.length > 0) return value;
+  if (typeof value === "string" && value.length > 0) {
+    // A JSON \ud800 escape: refused, not stored as U+FFFD under an id that then means something else.
+    if (/\p{Surrogate}/u.test(value)) throw new AuthError("malformed-identity", "The identity header contains an unpaired surrogate character.");
+    return value;
+  }
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   return null;
 }
@@ -39,9 +44,11 @@ function decodeHeader(header: string): Json {
   const padded = trimmed.replace(/=+$/, "").padEnd(Math.ceil(trimmed.replace(/=+$/, "").length / 4) * 4, "=");
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(padded, "base64").toString("utf8"));
+    const bytes = Buffer.from(padded, "base64");
+    if (!isUtf8(bytes)) throw new Error("not UTF-8");
+    parsed = JSON.parse(bytes.toString("utf8"));
   } catch (cause) {
-    throw new AuthError("malformed-identity", "The identity header is not base64-encoded JSON.", { cause });
+    throw new AuthError("malformed-identity", "The identity header is not base64-encoded UTF-8 JSON.", { cause });
   }
   const root = asObject(parsed);
   const identity = root ? asObject(root["identity"]) : null;

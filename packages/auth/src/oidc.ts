@@ -1,4 +1,5 @@
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
+import { context, propagation } from "@opentelemetry/api";
+import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
 import { AuthError } from "./errors.js";
 
 export interface OidcVerifierOptions {
@@ -55,6 +56,15 @@ function claimString(claims: JWTPayload, key: string): string | null {
   return typeof value === "string" && value.length > 0 ? value : null;
 }
 
+/**
+ * Adds the active span's W3C `traceparent` to an outgoing request, so the issuer's spans join the
+ * request that needed the fetch. Without a registered propagator (tracing off) it adds nothing.
+ */
+function withTraceContext(headers: Headers): Headers {
+  propagation.inject(context.active(), headers, { set: (carrier, key, value) => carrier.set(key, value) });
+  return headers;
+}
+
 function checkUrl(raw: string, insecure: boolean, what: string): URL {
   let url: URL;
   try {
@@ -87,7 +97,7 @@ export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 1_000)));
       try {
         // The timeout covers the body too: a server that sends headers and then stalls still fails.
-        const response = await fetch(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(fetchTimeoutMs) });
+        const response = await fetch(url, { headers: withTraceContext(new Headers({ accept: "application/json" })), signal: AbortSignal.timeout(fetchTimeoutMs) });
         if (!response.ok) throw new Error(`HTTP ${response.status}`);
         return await response.json();
       } catch (error) {
@@ -117,6 +127,7 @@ export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
     const jwks = createRemoteJWKSet(checkUrl(jwksUri, insecure, "JWKS URI"), {
       cacheMaxAge: options.jwksCacheMaxAgeMs ?? 600_000,
       timeoutDuration: fetchTimeoutMs,
+      [customFetch]: (url, init) => fetch(url, { ...init, headers: withTraceContext(init.headers) }),
     });
     return { jwks, issuer };
   }

@@ -58,6 +58,15 @@ describe("parseIdentityHeader", () => {
     expect(codeOf(() => parseIdentityHeader(b64({ identity: { org_id: "1", service_account: {} } })))).toBe("missing-client-id");
   });
 
+  it("refuses unpaired surrogates and invalid UTF-8 instead of reading them as U+FFFD", () => {
+    const user = (userId: string) => Buffer.from(`{"identity":{"org_id":"1","user":{"user_id":"${userId}","username":"u"}}}`).toString("base64");
+    expect(codeOf(() => parseIdentityHeader(user("a\\ud800")))).toBe("malformed-identity");
+    expect(codeOf(() => parseIdentityHeader(user("\\udc00")))).toBe("malformed-identity");
+    const cesu = Buffer.concat([Buffer.from('{"identity":{"org_id":"1","user":{"user_id":"a'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('","username":"u"}}}')]);
+    expect(codeOf(() => parseIdentityHeader(cesu.toString("base64")))).toBe("malformed-identity");
+    expect(parseIdentityHeader(user("a\\ud83d\\ude00")).userId).toBe("a\u{1F600}");
+  });
+
   it("round-trips encodeIdentityHeader", () => {
     const identity = parseIdentityHeader(encodeIdentityHeader({ orgId: "5", userId: "u5", username: "Eve", isOrgAdmin: true }));
     expect(identity).toMatchObject({ orgId: "5", userId: "u5", username: "eve", isOrgAdmin: true });

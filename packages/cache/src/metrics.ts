@@ -1,5 +1,5 @@
 /** What a cache user reports; apps wire it to their Prometheus counters. */
-export type CacheOperation = "get" | "set" | "decode";
+export type CacheOperation = "get" | "set" | "delete" | "decode";
 
 export interface CacheMetrics {
   hit(cacheName: string): void;

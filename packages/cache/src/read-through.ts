@@ -20,6 +20,8 @@ export interface ReadThroughOptions<T> {
   codec?: Codec<T>;
   /** Values for which this returns false are returned but not stored (e.g. "not found"). */
   shouldStore?: (value: T) => boolean;
+  /** A cached value for which this returns false is stale: counted as a miss and loaded again. */
+  accept?: (value: T) => boolean;
 }
 
 export interface ReadThroughResult<T> {
@@ -60,8 +62,11 @@ export async function readThrough<T>(cache: Cache, key: string, loader: () => Pr
     if (cached !== undefined) {
       try {
         const value = codec.decode(cached);
-        metrics.hit(name);
-        return { value, from: "cache" };
+        if (options.accept?.(value) ?? true) {
+          metrics.hit(name);
+          return { value, from: "cache" };
+        }
+        metrics.miss(name);
       } catch {
         metrics.failure(name, "decode", "invalid-value");
       }

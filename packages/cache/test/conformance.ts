@@ -81,6 +81,18 @@ export function runCacheConformance(name: string, open: () => Promise<Cache>): v
       expect(loads).toBe(2);
     });
 
+    it("readThrough reloads and replaces a cached value refused by accept", async () => {
+      const metrics = createCountingMetrics();
+      await readThrough(cache, "fresh", async () => ({ v: 1 }));
+      const reloaded = await readThrough(cache, "fresh", async () => ({ v: 2 }), { metrics, accept: (value) => value.v >= 2 });
+      const kept = await readThrough(cache, "fresh", async () => ({ v: 3 }), { metrics, accept: (value) => value.v >= 2 });
+      expect([reloaded, kept]).toEqual([
+        { value: { v: 2 }, from: "source" },
+        { value: { v: 2 }, from: "cache" },
+      ]);
+      expect(metrics.counts()).toMatchObject({ hits: 1, misses: 1 });
+    });
+
     it("readThrough treats an undecodable entry as a miss and counts it", async () => {
       const metrics = createCountingMetrics();
       await cache.set("corrupt", "{not json");

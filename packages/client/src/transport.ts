@@ -1,3 +1,4 @@
+import { context, propagation } from "@opentelemetry/api";
 import { type CallOptions, ChannelCredentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
 import {
   Allowed,
@@ -88,6 +89,8 @@ export function createGrpcTransport(options: GrpcTransportOptions): CheckTranspo
 
   async function callOptions(): Promise<{ metadata: Metadata; call: Partial<CallOptions> }> {
     const metadata = new Metadata();
+    // The application's trace continues in Gatehouse (and its sampled flag decides there too).
+    propagation.inject(context.active(), metadata, { set: (carrier, key, value) => carrier.set(key, value) });
     // Sent as metadata rather than call credentials so it also works on plaintext local channels.
     if (options.tokens) metadata.set("authorization", `Bearer ${await options.tokens.getToken()}`);
     return { metadata, call: { deadline: Date.now() + options.timeoutMs } };

@@ -1,3 +1,4 @@
+import { context, propagation } from "@opentelemetry/api";
 import { AuthzClientError } from "./errors.js";
 import type { TokenProvider } from "./oauth.js";
 
@@ -30,6 +31,7 @@ export function createWorkspaceResolver(options: WorkspaceResolverOptions): Work
 
   async function request(orgId: string, type: BuiltInWorkspaceType): Promise<Response> {
     const headers: Record<string, string> = { accept: "application/json", "x-rh-rbac-org-id": orgId };
+    propagation.inject(context.active(), headers);
     if (options.tokens) headers["authorization"] = `Bearer ${await options.tokens.getToken()}`;
     try {
       return await fetch(`${base}/api/rbac/v2/workspaces/?type=${type}`, { headers, signal: AbortSignal.timeout(timeoutMs) });

@@ -27,10 +27,15 @@ export const processSettings = {
 };
 
 const TRACES_EXPORTERS = ["otlp", "console", "none"] as const;
+/** The OpenTelemetry spec's sampler names (OTEL_TRACES_SAMPLER). */
+const TRACES_SAMPLERS = ["parentbased_traceidratio", "parentbased_always_on", "parentbased_always_off", "traceidratio", "always_on", "always_off"] as const;
+/** The defaults are @gatehouse/telemetry's (`DEFAULT_SAMPLING`), which applies them when these are unset. */
+const SAMPLER_DEFAULT_TEXT = "parentbased_traceidratio";
+const SAMPLER_ARG_DEFAULT_TEXT = "0.01";
 
 /**
  * OpenTelemetry tracing: the standard OTEL_* variables (the SDK reads the rest of its own, e.g.
- * OTEL_EXPORTER_OTLP_HEADERS, OTEL_TRACES_SAMPLER, OTEL_RESOURCE_ATTRIBUTES). Nothing set: no tracing.
+ * OTEL_EXPORTER_OTLP_HEADERS, OTEL_RESOURCE_ATTRIBUTES). Nothing set: no tracing.
  */
 export const tracingSettings = {
   OTEL_SDK_DISABLED: setting.bool("turn tracing off whatever else is set", false),
@@ -46,6 +51,25 @@ export const tracingSettings = {
   OTEL_EXPORTER_OTLP_ENDPOINT: setting.url("OTLP/HTTP (protobuf) collector base URL; spans go to `<url>/v1/traces`", { protocols: ["http", "https"], unset: "no export" }),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: setting.url("full OTLP/HTTP URL for spans (overrides the endpoint above)", { protocols: ["http", "https"], unset: "from OTEL_EXPORTER_OTLP_ENDPOINT" }),
   OTEL_SERVICE_NAME: setting.string("`service.name` of exported spans", { unset: "the app's name" }),
+  OTEL_TRACES_SAMPLER: setting.custom<(typeof TRACES_SAMPLERS)[number] | undefined>(
+    `which calls are traced (${TRACES_SAMPLERS.join(" | ")}): \`parentbased_*\` follow the caller's sampled flag when a \`traceparent\` arrives, the rest (and they, for calls without one) decide by themselves`,
+    undefined,
+    SAMPLER_DEFAULT_TEXT,
+    (v) => {
+      if (!(TRACES_SAMPLERS as readonly string[]).includes(v)) throw new Error(`must be one of ${TRACES_SAMPLERS.join(", ")}`);
+      return v as (typeof TRACES_SAMPLERS)[number];
+    },
+  ),
+  OTEL_TRACES_SAMPLER_ARG: setting.custom<number | undefined>(
+    "share of traces started here for the `*traceidratio` samplers, 0 to 1",
+    undefined,
+    SAMPLER_ARG_DEFAULT_TEXT,
+    (v) => {
+      const ratio = Number(v);
+      if (v.trim() === "" || !Number.isFinite(ratio) || ratio < 0 || ratio > 1) throw new Error("must be a number from 0 to 1");
+      return ratio;
+    },
+  ),
 };
 
 /** Bearer-token verification of the HTTP apps (OIDC discovery + JWKS). */

@@ -1,15 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { endSpan, startServerSpan, tracingEnabled, TRACEPARENT_HEADER, withContext } from "./tracing.js";
+import { endSpan, sampleCall, startServerSpan, TRACEPARENT_HEADER, withContext } from "./tracing.js";
 
 /**
  * Middleware (Express/Connect signature) giving each request a SERVER span: the parent is the
  * caller's `traceparent`, the response carries the server span's `traceparent`, and the rest of
  * the chain runs with the span active (child spans, log lines' trace_id). Tracing off: `next()`.
- * Mount it before the request logger so the logger's lines carry the trace id too.
+ * Mount it before the request logger so the logger's lines carry the trace id too. Unsampled
+ * requests (`sampleCall`) are not traced at all.
  */
 export function httpTracing(): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
   return (req, res, next) => {
-    if (!tracingEnabled()) return next();
+    const incoming = req.headers[TRACEPARENT_HEADER];
+    if (!sampleCall(typeof incoming === "string" ? incoming : undefined)) return next();
     const method = req.method ?? "GET";
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const server = startServerSpan(method, req.headers, { "http.request.method": method, "url.path": path });

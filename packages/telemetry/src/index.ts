@@ -21,14 +21,17 @@ export {
   activeTraceFields,
   endSpan,
   inSpan,
+  sampleCall,
   startServerSpan,
   startTracing,
   tracesExporterFor,
+  tracingActive,
   tracingEnabled,
   withContext,
+  DEFAULT_SAMPLING,
   TRACEPARENT_HEADER,
 } from "./tracing.js";
-export type { ServerSpan, Tracing, TracingSettings, TracesExporter } from "./tracing.js";
+export type { ServerSpan, Tracing, TracingSettings, TracesExporter, TracesSampler } from "./tracing.js";
 export { httpTracing } from "./http-tracing.js";
 export { applyServerLimits, DEFAULT_HTTP_LIMITS } from "./server-limits.js";
 export type { HttpServerLimits } from "./server-limits.js";

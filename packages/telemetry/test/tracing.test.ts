@@ -1,7 +1,8 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, httpRequestLogger, httpTracing, inSpan, startTracing, tracesExporterFor, tracingEnabled, type Tracing } from "../src/index.js";
+import { readFileSync } from "node:fs";
+import { createLogger, httpRequestLogger, httpTracing, inSpan, sampleCall, startTracing, tracesExporterFor, tracingEnabled, type Tracing, type TracesSampler } from "../src/index.js";
 import { capturedLogLines, startOtlpReceiver, type OtlpReceiver } from "../src/testing.js";
 
 const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -123,8 +124,9 @@ describe("tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)", () => {
     expect(inside).toMatchObject({ span_id: work?.spanId });
   });
 
-  it("starts a new trace when the caller sends none or an invalid traceparent", async () => {
-    tracing = startTracing("tracing-test", { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint });
+  it("starts a new trace when the caller sends none or an invalid traceparent (and the sampler says so)", async () => {
+    await tracing.shutdown();
+    tracing = startTracing("tracing-test", { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_TRACES_SAMPLER: "parentbased_always_on" });
     const app = await startApp();
     try {
       for (const sent of [{}, { traceparent: "00-zz-yy-01" }] as Record<string, string>[]) {
@@ -136,5 +138,60 @@ describe("tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)", () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+const sampling = JSON.parse(readFileSync(new URL("./cases/sampling.json", import.meta.url), "utf8")) as {
+  traceparents: Record<string, string | null>;
+  cases: Array<{ sampler: TracesSampler | null; ratio: number | null; expect: Record<string, boolean> }>;
+};
+
+describe("sampling (decided before any span exists)", () => {
+  it("is never on while tracing is off", () => {
+    expect(sampleCall(undefined)).toBe(false);
+    expect(sampleCall(sampling.traceparents["sampledLow"]!)).toBe(false);
+  });
+
+  it.each(sampling.cases.map((c) => [c.sampler ?? "default", c.ratio ?? "default", c] as const))("%s (ratio %s) decides per the case file", async (_s, _r, c) => {
+    const tracing = startTracing("sampling-test", {
+      OTEL_TRACES_EXPORTER: "console",
+      ...(c.sampler ? { OTEL_TRACES_SAMPLER: c.sampler } : {}),
+      ...(c.ratio !== null ? { OTEL_TRACES_SAMPLER_ARG: c.ratio } : {}),
+    });
+    try {
+      const decided = Object.fromEntries(Object.keys(c.expect).map((name) => [name, sampleCall(sampling.traceparents[name] ?? undefined)]));
+      expect(decided).toEqual(c.expect);
+    } finally {
+      await tracing.shutdown();
+    }
+  });
+
+  it("by default traces about 1 % of the calls that arrive without a trace", async () => {
+    const tracing = startTracing("sampling-test", { OTEL_TRACES_EXPORTER: "console" });
+    try {
+      let sampled = 0;
+      for (let i = 0; i < 20_000; i++) if (sampleCall(undefined)) sampled++;
+      // Binomial(20,000, 0.01): mean 200, standard deviation 14; these bounds are 7 deviations out.
+      expect(sampled).toBeGreaterThan(100);
+      expect(sampled).toBeLessThan(300);
+    } finally {
+      await tracing.shutdown();
+    }
+  });
+
+  it("an unsampled HTTP request gets no span, no traceparent back, and its work no root span of its own", async () => {
+    const receiver = await startOtlpReceiver();
+    const tracing = startTracing("tracing-test", { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint });
+    const app = await startApp();
+    try {
+      const headers = await get(app.url, { traceparent: sampling.traceparents["unsampledLow"]! });
+      expect(headers["traceparent"]).toBeUndefined();
+      for (const line of app.lines) expect(line).not.toHaveProperty("trace_id");
+    } finally {
+      await app.close();
+      await tracing.shutdown();
+      await receiver.close();
+    }
+    expect(receiver.spans).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { check as evaluateCheck } from "@gatehouse/evaluator";
-import { inSpan, tracingEnabled } from "@gatehouse/telemetry";
+import { inSpan, tracingActive } from "@gatehouse/telemetry";
 import type { EngineContext } from "./context.js";
 import { currentToken, ensureConsistency } from "./consistency.js";
 import type { CheckTarget, ConsistencyRequirement } from "./types.js";
@@ -8,8 +8,8 @@ export function checkNow(ctx: EngineContext, target: CheckTarget): boolean {
   const subject = target.subject.relation
     ? { type: target.subject.type, id: target.subject.id, relation: target.subject.relation }
     : { type: target.subject.type, id: target.subject.id };
-  // Tracing off: the evaluator is called directly (no span attributes or closure allocated).
-  if (!tracingEnabled()) return evaluateCheck(ctx.graph.graph, target.resource, target.permission, subject);
+  // Tracing off or this call not sampled: the evaluator is called directly (no span attributes or closure allocated).
+  if (!tracingActive()) return evaluateCheck(ctx.graph.graph, target.resource, target.permission, subject);
   return inSpan("evaluator.check", { "gatehouse.permission": target.permission, "gatehouse.resource_type": target.resource.type }, () =>
     evaluateCheck(ctx.graph.graph, target.resource, target.permission, subject),
   );

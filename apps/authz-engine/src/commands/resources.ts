@@ -1,7 +1,7 @@
 import type { Relationship } from "@gatehouse/evaluator";
 import { isStoreError } from "@gatehouse/store";
 import { EngineError, invalidArgument } from "../errors.js";
-import { FIELD_LIMITS } from "../limits.js";
+import { FIELD_LIMITS, isWellFormedText, UTF8_RULE } from "../limits.js";
 import type { EngineContext } from "./context.js";
 import { ensureConsistency } from "./consistency.js";
 import { orgOfWorkspace, workspacesOf } from "./tenant-of.js";
@@ -36,6 +36,7 @@ export function workspaceIdOf(common: Record<string, unknown> | undefined, defin
   if (value.length > FIELD_LIMITS.id) {
     throw invalidArgument("representations.common.workspace_id", "string.max_len", `value length must be at most ${FIELD_LIMITS.id} characters`);
   }
+  if (!isWellFormedText(value)) throw invalidArgument("representations.common.workspace_id", UTF8_RULE.rule, UTF8_RULE.detail);
   return value;
 }
 

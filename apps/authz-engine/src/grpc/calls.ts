@@ -1,7 +1,7 @@
 // Wrappers that every handler goes through: authentication, metrics, logging and the error
 // mapping. Handlers stay thin (validate → command → response).
 import { Metadata, status, type handleServerStreamingCall, type handleUnaryCall, type ServerWritableStream, type ServiceError } from "@grpc/grpc-js";
-import { endSpan, REQUEST_ID_HEADER, requestIdOf, startServerSpan, TRACEPARENT_HEADER, tracingEnabled, withContext, type Logger, type ServerSpan } from "@gatehouse/telemetry";
+import { endSpan, REQUEST_ID_HEADER, requestIdOf, sampleCall, startServerSpan, TRACEPARENT_HEADER, tracingEnabled, withContext, type Logger, type ServerSpan } from "@gatehouse/telemetry";
 import type { EngineMetrics, InFlightCount } from "../metrics.js";
 import type { Authenticator, CallerIdentity } from "./authn.js";
 import { EngineError } from "../errors.js";
@@ -49,11 +49,16 @@ function requestIdFor(call: { metadata: Metadata; sendMetadata(metadata: Metadat
 /** Codes that mean the server failed (the others are the caller's doing), as the RPC conventions say. */
 const SERVER_FAULTS = new Set([status.UNKNOWN, status.DEADLINE_EXCEEDED, status.UNIMPLEMENTED, status.INTERNAL, status.UNAVAILABLE, status.DATA_LOSS]);
 
-/** A SERVER span for the call (child of the caller's `traceparent`), or null when tracing is off. */
+/**
+ * A SERVER span for the call (child of the caller's `traceparent`), or null when tracing is off or
+ * the sampler leaves this call out (then nothing at all is allocated for tracing).
+ */
 function serverSpanFor(call: { metadata: Metadata }, m: MethodMetrics): ServerSpan | null {
   if (!tracingEnabled()) return null;
+  const traceparent = call.metadata.get(TRACEPARENT_HEADER)[0];
+  if (!sampleCall(typeof traceparent === "string" ? traceparent : undefined)) return null;
   // Only the two trace-context keys, not a copy of all the call's metadata.
-  const carrier = { [TRACEPARENT_HEADER]: call.metadata.get(TRACEPARENT_HEADER)[0], tracestate: call.metadata.get("tracestate")[0] };
+  const carrier = { [TRACEPARENT_HEADER]: traceparent, tracestate: call.metadata.get("tracestate")[0] };
   return startServerSpan(m.spanName, carrier, m.spanAttributes);
 }
 

@@ -9,7 +9,7 @@ import type {
   SubjectReference,
 } from "@gatehouse/proto";
 import { invalidArgument } from "../errors.js";
-import { FIELD_LIMITS } from "../limits.js";
+import { FIELD_LIMITS, isWellFormedText, UTF8_RULE } from "../limits.js";
 import type { ConsistencyRequirement, ObjectRef, SubjectRef } from "../commands/types.js";
 
 const NAME_PATTERN = /^[A-Za-z0-9_]+$/;
@@ -17,9 +17,10 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 const INSTANCE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,255}$/;
 export const MAX_BULK_ITEMS = 1000;
 
-/** A string no longer than `max` (never quoted back: the message names the field and the limit). */
+/** A string no longer than `max`, and valid UTF-8 (never quoted back: the message names the field and the rule). */
 export function boundedString(value: string, field: string, max: number): string {
   if (value.length > max) throw invalidArgument(field, "string.max_len", `value length must be at most ${max} characters`);
+  if (!isWellFormedText(value)) throw invalidArgument(field, UTF8_RULE.rule, UTF8_RULE.detail);
   return value;
 }
 

@@ -51,6 +51,8 @@ function fromBodyParserError(error: unknown): ApiError | null {
   switch ((error as { type: unknown }).type) {
     case "entity.parse.failed":
       return new ApiError(400, [{ message: "JSON parse error: the request body is not valid JSON.", field: "detail" }]);
+    case "entity.utf8.invalid":
+      return new ApiError(400, [{ message: "The request body is not valid UTF-8.", field: "detail" }]);
     case "entity.too.large":
       return new ApiError(413, [{ message: "The request body is too large.", field: "detail" }]);
     case "encoding.unsupported":
