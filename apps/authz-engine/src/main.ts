@@ -62,6 +62,7 @@ const config: EngineConfig = {
         checkpoint: {
           store: env.AUTHZ_CHECKPOINT_DIR ? fileCheckpointStore(env.AUTHZ_CHECKPOINT_DIR) : ("database" as const),
           intervalMs: env.AUTHZ_CHECKPOINT_INTERVAL_SECONDS * 1000,
+          retention: { intervalMs: env.GATEHOUSE_FEED_RETENTION_INTERVAL_SECONDS * 1000, marginRevisions: env.GATEHOUSE_FEED_RETENTION_MARGIN },
         },
       }
     : {}),

@@ -3,7 +3,8 @@
 // listening connection dies they keep polling and resubscribe, resuming from their last revision.
 import type { StoreContext } from "./context.js";
 import type { Subscription } from "./db/db.js";
-import { StoreError } from "./errors.js";
+import { isStoreError, StoreError } from "./errors.js";
+import { sequence } from "./sequencer.js";
 import { expand } from "./write.js";
 import type { Change, ChangeFeed, FollowHandle, FollowOptions, Relationship, Revision, Snapshot, SnapshotOptions } from "./types.js";
 import { requireOrgId } from "./validate.js";
@@ -49,11 +50,39 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
 
   async function changesSince(fromRevision: Revision, limit = 1000): Promise<Change[]> {
     if (!Number.isSafeInteger(fromRevision) || fromRevision < 0) throw new StoreError("invalid-argument", "fromRevision must be a non-negative integer.");
-    const rows = await ctx.db.query<ChangeRow>(
-      "SELECT revision::text AS revision, org_id, kind, touched, deleted, committed_at FROM gh_changes c WHERE c.revision > $1 ORDER BY c.revision LIMIT $2",
+    // One statement, so the retention mark and the rows come from the same snapshot.
+    const rows = await ctx.db.query<ChangeRow & { pruned_through: string }>(
+      `SELECT r.pruned_through::text AS pruned_through, c.revision::text AS revision, c.org_id, c.kind, c.touched, c.deleted, c.committed_at
+       FROM gh_revision r LEFT JOIN LATERAL (
+         SELECT * FROM gh_changes c WHERE c.revision > $1 ORDER BY c.revision LIMIT $2
+       ) c ON true ORDER BY c.revision`,
       [fromRevision, limit],
     );
-    return rows.map(toChange);
+    const pruned = Number(rows[0]!.pruned_through);
+    if (fromRevision < pruned) {
+      throw new StoreError("feed-truncated", `The change feed holds no changes up to revision ${pruned} (retention); start from a snapshot.`);
+    }
+    return rows.filter((r) => r.revision !== null).map(toChange);
+  }
+
+  async function prunedThrough(): Promise<Revision> {
+    const [row] = await ctx.db.query<{ p: string }>("SELECT pruned_through::text AS p FROM gh_revision");
+    return Number(row!.p);
+  }
+
+  async function prune(throughRevision: Revision): Promise<number> {
+    if (!Number.isSafeInteger(throughRevision) || throughRevision < 0) throw new StoreError("invalid-argument", "throughRevision must be a non-negative integer.");
+    await sequence(ctx, null);
+    return ctx.db.transaction(async (tx) => {
+      const [row] = await tx.query<{ n: string }>(
+        `WITH h AS (SELECT least($1::bigint, head) AS t FROM gh_revision),
+         d AS (DELETE FROM gh_changes WHERE revision <= (SELECT t FROM h) RETURNING 1)
+         UPDATE gh_revision SET pruned_through = greatest(pruned_through, (SELECT t FROM h))
+         RETURNING (SELECT count(*) FROM d)::text AS n`,
+        [throughRevision],
+      );
+      return Number(row!.n);
+    });
   }
 
   async function snapshot(options: SnapshotOptions = {}): Promise<Snapshot> {
@@ -154,6 +183,13 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
             delivered = changes.length;
           }
         } catch (e) {
+          if (isStoreError(e, "feed-truncated")) {
+            // Polling cannot recover this: the owner must start over from a snapshot.
+            stopped = true;
+            if (options.onTruncated) options.onTruncated(e);
+            else report(e);
+            break;
+          }
           report(e);
           await idle(pollMs);
           continue;
@@ -192,5 +228,5 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
     }
   }
 
-  return { headRevision, snapshot, changesSince, follow, waitForRevision };
+  return { headRevision, snapshot, changesSince, follow, waitForRevision, prunedThrough, prune };
 }

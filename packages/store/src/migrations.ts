@@ -267,6 +267,9 @@ CREATE TABLE gh_pending_changes (
 -- The writer finds its revision by its transaction id; null for entries numbered before this.
 ALTER TABLE gh_changes ADD COLUMN xid xid8;
 CREATE UNIQUE INDEX gh_changes_xid ON gh_changes (xid) WHERE xid IS NOT NULL;
+-- Feed retention: every change up to this revision was deleted; a reader positioned before it
+-- gets feed-truncated (it must start from a snapshot) instead of silently missing changes.
+ALTER TABLE gh_revision ADD COLUMN pruned_through bigint NOT NULL DEFAULT 0;
 `,
   },
 ];

@@ -545,6 +545,11 @@ export interface FollowOptions {
   pollIntervalMs?: number;
   /** Called on errors the follower survives (dropped connection, failing `onBatch`). */
   onError?: (error: unknown) => void;
+  /**
+   * Called once when the feed no longer holds the changes after the follower's position
+   * (retention deleted them, `feed-truncated`); the follower has stopped. Default: `onError`.
+   */
+  onTruncated?: (error: unknown) => void;
 }
 
 export interface FollowHandle {
@@ -568,6 +573,16 @@ export interface ChangeFeed {
   follow(fromRevision: Revision, onBatch: (changes: Change[]) => void | Promise<void>, options?: FollowOptions): FollowHandle;
   /** Resolves once the head revision is ≥ `revision`; `timeout` error after `timeoutMs`. */
   waitForRevision(revision: Revision, timeoutMs: number): Promise<Revision>;
+  /**
+   * The highest revision retention deleted (0: none). Reading or following from a revision below
+   * it fails with `feed-truncated`: the reader must start from a snapshot.
+   */
+  prunedThrough(): Promise<Revision>;
+  /**
+   * Deletes the changes up to `throughRevision` (capped at the head); returns how many. Also
+   * numbers changes a crashed writer left pending. Used by the retention job (retention.ts).
+   */
+  prune(throughRevision: Revision): Promise<number>;
 }
 
 export interface TokenCodec {
