@@ -35,6 +35,7 @@ const config: EngineConfig = {
   ...(env.GATEHOUSE_ROLE_CONFIG ? { roleConfigDir: env.GATEHOUSE_ROLE_CONFIG } : {}),
   storeConfig: {
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+    ...(env.DATABASE_READ_URL ? { readDatabaseUrl: env.DATABASE_READ_URL } : {}),
     ...(env.GATEHOUSE_DATA_DIR ? { dataDir: env.GATEHOUSE_DATA_DIR } : {}),
   },
   domain: env.GATEHOUSE_DOMAIN,

@@ -5,6 +5,7 @@ import { parseReporters, type Reporters } from "./commands/write-policy.js";
 
 export const engineSettings = defineConfig("authz-engine", {
   ...storeSettings,
+  DATABASE_READ_URL: setting.url("a read replica of DATABASE_URL: graph snapshots and database checkpoints are read there, the change feed is followed on the primary", { protocols: ["postgres", "postgresql"], unset: "everything on DATABASE_URL", secret: true }),
   ...roleConfigSettings,
   AUTHZ_GRPC_PORT: setting.port("gRPC port", 9091),
   AUTHZ_METRICS_PORT: setting.port("HTTP port of `/metrics`, `/livez`, `/readyz`", 9092),

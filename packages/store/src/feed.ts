@@ -89,7 +89,9 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
     const batchSize = options.batchSize ?? 10_000;
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new StoreError("invalid-argument", "batchSize must be a positive integer.");
     const orgId = options.orgId === undefined ? undefined : requireOrgId(options.orgId);
-    const { tx, release } = await ctx.db.readTransaction();
+    // May be a read replica: the state at `revision` is consistent there too, and the feed
+    // (followed on the primary from `revision`) brings every later commit (docs/SCALING.md).
+    const { tx, release } = await ctx.readDb.readTransaction();
     let revision: Revision;
     try {
       // Same REPEATABLE READ snapshot for the head and the tuples: the tuples are exactly the

@@ -41,6 +41,13 @@ export interface StoreConfig {
   workspaceDepthLimit?: number;
   /** Max connections of the pg pool. Default 10. */
   poolSize?: number;
+  /**
+   * A read replica of `databaseUrl` (streaming replication): snapshots and checkpoints are read
+   * there, the change feed, the head and every write stay on the primary. Needs `databaseUrl`.
+   */
+  readDatabaseUrl?: string;
+  /** Max connections of the read-replica pool. Default 4. */
+  readPoolSize?: number;
   /** Change-feed polling interval when no notification arrives, in ms. Default 1000. */
   pollIntervalMs?: number;
 }

@@ -25,6 +25,7 @@ async function openContext(backend: TestBackend): Promise<{ ctx: StoreContext; c
   const [meta] = await db.query<{ value: string }>("SELECT value FROM gh_meta WHERE key = 'store_id'");
   const ctx: StoreContext = {
     db,
+    readDb: db,
     domain: "redhat",
     platformId: "local",
     depthLimit: 5,
