@@ -1,7 +1,8 @@
 // Concurrent-writer throughput: role-binding batchCreate through the store's command path with
 // 1, 4 and 16 tenants writing at once (each tenant one writer: a tenant's own writes are
 // serialized by design). Reports the median of BENCH_ROUNDS rounds per tenant count.
-// Run: pnpm --filter @gatehouse/store bench:writers   (pg at DATABASE_URL, and PGlite)
+// Run: pnpm --filter @gatehouse/store bench:writers   (pg at DATABASE_URL, and PGlite;
+// BENCH_BACKENDS=pg for one of them)
 import type { Store } from "../src/index.js";
 import { openTestStore, testBackends } from "../src/testing.js";
 
@@ -56,7 +57,8 @@ async function round(store: Store, tenants: Tenant[], roleId: string, r: number)
 async function main() {
   console.log(`| backend | tenants | batchCreate/s (median of ${ROUNDS}) | grants/s | rounds |`);
   console.log("|---|---|---|---|---|");
-  for (const backend of await testBackends()) {
+  const only = process.env.BENCH_BACKENDS?.split(",");
+  for (const backend of (await testBackends()).filter((b) => !only || only.includes(b.name))) {
     for (const count of TENANTS) {
       const store = await openTestStore(backend, { poolSize: Math.max(10, count + 4) });
       try {
