@@ -18,69 +18,52 @@ import type { Revision } from "./types.js";
 
 const lockKey = (ctx: StoreContext) => `gatehouse-sequencer:${ctx.db.schema}`;
 
-async function revisionOf(tx: Queryable, xid: string): Promise<Revision | undefined> {
-  const [row] = await tx.query<{ revision: string }>("SELECT revision::text AS revision FROM gh_changes WHERE xid = $1::xid8", [xid]);
-  return row ? Number(row.revision) : undefined;
-}
-
-async function head(tx: Queryable): Promise<Revision> {
-  const [row] = await tx.query<{ head: string }>("SELECT head::text AS head FROM gh_revision");
-  return Number(row!.head);
-}
-
-/** Numbers every committed pending entry; returns the new head. Call with the sequencer lock held. */
-async function pass(ctx: StoreContext, tx: Queryable): Promise<Revision> {
-  const before = await head(tx);
-  const [row] = await tx.query<{ n: string }>(
-    `WITH pending AS (DELETE FROM gh_pending_changes RETURNING *),
-     ordered AS (
-       SELECT p.*, row_number() OVER (
-         ORDER BY (SELECT count(*) FROM pending q WHERE q.xid <> p.xid AND pg_visible_in_snapshot(q.xid, p.snap)), p.xid) AS n
-       FROM pending p
-     ),
-     ins AS (
-       INSERT INTO gh_changes (revision, xid, org_id, kind, touched, deleted, committed_at)
-       SELECT $1::bigint + n, xid, org_id, kind, touched, deleted, committed_at FROM ordered
-       RETURNING 1
-     )
-     SELECT count(*)::text AS n FROM ins`,
-    [before],
-  );
-  const numbered = Number(row!.n);
-  if (numbered === 0) return before;
-  const after = before + numbered;
-  await tx.query("UPDATE gh_revision SET head = $1", [after]);
-  // Delivered at commit, never for a rolled-back pass.
-  await tx.query("SELECT pg_notify($1, $2)", [ctx.channel, String(after)]);
-  return after;
-}
+/**
+ * One statement, run with the sequencer lock held: numbers every committed pending entry, moves
+ * the head, notifies followers (delivered at commit), and returns the head and the revision of
+ * `xid` (numbered now or by an earlier pass; null if `xid` is null or not committed).
+ */
+const PASS = `
+WITH pending AS (DELETE FROM gh_pending_changes RETURNING *),
+ordered AS (
+  SELECT p.*, row_number() OVER (
+    ORDER BY (SELECT count(*) FROM pending q WHERE q.xid <> p.xid AND pg_visible_in_snapshot(q.xid, p.snap)), p.xid) AS n
+  FROM pending p
+),
+ins AS (
+  INSERT INTO gh_changes (revision, xid, org_id, kind, touched, deleted, committed_at)
+  SELECT r.head + o.n, o.xid, o.org_id, o.kind, o.touched, o.deleted, o.committed_at FROM ordered o, gh_revision r
+  RETURNING revision, xid
+),
+upd AS (
+  UPDATE gh_revision SET head = head + (SELECT count(*) FROM ins) WHERE EXISTS (SELECT 1 FROM ins) RETURNING head
+)
+SELECT coalesce((SELECT head FROM upd), (SELECT head FROM gh_revision))::text AS head,
+  coalesce((SELECT revision FROM ins WHERE xid = $2::xid8), (SELECT revision FROM gh_changes WHERE xid = $2::xid8))::text AS mine,
+  (SELECT pg_notify($1, head::text) FROM upd) AS notified`;
 
 /**
  * The revision of the committed write transaction `xid` (numbering it, and everything committed
  * before it, if no pass has yet), or with `xid` null the head after numbering what is pending.
  */
 export async function sequence(ctx: StoreContext, xid: string | null): Promise<Revision> {
+  // Fast path without a transaction: a concurrent pass may already have numbered it (or, for
+  // null, nothing is pending).
+  const [quick] = await ctx.db.query<{ mine: string | null; head: string; pending: boolean }>(
+    `SELECT (SELECT revision FROM gh_changes WHERE xid = $1::xid8)::text AS mine, head::text AS head,
+       EXISTS (SELECT 1 FROM gh_pending_changes) AS pending FROM gh_revision`,
+    [xid],
+  );
+  if (xid !== null && quick!.mine !== null) return Number(quick!.mine);
+  if (xid === null && !quick!.pending) return Number(quick!.head);
   return ctx.db.transaction(async (tx) => {
-    // Fast path without the lock: a concurrent pass may already have numbered it.
-    if (xid !== null) {
-      const done = await revisionOf(tx, xid);
-      if (done !== undefined) return done;
-    } else {
-      const [row] = await tx.query<{ any: boolean }>("SELECT EXISTS (SELECT 1 FROM gh_pending_changes) AS any");
-      if (!row!.any) return head(tx);
-    }
-    // An advisory lock assigns no transaction id, so a waiter that finds its entry numbered
-    // commits without a WAL flush.
+    // An advisory lock assigns no transaction id, so a pass that finds nothing to number commits
+    // without a WAL flush. The pass is a separate statement: its snapshot is taken after the wait.
     await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [lockKey(ctx)]);
-    if (xid !== null) {
-      const done = await revisionOf(tx, xid);
-      if (done !== undefined) return done;
-    }
-    const after = await pass(ctx, tx);
-    if (xid === null) return after;
-    const mine = await revisionOf(tx, xid);
-    if (mine === undefined) throw new Error(`committed change ${xid} was not found pending`);
-    return mine;
+    const [row] = await tx.query<{ head: string; mine: string | null }>(PASS, [ctx.channel, xid]);
+    if (xid === null) return Number(row!.head);
+    if (row!.mine === null) throw new Error(`committed change ${xid} was not found pending`);
+    return Number(row!.mine);
   });
 }
 
