@@ -10,8 +10,11 @@
 // waited for A's tenant lock) is visible in B's snapshot, so B sees at least one more pass member
 // than A does; ordering by that count, then by xid, puts A first. A writer returns its token only
 // after its entry is numbered, so a change the client causes afterwards always gets a higher
-// revision. Entries of a crashed writer stay pending until the next pass (any write or the
-// store's maintenance job).
+// revision. An uncontended writer runs the pass inside its own transaction (`sequenceInline`):
+// its own entry is visible to it and comes last (its snapshot sees every other one); a write that
+// commits while it still holds the lock is numbered after it, which is consistent, as neither
+// could see the other. Entries of a crashed writer stay pending until the next pass (any write,
+// or the retention job).
 import type { StoreContext } from "./context.js";
 import type { Queryable } from "./db/db.js";
 import type { Revision } from "./types.js";
@@ -65,6 +68,20 @@ export async function sequence(ctx: StoreContext, xid: string | null): Promise<R
     if (row!.mine === null) throw new Error(`committed change ${xid} was not found pending`);
     return Number(row!.mine);
   });
+}
+
+/**
+ * Inside the write transaction, after its entry was appended: when no other pass or writer holds
+ * the sequencer lock, numbers the pending entries (the committed ones, then this one, which sees
+ * them all) right here, and the lock is held through this commit, as a single revision counter
+ * would be. Uncontended writes thus take one transaction; under contention this returns
+ * undefined at once and the writer numbers after its commit (`sequence`), in a batched pass.
+ */
+export async function sequenceInline(ctx: StoreContext, tx: Queryable, xid: string): Promise<Revision | undefined> {
+  const [lock] = await tx.query<{ got: boolean }>("SELECT pg_try_advisory_xact_lock(hashtext($1)) AS got", [lockKey(ctx)]);
+  if (!lock!.got) return undefined;
+  const [row] = await tx.query<{ mine: string | null }>(PASS, [ctx.channel, xid]);
+  return Number(row!.mine);
 }
 
 /** Appends the write's feed entry as pending; its last statement. Returns its transaction id. */

@@ -5,7 +5,7 @@ import type { Queryable } from "./db/db.js";
 import { StoreError } from "./errors.js";
 import { adoptHeld, dropHeld, parentedWorkspaces, placedResources } from "./placements.js";
 import { tupleKey } from "./relationships.js";
-import { appendPending, sequence } from "./sequencer.js";
+import { appendPending, sequence, sequenceInline } from "./sequencer.js";
 import type { Relationship, Written } from "./types.js";
 
 type TupleRow = {
@@ -173,15 +173,15 @@ export async function runWrite<T>(
   kind: string,
   fn: (w: WriteContext) => Promise<T>,
 ): Promise<Written<T>> {
-  const { value, xid } = await ctx.db.transaction(async (tx) => {
+  const { value, xid, inline } = await ctx.db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`gatehouse:${ctx.db.schema}:${orgId ?? ""}`]);
     const w = new WriteContext(tx, orgId ?? "");
     const value = await fn(w);
     const xid = await w.appendChange(orgId, kind);
-    return { value, xid };
+    return { value, xid, inline: xid === null ? undefined : await sequenceInline(ctx, tx, xid) };
   });
   // A no-op write still numbers what is pending, so its token covers every write it could have seen.
-  const revision = await sequence(ctx, xid);
+  const revision = inline ?? (await sequence(ctx, xid));
   return { value, revision, token: ctx.tokens.encode(revision) };
 }
 
