@@ -22,6 +22,9 @@ const FOLLOWERS = (process.env.BENCH_FOLLOWERS ?? "0,100").split(",").map(Number
 const WRITES_PER_SECOND = Number(process.env.BENCH_WRITES_PER_SECOND ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const POOL = Number(process.env.BENCH_FOLLOWER_POOL ?? 10);
+// A feed of a store that has run a while (analyzed), so the follower's query plan is the real one
+// (an index range scan), not a small new table's sequential scan.
+const HISTORY = Number(process.env.BENCH_FEED_HISTORY ?? 100_000);
 
 /** One LISTEN connection fanned out to every follower (see the header). */
 function sharedListener(db: Db): Db {
@@ -84,6 +87,15 @@ async function run(followers: number): Promise<string> {
   try {
     const orgs = ["f1", "f2", "f3", "f4"];
     for (const o of orgs) await store.tenants.bootstrap(o);
+    await stats.query(`SET search_path TO "${schema}"`);
+    await stats.query(
+      `WITH h AS (SELECT head FROM gh_revision)
+       INSERT INTO gh_changes (revision, org_id, kind, touched, deleted)
+       SELECT h.head + g, 'history', 'write_relationships', '[["hbi/host","old","t_workspace","rbac/workspace","w"]]', '[]' FROM h, generate_series(1, $1::int) g`,
+      [HISTORY],
+    );
+    await stats.query("UPDATE gh_revision SET head = head + $1", [HISTORY]);
+    await stats.query("ANALYZE gh_changes");
     const feed = changeFeed(ctx, new Set());
     const start = await feed.headRevision();
     const handles: FollowHandle[] = [];
