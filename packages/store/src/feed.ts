@@ -4,7 +4,6 @@
 import type { StoreContext } from "./context.js";
 import type { Subscription } from "./db/db.js";
 import { isStoreError, StoreError } from "./errors.js";
-import { sequence } from "./sequencer.js";
 import { expand } from "./write.js";
 import type { Change, ChangeFeed, FollowHandle, FollowOptions, Relationship, Revision, Snapshot, SnapshotOptions } from "./types.js";
 import { requireOrgId } from "./validate.js";
@@ -72,7 +71,6 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
 
   async function prune(throughRevision: Revision): Promise<number> {
     if (!Number.isSafeInteger(throughRevision) || throughRevision < 0) throw new StoreError("invalid-argument", "throughRevision must be a non-negative integer.");
-    await sequence(ctx, null);
     return ctx.db.transaction(async (tx) => {
       const [row] = await tx.query<{ n: string }>(
         `WITH h AS (SELECT least($1::bigint, head) AS t FROM gh_revision),

@@ -249,24 +249,8 @@ CREATE INDEX gh_tuples_expires_at ON gh_tuples (expires_at) WHERE expires_at IS 
   },
   {
     version: 9,
-    name: "writers without a global lock: pending changes numbered after commit",
+    name: "change-feed retention mark",
     sql: `
--- Writers no longer lock gh_revision: each write commits its feed entry here with its
--- transaction id and final snapshot, and a short serialized pass after commit moves the committed
--- entries into gh_changes with consecutive revisions (src/sequencer.ts). gh_revision.head is now
--- written by that pass only.
-CREATE TABLE gh_pending_changes (
-  xid xid8 PRIMARY KEY,
-  snap pg_snapshot NOT NULL,
-  org_id text,
-  kind text NOT NULL,
-  touched jsonb NOT NULL,
-  deleted jsonb NOT NULL,
-  committed_at ${ts}
-);
--- The writer finds its revision by its transaction id; null for entries numbered before this.
-ALTER TABLE gh_changes ADD COLUMN xid xid8;
-CREATE UNIQUE INDEX gh_changes_xid ON gh_changes (xid) WHERE xid IS NOT NULL;
 -- Feed retention: every change up to this revision was deleted; a reader positioned before it
 -- gets feed-truncated (it must start from a snapshot) instead of silently missing changes.
 ALTER TABLE gh_revision ADD COLUMN pruned_through bigint NOT NULL DEFAULT 0;

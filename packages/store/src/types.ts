@@ -586,8 +586,8 @@ export interface ChangeFeed {
    */
   prunedThrough(): Promise<Revision>;
   /**
-   * Deletes the changes up to `throughRevision` (capped at the head); returns how many. Also
-   * numbers changes a crashed writer left pending. Used by the retention job (retention.ts).
+   * Deletes the changes up to `throughRevision` (capped at the head); returns how many. Used by
+   * the retention job (retention.ts).
    */
   prune(throughRevision: Revision): Promise<number>;
 }

@@ -1,12 +1,12 @@
-// One write transaction: domain rows, the tuples they imply and the (pending) change-feed entry
-// commit together; the revision is assigned right after commit by the sequencer.
+// One write transaction: domain rows, the tuples they imply and the change-feed entry commit
+// together, and the revision is assigned last (under the counter's row lock, held to commit),
+// so revision order equals commit order.
 import type { StoreContext } from "./context.js";
 import type { Queryable } from "./db/db.js";
 import { StoreError } from "./errors.js";
 import { adoptHeld, dropHeld, parentedWorkspaces, placedResources } from "./placements.js";
 import { tupleKey } from "./relationships.js";
-import { appendPending, sequence, sequenceInline } from "./sequencer.js";
-import type { Relationship, Written } from "./types.js";
+import type { Relationship, Revision, Written } from "./types.js";
 
 type TupleRow = {
   resource_type: string;
@@ -132,14 +132,25 @@ export class WriteContext {
     return { touched, deleted };
   }
 
-  /**
-   * Appends the change-feed entry as pending (numbered after commit, see sequencer.ts). Must be
-   * the last statement. Returns the transaction id, or null when nothing changed.
-   */
-  async appendChange(orgId: string | null, kind: string): Promise<string | null> {
+  /** Assigns the revision and appends the change-feed entry. Must be the last statement. */
+  async commitRevision(ctx: StoreContext, orgId: string | null, kind: string): Promise<Revision> {
     const { touched, deleted } = this.changes;
-    if (this.unchanged && touched.length === 0 && deleted.length === 0) return null;
-    return appendPending(this.tx, orgId, kind, JSON.stringify(touched.map(compact)), JSON.stringify(deleted.map(compact)));
+    if (this.unchanged && touched.length === 0 && deleted.length === 0) {
+      const [row] = await this.tx.query<{ head: string }>("SELECT head::text AS head FROM gh_revision");
+      return Number(row!.head);
+    }
+    const [row] = await this.tx.query<{ head: string }>("UPDATE gh_revision SET head = head + 1 RETURNING head::text AS head");
+    const revision = Number(row!.head);
+    await this.tx.query("INSERT INTO gh_changes (revision, org_id, kind, touched, deleted) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)", [
+      revision,
+      orgId,
+      kind,
+      JSON.stringify(touched.map(compact)),
+      JSON.stringify(deleted.map(compact)),
+    ]);
+    // Delivered at commit, never for a rolled-back transaction.
+    await this.tx.query("SELECT pg_notify($1, $2)", [ctx.channel, String(revision)]);
+    return revision;
   }
 }
 
@@ -164,8 +175,7 @@ export function expand(t: CompactTuple): Relationship {
 /**
  * Runs `fn` in one write transaction of tenant `orgId` (null = public data). Writers of one
  * tenant are serialized by a transaction-level advisory lock taken first, so the checks inside
- * `fn` see a stable tenant; writers of different tenants share no lock. The revision is assigned
- * after commit by the sequencer, in an order consistent with commit order.
+ * `fn` see a stable tenant; the revision counter serializes the commit order across tenants.
  */
 export async function runWrite<T>(
   ctx: StoreContext,
@@ -173,15 +183,13 @@ export async function runWrite<T>(
   kind: string,
   fn: (w: WriteContext) => Promise<T>,
 ): Promise<Written<T>> {
-  const { value, xid, inline } = await ctx.db.transaction(async (tx) => {
+  const { value, revision } = await ctx.db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`gatehouse:${ctx.db.schema}:${orgId ?? ""}`]);
     const w = new WriteContext(tx, orgId ?? "");
     const value = await fn(w);
-    const xid = await w.appendChange(orgId, kind);
-    return { value, xid, inline: xid === null ? undefined : await sequenceInline(ctx, tx, xid) };
+    const revision = await w.commitRevision(ctx, orgId, kind);
+    return { value, revision };
   });
-  // A no-op write still numbers what is pending, so its token covers every write it could have seen.
-  const revision = inline ?? (await sequence(ctx, xid));
   return { value, revision, token: ctx.tokens.encode(revision) };
 }
 
