@@ -72,13 +72,10 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
   async function prune(throughRevision: Revision): Promise<number> {
     if (!Number.isSafeInteger(throughRevision) || throughRevision < 0) throw new StoreError("invalid-argument", "throughRevision must be a non-negative integer.");
     return ctx.db.transaction(async (tx) => {
-      const [row] = await tx.query<{ n: string }>(
-        `WITH h AS (SELECT least($1::bigint, head) AS t FROM gh_revision),
-         d AS (DELETE FROM gh_changes WHERE revision <= (SELECT t FROM h) RETURNING 1)
-         UPDATE gh_revision SET pruned_through = greatest(pruned_through, (SELECT t FROM h))
-         RETURNING (SELECT count(*) FROM d)::text AS n`,
-        [throughRevision],
-      );
+      const [head] = await tx.query<{ t: string }>("SELECT least($1::bigint, head)::text AS t FROM gh_revision", [throughRevision]);
+      const [row] = await tx.query<{ n: string }>("WITH d AS (DELETE FROM gh_changes WHERE revision <= $1 RETURNING 1) SELECT count(*)::text AS n FROM d", [head!.t]);
+      // Last: writers take this row's lock too, so it is held only from here to the commit.
+      await tx.query("UPDATE gh_revision SET pruned_through = greatest(pruned_through, $1)", [head!.t]);
       return Number(row!.n);
     });
   }
