@@ -58,9 +58,11 @@ export interface EngineConfig {
   /**
    * Graph checkpoints shared by the replicas: start from the newest usable one and replay the change
    * feed after it; write one every `intervalMs` (default 5 minutes; 0 = only read) once the graph moved on.
-   * `"database"`: in the store's own database (table gh_checkpoints).
+   * `"database"`: in the store's own database (table gh_checkpoints). `retention`: every
+   * `intervalMs`, delete the change-feed rows more than `marginRevisions` before the oldest
+   * checkpoint (docs/SCALING.md); absent or 0: never.
    */
-  checkpoint?: { store: CheckpointStore | "database"; intervalMs?: number };
+  checkpoint?: { store: CheckpointStore | "database"; intervalMs?: number; retention?: { intervalMs: number; marginRevisions: number } };
   /** More gRPC services on the same port (embedding; the benchmark's transport-floor handler). */
   extraServices?: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>;
 }

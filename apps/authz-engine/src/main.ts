@@ -35,6 +35,7 @@ const config: EngineConfig = {
   ...(env.GATEHOUSE_ROLE_CONFIG ? { roleConfigDir: env.GATEHOUSE_ROLE_CONFIG } : {}),
   storeConfig: {
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+    ...(env.DATABASE_READ_URL ? { readDatabaseUrl: env.DATABASE_READ_URL } : {}),
     ...(env.GATEHOUSE_DATA_DIR ? { dataDir: env.GATEHOUSE_DATA_DIR } : {}),
   },
   domain: env.GATEHOUSE_DOMAIN,
@@ -62,6 +63,7 @@ const config: EngineConfig = {
         checkpoint: {
           store: env.AUTHZ_CHECKPOINT_DIR ? fileCheckpointStore(env.AUTHZ_CHECKPOINT_DIR) : ("database" as const),
           intervalMs: env.AUTHZ_CHECKPOINT_INTERVAL_SECONDS * 1000,
+          retention: { intervalMs: env.GATEHOUSE_FEED_RETENTION_INTERVAL_SECONDS * 1000, marginRevisions: env.GATEHOUSE_FEED_RETENTION_MARGIN },
         },
       }
     : {}),

@@ -16,7 +16,7 @@ import { acceptEncodedResponses, memoizeResponseBytes } from "./grpc/encoded-res
 import { addReflection } from "./grpc/reflection.js";
 import { databaseCheckpointStore } from "./graph/checkpoint.js";
 import { EngineGraph } from "./graph/engine-graph.js";
-import { openStore, type Store } from "@gatehouse/store";
+import { openStore, startFeedRetention, type FeedRetentionJob, type Store } from "@gatehouse/store";
 import { storeGraphSource, storeResourceWriter } from "./graph/store-source.js";
 import { wallClockMs } from "./graph/clock.js";
 import { checkHandlers } from "./handlers/checks.js";
@@ -127,6 +127,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
   let httpServer: HttpServer | null = null;
   let endWatches: () => void = () => {};
   let stopping = false;
+  let feedRetention: FeedRetentionJob | undefined;
   let state: "new" | "starting" | "started" | "stopped" = "new";
   let activeIdentity: ConfigIdentity | undefined;
 
@@ -146,6 +147,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       metrics.roleConfigLoaded.set(identity.loadedAt.getTime() / 1000);
     }
     const source = storeGraphSource(store);
+    const checkpointStore = config.checkpoint && (config.checkpoint.store === "database" ? databaseCheckpointStore(store.checkpoints) : config.checkpoint.store);
     graph = new EngineGraph({
       model,
       source,
@@ -161,10 +163,10 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
           metrics.roleConfigLoaded.set(active.loadedAt.getTime() / 1000);
         }, (error: unknown) => logger.warn({ err: error }, "could not read the active role configuration's identity"));
       },
-      ...(config.checkpoint
+      ...(checkpointStore
         ? {
             checkpoints: {
-              store: config.checkpoint.store === "database" ? databaseCheckpointStore(store.checkpoints) : config.checkpoint.store,
+              store: checkpointStore,
               storeId: store.storeId,
               intervalMs: resolved.checkpointIntervalMs,
               onRejected: (reason) => metrics.checkpointFallbacks.inc({ reason }),
@@ -249,6 +251,15 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
 
     // Ports are open (health answers NOT_SERVING) while the snapshot loads.
     await graph.load();
+    const retention = config.checkpoint?.retention;
+    if (checkpointStore && retention && retention.intervalMs > 0) {
+      feedRetention = startFeedRetention(store.feed, {
+        ...retention,
+        checkpointRevisions: async () => (await checkpointStore.list()).map((ref) => ref.revision),
+        onPruned: (deleted, through) => logger.info({ deleted, through }, "change-feed retention deleted old changes"),
+        onError: (error) => logger.warn({ err: error }, "change-feed retention failed; retrying at the next interval"),
+      });
+    }
     metrics.appliedRevision.set(graph.appliedRevision);
     metrics.relationships.set(graph.graph.size);
     metrics.ready.set(1);
@@ -277,6 +288,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
         });
       });
     }
+    await feedRetention?.stop();
     await graph?.close();
     const http = httpServer;
     if (http) await drainHttpServer(http, resolved.shutdownTimeoutMs);

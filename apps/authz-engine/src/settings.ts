@@ -1,10 +1,11 @@
 // The engine's environment variables: one zod schema (see @gatehouse/config), read by main.ts and
 // rendered into the README table and .env.example.
-import { defineConfig, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
+import { defineConfig, feedRetentionSettings, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
 import { parseReporters, type Reporters } from "./commands/write-policy.js";
 
 export const engineSettings = defineConfig("authz-engine", {
   ...storeSettings,
+  DATABASE_READ_URL: setting.url("a read replica of DATABASE_URL: graph snapshots and database checkpoints are read there, the change feed is followed on the primary", { protocols: ["postgres", "postgresql"], unset: "everything on DATABASE_URL", secret: true }),
   ...roleConfigSettings,
   AUTHZ_GRPC_PORT: setting.port("gRPC port", 9091),
   AUTHZ_METRICS_PORT: setting.port("HTTP port of `/metrics`, `/livez`, `/readyz`", 9092),
@@ -36,6 +37,7 @@ export const engineSettings = defineConfig("authz-engine", {
   AUTHZ_CHECKPOINT_DIR: setting.string("directory (a volume shared by the replicas) of graph checkpoints: start from the newest, then replay the change feed", { unset: "every start reads the whole snapshot" }),
   AUTHZ_CHECKPOINT_IN_DATABASE: setting.bool("keep graph checkpoints in the database (table gh_checkpoints) instead of AUTHZ_CHECKPOINT_DIR", false),
   AUTHZ_CHECKPOINT_INTERVAL_SECONDS: setting.int("write a graph checkpoint this often when the graph changed (0 = only read them)", { default: 300, min: 0 }),
+  ...feedRetentionSettings,
   ...processSettings,
   ...tracingSettings,
 });

@@ -10,6 +10,12 @@ export const storeSettings = {
   GATEHOUSE_ENV: setting.oneOf("role configuration environment", ["stage", "prod"], "stage"),
 };
 
+/** Change-feed retention, run by the engines that know the graph checkpoints (docs/SCALING.md). */
+export const feedRetentionSettings = {
+  GATEHOUSE_FEED_RETENTION_INTERVAL_SECONDS: setting.int("delete change-feed rows no graph checkpoint needs this often (needs checkpoints; 0 = never)", { default: 600, min: 0 }),
+  GATEHOUSE_FEED_RETENTION_MARGIN: setting.int("changes kept before the oldest graph checkpoint", { default: 10_000, min: 0 }),
+};
+
 /** The role-configuration directory the services run on (management API, engine, `start`). */
 export const roleConfigSettings = {
   GATEHOUSE_ROLE_CONFIG: setting.string(

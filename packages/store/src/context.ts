@@ -4,6 +4,11 @@ import type { TokenCodec } from "./types.js";
 
 export interface StoreContext {
   db: Db;
+  /**
+   * Where snapshots and checkpoints are read: a read replica's pool with `readDatabaseUrl`, else
+   * `db`. Never used for the change feed, the head or writes (they need the primary).
+   */
+  readDb: Db;
   domain: string;
   platformId: string;
   depthLimit: number;

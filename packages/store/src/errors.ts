@@ -15,6 +15,7 @@ export type StoreErrorCode =
   | "malformed-token" // consistency token that does not decode
   | "foreign-token" // consistency token of another store
   | "timeout" // waitForRevision gave up
+  | "feed-truncated" // the change feed no longer holds the changes after this revision (retention): start from a snapshot
   | "conflict" // concurrent update lost (serialization failure, deadlock); retry
   | "unavailable" // database unreachable
   | "internal"; // anything else (a bug)

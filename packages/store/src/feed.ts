@@ -3,7 +3,7 @@
 // listening connection dies they keep polling and resubscribe, resuming from their last revision.
 import type { StoreContext } from "./context.js";
 import type { Subscription } from "./db/db.js";
-import { StoreError } from "./errors.js";
+import { isStoreError, StoreError } from "./errors.js";
 import { expand } from "./write.js";
 import type { Change, ChangeFeed, FollowHandle, FollowOptions, Relationship, Revision, Snapshot, SnapshotOptions } from "./types.js";
 import { requireOrgId } from "./validate.js";
@@ -49,18 +49,44 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
 
   async function changesSince(fromRevision: Revision, limit = 1000): Promise<Change[]> {
     if (!Number.isSafeInteger(fromRevision) || fromRevision < 0) throw new StoreError("invalid-argument", "fromRevision must be a non-negative integer.");
-    const rows = await ctx.db.query<ChangeRow>(
-      "SELECT revision::text AS revision, org_id, kind, touched, deleted, committed_at FROM gh_changes c WHERE c.revision > $1 ORDER BY c.revision LIMIT $2",
+    // One statement, so the retention mark and the rows come from the same snapshot.
+    const rows = await ctx.db.query<ChangeRow & { pruned_through: string }>(
+      `SELECT r.pruned_through::text AS pruned_through, c.revision::text AS revision, c.org_id, c.kind, c.touched, c.deleted, c.committed_at
+       FROM gh_revision r LEFT JOIN LATERAL (
+         SELECT * FROM gh_changes c WHERE c.revision > $1 ORDER BY c.revision LIMIT $2
+       ) c ON true ORDER BY c.revision`,
       [fromRevision, limit],
     );
-    return rows.map(toChange);
+    const pruned = Number(rows[0]!.pruned_through);
+    if (fromRevision < pruned) {
+      throw new StoreError("feed-truncated", `The change feed holds no changes up to revision ${pruned} (retention); start from a snapshot.`);
+    }
+    return rows.filter((r) => r.revision !== null).map(toChange);
+  }
+
+  async function prunedThrough(): Promise<Revision> {
+    const [row] = await ctx.db.query<{ p: string }>("SELECT pruned_through::text AS p FROM gh_revision");
+    return Number(row!.p);
+  }
+
+  async function prune(throughRevision: Revision): Promise<number> {
+    if (!Number.isSafeInteger(throughRevision) || throughRevision < 0) throw new StoreError("invalid-argument", "throughRevision must be a non-negative integer.");
+    return ctx.db.transaction(async (tx) => {
+      const [head] = await tx.query<{ t: string }>("SELECT least($1::bigint, head)::text AS t FROM gh_revision", [throughRevision]);
+      const [row] = await tx.query<{ n: string }>("WITH d AS (DELETE FROM gh_changes WHERE revision <= $1 RETURNING 1) SELECT count(*)::text AS n FROM d", [head!.t]);
+      // Last: writers take this row's lock too, so it is held only from here to the commit.
+      await tx.query("UPDATE gh_revision SET pruned_through = greatest(pruned_through, $1)", [head!.t]);
+      return Number(row!.n);
+    });
   }
 
   async function snapshot(options: SnapshotOptions = {}): Promise<Snapshot> {
     const batchSize = options.batchSize ?? 10_000;
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new StoreError("invalid-argument", "batchSize must be a positive integer.");
     const orgId = options.orgId === undefined ? undefined : requireOrgId(options.orgId);
-    const { tx, release } = await ctx.db.readTransaction();
+    // May be a read replica: the state at `revision` is consistent there too, and the feed
+    // (followed on the primary from `revision`) brings every later commit (docs/SCALING.md).
+    const { tx, release } = await ctx.readDb.readTransaction();
     let revision: Revision;
     try {
       // Same REPEATABLE READ snapshot for the head and the tuples: the tuples are exactly the
@@ -154,6 +180,13 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
             delivered = changes.length;
           }
         } catch (e) {
+          if (isStoreError(e, "feed-truncated")) {
+            // Polling cannot recover this: the owner must start over from a snapshot.
+            stopped = true;
+            if (options.onTruncated) options.onTruncated(e);
+            else report(e);
+            break;
+          }
           report(e);
           await idle(pollMs);
           continue;
@@ -192,5 +225,5 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
     }
   }
 
-  return { headRevision, snapshot, changesSince, follow, waitForRevision };
+  return { headRevision, snapshot, changesSince, follow, waitForRevision, prunedThrough, prune };
 }

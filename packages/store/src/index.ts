@@ -4,6 +4,8 @@ export { StoreError, isStoreError } from "./errors.js";
 export type { StoreErrorCode } from "./errors.js";
 export { encodeToken, decodeToken } from "./tokens.js";
 export { MIGRATIONS } from "./migrations.js";
+export { retentionHorizon, startFeedRetention } from "./retention.js";
+export type { FeedRetentionJob, FeedRetentionOptions } from "./retention.js";
 export { PLATFORM_ROLES } from "./platform-roles.js";
 export type { PlatformRoleDefinition, DefaultAudience } from "./platform-roles.js";
 export {

@@ -247,6 +247,15 @@ ALTER TABLE gh_tuples ADD COLUMN expires_at timestamptz;
 CREATE INDEX gh_tuples_expires_at ON gh_tuples (expires_at) WHERE expires_at IS NOT NULL;
 `,
   },
+  {
+    version: 9,
+    name: "change-feed retention mark",
+    sql: `
+-- Feed retention: every change up to this revision was deleted; a reader positioned before it
+-- gets feed-truncated (it must start from a snapshot) instead of silently missing changes.
+ALTER TABLE gh_revision ADD COLUMN pruned_through bigint NOT NULL DEFAULT 0;
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

@@ -44,15 +44,24 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
   const domain = config.domain ?? "redhat";
   if (!/^[A-Za-z0-9_.-]+$/.test(domain)) throw new StoreError("invalid-argument", `Invalid domain '${domain}'.`, "domain");
 
+  if (config.readDatabaseUrl !== undefined && !config.databaseUrl) {
+    throw new StoreError("invalid-argument", "readDatabaseUrl needs databaseUrl (the primary).", "readDatabaseUrl");
+  }
   const db: Db = config.databaseUrl
     ? openPg({ databaseUrl: config.databaseUrl, schema, poolSize: config.poolSize ?? 10 })
     : await openPglite({ schema, ...(config.dataDir ? { dataDir: config.dataDir } : {}) });
+  const readDb: Db = config.readDatabaseUrl ? openPg({ databaseUrl: config.readDatabaseUrl, schema, poolSize: config.readPoolSize ?? 4, name: "read" }) : db;
+  const closeAll = async () => {
+    if (readDb !== db) await readDb.close();
+    await db.close();
+  };
   try {
     await migrate(db);
     const [meta] = await db.query<{ value: string }>("SELECT value FROM gh_meta WHERE key = 'store_id'");
     const storeId = meta!.value;
     const ctx: StoreContext = {
       db,
+      readDb,
       domain,
       platformId: config.platformId ?? "local",
       depthLimit,
@@ -84,11 +93,11 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
       tokens: ctx.tokens,
       async close() {
         await Promise.all([...followers].map((f) => f.stop()));
-        await db.close();
+        await closeAll();
       },
     };
   } catch (e) {
-    await db.close().catch(() => undefined);
+    await closeAll().catch(() => undefined);
     throw e;
   }
 }

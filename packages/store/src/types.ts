@@ -41,6 +41,13 @@ export interface StoreConfig {
   workspaceDepthLimit?: number;
   /** Max connections of the pg pool. Default 10. */
   poolSize?: number;
+  /**
+   * A read replica of `databaseUrl` (streaming replication): snapshots and checkpoints are read
+   * there, the change feed, the head and every write stay on the primary. Needs `databaseUrl`.
+   */
+  readDatabaseUrl?: string;
+  /** Max connections of the read-replica pool. Default 4. */
+  readPoolSize?: number;
   /** Change-feed polling interval when no notification arrives, in ms. Default 1000. */
   pollIntervalMs?: number;
 }
@@ -545,6 +552,11 @@ export interface FollowOptions {
   pollIntervalMs?: number;
   /** Called on errors the follower survives (dropped connection, failing `onBatch`). */
   onError?: (error: unknown) => void;
+  /**
+   * Called once when the feed no longer holds the changes after the follower's position
+   * (retention deleted them, `feed-truncated`); the follower has stopped. Default: `onError`.
+   */
+  onTruncated?: (error: unknown) => void;
 }
 
 export interface FollowHandle {
@@ -568,6 +580,16 @@ export interface ChangeFeed {
   follow(fromRevision: Revision, onBatch: (changes: Change[]) => void | Promise<void>, options?: FollowOptions): FollowHandle;
   /** Resolves once the head revision is ≥ `revision`; `timeout` error after `timeoutMs`. */
   waitForRevision(revision: Revision, timeoutMs: number): Promise<Revision>;
+  /**
+   * The highest revision retention deleted (0: none). Reading or following from a revision below
+   * it fails with `feed-truncated`: the reader must start from a snapshot.
+   */
+  prunedThrough(): Promise<Revision>;
+  /**
+   * Deletes the changes up to `throughRevision` (capped at the head); returns how many. Used by
+   * the retention job (retention.ts).
+   */
+  prune(throughRevision: Revision): Promise<number>;
 }
 
 export interface TokenCodec {

@@ -26,7 +26,8 @@ export interface CheckpointHeader {
 }
 
 /** Why a checkpoint was not used; each is a label of gatehouse_engine_checkpoint_fallbacks_total. */
-export type CheckpointRejection = "corrupt" | "old-format" | "foreign-store" | "schema-mismatch" | "unreadable";
+/** `feed-truncated`: older than the change feed's retention, so the changes after it are gone. */
+export type CheckpointRejection = "corrupt" | "old-format" | "foreign-store" | "schema-mismatch" | "unreadable" | "feed-truncated";
 
 export class CheckpointError extends Error {
   constructor(

@@ -132,7 +132,18 @@ export class EngineGraph {
       this.rejectCheckpoint("unreadable", options.store.location, error);
       return null;
     }
+    let pruned = 0;
+    try {
+      pruned = (await this.options.source.prunedThrough?.()) ?? 0;
+    } catch (error) {
+      this.rejectCheckpoint("unreadable", "change feed", error);
+      return null;
+    }
     for (const ref of refs) {
+      if (ref.revision < pruned) {
+        this.rejectCheckpoint("feed-truncated", ref.key, new Error(`the change feed keeps no changes up to revision ${pruned}`));
+        continue;
+      }
       try {
         const { graph, header } = decodeCheckpoint(await options.store.read(ref.key), this.options.model, expect);
         return { graph, revision: header.revision, key: ref.key };

@@ -33,6 +33,8 @@ export interface GraphSource {
   /** Calls onCommit for every commit after fromRevision, in order, never twice, until stopped. */
   follow(fromRevision: number, onCommit: (batch: ChangeBatch) => void, onTransientError: (error: unknown) => void): FollowHandle;
   headRevision(): Promise<number>;
+  /** The highest revision the feed's retention deleted (0: none): a start below it needs the snapshot. */
+  prunedThrough?(): Promise<number>;
   /** The zed text of the active role configuration, once a reload has recorded one. */
   activeSchema?(): Promise<string | undefined>;
   encodeToken(revision: number): string;

@@ -31,6 +31,7 @@ export function storeGraphSource(store: Store): GraphSource {
       );
     },
     headRevision: () => store.feed.headRevision(),
+    prunedThrough: () => store.feed.prunedThrough(),
     activeSchema: async () => (await store.roleConfig.active())?.schemaZed,
     encodeToken: (revision) => store.tokens.encode(revision),
     decodeToken: (token) => store.tokens.decode(token),

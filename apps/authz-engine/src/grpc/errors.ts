@@ -79,6 +79,7 @@ const STORE_CODES: Record<StoreErrorCode, status> = {
   "not-assignable": status.FAILED_PRECONDITION,
   conflict: status.ABORTED,
   timeout: status.UNAVAILABLE,
+  "feed-truncated": status.INTERNAL, // the engine's own follower, never a client request
   unavailable: status.UNAVAILABLE,
   internal: status.INTERNAL,
 };

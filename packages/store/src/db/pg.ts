@@ -9,6 +9,8 @@ export interface PgOptions {
   databaseUrl: string;
   schema: string;
   poolSize: number;
+  /** Names the pool in `application_name` (e.g. `read` for the read-replica pool). */
+  name?: string;
 }
 
 function clientConfig(o: PgOptions, applicationName: string): pg.ClientConfig {
@@ -29,7 +31,7 @@ function asQueryable(c: pg.Pool | pg.PoolClient | pg.Client, schema: string): Qu
 }
 
 export function openPg(o: PgOptions): Db {
-  const pool = new pg.Pool({ ...clientConfig(o, `gatehouse-store:${o.schema}`), max: o.poolSize });
+  const pool = new pg.Pool({ ...clientConfig(o, `gatehouse-store${o.name ? `-${o.name}` : ""}:${o.schema}`), max: o.poolSize });
   // An idle client killed by the server emits on the pool; without a handler Node would crash.
   pool.on("error", () => undefined);
   const q = asQueryable(pool, o.schema);

@@ -11,12 +11,12 @@ const requireRevision = (revision: number) => {
 export function checkpointRepository(ctx: StoreContext): CheckpointRepository {
   return {
     async list() {
-      const rows = await ctx.db.query<{ revision: string }>("SELECT revision::text AS revision FROM gh_checkpoints ORDER BY revision DESC");
+      const rows = await ctx.readDb.query<{ revision: string }>("SELECT revision::text AS revision FROM gh_checkpoints ORDER BY revision DESC");
       return rows.map((r) => Number(r.revision));
     },
     async read(revision) {
       requireRevision(revision);
-      const [row] = await ctx.db.query<{ bytes: Uint8Array }>("SELECT bytes FROM gh_checkpoints WHERE revision = $1", [revision]);
+      const [row] = await ctx.readDb.query<{ bytes: Uint8Array }>("SELECT bytes FROM gh_checkpoints WHERE revision = $1", [revision]);
       return row ? new Uint8Array(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength) : null;
     },
     async write(revision, bytes, keep) {
