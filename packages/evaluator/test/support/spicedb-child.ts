@@ -5,7 +5,7 @@ import { SpiceDbOracle } from "./spicedb-oracle.js";
 
 interface Request {
   id: number;
-  op: "start" | "check" | "lookupResources" | "lookupSubjects";
+  op: "start" | "stall" | "check" | "lookupResources" | "lookupSubjects";
   args: unknown[];
 }
 
@@ -23,6 +23,11 @@ async function handle({ op, args }: Request): Promise<unknown> {
     await oracle?.close();
     oracle = undefined;
     oracle = await SpiceDbOracle.start(args[0] as string, args[1] as Relationship[]);
+    return null;
+  }
+  if (op === "stall") {
+    // Blocks this thread as an uncancellable SpiceDB Check does (the restart test's stalled call).
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, args[0] as number);
     return null;
   }
   if (!oracle) throw new Error("no SpiceDB started");

@@ -52,6 +52,11 @@ export class SpiceDbProcess {
     return this.query("lookupSubjects", [resource, permission, subjectType, subjectRelation]) as Promise<{ ids: string[]; wildcard: boolean; excluded: string[] }>;
   }
 
+  /** A call that blocks the child for `ms` (tests of the deadline and restart). */
+  stall(ms: number): Promise<unknown> {
+    return this.query("stall", [ms]);
+  }
+
   close(): void {
     this.kill();
   }
