@@ -12,7 +12,7 @@ import { ApiError, badRequest, notFound } from "../http/problem.js";
 import { UUID_PATTERN } from "../schemas/common.js";
 import { requireBindingAccess, resolveResource, type ResourceQuery } from "./binding-access.js";
 import { userIdOfPrincipalUuid, userIdOfUuidOrUserId } from "./principal-ids.js";
-import { BindingViews, toStoreSubjectType, type ResourceView, type RoleRef, type SubjectView } from "./binding-views.js";
+import { BindingViews, type ResourceView, type RoleRef, type SubjectView } from "./binding-views.js";
 import { parseOrderKeys, type OrderKey } from "./by-subject-order.js";
 import { settled, type Services } from "./services.js";
 
