@@ -32,6 +32,8 @@ interface CaseStep {
   /** GET unless given; a write step's `body` is sent as JSON. */
   method?: "GET" | "POST";
   body?: unknown;
+  /** name -> top-level field of the answer, used as `{saved:name}` by later steps. */
+  save?: Record<string, string>;
   path: string;
   status: number;
   count?: number;
@@ -213,6 +215,7 @@ async function runCase(store: TestStore, baseUrl: string, c: CaseFile): Promise<
     const body = text ? (JSON.parse(text) as Record<string, any>) : null;
     const at = `${step.name}: ${res.status} ${text.slice(0, 400)}`;
     expect(res.status, at).toBe(step.status);
+    for (const [name, field] of Object.entries(step.save ?? {})) ids[`saved:${name}`] = String(body?.[field]);
     if (step.count !== undefined) expect(body?.["meta"]?.count, at).toBe(step.count);
     if (step.limit !== undefined) expect(body?.["meta"]?.limit, at).toBe(step.limit);
     if (step.offset !== undefined) expect(body?.["meta"]?.offset, at).toBe(step.offset);
