@@ -32,14 +32,17 @@ describe("validation against insights-rbac's v1 OpenAPI document", () => {
     expect(() => validateAgainstSpec("GET", "/api/rbac/v1/access/", 200, "application/json", JSON.stringify({ meta: { count: 0 }, links: {}, data: {} }))).toThrow(/does not match/);
   });
 
-  it("accepts upstream's nulls only through the reviewed list, and counts the known gaps apart", () => {
+  it("accepts upstream's nulls only through the reviewed list, and validates a group's answer", () => {
     const before = { ...openApiStatsV1 };
     validateAgainstSpec("GET", "/api/rbac/v1/roles/00000000-0000-4000-8000-000000000002/", 200, "application/json", JSON.stringify(role));
     expect(openApiStatsV1.withExceptions).toBe(before.withExceptions + 1);
-    validateAgainstSpec("GET", "/api/rbac/v1/groups/00000000-0000-4000-8000-000000000003/", 200, "application/json", "{}");
-    expect(openApiStatsV1.notValidated).toBe(before.notValidated + 1);
+    const group = { uuid: "00000000-0000-4000-8000-000000000003", name: "g", description: null, created: "2024-01-01T00:00:00Z", modified: "2024-01-01T00:00:00Z", roles: [role] };
+    // A group's answer needs its principals and roles; a member without e-mail is upstream's answer without a user directory.
+    expect(() => validateAgainstSpec("GET", "/api/rbac/v1/groups/00000000-0000-4000-8000-000000000003/", 200, "application/json", JSON.stringify(group))).toThrow(/v1 OpenAPI document/);
+    validateAgainstSpec("GET", "/api/rbac/v1/groups/00000000-0000-4000-8000-000000000003/", 200, "application/json", JSON.stringify({ ...group, principals: [{ username: "u" }] }));
+    expect(openApiStatsV1.notValidated).toBe(before.notValidated);
     // "*/*" in the document stands for any media type.
     validateAgainstSpec("DELETE", "/api/rbac/v1/groups/00000000-0000-4000-8000-000000000003/", 404, "application/json", JSON.stringify({ errors: [{ detail: "Not found.", status: "404" }] }));
-    expect(openApiStatsV1.validated).toBe(before.validated + 2);
+    expect(openApiStatsV1.validated).toBe(before.validated + 3);
   });
 });

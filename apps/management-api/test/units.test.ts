@@ -6,6 +6,8 @@ import { applyFieldMask, parseFieldMask } from "../src/http/field-mask.js";
 import { encodeCursor, parseCursorPage, parseOffsetPage } from "../src/http/pagination.js";
 import { BINDING_FIELDS } from "../src/schemas/role-bindings.js";
 import { isLoopbackAddress } from "../src/http/loopback.js";
+import { createPermissionCatalogue } from "../src/authz/catalogue.js";
+import { defaultOnlyOf, defaultScopeOf } from "../src/authz/role-config.js";
 
 describe("field masks", () => {
   const row = {
@@ -112,5 +114,20 @@ describe("operator endpoints", () => {
   it("accept loopback callers only", () => {
     for (const a of ["127.0.0.1", "127.10.0.3", "::1", "::ffff:127.0.0.1"]) expect(isLoopbackAddress(a)).toBe(true);
     for (const a of [undefined, "", "10.0.0.1", "::ffff:10.0.0.1", "fe80::1", "1127.0.0.1", "127.0.0.1.evil", "::2"]) expect(isLoopbackAddress(a)).toBe(false);
+  });
+});
+
+describe("permissions checked at the Default Workspace only (not offered for a standard workspace)", () => {
+  const catalogue = createPermissionCatalogue([], defaultScopeOf(), defaultOnlyOf());
+  it.each([
+    ["remediations:remediation:read", true], // Pattern 3: the asset is placed in the Default Workspace
+    ["remediations:*:*", true],
+    ["inventory:hosts:read", false], // workspace-aware
+    ["inventory:*:*", false],
+    ["*:*:*", false], // grants workspace-aware types too
+    ["noapp:thing:read", false], // unknown: workspace-granular, as upstream's fallback
+    ["advisor:*:read", false], // ROOT-scoped, not DEFAULT
+  ])("%s -> %s", (permission, expected) => {
+    expect(catalogue.defaultOnly(permission)).toBe(expected);
   });
 });

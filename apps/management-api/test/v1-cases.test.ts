@@ -29,6 +29,11 @@ interface CaseRole {
 interface CaseStep {
   name: string;
   as: CaseCaller | string;
+  /** GET unless given; a write step's `body` is sent as JSON. */
+  method?: "GET" | "POST";
+  body?: unknown;
+  /** name -> top-level field of the answer, used as `{saved:name}` by later steps. */
+  save?: Record<string, string>;
   path: string;
   status: number;
   count?: number;
@@ -44,6 +49,8 @@ interface CaseStep {
   permissionOrder?: string[];
   /** Fields of the body (top level or of a detail record) that must be equal. */
   fields?: Record<string, unknown>;
+  /** `list.field` -> that field of every entry of the body's `list`, in order (e.g. `roles.uuid`). */
+  pluck?: Record<string, unknown[]>;
   /** Exact key set of the body (a detail record). */
   keys?: string[];
   /** Exact key set of every entry of the page. */
@@ -117,6 +124,7 @@ async function arrange(store: TestStore, c: CaseFile, org: string): Promise<Reco
   ids["workspace:default"] = tenant.defaultWorkspaceId;
   ids["workspace:root"] = tenant.rootWorkspaceId;
   ids["group:default"] = tenant.platformDefaultGroupId;
+  ids["group:admin"] = tenant.adminDefaultGroupId;
   for (const w of c.workspaces ?? []) {
     const created = await store.workspaces.create(org, { name: w.name, parentId: ids[`workspace:${w.parent}`]! });
     ids[`workspace:${w.key}`] = created.value.id;
@@ -196,12 +204,18 @@ async function runCase(store: TestStore, baseUrl: string, c: CaseFile): Promise<
         ? { orgId: org, serviceAccount: { clientId: who.user, username: who.user } }
         : { orgId: org, userId: who.user, username: who.user, isOrgAdmin: who.admin === true },
     );
-    const res = await fetch(baseUrl + fill(step.path, ids), { headers: { "x-rh-identity": header } });
+    const method = step.method ?? "GET";
+    const res = await fetch(baseUrl + fill(step.path, ids), {
+      method,
+      headers: { "x-rh-identity": header, ...(step.body !== undefined ? { "content-type": "application/json" } : {}) },
+      ...(step.body !== undefined ? { body: JSON.stringify(fill(step.body, ids)) } : {}),
+    });
     const text = await res.text();
-    validateAgainstSpec("GET", step.path, res.status, res.headers.get("content-type"), text);
+    validateAgainstSpec(method, step.path, res.status, res.headers.get("content-type"), text);
     const body = text ? (JSON.parse(text) as Record<string, any>) : null;
     const at = `${step.name}: ${res.status} ${text.slice(0, 400)}`;
     expect(res.status, at).toBe(step.status);
+    for (const [name, field] of Object.entries(step.save ?? {})) ids[`saved:${name}`] = String(body?.[field]);
     if (step.count !== undefined) expect(body?.["meta"]?.count, at).toBe(step.count);
     if (step.limit !== undefined) expect(body?.["meta"]?.limit, at).toBe(step.limit);
     if (step.offset !== undefined) expect(body?.["meta"]?.offset, at).toBe(step.offset);
@@ -210,6 +224,12 @@ async function runCase(store: TestStore, baseUrl: string, c: CaseFile): Promise<
     if (step.contains) for (const e of fill(step.contains, ids)) expect(normal(body?.["data"]), at).toContainEqual(normal(e));
     if (step.permissionOrder) expect(((body?.["data"] ?? []) as { permission: string }[]).map((e) => e.permission), at).toEqual(step.permissionOrder);
     if (step.fields) for (const [k, v] of Object.entries(fill(step.fields, ids))) expect(normal(body?.[k]), `${at} (${k})`).toEqual(normal(v));
+    if (step.pluck) {
+      for (const [at2, values] of Object.entries(fill(step.pluck, ids))) {
+        const [list = "", field = ""] = at2.split(".");
+        expect((body?.[list] as Record<string, unknown>[] | undefined)?.map((e) => e[field]), `${at} (${at2})`).toEqual(values);
+      }
+    }
     if (step.keys) expect(Object.keys(body ?? {}).sort(), at).toEqual([...step.keys].sort());
     if (step.itemKeys) for (const item of body?.["data"] ?? []) expect(Object.keys(item).sort(), at).toEqual([...step.itemKeys].sort());
     if (step.firstFields) for (const [k, v] of Object.entries(fill(step.firstFields, ids))) expect(normal(body?.["data"]?.[0]?.[k]), `${at} (data[0].${k})`).toEqual(normal(v));

@@ -1,6 +1,6 @@
 import type { Model } from "@gatehouse/evaluator";
 import type { SchemaAst } from "@gatehouse/role-config";
-import { defaultAssetTypes, permissionLevelsFromCatalog } from "@gatehouse/rbac";
+import { defaultAssetTypes, permissionLevelsFromCatalog, roleGrants } from "@gatehouse/rbac";
 import { loadConfigDirectory, loadRoleConfig, modelOf, type ConfigIdentity, type Environment, type RoleConfig, type RoleDefinition } from "@gatehouse/role-config";
 import type { SystemRoleDefinition } from "@gatehouse/store";
 import { createPermissionCatalogue, type PermissionCatalogue, type PermissionScope } from "./catalogue.js";
@@ -30,6 +30,29 @@ export function defaultScopeOf(): (permission: string) => PermissionScope | unde
   };
 }
 
+/**
+ * True when every asset type a held permission grants is placed implicitly in the Default Workspace
+ * (Pattern 3): no service checks it at a standard workspace. A permission that grants a
+ * workspace-aware type (Patterns 1, 2), or none at all, is workspace-granular.
+ */
+export function defaultOnlyOf(): (permission: string) => boolean {
+  const catalog = defaultAssetTypes();
+  const concrete = catalog.permissions();
+  const cache = new Map<string, boolean>();
+  return (permission) => {
+    let result = cache.get(permission);
+    if (result === undefined) {
+      const patterns = concrete.filter((c) => roleGrants([permission], c)).map((c) => {
+        const [app = "", resource = ""] = c.split(":");
+        return catalog.get(app, resource)?.pattern;
+      });
+      result = patterns.length > 0 && patterns.every((p) => p === 3);
+      cache.set(permission, result);
+    }
+    return result;
+  };
+}
+
 const RANK: Record<PermissionScope, number> = { default: 0, root: 1, tenant: 2 };
 
 /** A system role is bound at the highest level any of its permissions needs. */
@@ -54,7 +77,7 @@ export function roleConfigurationOf(config: RoleConfig): RoleConfiguration {
   const permissions = Object.entries(config.permissions).flatMap(([app, resources]) =>
     Object.entries(resources).flatMap(([resource, verbs]) => verbs.map((v) => `${app}:${resource}:${v.verb}`)),
   );
-  const catalogue = createPermissionCatalogue(permissions, defaultScopeOf());
+  const catalogue = createPermissionCatalogue(permissions, defaultScopeOf(), defaultOnlyOf());
   return {
     model: modelOf(config),
     catalogue,

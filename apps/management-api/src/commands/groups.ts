@@ -1,9 +1,10 @@
-import { isStoreError, PLATFORM_ROLES, type Group, type Written } from "@gatehouse/store";
+import { isStoreError, PLATFORM_ROLES, type Group, type Principal, type Written } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { ApiError, badRequest, notFound } from "../http/problem.js";
 import { UUID_PATTERN } from "../schemas/common.js";
 import { listPrincipalsByIds, type PrincipalRecord } from "./principals.js";
 import { requireOnTenant, settled, type Services } from "./services.js";
+import { rolesOfGroupV1, type V1RoleRecord } from "./v1-roles.js";
 
 export interface GroupRecord {
   uuid: string;
@@ -17,8 +18,43 @@ export interface GroupRecord {
   modified: string;
 }
 
-async function groupRecord(services: Services, ctx: RequestContext, group: Group): Promise<GroupRecord> {
-  const members = await services.store.groups.members(ctx.tenant.orgId, group.id);
+/**
+ * A member as a group's v1 answer lists it. Upstream fills these from its user directory and,
+ * when the directory does not answer, lists the username alone; Gatehouse has no directory, so
+ * it lists what a principal's own requests told it: no e-mail, names or active flag.
+ */
+export interface V1GroupPrincipal {
+  username: string;
+  is_org_admin?: boolean;
+  external_source_id?: string;
+}
+
+/** The group with its members and roles: upstream's answer to GET /groups/{uuid}/ and POST .../principals/. */
+export interface GroupDetail extends GroupRecord {
+  principals: V1GroupPrincipal[];
+  roles: V1RoleRecord[];
+  roleCount: number;
+}
+
+function v1GroupPrincipal(principal: Principal): V1GroupPrincipal {
+  // A service account is not in a user directory: upstream has only its username too.
+  if (principal.type !== "user") return { username: principal.username };
+  return { username: principal.username, is_org_admin: principal.isOrgAdmin, external_source_id: principal.userId };
+}
+
+async function groupDetail(services: Services, ctx: RequestContext, group: Group): Promise<GroupDetail> {
+  const memberIds = await services.store.groups.members(ctx.tenant.orgId, group.id);
+  const [record, roles] = await Promise.all([groupRecord(services, ctx, group, memberIds), rolesOfGroupV1(services, ctx, group.id)]);
+  const members = await Promise.all(memberIds.map((id) => services.store.principals.get(ctx.tenant.orgId, id).catch(() => null)));
+  const principals = members
+    .filter((p): p is Principal => p !== null)
+    .map(v1GroupPrincipal)
+    .sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
+  return { ...record, principals, roles, roleCount: roles.length };
+}
+
+async function groupRecord(services: Services, ctx: RequestContext, group: Group, memberIds?: string[]): Promise<GroupRecord> {
+  const members = memberIds ?? (await services.store.groups.members(ctx.tenant.orgId, group.id));
   return {
     uuid: group.id,
     name: group.name,
@@ -55,9 +91,9 @@ export async function listGroups(services: Services, ctx: RequestContext, name: 
   return { count: result.count, data: await Promise.all(result.data.map((g) => groupRecord(services, ctx, g))) };
 }
 
-export async function getGroup(services: Services, ctx: RequestContext, id: string): Promise<GroupRecord> {
+export async function getGroup(services: Services, ctx: RequestContext, id: string): Promise<GroupDetail> {
   await requireOnTenant(services, ctx, "rbac_groups_read");
-  return groupRecord(services, ctx, await loadGroup(services, ctx, id));
+  return groupDetail(services, ctx, await loadGroup(services, ctx, id));
 }
 
 export async function createGroup(services: Services, ctx: RequestContext, input: { name: string; description?: string | null | undefined }): Promise<Written<GroupRecord>> {
@@ -100,24 +136,31 @@ async function resolveUserIds(services: Services, ctx: RequestContext, refs: { u
   return [...new Set(ids)];
 }
 
+/** Members of default groups follow the principals; refused in upstream's words (a customised default group is no longer a system group). */
+async function protectDefaultGroup(services: Services, ctx: RequestContext, group: Group, action: string): Promise<void> {
+  if (group.kind === "standard") return;
+  const system = group.kind !== "platform-default" || !(await isCustomisedDefaultGroup(services, ctx, group));
+  throw badRequest(`${action.toUpperCase()} cannot be performed on ${system ? "system" : "platform_default"} groups.`, "group");
+}
+
 export async function addGroupPrincipals(
   services: Services,
   ctx: RequestContext,
   id: string,
   refs: { username?: string | undefined; user_id?: string | undefined }[],
-): Promise<Written<GroupRecord>> {
+): Promise<Written<GroupDetail>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
   const group = await loadGroup(services, ctx, id);
-  if (group.kind !== "standard") throw badRequest("Members of default groups follow the principals and cannot be changed.");
+  await protectDefaultGroup(services, ctx, group, "add principals");
   const userIds = await resolveUserIds(services, ctx, refs);
   const written = await settled(services, await services.store.groups.addMembers(ctx.tenant.orgId, group.id, userIds));
-  return { ...written, value: await groupRecord(services, ctx, group) };
+  return { ...written, value: await groupDetail(services, ctx, group) };
 }
 
 export async function removeGroupPrincipals(services: Services, ctx: RequestContext, id: string, usernames: string[]): Promise<Written<{ removed: string[] }>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
   const group = await loadGroup(services, ctx, id);
-  if (group.kind !== "standard") throw badRequest("Members of default groups follow the principals and cannot be changed.");
+  await protectDefaultGroup(services, ctx, group, "remove principals");
   const userIds = await resolveUserIds(services, ctx, usernames.map((username) => ({ username })));
   return settled(services, await services.store.groups.removeMembers(ctx.tenant.orgId, group.id, userIds));
 }

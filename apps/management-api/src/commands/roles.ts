@@ -57,8 +57,11 @@ export interface RoleFilters {
   orderBy?: "name" | "-name" | "last_modified" | "-last_modified" | undefined;
 }
 
-/** Scope a resource filter stands for; null = the filter matches nothing. */
-async function scopeOfResource(services: Services, ctx: RequestContext, filters: RoleFilters): Promise<RoleScope | undefined | null> {
+/**
+ * Scope a resource filter stands for; null = the filter matches nothing; "standard" = a standard
+ * workspace: DEFAULT-scoped roles whose every permission is workspace-granular (as insights-rbac).
+ */
+async function scopeOfResource(services: Services, ctx: RequestContext, filters: RoleFilters): Promise<RoleScope | "standard" | undefined | null> {
   if (filters.tenantOrgId !== undefined) {
     if (filters.resourceId !== undefined) throw badRequest("Use either resource_id or resource.tenant.org_id.", "resource.tenant.org_id");
     if (filters.resourceType !== undefined && filters.resourceType !== "tenant") throw badRequest("resource_type must be 'tenant' with resource.tenant.org_id.", "resource_type");
@@ -75,7 +78,12 @@ async function scopeOfResource(services: Services, ctx: RequestContext, filters:
   if (!UUID_PATTERN.test(filters.resourceId.trim())) throw badRequest("Enter a valid UUID.", "resource_id");
   const ws = await services.store.workspaces.get(ctx.tenant.orgId, filters.resourceId.trim().toLowerCase()).catch(() => null);
   if (!ws) return null;
-  return ws.type === "root" ? "root" : "default";
+  return ws.type === "root" ? "root" : ws.type === "standard" ? "standard" : "default";
+}
+
+/** A role grantable on a standard workspace: it holds permissions, none checked at the Default Workspace only. */
+function grantableOnStandardWorkspace(services: Services, role: Role): boolean {
+  return role.permissions.length > 0 && !role.permissions.some((p) => services.catalogue.defaultOnly(p));
 }
 
 export async function listRoles(
@@ -89,15 +97,20 @@ export async function listRoles(
   if (scope === null) return { count: 0, data: [] };
   const name = filters.name?.trim();
   const orderBy = filters.orderBy?.replace("last_modified", "modified") as RoleListQuery["orderBy"];
-  const result = await services.store.roles.list(ctx.tenant.orgId, {
+  const query = {
     kinds: LISTED_KINDS,
-    limit: page.limit,
-    offset: page.offset,
     ...(name && name !== "*" ? { name } : {}),
     ...(filters.permissions && filters.permissions.length > 0 ? { permissions: filters.permissions } : {}),
-    ...(scope ? { scope } : {}),
     ...(orderBy ? { orderBy } : {}),
-  });
+  };
+  if (scope === "standard") {
+    // The store cannot tell granular permissions apart: filter the DEFAULT-scoped roles here, then page.
+    const all = await services.store.roles.list(ctx.tenant.orgId, { ...query, scope: "default", limit: -1 });
+    const roles = all.data.filter((role) => grantableOnStandardWorkspace(services, role));
+    const end = page.limit === -1 ? undefined : page.offset + page.limit;
+    return { count: roles.length, data: roles.slice(page.offset, end).map((role) => roleRecord(role)) };
+  }
+  const result = await services.store.roles.list(ctx.tenant.orgId, { ...query, limit: page.limit, offset: page.offset, ...(scope ? { scope } : {}) });
   return { count: result.count, data: result.data.map((role) => roleRecord(role)) };
 }
 

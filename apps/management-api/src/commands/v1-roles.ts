@@ -191,6 +191,11 @@ export async function groupV1Roles(services: Services, ctx: RequestContext, grou
     if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
     throw error;
   });
+  return rolesOfGroupV1(services, ctx, groupId.toLowerCase());
+}
+
+/** A group's roles by name, as a group's v1 answers carry them; the caller has checked access to the group. */
+export async function rolesOfGroupV1(services: Services, ctx: RequestContext, groupId: string): Promise<V1RoleRecord[]> {
   const ids = new Set(await services.store.v1.rolesOfGroup(ctx.tenant.orgId, groupId));
   const roles = (await v1Roles(services, ctx)).filter((r) => ids.has(r.id));
   return (await roleRecords(services, ctx, roles, [], false)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
