@@ -10,6 +10,8 @@ import { startFeedRetention } from "@gatehouse/store";
 import { openTestStore, testBackends, type TestStore } from "@gatehouse/store/testing";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureConsistency } from "../src/commands/consistency.js";
+import type { EngineContext } from "../src/commands/context.js";
 import { memoryCheckpointStore, type CheckpointRejection, type CheckpointStore } from "../src/graph/checkpoint.js";
 import { EngineGraph, type RecoveryReason } from "../src/graph/engine-graph.js";
 import type { GraphSource } from "../src/graph/source.js";
@@ -143,6 +145,10 @@ describe.each(backends)("feed retention and checkpoints on $name", (backend) => 
     expect(engine.ready).toBe(false);
     expect(recoveries).toEqual(["feed-truncated"]);
     expect(engine.appliedRevision).toBe(behind); // the old graph still in place, not yet replaced
+    // Even a minimize_latency request is refused (retryable) rather than answered from it.
+    expect(() => ensureConsistency({ graph: engine } as EngineContext, { kind: "minimize-latency" })).toThrow(
+      expect.objectContaining({ code: "not-ready" }),
+    );
 
     reloadGate.open();
     await fresh;
