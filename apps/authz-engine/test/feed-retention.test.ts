@@ -146,9 +146,7 @@ describe.each(backends)("feed retention and checkpoints on $name", (backend) => 
     expect(recoveries).toEqual(["feed-truncated"]);
     expect(engine.appliedRevision).toBe(behind); // the old graph still in place, not yet replaced
     // Even a minimize_latency request is refused (retryable) rather than answered from it.
-    expect(() => ensureConsistency({ graph: engine } as EngineContext, { kind: "minimize-latency" })).toThrow(
-      expect.objectContaining({ code: "not-ready" }),
-    );
+    expect(() => ensureConsistency({ graph: engine } as EngineContext, { kind: "minimize-latency" })).toThrow(expect.objectContaining({ code: "not-ready" }));
 
     reloadGate.open();
     await fresh;
