@@ -42,6 +42,8 @@ export interface EngineMetrics {
   checkpointFallbacks: Counter<"reason">;
   checkpointWrites: Counter;
   checkpointBytes: Gauge;
+  /** Graph reloads of a running engine whose follower could not go on, by reason (feed-truncated). */
+  feedRecoveries: Counter<"reason">;
 }
 
 export function createEngineMetrics(processMetrics = true): EngineMetrics {
@@ -100,6 +102,12 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
     checkpointFallbacks: new Counter({
       name: `${PREFIX}checkpoint_fallbacks_total`,
       help: "Graph checkpoints not used at start (the engine fell back to an older one or to the snapshot), by reason.",
+      labelNames: ["reason"],
+      registers: [metrics.registry],
+    }),
+    feedRecoveries: new Counter({
+      name: `${PREFIX}feed_recoveries_total`,
+      help: "Graph reloads of a running engine whose change-feed follower could not go on, by reason (feed-truncated: retention deleted changes it still needed).",
       labelNames: ["reason"],
       registers: [metrics.registry],
     }),

@@ -71,7 +71,8 @@ function inventoryService(ctx: EngineContext, resolved: ResolvedConfig, deps: Ca
 }
 
 /**
- * `/livez`: the process answers. `/readyz`: the snapshot is loaded and the engine is not stopping,
+ * `/livez`: the process answers. `/readyz`: the snapshot is loaded, the engine is not stopping and
+ * not reloading after its follower fell behind the feed's retention (EngineGraph.recovering),
  * so Check, CheckBulk, CheckSelf* and StreamedList* with minimize_latency are answered from memory.
  * Whether the store answers too (writes, CheckForUpdate*, at_least_as_fresh) is `store_up` in
  * `/metrics`, refreshed on each scrape: degraded, not unready. `/role-config`: the active role
@@ -177,6 +178,15 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
             },
           }
         : {}),
+      onRecovery: (reason) => {
+        metrics.feedRecoveries.inc({ reason });
+        metrics.ready.set(0);
+      },
+      onRecovered: () => {
+        metrics.ready.set(stopping ? 0 : 1);
+        metrics.appliedRevision.set(graph?.appliedRevision ?? 0);
+        metrics.relationships.set(graph?.graph.size ?? 0);
+      },
       onApplied: (batch) => {
         // committed_at is the database's clock, "now" is ours: the same host clock when Postgres
         // runs on this machine; across machines the figure includes their skew (NTP keeps it to
@@ -256,6 +266,8 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       feedRetention = startFeedRetention(store.feed, {
         ...retention,
         checkpointRevisions: async () => (await checkpointStore.list()).map((ref) => ref.revision),
+        // This replica never prunes what its own follower still has to read.
+        neededRevision: () => graph?.appliedRevision ?? 0,
         onPruned: (deleted, through) => logger.info({ deleted, through }, "change-feed retention deleted old changes"),
         onError: (error) => logger.warn({ err: error }, "change-feed retention failed; retrying at the next interval"),
       });

@@ -4,10 +4,15 @@
 // exists: without one the rule cannot tell which changes still matter.
 import type { ChangeFeed, Revision } from "./types.js";
 
-/** The revision retention may delete through, or null to delete nothing. */
-export function retentionHorizon(checkpointRevisions: readonly Revision[], marginRevisions: number): Revision | null {
+/**
+ * The revision retention may delete through, or null to delete nothing: the oldest checkpoint
+ * minus the margin, and never past `neededRevision` (the revision a running follower has applied,
+ * whose next changes it still has to read).
+ */
+export function retentionHorizon(checkpointRevisions: readonly Revision[], marginRevisions: number, neededRevision?: Revision): Revision | null {
   if (checkpointRevisions.length === 0) return null;
-  const through = Math.min(...checkpointRevisions) - marginRevisions;
+  let through = Math.min(...checkpointRevisions) - marginRevisions;
+  if (neededRevision !== undefined) through = Math.min(through, neededRevision);
   return through > 0 ? through : null;
 }
 
@@ -16,6 +21,8 @@ export interface FeedRetentionOptions {
   checkpointRevisions(): Promise<Revision[]>;
   /** Changes kept before the oldest checkpoint. */
   marginRevisions: number;
+  /** The revision the running follower has applied: nothing after it is deleted. */
+  neededRevision?(): Revision;
   /** How often the job runs; 0 = never (runOnce only). */
   intervalMs: number;
   onPruned?(deleted: number, through: Revision): void;
@@ -33,7 +40,7 @@ export function startFeedRetention(feed: ChangeFeed, options: FeedRetentionOptio
   let running: Promise<number> | null = null;
   const runOnce = (): Promise<number> => {
     running ??= (async () => {
-      const through = retentionHorizon(await options.checkpointRevisions(), options.marginRevisions);
+      const through = retentionHorizon(await options.checkpointRevisions(), options.marginRevisions, options.neededRevision?.());
       if (through === null) return 0;
       const deleted = await feed.prune(through);
       if (deleted > 0) options.onPruned?.(deleted, through);

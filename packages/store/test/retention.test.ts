@@ -15,6 +15,13 @@ describe("retention rule", () => {
     expect(retentionHorizon([30], 30)).toBeNull();
     expect(retentionHorizon([30], 0)).toBe(30);
   });
+
+  it("never passes the revision a running follower still needs", () => {
+    expect(retentionHorizon([50], 10, 25)).toBe(25); // slow follower: keep what it has yet to read
+    expect(retentionHorizon([50], 10, 45)).toBe(40); // caught up: the margin rule decides
+    expect(retentionHorizon([50], 10, 0)).toBeNull();
+    expect(retentionHorizon([], 0, 100)).toBeNull();
+  });
 });
 
 describe.each(backends)("change-feed retention on $name", (backend) => {
@@ -41,6 +48,16 @@ describe.each(backends)("change-feed retention on $name", (backend) => {
     // A reader at the horizon or later reads exactly what it read before.
     expect(await store.feed.changesSince(head - 5)).toEqual(before.filter((c) => c.revision > head - 5));
     expect(await job.runOnce()).toBe(0); // idempotent
+    await job.stop();
+  });
+
+  it("a job told the running follower's revision keeps every change after it", async () => {
+    const head = await store.feed.headRevision();
+    const pruned = await store.feed.prunedThrough();
+    const job = startFeedRetention(store.feed, { checkpointRevisions: async () => [head], marginRevisions: 0, intervalMs: 0, neededRevision: () => pruned + 1 });
+    expect(await job.runOnce()).toBe(1);
+    expect(await store.feed.prunedThrough()).toBe(pruned + 1);
+    expect((await store.feed.changesSince(pruned + 1, 10_000)).length).toBe(head - pruned - 1);
     await job.stop();
   });
 

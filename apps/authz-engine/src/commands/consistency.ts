@@ -17,7 +17,10 @@ export function tokenRevision(ctx: EngineContext, token: string): number {
  * nothing (no promise, no microtask) when the graph already satisfies the requirement.
  */
 export function ensureConsistency(ctx: EngineContext, requirement: ConsistencyRequirement): Promise<void> | void {
-  if (!ctx.graph.ready) throw new EngineError("not-ready", "The relationship graph is not loaded yet.");
+  if (!ctx.graph.ready) {
+    // A recovering graph may be arbitrarily stale: refused (retryable) like one still loading.
+    throw new EngineError("not-ready", ctx.graph.recovering ? "The relationship graph is being reloaded." : "The relationship graph is not loaded yet.");
+  }
   switch (requirement.kind) {
     case "minimize-latency":
       return;

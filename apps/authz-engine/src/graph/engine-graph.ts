@@ -24,7 +24,16 @@ export interface EngineGraphOptions {
   onModelReplaced?: (model: Model, revision: number) => void;
   /** Start from the newest usable checkpoint, and write checkpoints periodically. */
   checkpoints?: CheckpointOptions;
+  /** The follower could not go on and the graph is reloaded (metrics); `reason` is the cause. */
+  onRecovery?: (reason: RecoveryReason) => void;
+  /** The recovery finished: the reloaded graph is in use and ready again. */
+  onRecovered?: (reason: RecoveryReason, revision: number) => void;
+  /** Wait between failed reload attempts during a recovery. Default 1000 ms. */
+  recoveryRetryMs?: number;
 }
+
+/** Why the graph was reloaded while running: retention deleted changes the follower still needed. */
+export type RecoveryReason = "feed-truncated";
 
 export interface CheckpointOptions {
   store: CheckpointStore;
@@ -56,8 +65,14 @@ export class EngineGraph {
   private checkpointWriting: Promise<void> | null = null;
   /** Of the schema the graph is on: checkpoints carry it, so one written before a reload is never read after it. */
   private schemaHash: string;
+  /** The schema the graph is on (the start model until a reload switches it). */
+  private model: Model;
+  /** Set while a truncated feed forces a reload: not ready, answers refused (see `ready`). */
+  private reloading = false;
+  private closed = false;
 
   constructor(private readonly options: EngineGraphOptions) {
+    this.model = options.model;
     this.current = new RelationshipGraph(options.model);
     this.schemaHash = schemaHash(options.model);
   }
@@ -70,8 +85,14 @@ export class EngineGraph {
     return this.current;
   }
 
+  /** Loaded and following; false while a recovery reloads it (its answers could be arbitrarily stale). */
   get ready(): boolean {
-    return this.applied >= 0;
+    return this.applied >= 0 && !this.reloading;
+  }
+
+  /** True while the graph is reloaded after the follower fell behind the feed's retention. */
+  get recovering(): boolean {
+    return this.reloading;
   }
 
   /** The revision every answer right now reflects (at least). */
@@ -80,40 +101,84 @@ export class EngineGraph {
   }
 
   async load(): Promise<void> {
-    const started = performance.now();
-    const restored = await this.restoreCheckpoint();
-    let revision: number;
-    if (restored) {
-      this.current = restored.graph;
-      revision = restored.revision;
-      this.checkpointRevision = revision;
-      this.options.logger.info(
-        { revision, relationships: this.graph.size, ms: Math.round(performance.now() - started), from: restored.key },
-        "relationship checkpoint loaded; replaying the change feed after it",
-      );
-    } else {
-      ({ revision } = await this.options.source.snapshot((batch) => {
-        for (const relationship of batch) this.graph.add(relationship);
-      }));
-      // Added one by one, the indexes are per-key lists; checks read the compact form faster.
-      this.graph.compact();
-      this.options.logger.info({ revision, relationships: this.graph.size, ms: Math.round(performance.now() - started) }, "relationship snapshot loaded");
-    }
+    const { graph, revision } = await this.loadState();
+    this.current = graph;
     this.applied = revision;
     this.recordApplied(revision);
+    this.follow(revision);
+    this.releaseWaiters();
+    const interval = this.options.checkpoints?.intervalMs ?? 0;
+    if (interval > 0) {
+      this.checkpointTimer = setInterval(() => {
+        if (this.applied > this.checkpointRevision && !this.reloading) void this.writeCheckpoint();
+      }, interval);
+      this.checkpointTimer.unref();
+    }
+  }
+
+  /** A new graph from the newest usable checkpoint, else the snapshot; `this.current` is untouched. */
+  private async loadState(): Promise<{ graph: RelationshipGraph; revision: number }> {
+    const started = performance.now();
+    const restored = await this.restoreCheckpoint();
+    if (restored) {
+      this.checkpointRevision = restored.revision;
+      this.options.logger.info(
+        { revision: restored.revision, relationships: restored.graph.size, ms: Math.round(performance.now() - started), from: restored.key },
+        "relationship checkpoint loaded; replaying the change feed after it",
+      );
+      return restored;
+    }
+    const graph = new RelationshipGraph(this.model);
+    const { revision } = await this.options.source.snapshot((batch) => {
+      for (const relationship of batch) graph.add(relationship);
+    });
+    // Added one by one, the indexes are per-key lists; checks read the compact form faster.
+    graph.compact();
+    this.options.logger.info({ revision, relationships: graph.size, ms: Math.round(performance.now() - started) }, "relationship snapshot loaded");
+    return { graph, revision };
+  }
+
+  private follow(revision: number): void {
     this.follower = this.options.source.follow(
       revision,
       (batch) => this.apply(batch),
       // The follower reconnects and resumes by itself; answers stay correct, only staler.
       (error) => this.options.logger.warn({ err: error }, "change feed interrupted; resuming"),
+      (error) => void this.recover("feed-truncated", error),
     );
-    this.releaseWaiters();
-    const interval = this.options.checkpoints?.intervalMs ?? 0;
-    if (interval > 0) {
-      this.checkpointTimer = setInterval(() => {
-        if (this.applied > this.checkpointRevision) void this.writeCheckpoint();
-      }, interval);
-      this.checkpointTimer.unref();
+  }
+
+  /**
+   * The follower stopped for good (retention deleted changes it still needed): reload from the
+   * newest usable checkpoint or the snapshot and follow from there. Not ready meanwhile; the old
+   * graph is kept only until the new one replaces it (two graphs for the length of the load).
+   */
+  private async recover(reason: RecoveryReason, error: unknown): Promise<void> {
+    if (this.reloading || this.closed) return;
+    this.reloading = true;
+    this.follower = null; // it has stopped itself
+    this.options.onRecovery?.(reason);
+    this.options.logger.warn({ reason, err: error, applied: this.applied }, "change feed cannot be followed further; reloading the graph");
+    const retryMs = this.options.recoveryRetryMs ?? 1000;
+    while (!this.closed) {
+      try {
+        const { graph, revision } = await this.loadState();
+        if (this.closed) return;
+        // Commits held for a schema switch are older than the reloaded state (or replayed after it).
+        this.held = null;
+        this.current = graph;
+        this.applied = revision;
+        this.recordApplied(revision);
+        this.reloading = false;
+        this.follow(revision);
+        this.options.logger.info({ reason, revision, relationships: graph.size }, "graph reloaded; following the change feed again");
+        this.options.onRecovered?.(reason, revision);
+        this.releaseWaiters();
+        return;
+      } catch (failure) {
+        this.options.logger.warn({ reason, err: failure }, "graph reload failed; retrying");
+        await new Promise((resolve) => setTimeout(resolve, retryMs).unref());
+      }
     }
   }
 
@@ -145,7 +210,7 @@ export class EngineGraph {
         continue;
       }
       try {
-        const { graph, header } = decodeCheckpoint(await options.store.read(ref.key), this.options.model, expect);
+        const { graph, header } = decodeCheckpoint(await options.store.read(ref.key), this.model, expect);
         return { graph, revision: header.revision, key: ref.key };
       } catch (error) {
         this.rejectCheckpoint(error instanceof CheckpointError ? error.reason : "unreadable", ref.key, error);
@@ -216,6 +281,7 @@ export class EngineGraph {
         next.compact();
         next.revision = this.current.revision;
         this.current = next;
+        this.model = model;
         this.schemaHash = schemaHash(model);
         this.options.onModelReplaced?.(model, this.held![0]!.revision);
         this.options.logger.info({ revision: this.held![0]!.revision }, "role configuration switched");
@@ -303,6 +369,7 @@ export class EngineGraph {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.checkpointTimer) clearInterval(this.checkpointTimer);
     this.checkpointTimer = null;
     await this.checkpointWriting;

@@ -30,8 +30,11 @@ export interface FollowHandle {
 export interface GraphSource {
   /** Every relationship as of one revision, in batches; resolves with that revision. */
   snapshot(onBatch: (relationships: Relationship[]) => void): Promise<{ revision: number }>;
-  /** Calls onCommit for every commit after fromRevision, in order, never twice, until stopped. */
-  follow(fromRevision: number, onCommit: (batch: ChangeBatch) => void, onTransientError: (error: unknown) => void): FollowHandle;
+  /**
+   * Calls onCommit for every commit after fromRevision, in order, never twice, until stopped.
+   * onTruncated: the feed no longer holds the next changes (retention); the follow has stopped.
+   */
+  follow(fromRevision: number, onCommit: (batch: ChangeBatch) => void, onTransientError: (error: unknown) => void, onTruncated?: (error: unknown) => void): FollowHandle;
   headRevision(): Promise<number>;
   /** The highest revision the feed's retention deleted (0: none): a start below it needs the snapshot. */
   prunedThrough?(): Promise<number>;

@@ -21,13 +21,13 @@ export function storeGraphSource(store: Store): GraphSource {
       for await (const batch of snapshot.batches) onBatch(batch);
       return { revision: snapshot.revision };
     },
-    follow(fromRevision, onCommit, onTransientError) {
+    follow(fromRevision, onCommit, onTransientError, onTruncated) {
       return store.feed.follow(
         fromRevision,
         (changes) => {
           for (const change of changes) onCommit(batchOf(change));
         },
-        { onError: onTransientError },
+        { onError: onTransientError, ...(onTruncated ? { onTruncated } : {}) },
       );
     },
     headRevision: () => store.feed.headRevision(),
