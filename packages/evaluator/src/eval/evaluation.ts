@@ -209,6 +209,17 @@ export class Evaluation {
     return false;
   }
 
+  /**
+   * Is `slot`, through aliases, a stored relation? Then a batch of its objects is one branch all
+   * the way down to its subject sets; a permission's own operands race each other (over the whole
+   * batch), so a batch whose permission decides on one object is not failed by another's error.
+   */
+  private singleBranch(slot: number): boolean {
+    let s = this.slots[slot]!;
+    while (!s.stored && s.op!.k === "slot") s = this.slots[s.op!.slot]!;
+    return s.stored;
+  }
+
   /** Members of `sets` whose relation is `slot` (SpiceDB dispatches them as one batch), counted up to 2. */
   private batchOf(sets: Iterable<number>, slot: number): number {
     let n = 0;
@@ -218,10 +229,10 @@ export class Evaluation {
 
   /**
    * The subject sets of one relation, grouped as SpiceDB batches them: one dispatch per subject
-   * relation (type and relation) for all their objects, which fails as a whole when any object in
-   * it runs out of depth, unless the batch finds the subject at its first level (the subject set
-   * itself, or a direct or wildcard tuple of a relation); separate batches race, so a batch that
-   * holds decides the union whatever the others give.
+   * relation (type and relation) for all their objects. A batch of a relation (or an alias of one)
+   * fails as a whole when any object in it runs out of depth, unless the batch finds the subject at
+   * its first level (the subject set itself, or a direct or wildcard tuple); separate batches race,
+   * so a batch that holds decides the union whatever the others give.
    */
   private settleBatches(error: unknown, sets: Iterable<number>, depth: number): boolean {
     if (error !== undefined && !isUndecided(error)) throw error;
@@ -240,7 +251,7 @@ export class Evaluation {
       }
     }
     for (const slot of held) {
-      if (!failed.has(slot)) return true;
+      if (!failed.has(slot) || !this.singleBranch(slot)) return true;
       for (const code of sets) {
         const u = -code - 1;
         if (graph.usersetSlot[u] !== slot) continue;
