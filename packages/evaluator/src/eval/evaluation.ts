@@ -198,7 +198,8 @@ export class Evaluation {
         for (const code of sets) {
           const u = -code - 1;
           if (this.evalSlot(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1)) {
-            if (this.batchOf(sets, graph.usersetSlot[u]!) === 1) return true;
+            const batch = graph.usersetSlot[u]!;
+            if (this.batchOf(sets, batch) === 1 || !this.singleBranch(batch) || this.foundAtFirstLevel(sets, batch)) return true;
             return this.settleBatches(undefined, sets, depth);
           }
         }
@@ -236,7 +237,7 @@ export class Evaluation {
    */
   private settleBatches(error: unknown, sets: Iterable<number>, depth: number): boolean {
     if (error !== undefined && !isUndecided(error)) throw error;
-    const { graph, subject } = this;
+    const { graph } = this;
     const held = new Set<number>();
     const failed = new Set<number>();
     for (const code of sets) {
@@ -250,21 +251,24 @@ export class Evaluation {
         failed.add(slot);
       }
     }
-    for (const slot of held) {
-      if (!failed.has(slot) || !this.singleBranch(slot)) return true;
-      for (const code of sets) {
-        const u = -code - 1;
-        if (graph.usersetSlot[u] !== slot) continue;
-        const node = graph.usersetNode[u]!;
-        if (slot === subject.relationSlot && node === subject.node) return true;
-        if (this.slots[slot]!.stored) {
-          const forward = graph.forward[slot]!;
-          if (forward.has(node, subject.code) || (subject.wildcardNode >= 0 && forward.has(node, subject.wildcardNode))) return true;
-        }
-      }
-    }
+    for (const slot of held) if (!failed.has(slot) || !this.singleBranch(slot) || this.foundAtFirstLevel(sets, slot)) return true;
     if (error === undefined) return false;
     throw error;
+  }
+
+  /** Does the batch of `slot` among `sets` find the subject before dispatching further (itself, a direct or wildcard tuple)? */
+  private foundAtFirstLevel(sets: Iterable<number>, slot: number): boolean {
+    const { graph, subject } = this;
+    const stored = this.slots[slot]!.stored;
+    const forward = graph.forward[slot]!;
+    for (const code of sets) {
+      const u = -code - 1;
+      if (graph.usersetSlot[u] !== slot) continue;
+      const node = graph.usersetNode[u]!;
+      if (slot === subject.relationSlot && node === subject.node) return true;
+      if (stored && (forward.has(node, subject.code) || (subject.wildcardNode >= 0 && forward.has(node, subject.wildcardNode)))) return true;
+    }
+    return false;
   }
 
   private arrow(op: Extract<Op, { k: "arrow" }>, node: number, depth: number): boolean {
