@@ -113,11 +113,13 @@ export class Evaluation {
     if (entry >= 0) {
       const state = entry & STATE_MASK;
       if (state === IN_PROGRESS) this.cycle(node, slot);
+      // SpiceDB shares an identical dispatch already in flight (singleflight, keyed without depth):
+      // a branch reaching an entry that ran out of depth on another branch gets that error even
+      // with more depth left.
+      if (state === OUT_OF_DEPTH) this.depthExceeded(node, slot);
       // A result holds at the depth it was reached and above; deeper, SpiceDB (which counts depth on
       // every path) may run out of depth below it, so it is evaluated again there.
-      if (state === OUT_OF_DEPTH) {
-        if (depth >= entry >>> DEPTH_SHIFT) this.depthExceeded(node, slot);
-      } else if (state !== UNDECIDED) {
+      if (state !== UNDECIDED) {
         if (depth <= entry >>> DEPTH_SHIFT) return state === TRUE;
       } else if (++this.undecidedRetries > UNDECIDED_BUDGET) {
         this.cycles++;
@@ -195,15 +197,76 @@ export class Evaluation {
       try {
         for (const code of sets) {
           const u = -code - 1;
-          if (this.evalSlot(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1)) return true;
+          if (this.evalSlot(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1)) {
+            const batch = graph.usersetSlot[u]!;
+            if (this.batchOf(sets, batch) === 1 || !this.singleBranch(batch) || this.foundAtFirstLevel(sets, batch)) return true;
+            return this.settleBatches(undefined, sets, depth);
+          }
         }
       } catch (error) {
-        const codes = [...sets];
-        return this.settle(error, codes.length, (i) => {
-          const u = -codes[i]! - 1;
-          return this.evalSlot(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1);
-        }, true);
+        return this.settleBatches(error, sets, depth);
       }
+    }
+    return false;
+  }
+
+  /**
+   * Is `slot`, through aliases, a stored relation? Then a batch of its objects is one branch all
+   * the way down to its subject sets; a permission's own operands race each other (over the whole
+   * batch), so a batch whose permission decides on one object is not failed by another's error.
+   */
+  private singleBranch(slot: number): boolean {
+    let s = this.slots[slot]!;
+    while (!s.stored && s.op!.k === "slot") s = this.slots[s.op!.slot]!;
+    return s.stored;
+  }
+
+  /** Members of `sets` whose relation is `slot` (SpiceDB dispatches them as one batch), counted up to 2. */
+  private batchOf(sets: Iterable<number>, slot: number): number {
+    let n = 0;
+    for (const code of sets) if (this.graph.usersetSlot[-code - 1] === slot && ++n > 1) break;
+    return n;
+  }
+
+  /**
+   * The subject sets of one relation, grouped as SpiceDB batches them: one dispatch per subject
+   * relation (type and relation) for all their objects. A batch of a relation (or an alias of one)
+   * fails as a whole when any object in it runs out of depth, unless the batch finds the subject at
+   * its first level (the subject set itself, or a direct or wildcard tuple); separate batches race,
+   * so a batch that holds decides the union whatever the others give.
+   */
+  private settleBatches(error: unknown, sets: Iterable<number>, depth: number): boolean {
+    if (error !== undefined && !isUndecided(error)) throw error;
+    const { graph } = this;
+    const held = new Set<number>();
+    const failed = new Set<number>();
+    for (const code of sets) {
+      const u = -code - 1;
+      const slot = graph.usersetSlot[u]!;
+      try {
+        if (this.evalSlot(graph.usersetNode[u]!, slot, depth + 1)) held.add(slot);
+      } catch (again) {
+        if (!isUndecided(again)) throw again;
+        error ??= again;
+        failed.add(slot);
+      }
+    }
+    for (const slot of held) if (!failed.has(slot) || !this.singleBranch(slot) || this.foundAtFirstLevel(sets, slot)) return true;
+    if (error === undefined) return false;
+    throw error;
+  }
+
+  /** Does the batch of `slot` among `sets` find the subject before dispatching further (itself, a direct or wildcard tuple)? */
+  private foundAtFirstLevel(sets: Iterable<number>, slot: number): boolean {
+    const { graph, subject } = this;
+    const stored = this.slots[slot]!.stored;
+    const forward = graph.forward[slot]!;
+    for (const code of sets) {
+      const u = -code - 1;
+      if (graph.usersetSlot[u] !== slot) continue;
+      const node = graph.usersetNode[u]!;
+      if (slot === subject.relationSlot && node === subject.node) return true;
+      if (stored && (forward.has(node, subject.code) || (subject.wildcardNode >= 0 && forward.has(node, subject.wildcardNode)))) return true;
     }
     return false;
   }

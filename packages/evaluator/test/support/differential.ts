@@ -22,17 +22,20 @@ export interface SeedResult {
   compared: number;
   /** Queries SpiceDB did not answer within its deadline (excluded from `compared`). */
   timeouts: number;
-  /** Checks where SpiceDB gave our answer only on a retry (it answered the max-depth error, or another answer, first). */
-  racy: number;
+  /**
+   * Queries SpiceDB answered differently when asked again (re-asked only where it disagreed with us):
+   * neither agreement nor disagreement, excluded from `compared`.
+   */
+  nondeterministic: Disagreement[];
   disagreements: Disagreement[];
-  /** Per query kind (check, lookupResources, lookupSubjects): answers compared and SpiceDB timeouts. */
-  kinds: Record<string, { compared: number; timeouts: number }>;
+  /** Per query kind (check, lookupResources, lookupSubjects): answers compared, SpiceDB timeouts, nondeterministic answers. */
+  kinds: Record<string, { compared: number; timeouts: number; nondeterministic: number }>;
   testCase: RandomSchemaCase;
 }
 
 const TIMEOUT = "timeout";
 const DEPTH = "error:max-depth";
-/** SpiceDB re-asked this many times when only one side reports the depth error. */
+/** SpiceDB is re-asked this many times when its answer differs from ours. */
 const RETRIES = 8;
 
 /** An outcome as text: JSON of the answer, or `error:<kind>`. */
@@ -92,7 +95,7 @@ const TIMEOUTS_PER_SEED = 3;
  * process (a stalled call is killed at its deadline and the process restarted with the seed's data).
  */
 export async function runSeed(seed: number, testCase = randomSchemaCase(seed), process?: SpiceDbProcess): Promise<SeedResult> {
-  const base = { seed, chain: testCase.chain, cyclic: hasCycle(testCase), compared: 0, timeouts: 0, racy: 0, disagreements: [] as Disagreement[], kinds: {} as SeedResult["kinds"], testCase };
+  const base = { seed, chain: testCase.chain, cyclic: hasCycle(testCase), compared: 0, timeouts: 0, nondeterministic: [] as Disagreement[], disagreements: [] as Disagreement[], kinds: {} as SeedResult["kinds"], testCase };
   let graph: RelationshipGraph | undefined;
   let ourError = "";
   try {
@@ -122,57 +125,62 @@ export async function runSeed(seed: number, testCase = randomSchemaCase(seed), p
   }
   try {
     const disagreements: Disagreement[] = [];
+    const nondeterministic: Disagreement[] = [];
     let compared = 0;
     let timeouts = 0;
-    let racy = 0;
     /** SpiceDB's answer, or TIMEOUT (also once the seed has had its share of timeouts). */
     const ask = async (run: () => Promise<unknown>): Promise<string> => {
       if (timeouts >= TIMEOUTS_PER_SEED) return TIMEOUT;
       return theirs(run);
     };
     const kinds: SeedResult["kinds"] = {};
-    const compare = (query: string, a: string, b: string): void => {
-      const kind = (kinds[query.slice(0, query.indexOf(" "))] ??= { compared: 0, timeouts: 0 });
-      if (b === TIMEOUT) {
+    // On cyclic data SpiceDB races concurrent branches against the depth limit (and shares in-flight
+    // identical dispatches across branches of different depth), so the same query may answer in one
+    // run and fail in the next. A disagreement is re-asked: any other answer on a re-ask makes the
+    // query nondeterministic in SpiceDB, counted apart and never as agreement.
+    const compare = async (query: string, mine: string, run: () => Promise<unknown>): Promise<void> => {
+      const kind = (kinds[query.slice(0, query.indexOf(" "))] ??= { compared: 0, timeouts: 0, nondeterministic: 0 });
+      const answer = await ask(run);
+      const answers = new Set([answer]);
+      for (let retry = 0; retry < RETRIES && answer !== mine && answer !== TIMEOUT; retry++) {
+        const again = await ask(run);
+        if (again !== TIMEOUT) answers.add(again);
+      }
+      if (answer === TIMEOUT) {
         timeouts++;
         kind.timeouts++;
-        return;
+      } else if (answers.size > 1) {
+        kind.nondeterministic++;
+        nondeterministic.push({ query, ours: mine, spicedb: [...answers].join(" | ") });
+      } else {
+        compared++;
+        kind.compared++;
+        if (mine !== answer) disagreements.push({ query, ours: mine, spicedb: answer });
       }
-      compared++;
-      kind.compared++;
-      if (a !== b) disagreements.push({ query, ours: a, spicedb: b });
     };
+    const subjectText = (s: SubjectRef): string => (s.relation ? `${s.type}:${s.id}#${s.relation}` : `${s.type}:${s.id}`);
     for (const q of testCase.checks) {
-      const subject = q.subject.relation ? `${q.subject.type}:${q.subject.id}#${q.subject.relation}` : `${q.subject.type}:${q.subject.id}`;
-      const mine = ours(() => check(graph, q.resource, q.permission, q.subject));
-      let answer = await ask(() => spicedb.check(q.resource, q.permission, q.subject));
-      // On cyclic data SpiceDB races a union's or intersection's branches against the depth limit, so
-      // the same Check may answer in one run and fail in the next: ask again before calling it a disagreement.
-      for (let retry = 0; retry < RETRIES && answer !== mine && answer !== TIMEOUT && (mine === DEPTH || answer === DEPTH); retry++) {
-        const again = await ask(() => spicedb.check(q.resource, q.permission, q.subject));
-        if (again === mine) {
-          racy++;
-          answer = again;
-        }
-      }
-      compare(`check ${q.resource.type}:${q.resource.id}#${q.permission}@${subject}`, mine, answer);
+      await compare(
+        `check ${q.resource.type}:${q.resource.id}#${q.permission}@${subjectText(q.subject)}`,
+        ours(() => check(graph, q.resource, q.permission, q.subject)),
+        () => spicedb.check(q.resource, q.permission, q.subject),
+      );
     }
     for (const l of testCase.lookups) {
-      const subject = l.subject.relation ? `${l.subject.type}:${l.subject.id}#${l.subject.relation}` : `${l.subject.type}:${l.subject.id}`;
-      compare(
-        `lookupResources ${l.resourceType}#${l.permission}@${subject}`,
+      await compare(
+        `lookupResources ${l.resourceType}#${l.permission}@${subjectText(l.subject)}`,
         ours(() => lookupResources(graph, l.resourceType, l.permission, l.subject)),
-        await ask(() => spicedb.lookupResources(l.resourceType, l.permission, l.subject)),
+        () => spicedb.lookupResources(l.resourceType, l.permission, l.subject),
       );
     }
     for (const l of testCase.subjectLookups) {
-      compare(
+      await compare(
         `lookupSubjects ${l.resource.type}:${l.resource.id}#${l.permission}@${l.subjectType}${l.subjectRelation ? `#${l.subjectRelation}` : ""}`,
         ours(() => lookupSubjects(graph, l.resource, l.permission, l.subjectType, l.subjectRelation)),
-        await ask(() => spicedb.lookupSubjects(l.resource, l.permission, l.subjectType, l.subjectRelation)),
+        () => spicedb.lookupSubjects(l.resource, l.permission, l.subjectType, l.subjectRelation),
       );
     }
-    return { ...base, schema: "accepted", compared, timeouts, racy, disagreements, kinds };
+    return { ...base, schema: "accepted", compared, timeouts, nondeterministic, disagreements, kinds };
   } finally {
     await inProcess?.close();
   }
@@ -183,7 +191,8 @@ export function describeSeed(result: SeedResult): string {
   const lines = [`seed ${result.seed} (chain=${result.chain}, cyclic=${result.cyclic}, schema ${result.schema})`];
   if (result.schemaMessages) lines.push(`  ours: ${result.schemaMessages.ours}`, `  spicedb: ${result.schemaMessages.spicedb}`);
   for (const d of result.disagreements) lines.push(`  ${d.query}: ours ${d.ours}, spicedb ${d.spicedb}`);
-  if (result.schema !== "accepted" || result.disagreements.length > 0) {
+  for (const d of result.nondeterministic) lines.push(`  ${d.query}: ours ${d.ours}, SpiceDB nondeterministic (${d.spicedb})`);
+  if (result.schema !== "accepted" || result.disagreements.length > 0 || result.nondeterministic.length > 0) {
     lines.push(result.testCase.schema, ...result.testCase.relationships.map(formatRelationship));
   }
   return lines.join("\n");
