@@ -25,9 +25,7 @@ export function deploy(cfg: GatehouseConfig): Deployed {
   const provider = new k8s.Provider("gatehouse", cfg.renderYamlTo ? { renderYamlToDirectory: cfg.renderYamlTo } : {});
   const labels = { "app.kubernetes.io/part-of": "gatehouse", "gatehouse.io/environment": cfg.environment };
 
-  const namespace = cfg.createNamespace
-    ? new k8s.core.v1.Namespace("gatehouse", { metadata: { name: cfg.namespace, labels } }, { provider })
-    : undefined;
+  const namespace = cfg.createNamespace ? new k8s.core.v1.Namespace("gatehouse", { metadata: { name: cfg.namespace, labels } }, { provider }) : undefined;
   // The Namespace's output (when created here) makes every object wait for it.
   const namespaceName = namespace ? namespace.metadata.name : pulumi.output(cfg.namespace);
 

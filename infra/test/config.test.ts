@@ -114,7 +114,10 @@ describe("invalid values", () => {
   });
 
   it("accepts authn mode none outside prod", async () => {
-    const { result } = await load("stage", patch("gatehouse:authn", (a) => (a["mode"] = "none")));
+    const { result } = await load(
+      "stage",
+      patch("gatehouse:authn", (a) => (a["mode"] = "none")),
+    );
     expect(result().authn).toEqual({ mode: "none", skipClientIdCheck: true, insecureClient: false });
   });
 
@@ -149,7 +152,10 @@ describe("tracing", () => {
   });
 
   it("refuses a bad endpoint, sampler or ratio, naming each key", async () => {
-    const { result } = await load("prod", patch("gatehouse:tracing", (t) => Object.assign(t, { otlpEndpoint: "collector:4318", sampler: "sometimes", samplerRatio: 2 })));
+    const { result } = await load(
+      "prod",
+      patch("gatehouse:tracing", (t) => Object.assign(t, { otlpEndpoint: "collector:4318", sampler: "sometimes", samplerRatio: 2 })),
+    );
     expect(errorOf(result).problems.map((p) => p.split(" ")[0])).toEqual(["gatehouse:tracing.otlpEndpoint", "gatehouse:tracing.sampler", "gatehouse:tracing.samplerRatio"]);
   });
 });

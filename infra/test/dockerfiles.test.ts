@@ -79,12 +79,19 @@ describe.each(SERVICE_NAMES)("apps/%s/Dockerfile", (app) => {
       expect(i.args, `${i.op} ${i.args}`).not.toMatch(/PASSWORD|SECRET|TOKEN|_KEY|DATABASE_URL|REDIS_URL|CLIENT_ID/i);
     }
     expect(text).not.toMatch(/(postgres|redis):\/\//);
-    expect(instructions.filter((i) => i.op === "COPY" || i.op === "ADD").map((i) => i.args).join("\n")).not.toMatch(/\.env|\.npmrc|id_rsa|\.pem/);
+    expect(
+      instructions
+        .filter((i) => i.op === "COPY" || i.op === "ADD")
+        .map((i) => i.args)
+        .join("\n"),
+    ).not.toMatch(/\.env|\.npmrc|id_rsa|\.pem/);
   });
 });
 
 describe(".dockerignore", () => {
-  const ignored = readFileSync(`${ROOT}.dockerignore`, "utf8").split(/\r?\n/).map((l) => l.trim());
+  const ignored = readFileSync(`${ROOT}.dockerignore`, "utf8")
+    .split(/\r?\n/)
+    .map((l) => l.trim());
   it("keeps local installs, build output, git history and env files out of the build context", () => {
     for (const pattern of ["**/node_modules", "**/dist", ".git", "**/.env", "**/.env.*"]) expect(ignored).toContain(pattern);
   });

@@ -17,11 +17,7 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
   const secretName = () => get(run, "Secret", "gatehouse-connections-a1b2c3").metadata.name;
 
   it("creates the namespace, the connections Secret and six objects per service, nothing else", () => {
-    const expected = [
-      `Namespace/${namespace}`,
-      "Secret/gatehouse-connections-a1b2c3",
-      ...SERVICE_NAMES.flatMap((s) => KINDS.map((k) => `${k}/${s}`)),
-    ];
+    const expected = [`Namespace/${namespace}`, "Secret/gatehouse-connections-a1b2c3", ...SERVICE_NAMES.flatMap((s) => KINDS.map((k) => `${k}/${s}`))];
     expect([...run.objects.keys()].sort()).toEqual(expected.sort());
   });
 
@@ -75,7 +71,11 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
       const c = container(run, name);
       const servingPort = Object.values(exp.ports)[0]!;
       if (exp.probes === "http") {
-        for (const [probe, path] of [["livenessProbe", "/livez"], ["readinessProbe", "/readyz"], ["startupProbe", "/livez"]] as const) {
+        for (const [probe, path] of [
+          ["livenessProbe", "/livez"],
+          ["readinessProbe", "/readyz"],
+          ["startupProbe", "/livez"],
+        ] as const) {
           expect(c[probe].httpGet.path, probe).toBe(path);
           expect(portNumber(c, c[probe].httpGet.port), probe).toBe(servingPort);
         }
@@ -123,9 +123,7 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
     it("Service: selects the pods, exposes the named ports, carries the scrape annotations", () => {
       const svc = get(run, "Service", name);
       expect(svc.spec.selector).toEqual(selector);
-      expect(Object.fromEntries(svc.spec.ports.map((p: K8sObject) => [p.name, [p.port, p.targetPort]]))).toEqual(
-        Object.fromEntries(Object.entries(exp.ports).map(([n, p]) => [n, [p, n]])),
-      );
+      expect(Object.fromEntries(svc.spec.ports.map((p: K8sObject) => [p.name, [p.port, p.targetPort]]))).toEqual(Object.fromEntries(Object.entries(exp.ports).map(([n, p]) => [n, [p, n]])));
       const scrape = { "prometheus.io/scrape": "true", "prometheus.io/port": String(exp.metricsPort), "prometheus.io/path": "/metrics" };
       expect(svc.metadata.annotations).toEqual(scrape);
       expect(get(run, "Deployment", name).spec.template.metadata.annotations).toEqual(scrape);

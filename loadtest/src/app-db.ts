@@ -60,7 +60,12 @@ export async function openAppDb(url: string): Promise<AppDb> {
   if (url.startsWith("pglite:")) {
     const where = url.slice("pglite:".length);
     const db = await PGlite.create(where === "memory" ? undefined : where);
-    return over("pglite", db, (sql) => db.exec(sql), () => db.close());
+    return over(
+      "pglite",
+      db,
+      (sql) => db.exec(sql),
+      () => db.close(),
+    );
   }
   // A small pool: the filtered query runs the count and the page concurrently per virtual user.
   const pool = new pg.Pool({ connectionString: url, max: 16 });
@@ -68,7 +73,12 @@ export async function openAppDb(url: string): Promise<AppDb> {
   await pool.query("SELECT 1").catch((error: unknown) => {
     throw new Error(`Cannot reach the application database at ${url.replace(/\/\/[^@]*@/, "//***@")}: ${(error as Error).message}`);
   });
-  return over("postgres", pool, (sql) => pool.query(sql), () => pool.end());
+  return over(
+    "postgres",
+    pool,
+    (sql) => pool.query(sql),
+    () => pool.end(),
+  );
 }
 
 /** Creates the database when missing (the server's store and the app table live in it). */

@@ -50,7 +50,9 @@ async function measure(ctx: ScenarioContext, pid: number | undefined, name: stri
   };
   const threshold = thresholdOf(ctx, name, run);
   if (threshold) result.threshold = threshold;
-  log(`  ${name}: ${result.requests} ${run.unit} in ${(result.elapsedMs / 1000).toFixed(1)} s, p50 ${result.latency.p50Ms.toFixed(2)} ms, p95 ${result.latency.p95Ms.toFixed(2)} ms, errors ${result.errors}`);
+  log(
+    `  ${name}: ${result.requests} ${run.unit} in ${(result.elapsedMs / 1000).toFixed(1)} s, p50 ${result.latency.p50Ms.toFixed(2)} ms, p95 ${result.latency.p95Ms.toFixed(2)} ms, errors ${result.errors}`,
+  );
   return result;
 }
 

@@ -12,7 +12,11 @@ type AnyClient = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
 
 export class GrpcCallError extends Error {
   override readonly name = "GrpcCallError";
-  constructor(readonly method: string, readonly code: number, details: string) {
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    details: string,
+  ) {
     super(`${method} failed with gRPC status ${code} (${grpc.status[code] ?? "?"}): ${details}`);
   }
 }

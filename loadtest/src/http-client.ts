@@ -3,7 +3,12 @@ import { identityJson } from "../shared/requests.ts";
 
 export class HttpCallError extends Error {
   override readonly name = "HttpCallError";
-  constructor(readonly method: string, readonly url: string, readonly status: number, body: string) {
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly status: number,
+    body: string,
+  ) {
     super(`${method} ${url} returned ${status}: ${body.slice(0, 500)}`);
   }
 }

@@ -76,7 +76,18 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport | undefined>
   try {
     const http = managementClient(stack.httpUrl, file.org);
     const t0 = performance.now();
-    const manifest = await generate({ scenarios: file, scaleName: o.scale, dataDir: o.dataDir, domain: "redhat", http, grpc, appDb, progress: progress(o.showProgress), log: o.log, concurrency: o.concurrency });
+    const manifest = await generate({
+      scenarios: file,
+      scaleName: o.scale,
+      dataDir: o.dataDir,
+      domain: "redhat",
+      http,
+      grpc,
+      appDb,
+      progress: progress(o.showProgress),
+      log: o.log,
+      concurrency: o.concurrency,
+    });
     o.log(`data ready (${scale.hosts} hosts, ${manifest.workspaceIds.length} workspaces) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     if (o.generateOnly) return undefined;
     const loadAverage = os.loadavg()[0] ?? 0;

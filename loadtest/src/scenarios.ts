@@ -26,8 +26,7 @@ export interface ScenarioRun {
   parts?: Record<string, LatencySummary>;
 }
 
-const subjectOf = (ctx: ScenarioContext, i: number, principals: number[] = ctx.manifest.measured) =>
-  principalSubject(ctx.manifest.domain, userId(principals[i % principals.length]!));
+const subjectOf = (ctx: ScenarioContext, i: number, principals: number[] = ctx.manifest.measured) => principalSubject(ctx.manifest.domain, userId(principals[i % principals.length]!));
 const hostCount = (ctx: ScenarioContext) => scaleOf(ctx.file, ctx.manifest.scaleName).hosts;
 
 export async function floor(ctx: ScenarioContext): Promise<ScenarioRun> {
@@ -46,10 +45,7 @@ export async function checkMix(ctx: ScenarioContext): Promise<ScenarioRun> {
     const r = hash32(ctx.file.seed, 10, i);
     const host = hostId(r % hostCount(ctx));
     const update = (r >>> 8) % 1000 < s.checkForUpdateShare * 1000;
-    const response = await ctx.grpc.unary<{ allowed?: string }>(
-      update ? "CheckForUpdate" : "Check",
-      checkRequest(host, update ? relations.checkForUpdate : relations.check, subjectOf(ctx, r >>> 4)),
-    );
+    const response = await ctx.grpc.unary<{ allowed?: string }>(update ? "CheckForUpdate" : "Check", checkRequest(host, update ? relations.checkForUpdate : relations.check, subjectOf(ctx, r >>> 4)));
     if (response.allowed === "ALLOWED_TRUE") allowed++;
     else if (response.allowed !== "ALLOWED_FALSE") throw new Error(`unexpected allowed value ${response.allowed}`);
   });
@@ -107,10 +103,7 @@ export async function pattern1Bulk(ctx: ScenarioContext, answer: { count: number
     const starts = Array.from({ length: Math.ceil(total / s.batchSize) }, (_, b) => b * s.batchSize);
     const run = await closedLoop(s.concurrency, { iterations: starts.length }, async (b) => {
       const hosts = Array.from({ length: Math.min(s.batchSize, total - starts[b]!) }, (_, k) => hostId(starts[b]! + k));
-      const response = await ctx.grpc.unary<{ pairs: { item?: { allowed: string }; error?: { message: string } }[] }>(
-        "CheckBulk",
-        checkBulkRequest(hosts, ctx.file.relations.contingent, subject),
-      );
+      const response = await ctx.grpc.unary<{ pairs: { item?: { allowed: string }; error?: { message: string } }[] }>("CheckBulk", checkBulkRequest(hosts, ctx.file.relations.contingent, subject));
       for (const pair of response.pairs) {
         if (pair.error) throw new Error(`CheckBulk item failed: ${pair.error.message}`);
         if (pair.item?.allowed === "ALLOWED_TRUE") passAllowed++;

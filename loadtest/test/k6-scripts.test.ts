@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const files = (dir: string): string[] =>
-  readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") && !e.name.endsWith(".d.ts") ? [path.join(dir, e.name)] : []));
+  readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") && !e.name.endsWith(".d.ts") ? [path.join(dir, e.name)] : [],
+  );
 const importsOf = (file: string): string[] => [...readFileSync(path.join(root, file), "utf8").matchAll(/^import[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
 
 describe("k6 scripts", () => {
@@ -30,7 +32,10 @@ describe("k6 scripts", () => {
   });
 
   it("read the shared scenario file and every scenario the Node driver runs", () => {
-    const scripts = files("k6").filter((f) => !f.includes("/lib/")).map((f) => readFileSync(path.join(root, f), "utf8")).join("\n");
+    const scripts = files("k6")
+      .filter((f) => !f.includes("/lib/"))
+      .map((f) => readFileSync(path.join(root, f), "utf8"))
+      .join("\n");
     for (const name of ["check-mix", "pattern2-list", "pattern1-checkbulk", "pattern1-check", "management-mix"]) expect(scripts).toContain(`"${name}"`);
     expect(scripts).toContain('open("../scenarios/scenarios.json")');
   });

@@ -39,7 +39,11 @@ describe("load shapes", () => {
       inFlight--;
     });
     expect(peak).toBe(3);
-    await expect(forEachLimited(0, 5, 2, async (i) => { if (i === 2) throw new Error("step 2"); })).rejects.toThrow("step 2");
+    await expect(
+      forEachLimited(0, 5, 2, async (i) => {
+        if (i === 2) throw new Error("step 2");
+      }),
+    ).rejects.toThrow("step 2");
   });
 });
 

@@ -16,13 +16,7 @@ const row = (name: string, p50: number, extra: ScenarioResult["extra"] = {}, cpu
   ...(cpu === undefined ? {} : { serverCpuMsPerRequest: cpu }),
 });
 
-const rows = [
-  row("floor", 0.5, {}, 0.05),
-  row("check-mix", 1, {}, 0.1),
-  row("pattern2-list", 20),
-  row("pattern1-checkbulk", 1000),
-  row("pattern1-check", 2, { extrapolatedFullPassMs: 30_000 }),
-];
+const rows = [row("floor", 0.5, {}, 0.05), row("check-mix", 1, {}, 0.1), row("pattern2-list", 20), row("pattern1-checkbulk", 1000), row("pattern1-check", 2, { extrapolatedFullPassMs: 30_000 })];
 
 describe("results report", () => {
   it("computes the side-by-side ratios and the target verdict from one run", () => {
@@ -41,7 +35,18 @@ describe("results report", () => {
 
   it("renders a Markdown table with every scenario, its parts and the ratios", () => {
     const withPart = rows.map((r) => (r.name === "pattern2-list" ? { ...r, parts: { "filtered SQL": latency(3) }, threshold: { rule: "p95≤50ms", passed: true } } : r));
-    const md = renderMarkdown({ date: "2026-01-01", machine: machineDescription(), loadAverage: 1.5, command: "pnpm drive", scale: "100k", hosts: 100_000, store: "Postgres", appDb: "Postgres", scenarios: withPart, ratios: computeRatios(rows, 50) });
+    const md = renderMarkdown({
+      date: "2026-01-01",
+      machine: machineDescription(),
+      loadAverage: 1.5,
+      command: "pnpm drive",
+      scale: "100k",
+      hosts: 100_000,
+      store: "Postgres",
+      appDb: "Postgres",
+      scenarios: withPart,
+      ratios: computeRatios(rows, 50),
+    });
     expect(md).toContain("| pattern2-list | request | 10 | 10.0 | 20.0 | 40.0 |");
     expect(md).toContain("| ↳ filtered SQL |");
     expect(md).toContain("p95≤50ms: pass");

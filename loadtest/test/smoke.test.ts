@@ -16,7 +16,12 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 describe("smoke run", () => {
   it("loads the data and runs every scenario without errors, with Pattern 1 and 2 agreeing", async () => {
     await promisify(execFile)(process.execPath, ["--import", "tsx", "src/cli.ts", "smoke", "--out", out, "--no-progress"], { cwd: root, timeout: 110_000 }).catch((error: { stderr?: string }) => {
-      throw new Error(`smoke run failed:\n${error.stderr?.split("\n").filter((l) => !l.startsWith("{")).join("\n")}`);
+      throw new Error(
+        `smoke run failed:\n${error.stderr
+          ?.split("\n")
+          .filter((l) => !l.startsWith("{"))
+          .join("\n")}`,
+      );
     });
     const report = JSON.parse(readFileSync(path.join(out, "smoke-smoke.json"), "utf8")) as RunReport;
     expect(report.scenarios.map((s) => s.name)).toEqual(["floor", "check-mix", "pattern2-list", "pattern2-list-broad", "pattern1-checkbulk", "pattern1-check", "management-mix"]);

@@ -24,8 +24,13 @@ async function unary(job: Job) {
   const path = job.path === "floor" ? "/bench.Floor/Check" : "/kessel.inventory.v1beta2.KesselInventoryService/Check";
   const once = () =>
     new Promise<void>((resolve, reject) =>
-      raw.makeUnaryRequest(path, (r: CheckRequest) => Buffer.from(Req.encode(r).finish()), (b: Buffer) => Res.decode(b), job.request, new Metadata(), (error) =>
-        error ? reject(error) : resolve(),
+      raw.makeUnaryRequest(
+        path,
+        (r: CheckRequest) => Buffer.from(Req.encode(r).finish()),
+        (b: Buffer) => Res.decode(b),
+        job.request,
+        new Metadata(),
+        (error) => (error ? reject(error) : resolve()),
       ),
     );
   for (let i = 0; i < 200; i++) await once(); // warm-up

@@ -7,7 +7,11 @@ import type { Relationship, Store } from "@gatehouse/store";
 const here = dirname(fileURLToPath(import.meta.url));
 
 export const rel = (resourceType: string, resourceId: string, relation: string, subjectType: string, subjectId: string): Relationship => ({
-  resourceType, resourceId, relation, subjectType, subjectId,
+  resourceType,
+  resourceId,
+  relation,
+  subjectType,
+  subjectId,
 });
 
 /**

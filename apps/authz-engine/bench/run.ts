@@ -4,7 +4,7 @@
 // BENCH_TRACING=1 switches OpenTelemetry tracing on (every call sampled) and exports the spans to
 // a local collector process; unset, tracing is off as in a default deployment.
 import { credentials, Metadata, type sendUnaryData, type ServerUnaryCall } from "@grpc/grpc-js";
-import { Allowed, CheckResponse, KesselInventoryServiceClient, KesselInventoryServiceService, type CheckRequest } from "@gatehouse/proto";
+import { Allowed, type CheckResponse, KesselInventoryServiceClient, KesselInventoryServiceService, type CheckRequest } from "@gatehouse/proto";
 import { openStore } from "@gatehouse/store";
 import { createSilentLogger, startTracing, type Tracing } from "@gatehouse/telemetry";
 import { buildServer } from "../src/index.js";
@@ -24,7 +24,6 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
   const cpu = process.cpuUsage(since);
   return ((cpu.user + cpu.system) / 1000).toFixed(0);
 };
-
 
 /** Tracing on with an OTLP collector in a child process (BENCH_TRACING=1), or off. */
 async function tracingForBench(): Promise<{ tracing: Tracing; spansExported(): Promise<number>; close(): void } | null> {
@@ -66,7 +65,11 @@ async function main() {
   const floorResponse: CheckResponse = { allowed: Allowed.ALLOWED_TRUE };
   const floorDefinition = { Check: { ...KesselInventoryServiceService.check, path: "/bench.Floor/Check", originalName: "Check" } };
   const server = buildServer({
-    host: "127.0.0.1", port: 0, metricsPort: 0, store, logger: createSilentLogger(),
+    host: "127.0.0.1",
+    port: 0,
+    metricsPort: 0,
+    store,
+    logger: createSilentLogger(),
     list: { defaultLimit: 1000, maxLimit: HOSTS },
     extraServices: [{ definition: floorDefinition, implementation: { Check: (_c: ServerUnaryCall<CheckRequest, CheckResponse>, cb: sendUnaryData<CheckResponse>) => cb(null, floorResponse) } }],
   });
@@ -89,7 +92,9 @@ async function main() {
       const cpu = process.cpuUsage(cpu0);
       const cpuPerCall = (cpu.user + cpu.system) / (r.calls + 200);
       results[`${path}@${concurrency}`] = { ...r, cpu: cpuPerCall };
-      console.log(`${path.padEnd(7)} ${String(concurrency).padStart(8)} ${r.perSecond.toFixed(0).padStart(8)} ${r.p50.toFixed(3).padStart(8)} ${r.p99.toFixed(3).padStart(8)} ${cpuPerCall.toFixed(1).padStart(10)}`);
+      console.log(
+        `${path.padEnd(7)} ${String(concurrency).padStart(8)} ${r.perSecond.toFixed(0).padStart(8)} ${r.p50.toFixed(3).padStart(8)} ${r.p99.toFixed(3).padStart(8)} ${cpuPerCall.toFixed(1).padStart(10)}`,
+      );
     }
     const f = results[`floor@${concurrency}`]!;
     const c = results[`check@${concurrency}`]!;
@@ -106,7 +111,9 @@ async function main() {
     const cpu0 = process.cpuUsage();
     const one = await ask<{ count: number; firstMs: number; totalMs: number }>({ kind: "stream", port, request: listRequest(HOSTS) });
     const cpu = process.cpuUsage(cpu0);
-    console.log(`StreamedListObjects ${one.count} hosts in one stream (run ${run + 1}): first message ${one.firstMs.toFixed(1)} ms, end ${one.totalMs.toFixed(1)} ms, server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms`);
+    console.log(
+      `StreamedListObjects ${one.count} hosts in one stream (run ${run + 1}): first message ${one.firstMs.toFixed(1)} ms, end ${one.totalMs.toFixed(1)} ms, server CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms`,
+    );
   }
   // What clients do (pages of at most 1000 by contract, following tokens to the empty page). Run 1
   // follows a fresh commit, so its first page computes the lookup; later runs reuse it.
@@ -116,7 +123,9 @@ async function main() {
     const consistency = run === 0 ? { atLeastAsFresh: { token: store.tokens.encode((await store.relationships.write("bench-org", { touch: [fresh] })).revision) } } : undefined;
     const cpu0 = process.cpuUsage();
     const walked = await ask<{ count: number; pages: number; ordered: boolean; firstMs: number; totalMs: number }>({
-      kind: "walk", port, request: { ...listRequest(1000), ...(consistency ? { consistency } : {}) },
+      kind: "walk",
+      port,
+      request: { ...listRequest(1000), ...(consistency ? { consistency } : {}) },
     });
     console.log(
       `StreamedListObjects ${walked.count} hosts in ${walked.pages} pages of 1000 (run ${run + 1}${run === 0 ? ", after a commit" : ""}): first message ${walked.firstMs.toFixed(1)} ms, end ${walked.totalMs.toFixed(1)} ms, server CPU ${cpuMs(cpu0)} ms${walked.ordered ? "" : " OUT OF ORDER"}`,
@@ -163,9 +172,15 @@ async function main() {
     const engine = histogramDelta(before, await scrape());
     visible.sort((a, b) => a - b);
     appliedAfterReturn.sort((a, b) => a - b);
-    console.log(`commit-to-visible over ${visible.length} writes (write returned -> Check at_least_as_fresh answered): p50 ${percentile(visible, 50).toFixed(2)} ms, p99 ${percentile(visible, 99).toFixed(2)} ms, max ${visible.at(-1)!.toFixed(2)} ms`);
-    console.log(`  engine applied the revision, relative to the write returning (in-process, negative = before): p50 ${percentile(appliedAfterReturn, 50).toFixed(2)} ms, p99 ${percentile(appliedAfterReturn, 99).toFixed(2)} ms`);
-    console.log(`  gatehouse_engine_feed_apply_lag_seconds (commit_at -> applied, ${engine.count} observations): p50 ${(engine.quantile(0.5) * 1000).toFixed(2)} ms, p99 ${(engine.quantile(0.99) * 1000).toFixed(2)} ms, mean ${((engine.sum / engine.count) * 1000).toFixed(2)} ms (bucket-interpolated)`);
+    console.log(
+      `commit-to-visible over ${visible.length} writes (write returned -> Check at_least_as_fresh answered): p50 ${percentile(visible, 50).toFixed(2)} ms, p99 ${percentile(visible, 99).toFixed(2)} ms, max ${visible.at(-1)!.toFixed(2)} ms`,
+    );
+    console.log(
+      `  engine applied the revision, relative to the write returning (in-process, negative = before): p50 ${percentile(appliedAfterReturn, 50).toFixed(2)} ms, p99 ${percentile(appliedAfterReturn, 99).toFixed(2)} ms`,
+    );
+    console.log(
+      `  gatehouse_engine_feed_apply_lag_seconds (commit_at -> applied, ${engine.count} observations): p50 ${(engine.quantile(0.5) * 1000).toFixed(2)} ms, p99 ${(engine.quantile(0.99) * 1000).toFixed(2)} ms, mean ${((engine.sum / engine.count) * 1000).toFixed(2)} ms (bucket-interpolated)`,
+    );
   }
 
   local.close();

@@ -21,7 +21,11 @@ for (const r of data.relationships) graph.add(r);
 if (process.env["SCALE_NO_COMPACT"] !== "1") graph.compact();
 const buildMs = performance.now() - built;
 const tenants = data.shape.tenants;
-const queries = distinctQueries(tenants, tenants.reduce((n, t) => n + t.hosts, 0), QUERIES);
+const queries = distinctQueries(
+  tenants,
+  tenants.reduce((n, t) => n + t.hosts, 0),
+  QUERIES,
+);
 const half = queries.length >> 1;
 
 const p50s: number[] = [];
@@ -45,7 +49,11 @@ for (let round = 0; round < ROUNDS; round++) {
   p50s.push(percentile(sorted, 50));
   p99s.push(percentile(sorted, 99));
 }
-const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 console.log(
   `${graph.size.toLocaleString("en")} relationships (built in ${(buildMs / 1000).toFixed(1)} s), ${queries.length - half} distinct checks x ${ROUNDS} rounds, ${((100 * allowed) / (queries.length - half)).toFixed(0)}% allowed: ` +
     `p50 ${median(p50s).toFixed(2)} µs, p99 ${median(p99s).toFixed(2)} µs (rounds p50 ${p50s.map((x) => x.toFixed(2)).join(" ")})`,

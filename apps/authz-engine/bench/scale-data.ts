@@ -40,9 +40,7 @@ export function random(seed: number): () => number {
 }
 
 const rel = (resourceType: string, resourceId: string, relation: string, subjectType: string, subjectId: string, subjectRelation?: string): Relationship =>
-  subjectRelation === undefined
-    ? { resourceType, resourceId, relation, subjectType, subjectId }
-    : { resourceType, resourceId, relation, subjectType, subjectId, subjectRelation };
+  subjectRelation === undefined ? { resourceType, resourceId, relation, subjectType, subjectId } : { resourceType, resourceId, relation, subjectType, subjectId, subjectRelation };
 
 export const hostId = (tenant: string, n: number) => `${tenant}-h${n}`;
 export const userId = (tenant: string, n: number) => `redhat/${tenant}-u${n}`;
@@ -54,9 +52,7 @@ const ROLES = 60;
 function rolePermissions(model: Model): string[] {
   const role = model.typeIndex("rbac/role");
   if (role === undefined) throw new Error("the model has no rbac/role");
-  return model.slots
-    .filter((s) => s.typeIndex === role && s.stored && s.allowed.some((a) => a.type === "rbac/principal" && a.wildcard))
-    .map((s) => s.name);
+  return model.slots.filter((s) => s.typeIndex === role && s.stored && s.allowed.some((a) => a.type === "rbac/principal" && a.wildcard)).map((s) => s.name);
 }
 
 /**

@@ -96,7 +96,9 @@ async function main() {
   let started = performance.now();
   let cpu = process.cpuUsage();
   let fromSnapshot: EngineGraph | null = new EngineGraph({
-    model, source, logger,
+    model,
+    source,
+    logger,
     checkpoints: { store: checkpoints, storeId: store.storeId, intervalMs: 0, onWritten: (w) => (written = w) },
   });
   await fromSnapshot.load();
@@ -135,7 +137,10 @@ async function main() {
     lookupTimes.push(performance.now() - t0);
   }
   const lookupCold = lookupTimes[0]!;
-  const lookupWarm = percentile(lookupTimes.slice(1).sort((a, b) => a - b), 50);
+  const lookupWarm = percentile(
+    lookupTimes.slice(1).sort((a, b) => a - b),
+    50,
+  );
 
   // 4. Checkpoint: write (encode + file), then load it back (read + verify + decode).
   await fromSnapshot.writeCheckpoint();
@@ -172,7 +177,10 @@ async function main() {
   let feedGraph: RelationshipGraph | null = decodeCheckpoint(await checkpoints.read(ref!.key), model, { storeId: store.storeId, schemaHash: schemaHash(model) }).graph;
   const fromRevision = ref!.revision;
   const feedHosts = Array.from({ length: FEED_COMMITS }, (_, c) =>
-    Array.from({ length: FEED_BATCH }, (_, i): Relationship => ({ resourceType: "hbi/host", resourceId: `feed-${c}-${i}`, relation: "t_workspace", subjectType: "rbac/workspace", subjectId: workspaceId(largest.id, 0) })),
+    Array.from(
+      { length: FEED_BATCH },
+      (_, i): Relationship => ({ resourceType: "hbi/host", resourceId: `feed-${c}-${i}`, relation: "t_workspace", subjectType: "rbac/workspace", subjectId: workspaceId(largest.id, 0) }),
+    ),
   );
   for (const touch of feedHosts) await store.relationships.write(ORG, { touch });
   for (const del of feedHosts) await store.relationships.write(ORG, { delete: del });
@@ -209,13 +217,25 @@ async function main() {
 
   const rows: Array<[string, string]> = [
     ["relationships (tenants; largest tenant's hosts)", `${relationships.toLocaleString("en")} (${tenants.length.toLocaleString("en")}; ${largest.hosts.toLocaleString("en")})`],
-    ["memory per relationship after load / after checks", `${((afterLoad - before) / relationships).toFixed(0)} B / ${((afterChecks - before) / relationships).toFixed(0)} B (${mib(afterChecks - before)})`],
+    [
+      "memory per relationship after load / after checks",
+      `${((afterLoad - before) / relationships).toFixed(0)} B / ${((afterChecks - before) / relationships).toFixed(0)} B (${mib(afterChecks - before)})`,
+    ],
     ["ready from the snapshot (Postgres)", timed(snapshotMs, snapshotCpu)],
     ["checkpoint write (encode + file) / size", `${seconds(written.seconds * 1000)} / ${mib(fileBytes)} (${(fileBytes / relationships).toFixed(1)} B per relationship)`],
     ["checkpoint load (read + sha256 + decode)", timed(checkpointLoadMs, checkpointLoadCpu)],
-    ["ready from the checkpoint (load + feed replay)", `${timed(checkpointReadyMs, checkpointReadyCpu)}: ${(snapshotMs / checkpointReadyMs).toFixed(1)}× faster (CPU ${(snapshotCpu / checkpointReadyCpu).toFixed(1)}×)`],
-    [`Check p50 / p99 (${times.length.toLocaleString("en")} distinct queries, ${((100 * allowed) / times.length).toFixed(0)}% allowed)`, `${percentile(times, 50).toFixed(2)} µs / ${percentile(times, 99).toFixed(2)} µs`],
-    [`feed apply: ${feedChanges.toLocaleString("en")} changes in ${feedCommits} commits, followed from the checkpoint's revision`, `${timed(feedMs, feedCpu)}: ${Math.round(feedChanges / (feedMs / 1000)).toLocaleString("en")} changes/s (${Math.round(feedChanges / (feedCpu / 1000)).toLocaleString("en")} per CPU second)`],
+    [
+      "ready from the checkpoint (load + feed replay)",
+      `${timed(checkpointReadyMs, checkpointReadyCpu)}: ${(snapshotMs / checkpointReadyMs).toFixed(1)}× faster (CPU ${(snapshotCpu / checkpointReadyCpu).toFixed(1)}×)`,
+    ],
+    [
+      `Check p50 / p99 (${times.length.toLocaleString("en")} distinct queries, ${((100 * allowed) / times.length).toFixed(0)}% allowed)`,
+      `${percentile(times, 50).toFixed(2)} µs / ${percentile(times, 99).toFixed(2)} µs`,
+    ],
+    [
+      `feed apply: ${feedChanges.toLocaleString("en")} changes in ${feedCommits} commits, followed from the checkpoint's revision`,
+      `${timed(feedMs, feedCpu)}: ${Math.round(feedChanges / (feedMs / 1000)).toLocaleString("en")} changes/s (${Math.round(feedChanges / (feedCpu / 1000)).toLocaleString("en")} per CPU second)`,
+    ],
     [`lookup of the largest tenant's hosts (${found.toLocaleString("en")})`, `${lookupCold.toFixed(0)} ms cold, ${lookupWarm.toFixed(0)} ms median of 4 more`],
   ];
   console.log(`\nscale benchmark, node ${process.version}, load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores${seedMs ? `, seeded in ${seconds(seedMs)}` : ""}\n`);

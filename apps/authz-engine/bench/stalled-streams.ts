@@ -4,7 +4,7 @@
 // Run: pnpm --filter @gatehouse/authz-engine bench:stalled
 import { connect, type ClientHttp2Session } from "node:http2";
 import { credentials, Metadata } from "@grpc/grpc-js";
-import { CheckRequest, KesselInventoryServiceClient, StreamedListObjectsRequest } from "@gatehouse/proto";
+import { type CheckRequest, KesselInventoryServiceClient, StreamedListObjectsRequest } from "@gatehouse/proto";
 import { openStore } from "@gatehouse/store";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { buildServer } from "../src/index.js";
@@ -15,13 +15,22 @@ const STREAMS = Number(process.env["BENCH_STREAMS"] ?? 1000);
 const HOSTS = Number(process.env["BENCH_HOSTS"] ?? 5000);
 const IDLE_MS = Number(process.env["BENCH_IDLE_MS"] ?? 15_000);
 const store = await openStore({ pollIntervalMs: 50 });
-const ws = await seedReadableHosts(store, "bench-stall", "alice", Array.from({ length: HOSTS }, (_, i) => `host-${i}-${"p".repeat(30)}`));
+const ws = await seedReadableHosts(
+  store,
+  "bench-stall",
+  "alice",
+  Array.from({ length: HOSTS }, (_, i) => `host-${i}-${"p".repeat(30)}`),
+);
 const engine = buildServer({ host: "127.0.0.1", port: 0, metricsPort: 0, store, logger: createSilentLogger(), streams: { idleTimeoutMs: IDLE_MS } });
-const { port, metricsPort: metricsPort } = await engine.start();
+const { port, metricsPort } = await engine.start();
 await new Promise((resolve) => setTimeout(resolve, 500));
 
 const client = new KesselInventoryServiceClient(`127.0.0.1:${port}`, credentials.createInsecure());
-const check: CheckRequest = { object: { resourceType: "workspace", resourceId: ws, reporter: { type: "rbac" } }, relation: "view", subject: { resource: { resourceType: "principal", resourceId: "redhat/alice", reporter: { type: "rbac" } } } };
+const check: CheckRequest = {
+  object: { resourceType: "workspace", resourceId: ws, reporter: { type: "rbac" } },
+  relation: "view",
+  subject: { resource: { resourceType: "principal", resourceId: "redhat/alice", reporter: { type: "rbac" } } },
+};
 const once = () => new Promise<void>((resolve, reject) => client.check(check, new Metadata(), (error) => (error ? reject(error) : resolve())));
 
 async function sample(label: string): Promise<{ rssMb: number; heapMb: number; p50: number; p99: number }> {
@@ -35,7 +44,9 @@ async function sample(label: string): Promise<{ rssMb: number; heapMb: number; p
   latencies.sort((a, b) => a - b);
   const memory = process.memoryUsage();
   const result = { rssMb: Math.round(memory.rss / 1048576), heapMb: Math.round((memory.heapUsed + memory.external) / 1048576), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
-  console.log(`${label.padEnd(34)} rss ${String(result.rssMb).padStart(5)} MB  heap+external ${String(result.heapMb).padStart(5)} MB   check p50 ${result.p50.toFixed(3)} ms  p99 ${result.p99.toFixed(3)} ms`);
+  console.log(
+    `${label.padEnd(34)} rss ${String(result.rssMb).padStart(5)} MB  heap+external ${String(result.heapMb).padStart(5)} MB   check p50 ${result.p50.toFixed(3)} ms  p99 ${result.p99.toFixed(3)} ms`,
+  );
   return result;
 }
 
@@ -50,7 +61,13 @@ for (let i = 0; i < 200; i++) await once();
 const before = await sample("before");
 
 // Raw HTTP/2 clients: 100 streams per connection (the per-connection cap), none ever read.
-const body = frame(StreamedListObjectsRequest.encode({ objectType: { resourceType: "host", reporterType: "hbi" }, relation: "view", subject: { resource: { resourceType: "principal", resourceId: "redhat/alice", reporter: { type: "rbac" } } } }).finish());
+const body = frame(
+  StreamedListObjectsRequest.encode({
+    objectType: { resourceType: "host", reporterType: "hbi" },
+    relation: "view",
+    subject: { resource: { resourceType: "principal", resourceId: "redhat/alice", reporter: { type: "rbac" } } },
+  }).finish(),
+);
 const sessions: ClientHttp2Session[] = [];
 for (let opened = 0; opened < STREAMS + 1; opened += 100) {
   const session = connect(`http://127.0.0.1:${port}`);
@@ -71,7 +88,12 @@ console.log(
   `stalled vs before: rss +${during.rssMb - before.rssMb} MB, heap+external +${during.heapMb - before.heapMb} MB, check p50 ×${(during.p50 / before.p50).toFixed(2)}, p99 ×${(during.p99 / before.p99).toFixed(2)}; after reset heap+external +${after.heapMb - before.heapMb} MB`,
 );
 const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-console.log(metrics.split("\n").filter((l) => /stalled_streams_total\{|grpc_server_handled_total\{[^}]*grpc_method="StreamedListObjects"/.test(l)).join("\n"));
+console.log(
+  metrics
+    .split("\n")
+    .filter((l) => /stalled_streams_total\{|grpc_server_handled_total\{[^}]*grpc_method="StreamedListObjects"/.test(l))
+    .join("\n"),
+);
 for (const session of sessions) session.destroy();
 client.close();
 await engine.stop();

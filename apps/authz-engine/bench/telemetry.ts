@@ -36,7 +36,12 @@ interface Cell {
 
 async function main() {
   const store = await openStore({ pollIntervalMs: 1000 });
-  await seedReadableHosts(store, "bench-org", "bench-user", Array.from({ length: 1000 }, (_, i) => `host-${i}`));
+  await seedReadableHosts(
+    store,
+    "bench-org",
+    "bench-user",
+    Array.from({ length: 1000 }, (_, i) => `host-${i}`),
+  );
   const servers = {
     metrics: buildServer({ host: "127.0.0.1", port: 0, metricsPort: 0, store, logger: createSilentLogger() }),
     noMetrics: buildServer({ host: "127.0.0.1", port: 0, metricsPort: 0, store, logger: createSilentLogger(), metrics: withoutCallMetrics() }),
@@ -76,7 +81,11 @@ async function main() {
     }
     console.log(`round ${round + 1}: ${cells.map((c) => `${samples.get(c.name)!.cpu.at(-1)!.toFixed(1)}`).join(" / ")} µs CPU per Check`);
   }
-  const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+  const median = (values: number[]) =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      50,
+    );
   // The minimum is printed too: on a shared machine other load only ever adds CPU time per call.
   const base = median(samples.get(cells[0]!.name)!.cpu);
   const baseMin = Math.min(...samples.get(cells[0]!.name)!.cpu);
@@ -86,7 +95,9 @@ async function main() {
     const s = samples.get(cell.name)!;
     const cpu = median(s.cpu);
     const least = Math.min(...s.cpu);
-    console.log(`${cell.name.padEnd(38)} ${cpu.toFixed(1).padStart(8)} (${pct(cpu, base).padStart(8)}) ${least.toFixed(1).padStart(14)} (${pct(least, baseMin).padStart(8)}) ${median(s.perSecond).toFixed(0).padStart(12)}`);
+    console.log(
+      `${cell.name.padEnd(38)} ${cpu.toFixed(1).padStart(8)} (${pct(cpu, base).padStart(8)}) ${least.toFixed(1).padStart(14)} (${pct(least, baseMin).padStart(8)}) ${median(s.perSecond).toFixed(0).padStart(12)}`,
+    );
   }
   client.kill();
   collector.kill();

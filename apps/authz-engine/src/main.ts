@@ -67,9 +67,7 @@ const config: EngineConfig = {
         },
       }
     : {}),
-  ...(env.AUTHZ_TLS_CERT_FILE && env.AUTHZ_TLS_KEY_FILE
-    ? { tls: { cert: readFileSync(env.AUTHZ_TLS_CERT_FILE), key: readFileSync(env.AUTHZ_TLS_KEY_FILE) } }
-    : {}),
+  ...(env.AUTHZ_TLS_CERT_FILE && env.AUTHZ_TLS_KEY_FILE ? { tls: { cert: readFileSync(env.AUTHZ_TLS_CERT_FILE), key: readFileSync(env.AUTHZ_TLS_KEY_FILE) } } : {}),
 };
 
 const server = buildServer(config);
@@ -81,12 +79,15 @@ server.start().catch((error: unknown) => {
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.once(signal, () => {
     logger.info({ signal }, "shutting down");
-    server.stop().then(() => tracing.shutdown()).then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
+    server
+      .stop()
+      .then(() => tracing.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, "shutdown failed");
+          process.exit(1);
+        },
+      );
   });
 }

@@ -3,9 +3,7 @@ import { Counter, createMetrics, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, type
 const PREFIX = "gatehouse_engine_";
 
 /** Finer than the call-latency buckets around the 1–20 ms that matter for the lag target. */
-export const FEED_LAG_BUCKETS_SECONDS = [
-  0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
-];
+export const FEED_LAG_BUCKETS_SECONDS = [0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** A plain number per method, published when metrics are scraped (no label hashing per call). */
 export interface InFlightCount {

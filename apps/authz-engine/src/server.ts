@@ -78,13 +78,7 @@ function inventoryService(ctx: EngineContext, resolved: ResolvedConfig, deps: Ca
  * `/metrics`, refreshed on each scrape: degraded, not unready. `/role-config`: the active role
  * configuration's identity.
  */
-function metricsServer(
-  metrics: EngineMetrics,
-  readiness: Readiness,
-  storeAnswers: () => Promise<boolean>,
-  logger: Logger,
-  identity: () => ConfigIdentity | undefined,
-): HttpServer {
+function metricsServer(metrics: EngineMetrics, readiness: Readiness, storeAnswers: () => Promise<boolean>, logger: Logger, identity: () => ConfigIdentity | undefined): HttpServer {
   return createHttpServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0];
     if (request.method !== "GET") {
@@ -94,17 +88,23 @@ function metricsServer(
         .then((up) => metrics.storeUp.set(up ? 1 : 0))
         .then(() => metrics.metrics.render())
         .then(
-        (text) => response.writeHead(200, { "content-type": metricsContentType }).end(text),
-        (error: unknown) => {
-          logger.error({ err: error }, "metrics rendering failed");
-          response.writeHead(500).end();
-        },
-      );
+          (text) => response.writeHead(200, { "content-type": metricsContentType }).end(text),
+          (error: unknown) => {
+            logger.error({ err: error }, "metrics rendering failed");
+            response.writeHead(500).end();
+          },
+        );
     } else if (path === "/role-config") {
       const active = identity();
       response
         .writeHead(active ? 200 : 404, { "content-type": "application/json" })
-        .end(JSON.stringify(active ? { hash: active.hash, dir: active.dir, loaded_at: active.loadedAt.toISOString() } : { detail: "The engine runs on a schema given directly, not on a role-configuration directory." }));
+        .end(
+          JSON.stringify(
+            active
+              ? { hash: active.hash, dir: active.dir, loaded_at: active.loadedAt.toISOString() }
+              : { detail: "The engine runs on a schema given directly, not on a role-configuration directory." },
+          ),
+        );
     } else if (path === "/livez") {
       response.writeHead(200, { "content-type": "text/plain" }).end("OK");
     } else if (path === "/readyz") {
@@ -156,13 +156,16 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       onModelReplaced: (next) => {
         ctx.model = next;
         ctx.lookupCache = new LookupCache();
-        void store.roleConfig.active().then((active) => {
-          if (!active) return;
-          activeIdentity = { hash: active.hash, dir: active.dir, loadedAt: active.loadedAt };
-          metrics.roleConfigInfo.reset();
-          metrics.roleConfigInfo.set({ hash: active.hash, dir: active.dir }, 1);
-          metrics.roleConfigLoaded.set(active.loadedAt.getTime() / 1000);
-        }, (error: unknown) => logger.warn({ err: error }, "could not read the active role configuration's identity"));
+        void store.roleConfig.active().then(
+          (active) => {
+            if (!active) return;
+            activeIdentity = { hash: active.hash, dir: active.dir, loadedAt: active.loadedAt };
+            metrics.roleConfigInfo.reset();
+            metrics.roleConfigInfo.set({ hash: active.hash, dir: active.dir }, 1);
+            metrics.roleConfigLoaded.set(active.loadedAt.getTime() / 1000);
+          },
+          (error: unknown) => logger.warn({ err: error }, "could not read the active role configuration's identity"),
+        );
       },
       ...(checkpointStore
         ? {
@@ -249,11 +252,15 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       ? ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(resolved.tls.cert), private_key: Buffer.from(resolved.tls.key) }], false)
       : ServerCredentials.createInsecure();
     const server = grpcServer;
-    const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`${resolved.host}:${resolved.port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound))),
-    );
+    const port = await new Promise<number>((resolve, reject) => server.bindAsync(`${resolved.host}:${resolved.port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
 
-    const http = (httpServer = metricsServer(metrics, readiness, cachedProbe(() => source.headRevision()), logger, () => activeIdentity));
+    const http = (httpServer = metricsServer(
+      metrics,
+      readiness,
+      cachedProbe(() => source.headRevision()),
+      logger,
+      () => activeIdentity,
+    ));
     const metricsPort = await new Promise<number>((resolve, reject) => {
       http.once("error", reject);
       http.listen(resolved.metricsPort, resolved.host, () => resolve((http.address() as AddressInfo).port));

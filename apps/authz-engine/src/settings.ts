@@ -5,7 +5,11 @@ import { parseReporters, type Reporters } from "./commands/write-policy.js";
 
 export const engineSettings = defineConfig("authz-engine", {
   ...storeSettings,
-  DATABASE_READ_URL: setting.url("a read replica of DATABASE_URL: graph snapshots and database checkpoints are read there, the change feed is followed on the primary", { protocols: ["postgres", "postgresql"], unset: "everything on DATABASE_URL", secret: true }),
+  DATABASE_READ_URL: setting.url("a read replica of DATABASE_URL: graph snapshots and database checkpoints are read there, the change feed is followed on the primary", {
+    protocols: ["postgres", "postgresql"],
+    unset: "everything on DATABASE_URL",
+    secret: true,
+  }),
   ...roleConfigSettings,
   AUTHZ_GRPC_PORT: setting.port("gRPC port", 9091),
   AUTHZ_METRICS_PORT: setting.port("HTTP port of `/metrics`, `/livez`, `/readyz`", 9092),
@@ -24,7 +28,7 @@ export const engineSettings = defineConfig("authz-engine", {
   AUTHN_OIDC_SKIP_CLIENT_ID_CHECK: setting.bool("skip the client id check", false),
   AUTHN_OIDC_INSECURE_CLIENT: setting.bool("allow a plain-http issuer (local development only)", false),
   AUTHZ_REPORTERS: setting.custom<Reporters>(
-    "JSON `{\"<client id or sub>\": {\"resource_types\": [\"hbi/host\"] | \"*\", \"allow_any_org\": false}}`: who may ReportResource / DeleteResource with AUTHN_MODE=oidc (none registered: every write refused)",
+    'JSON `{"<client id or sub>": {"resource_types": ["hbi/host"] | "*", "allow_any_org": false}}`: who may ReportResource / DeleteResource with AUTHN_MODE=oidc (none registered: every write refused)',
     new Map(),
     undefined,
     (value) => parseReporters(value),
@@ -34,7 +38,9 @@ export const engineSettings = defineConfig("authz-engine", {
   AUTHZ_STREAM_IDLE_TIMEOUT_MS: setting.int("a server stream whose client reads nothing for this long is reset, ms", { default: 30_000, min: 1 }),
   AUTHZ_TLS_CERT_FILE: setting.string("PEM certificate chain for TLS on the gRPC port (with AUTHZ_TLS_KEY_FILE)", { unset: "plaintext h2c" }),
   AUTHZ_TLS_KEY_FILE: setting.string("PEM private key for TLS on the gRPC port (with AUTHZ_TLS_CERT_FILE)", { unset: "plaintext h2c" }),
-  AUTHZ_CHECKPOINT_DIR: setting.string("directory (a volume shared by the replicas) of graph checkpoints: start from the newest, then replay the change feed", { unset: "every start reads the whole snapshot" }),
+  AUTHZ_CHECKPOINT_DIR: setting.string("directory (a volume shared by the replicas) of graph checkpoints: start from the newest, then replay the change feed", {
+    unset: "every start reads the whole snapshot",
+  }),
   AUTHZ_CHECKPOINT_IN_DATABASE: setting.bool("keep graph checkpoints in the database (table gh_checkpoints) instead of AUTHZ_CHECKPOINT_DIR", false),
   AUTHZ_CHECKPOINT_INTERVAL_SECONDS: setting.int("write a graph checkpoint this often when the graph changed (0 = only read them)", { default: 300, min: 0 }),
   ...feedRetentionSettings,

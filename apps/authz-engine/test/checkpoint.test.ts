@@ -13,7 +13,16 @@ import { openTestStore, testBackends, type TestStore } from "@gatehouse/store/te
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineGraph } from "../src/graph/engine-graph.js";
-import { databaseCheckpointStore, decodeCheckpoint, encodeCheckpoint, fileCheckpointStore, memoryCheckpointStore, schemaHash, type CheckpointRejection, type CheckpointStore } from "../src/graph/checkpoint.js";
+import {
+  databaseCheckpointStore,
+  decodeCheckpoint,
+  encodeCheckpoint,
+  fileCheckpointStore,
+  memoryCheckpointStore,
+  schemaHash,
+  type CheckpointRejection,
+  type CheckpointStore,
+} from "../src/graph/checkpoint.js";
 import { storeGraphSource } from "../src/graph/store-source.js";
 import { call, childWorkspace, hostIn, principal, readGrant, stageSchema, startEngine, workspace } from "./helpers.js";
 
@@ -53,9 +62,7 @@ describe.each(backends)("graph checkpoints on $name", (backend) => {
   const answers = (engine: EngineGraph) =>
     users.flatMap((user) => [
       lookupResources(engine.graph, "hbi/host", "view", { type: "rbac/principal", id: `redhat/${user}` }).join(","),
-      ...["h1", "h2", "h3", "h4", "h5"].map((host) =>
-        check(engine.graph, { type: "hbi/host", id: host }, "view", { type: "rbac/principal", id: `redhat/${user}` }),
-      ),
+      ...["h1", "h2", "h3", "h4", "h5"].map((host) => check(engine.graph, { type: "hbi/host", id: host }, "view", { type: "rbac/principal", id: `redhat/${user}` })),
     ]);
 
   async function expectSameAsSnapshot(started: Started) {
@@ -72,7 +79,13 @@ describe.each(backends)("graph checkpoints on $name", (backend) => {
     const a = (await store.tenants.bootstrap("ckpt-a")).value;
     const b = (await store.tenants.bootstrap("ckpt-b")).value;
     await store.relationships.write("ckpt-a", {
-      touch: [childWorkspace("ckpt-a-ws1", a.defaultWorkspaceId), ...readGrant(a.defaultWorkspaceId, "alice"), ...readGrant("ckpt-a-ws1", "bob"), hostIn("h1", "ckpt-a-ws1"), hostIn("h2", a.defaultWorkspaceId)],
+      touch: [
+        childWorkspace("ckpt-a-ws1", a.defaultWorkspaceId),
+        ...readGrant(a.defaultWorkspaceId, "alice"),
+        ...readGrant("ckpt-a-ws1", "bob"),
+        hostIn("h1", "ckpt-a-ws1"),
+        hostIn("h2", a.defaultWorkspaceId),
+      ],
     });
     await store.relationships.write("ckpt-b", { touch: [...readGrant(b.defaultWorkspaceId, "carol"), hostIn("h3", b.defaultWorkspaceId)] });
   });

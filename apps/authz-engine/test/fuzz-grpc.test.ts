@@ -46,8 +46,40 @@ afterAll(async () => {
 
 /** Sent as invalid UTF-8 (one of BAD_UTF8, in place of these bytes): what a client that does not check can put on the wire. */
 const MARK = "@@@";
-const BAD_UTF8 = [[0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xc0, 0xaf, 0x41], [0xff, 0x41, 0x41], [0x41, 0xe2, 0x82]];
-const STRINGS = [MARK, `host-${MARK}`, "", "a", "z".repeat(100_000), "host", "workspace", "principal", "rbac", "hbi", "view", "t_workspace", "member", "*", "redhat/alice", "../x", "\u0000", "\ud800", "😀", "x".repeat(129), "y".repeat(2000), "a b", "A-Z_0", "-1", "null"];
+const BAD_UTF8 = [
+  [0xed, 0xa0, 0x80],
+  [0xed, 0xbf, 0xbf],
+  [0xc0, 0xaf, 0x41],
+  [0xff, 0x41, 0x41],
+  [0x41, 0xe2, 0x82],
+];
+const STRINGS = [
+  MARK,
+  `host-${MARK}`,
+  "",
+  "a",
+  "z".repeat(100_000),
+  "host",
+  "workspace",
+  "principal",
+  "rbac",
+  "hbi",
+  "view",
+  "t_workspace",
+  "member",
+  "*",
+  "redhat/alice",
+  "../x",
+  "\u0000",
+  "\ud800",
+  "😀",
+  "x".repeat(129),
+  "y".repeat(2000),
+  "a b",
+  "A-Z_0",
+  "-1",
+  "null",
+];
 const TOKENS = ["", "garbage", "x".repeat(1025), "v1.", "GH1.abc", "eyJ9"];
 
 function maybe<T>(g: Gen, value: () => T): T | undefined {
@@ -57,7 +89,11 @@ function str(g: Gen): string {
   return g.next() < 0.3 ? g.pick(["workspace", "host", "principal"]) : g.pick(STRINGS);
 }
 function ref(g: Gen) {
-  return { resourceType: str(g), resourceId: g.next() < 0.3 ? g.pick([tenant.defaultWorkspaceId, "redhat/alice"]) : str(g), ...(g.next() < 0.9 ? { reporter: { type: g.pick(["rbac", "hbi", ...STRINGS]), ...(g.next() < 0.2 ? { instanceId: str(g) } : {}) } } : {}) };
+  return {
+    resourceType: str(g),
+    resourceId: g.next() < 0.3 ? g.pick([tenant.defaultWorkspaceId, "redhat/alice"]) : str(g),
+    ...(g.next() < 0.9 ? { reporter: { type: g.pick(["rbac", "hbi", ...STRINGS]), ...(g.next() < 0.2 ? { instanceId: str(g) } : {}) } } : {}),
+  };
 }
 function consistency(g: Gen) {
   const kind = g.int(6);
@@ -100,9 +136,21 @@ function request(g: Gen, rpc: (typeof RPCS)[number]): Record<string, unknown> {
     case "deleteResource":
       return { reference: maybe(g, () => ref(g)) };
     case "streamedListObjects":
-      return { objectType: maybe(g, () => ({ resourceType: str(g), reporterType: g.pick(["hbi", "rbac", ...STRINGS]) })), relation: str(g), subject: maybe(g, () => ({ resource: maybe(g, () => ref(g)) })), ...(g.next() < 0.4 ? { pagination: { limit: g.pick([0, 1, 10, 4294967295]), continuationToken: g.pick(TOKENS) } } : {}), ...(g.next() < 0.3 ? { consistency: consistency(g) } : {}) };
+      return {
+        objectType: maybe(g, () => ({ resourceType: str(g), reporterType: g.pick(["hbi", "rbac", ...STRINGS]) })),
+        relation: str(g),
+        subject: maybe(g, () => ({ resource: maybe(g, () => ref(g)) })),
+        ...(g.next() < 0.4 ? { pagination: { limit: g.pick([0, 1, 10, 4294967295]), continuationToken: g.pick(TOKENS) } } : {}),
+        ...(g.next() < 0.3 ? { consistency: consistency(g) } : {}),
+      };
     default:
-      return { resource: maybe(g, () => ref(g)), relation: str(g), subjectType: maybe(g, () => ({ resourceType: str(g), reporterType: g.pick(["rbac", ...STRINGS]) })), ...(g.next() < 0.3 ? { subjectRelation: str(g) } : {}), ...(g.next() < 0.4 ? { pagination: { limit: g.pick([0, 1, 10]), continuationToken: g.pick(TOKENS) } } : {}) };
+      return {
+        resource: maybe(g, () => ref(g)),
+        relation: str(g),
+        subjectType: maybe(g, () => ({ resourceType: str(g), reporterType: g.pick(["rbac", ...STRINGS]) })),
+        ...(g.next() < 0.3 ? { subjectRelation: str(g) } : {}),
+        ...(g.next() < 0.4 ? { pagination: { limit: g.pick([0, 1, 10]), continuationToken: g.pick(TOKENS) } } : {}),
+      };
   }
 }
 
@@ -174,4 +222,3 @@ describe("gRPC fuzz", () => {
     if (process.env["FUZZ_COUNT"]) console.log("gRPC fuzz codes", Object.fromEntries([...codes].sort()));
   }, 600_000);
 });
-

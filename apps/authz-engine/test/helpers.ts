@@ -95,10 +95,7 @@ export function call<M extends keyof UnaryMethods>(
   });
 }
 
-export async function listAll(
-  client: KesselInventoryServiceClient,
-  request: StreamedListObjectsRequest,
-): Promise<StreamedListObjectsResponse[]> {
+export async function listAll(client: KesselInventoryServiceClient, request: StreamedListObjectsRequest): Promise<StreamedListObjectsResponse[]> {
   const items: StreamedListObjectsResponse[] = [];
   for await (const item of client.streamedListObjects(request)) items.push(item as StreamedListObjectsResponse);
   return items;

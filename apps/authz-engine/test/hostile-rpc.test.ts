@@ -25,8 +25,7 @@ afterAll(async () => {
 });
 
 const huge = "x".repeat(100_000);
-const healthyCheck = () =>
-  call(engine.client, "check", { object: workspace(tenant.defaultWorkspaceId), relation: "view", subject: { resource: principal("alice") } });
+const healthyCheck = () => call(engine.client, "check", { object: workspace(tenant.defaultWorkspaceId), relation: "view", subject: { resource: principal("alice") } });
 const report = (id: string, ws: string) => ({
   type: "host",
   reporterType: "hbi",
@@ -38,11 +37,23 @@ const report = (id: string, ws: string) => ({
 describe("oversized fields", () => {
   const cases: Array<[string, () => Promise<unknown>, string]> = [
     ["a Check resource id", () => call(engine.client, "check", { object: workspace(huge), relation: "view", subject: { resource: principal("alice") } }), "object.resource_id"],
-    ["a Check subject id", () => call(engine.client, "check", { object: workspace("w"), relation: "view", subject: { resource: { ...principal("a"), resourceId: huge } } }), "subject.resource.resource_id"],
+    [
+      "a Check subject id",
+      () => call(engine.client, "check", { object: workspace("w"), relation: "view", subject: { resource: { ...principal("a"), resourceId: huge } } }),
+      "subject.resource.resource_id",
+    ],
     ["a Check relation", () => call(engine.client, "check", { object: workspace("w"), relation: huge, subject: { resource: principal("alice") } }), "relation"],
     ["a subject relation", () => call(engine.client, "check", { object: workspace("w"), relation: "view", subject: { resource: principal("alice"), relation: huge } }), "subject.relation"],
-    ["a resource type", () => call(engine.client, "check", { object: { ...workspace("w"), resourceType: "a".repeat(100_000) }, relation: "view", subject: { resource: principal("alice") } }), "object.resource_type"],
-    ["a consistency token", () => call(engine.client, "check", { object: workspace("w"), relation: "view", subject: { resource: principal("alice") }, consistency: { atLeastAsFresh: { token: huge } } }), "consistency.at_least_as_fresh.token"],
+    [
+      "a resource type",
+      () => call(engine.client, "check", { object: { ...workspace("w"), resourceType: "a".repeat(100_000) }, relation: "view", subject: { resource: principal("alice") } }),
+      "object.resource_type",
+    ],
+    [
+      "a consistency token",
+      () => call(engine.client, "check", { object: workspace("w"), relation: "view", subject: { resource: principal("alice") }, consistency: { atLeastAsFresh: { token: huge } } }),
+      "consistency.at_least_as_fresh.token",
+    ],
     ["a reported local resource id", () => call(engine.client, "reportResource", report(huge, tenant.defaultWorkspaceId)), "representations.metadata.local_resource_id"],
     ["a reported workspace id", () => call(engine.client, "reportResource", report("h1", huge)), "representations.common.workspace_id"],
     ["a reporter instance id", () => call(engine.client, "reportResource", { ...report("h1", tenant.defaultWorkspaceId), reporterInstanceId: huge }), "reporter_instance_id"],

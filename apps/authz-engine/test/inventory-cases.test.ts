@@ -31,7 +31,9 @@ interface InventoryCase {
 
 const ORG = "cases-org";
 const casesDir = join(import.meta.dirname, "cases", "inventory");
-const files = readdirSync(casesDir).filter((f) => f.endsWith(".json")).sort();
+const files = readdirSync(casesDir)
+  .filter((f) => f.endsWith(".json"))
+  .sort();
 const STREAMING = new Set(["streamedListObjects", "streamedListSubjects"]);
 /** Cases hold only the fields they set; the codec fills the rest with proto3 defaults, as a client sends them. */
 const MESSAGES: Record<string, { fromPartial(object: never): unknown }> = {

@@ -92,5 +92,13 @@ describe.each(Object.entries(cases.sequences))("%s", (_name, bad) => {
 it("the same requests with the marker left as valid text are accepted (the cases test only the bytes)", async () => {
   const ok = await sendRaw("inventory", "check", requestWithMark("check", "object.resource_id"), [...Buffer.from("abc")]);
   expect(ok).toBeNull();
-  expect((await call(engine.client, "check", { object: { resourceType: "workspace", resourceId: tenant.defaultWorkspaceId, reporter: { type: "rbac" } }, relation: "view", subject: { resource: principal("alice") } })).allowed).toBe(Allowed.ALLOWED_TRUE);
+  expect(
+    (
+      await call(engine.client, "check", {
+        object: { resourceType: "workspace", resourceId: tenant.defaultWorkspaceId, reporter: { type: "rbac" } },
+        relation: "view",
+        subject: { resource: principal("alice") },
+      })
+    ).allowed,
+  ).toBe(Allowed.ALLOWED_TRUE);
 });

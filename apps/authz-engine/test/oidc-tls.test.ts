@@ -59,8 +59,7 @@ async function startIssuer(options: { https?: boolean; kid?: string } = {}): Pro
     server,
     url,
     token({ claims = {}, expiresIn = 3600 } = {}) {
-      const transform: JwtTransform = (_header, payload) =>
-        Object.assign(payload, { sub: APP.sub, azp: APP.clientId, client_id: APP.clientId, aud: ENGINE_CLIENT_ID }, claims);
+      const transform: JwtTransform = (_header, payload) => Object.assign(payload, { sub: APP.sub, azp: APP.clientId, client_id: APP.clientId, aud: ENGINE_CLIENT_ID }, claims);
       return server.issuer.buildToken({ scopesOrTransform: transform, expiresIn });
     },
   };
@@ -75,9 +74,7 @@ const bearer = (token: string) => {
 const checkRequest = (userId = APP.sub) => ({ object: workspace(WS), relation: "view", subject: { resource: principal(userId) } });
 
 function healthCheck(client: HealthClient): Promise<HealthCheckResponse_ServingStatus> {
-  return new Promise((resolve, reject) =>
-    client.check({ service: "" }, new Metadata(), { deadline: Date.now() + 5000 }, (error, response) => (error ? reject(error) : resolve(response!.status))),
-  );
+  return new Promise((resolve, reject) => client.check({ service: "" }, new Metadata(), { deadline: Date.now() + 5000 }, (error, response) => (error ? reject(error) : resolve(response!.status))));
 }
 
 let store: Store;

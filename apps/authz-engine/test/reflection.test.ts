@@ -70,13 +70,7 @@ describe("gRPC server reflection", () => {
   it("lists every service the engine serves", async () => {
     const response = await ask({ list_services: "*" });
     const names = response.list_services_response!.service.map((s) => s.name);
-    expect(names).toEqual(
-      expect.arrayContaining([
-        "kessel.inventory.v1beta2.KesselInventoryService",
-        "kessel.inventory.v1.KesselInventoryHealthService",
-        "grpc.health.v1.Health",
-      ]),
-    );
+    expect(names).toEqual(expect.arrayContaining(["kessel.inventory.v1beta2.KesselInventoryService", "kessel.inventory.v1.KesselInventoryHealthService", "grpc.health.v1.Health"]));
   });
 
   it("answers an unknown symbol with NOT_FOUND", async () => {

@@ -14,11 +14,7 @@ afterAll(async () => {
 /** A Check's response headers, whether the call succeeds or fails. */
 function headersOfCheck(metadata: Metadata, resourceType = "workspace"): Promise<Metadata> {
   return new Promise((resolve, reject) => {
-    const call: ClientUnaryCall = engine.client.check(
-      { object: { ...workspace("ws-1"), resourceType }, relation: "view", subject: { resource: principal("alice") } },
-      metadata,
-      () => undefined,
-    );
+    const call: ClientUnaryCall = engine.client.check({ object: { ...workspace("ws-1"), resourceType }, relation: "view", subject: { resource: principal("alice") } }, metadata, () => undefined);
     call.once("metadata", resolve);
     call.once("status", () => setTimeout(() => reject(new Error("no response headers")), 50));
   });

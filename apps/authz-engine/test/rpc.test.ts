@@ -54,9 +54,7 @@ describe("Check / CheckForUpdate", () => {
   });
 
   it("rejects bad input with INVALID_ARGUMENT naming the field and rule", async () => {
-    const noRelation = await rejection(
-      call(engine.client, "check", { object: workspace("w"), relation: "", subject: { resource: principal("a") } }),
-    );
+    const noRelation = await rejection(call(engine.client, "check", { object: workspace("w"), relation: "", subject: { resource: principal("a") } }));
     expect(noRelation.code).toBe(status.INVALID_ARGUMENT);
     expect(noRelation.details).toMatch(/relation.*string\.min_len/);
     const noSubject = await rejection(call(engine.client, "check", { object: workspace("w"), relation: "view" }));
@@ -71,9 +69,7 @@ describe("Check / CheckForUpdate", () => {
       }),
     );
     expect(badToken.code).toBe(status.INVALID_ARGUMENT);
-    const unknownPermission = await rejection(
-      call(engine.client, "check", { object: workspace("w"), relation: "no_such_permission", subject: { resource: principal("a") } }),
-    );
+    const unknownPermission = await rejection(call(engine.client, "check", { object: workspace("w"), relation: "no_such_permission", subject: { resource: principal("a") } }));
     expect(unknownPermission.code).toBe(status.INVALID_ARGUMENT);
   });
 });
@@ -101,9 +97,7 @@ describe("bulk checks", () => {
     expect(error.details).toMatch(/max_items/);
     const thousand = await call(engine.client, "checkBulk", { items: tooMany.slice(1) });
     expect(thousand.pairs).toHaveLength(1000);
-    const acknowledged = await rejection(
-      call(engine.client, "checkBulk", { items: [item("ws-child", "alice")], consistency: { atLeastAsAcknowledged: true } }),
-    );
+    const acknowledged = await rejection(call(engine.client, "checkBulk", { items: [item("ws-child", "alice")], consistency: { atLeastAsAcknowledged: true } }));
     expect(acknowledged.details).toContain("inventory-managed consistency tokens aren't available");
   });
 });
@@ -118,8 +112,15 @@ describe("self checks", () => {
   it("derives the subject from the caller's identity", async () => {
     const self = await call(engine.client, "checkSelf", { object: workspace("ws-child"), relation: "view" }, identity("alice"));
     expect(self.allowed).toBe(Allowed.ALLOWED_TRUE);
-    const bulk = await call(engine.client, "checkSelfBulk",
-      { items: [{ object: workspace("ws-child"), relation: "view" }, { object: workspace(tenant.rootWorkspaceId), relation: "view" }] },
+    const bulk = await call(
+      engine.client,
+      "checkSelfBulk",
+      {
+        items: [
+          { object: workspace("ws-child"), relation: "view" },
+          { object: workspace(tenant.rootWorkspaceId), relation: "view" },
+        ],
+      },
       identity("alice"),
     );
     expect(bulk.pairs.map((p) => p.item?.allowed)).toEqual([Allowed.ALLOWED_TRUE, Allowed.ALLOWED_FALSE]);

@@ -26,7 +26,12 @@ describe("scale data", () => {
     expect(small / hosts.length).toBeGreaterThan(0.8);
     expect(hosts.reduce((a, b) => a + b, 0) / 60_000).toBeGreaterThan(0.6);
     const kinds = new Set([...graph.relationships()].map((r) => `${r.resourceType}#${r.relation}@${r.subjectType}${r.subjectRelation ? `#${r.subjectRelation}` : ""}`));
-    for (const kind of ["rbac/tenant#t_binding@rbac/role_binding", "rbac/workspace#t_binding@rbac/role_binding", "rbac/role_binding#t_subject@rbac/group#member", "rbac/group#t_member@rbac/principal"]) {
+    for (const kind of [
+      "rbac/tenant#t_binding@rbac/role_binding",
+      "rbac/workspace#t_binding@rbac/role_binding",
+      "rbac/role_binding#t_subject@rbac/group#member",
+      "rbac/group#t_member@rbac/principal",
+    ]) {
       expect(kinds).toContain(kind);
     }
     // The largest tenant's admin sees all of its hosts and none of another tenant's.

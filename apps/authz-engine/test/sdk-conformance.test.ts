@@ -3,13 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ClientBuilder } from "@project-kessel/kessel-sdk/kessel/inventory/v1beta2";
 import { ClientBuilder as HealthClientBuilder } from "@project-kessel/kessel-sdk/kessel/inventory/v1";
-import {
-  fetchDefaultWorkspace,
-  fetchRootWorkspace,
-  listWorkspaces,
-  principalSubject,
-  workspaceResource,
-} from "@project-kessel/kessel-sdk/kessel/rbac/v2";
+import { fetchDefaultWorkspace, fetchRootWorkspace, listWorkspaces, principalSubject, workspaceResource } from "@project-kessel/kessel-sdk/kessel/rbac/v2";
 import type { Store, Tenant } from "@gatehouse/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childWorkspace, readGrant, startEngine, type RunningEngine } from "./helpers.js";

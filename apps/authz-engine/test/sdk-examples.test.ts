@@ -33,8 +33,14 @@ const ORG = "sdk-examples";
 /** The stage schema plus the examples' widget and document permissions, granted like any other. */
 function withExamplePermissions(schema: string): string {
   const names = ["view_widget", "use_widget", "view_document"];
-  const add = (definition: string, lines: (name: string) => string[]) =>
-    (text: string) => text.replace(`definition ${definition} {\n`, `definition ${definition} {\n${names.flatMap(lines).map((l) => `\t${l}\n`).join("")}`);
+  const add = (definition: string, lines: (name: string) => string[]) => (text: string) =>
+    text.replace(
+      `definition ${definition} {\n`,
+      `definition ${definition} {\n${names
+        .flatMap(lines)
+        .map((l) => `\t${l}\n`)
+        .join("")}`,
+    );
   return [
     add("rbac/role", (n) => [`permission ${n} = t_${n}`, `relation t_${n}: rbac/principal:*`]),
     add("rbac/role_binding", (n) => [`permission ${n} = (subject & t_role->${n})`]),

@@ -7,7 +7,7 @@
 import { connect, type ClientHttp2Session } from "node:http2";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { Allowed, KesselInventoryServiceClient, StreamedListObjectsRequest } from "@gatehouse/proto";
+import { Allowed, type KesselInventoryServiceClient, StreamedListObjectsRequest } from "@gatehouse/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, engineMetric, listAll, ownConnection, principal, seedViewableHosts, startEngine, workspace, type RunningEngine } from "./helpers.js";
 

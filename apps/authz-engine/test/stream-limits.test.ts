@@ -1,7 +1,7 @@
 // Stream bounds: per connection (HTTP/2 SETTINGS) and per engine (RESOURCE_EXHAUSTED). Bounded
 // counts, generous deadlines.
 import { status, type ClientReadableStream, type ServiceError } from "@grpc/grpc-js";
-import { Allowed, KesselInventoryServiceClient, type StreamedListObjectsRequest } from "@gatehouse/proto";
+import { Allowed, type KesselInventoryServiceClient, type StreamedListObjectsRequest } from "@gatehouse/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, engineMetric, listAll, ownConnection, principal, seedViewableHosts, startEngine, workspace, type RunningEngine } from "./helpers.js";
 

@@ -27,8 +27,7 @@ function fakeCall(withSink = true) {
   return { call: emitter as unknown as ServerWritableStream<unknown, unknown>, emitter, sent, complete };
 }
 
-const asResponse = (message: StreamedListObjectsResponse | Buffer): StreamedListObjectsResponse =>
-  Buffer.isBuffer(message) ? StreamedListObjectsResponse.decode(message) : message;
+const asResponse = (message: StreamedListObjectsResponse | Buffer): StreamedListObjectsResponse => (Buffer.isBuffer(message) ? StreamedListObjectsResponse.decode(message) : message);
 
 const settled = async (promise: Promise<void> | void) => {
   let done = false;
@@ -101,7 +100,13 @@ describe("StreamedListObjects pages", () => {
     const graph = new EngineGraph({ model, source, logger: createSilentLogger() });
     await graph.load();
     return {
-      graph, source, model, domain: "redhat", freshnessTimeoutMs: 1000, listDefaultLimit: 1000, listMaxLimit: 10_000,
+      graph,
+      source,
+      model,
+      domain: "redhat",
+      freshnessTimeoutMs: 1000,
+      listDefaultLimit: 1000,
+      listMaxLimit: 10_000,
       lookupCache: new LookupCache(),
       writer: undefined as unknown as EngineContext["writer"],
       writePolicy: openWritePolicy,

@@ -22,10 +22,7 @@ export default function setup(project: TestProject): () => void {
   openssl("req", "-x509", ...ecKey, "-subj", "/CN=Gatehouse test CA", "-days", "1", "-keyout", "ca-key.pem", "-out", "ca.pem");
   openssl("req", "-x509", ...ecKey, "-subj", "/CN=Untrusted test CA", "-days", "1", "-keyout", "other-ca-key.pem", "-out", "other-ca.pem");
   openssl("req", "-new", ...ecKey, "-subj", "/CN=localhost", "-keyout", "server-key.pem", "-out", "server.csr");
-  writeFileSync(
-    join(dir, "server.ext"),
-    "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n",
-  );
+  writeFileSync(join(dir, "server.ext"), "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n");
   openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem", "-CAcreateserial", "-days", "1", "-extfile", "server.ext", "-out", "server.pem");
 
   // Keep CAs the environment already trusts this way.

@@ -27,11 +27,7 @@ function checkHeaders(traceparent: string | null, resourceType = "workspace"): P
   const metadata = new Metadata();
   if (traceparent) metadata.set("traceparent", traceparent);
   return new Promise((resolve, reject) => {
-    const call: ClientUnaryCall = engine.client.check(
-      { object: { ...workspace("ws-1"), resourceType }, relation: "view", subject: { resource: principal("alice") } },
-      metadata,
-      () => undefined,
-    );
+    const call: ClientUnaryCall = engine.client.check({ object: { ...workspace("ws-1"), resourceType }, relation: "view", subject: { resource: principal("alice") } }, metadata, () => undefined);
     call.once("metadata", resolve);
     call.once("status", () => setTimeout(() => reject(new Error("no response headers")), 50));
   });

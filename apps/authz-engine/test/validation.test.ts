@@ -59,12 +59,8 @@ describe("request validation (contract §3 rules)", () => {
     expect(consistency({ atLeastAsFresh: { token: "t" } }, "c", { allowAcknowledged: false })).toEqual({ kind: "at-least-as-fresh", token: "t" });
     expect(violation(() => consistency({}, "consistency", { allowAcknowledged: true }))?.rule).toBe("oneof.required");
     expect(violation(() => consistency({ minimizeLatency: false }, "consistency", { allowAcknowledged: true }))?.rule).toBe("bool.const");
-    expect(violation(() => consistency({ atLeastAsFresh: { token: "" } }, "consistency", { allowAcknowledged: true }))?.field).toBe(
-      "consistency.at_least_as_fresh.token",
-    );
-    expect(violation(() => consistency({ atLeastAsAcknowledged: true }, "consistency", { allowAcknowledged: false }))?.rule).toBe(
-      "consistency.unsupported",
-    );
+    expect(violation(() => consistency({ atLeastAsFresh: { token: "" } }, "consistency", { allowAcknowledged: true }))?.field).toBe("consistency.at_least_as_fresh.token");
+    expect(violation(() => consistency({ atLeastAsAcknowledged: true }, "consistency", { allowAcknowledged: false }))?.rule).toBe("consistency.unsupported");
     expect(consistency({ atLeastAsAcknowledged: true }, "c", { allowAcknowledged: true })).toEqual({ kind: "fully-consistent" });
     expect(violation(() => pagination({ limit: 0 }, "pagination"))).toEqual({ field: "pagination.limit", rule: "uint32.gt" });
     expect(violation(() => bulkItems([], "items"))?.rule).toBe("repeated.min_items");

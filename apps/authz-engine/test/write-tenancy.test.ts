@@ -163,7 +163,11 @@ describe("write tenancy of KesselTupleService", () => {
 
   it("lets only a reporter allowed into every organisation replicate tuples, of its registered types", async () => {
     const id = `t-repl-${randomUUID()}`;
-    for (const [client, org] of [["random-client", "tenancy-mine"], ["hbi-mine", "tenancy-mine"], ["other-app", null]] as const) {
+    for (const [client, org] of [
+      ["random-client", "tenancy-mine"],
+      ["hbi-mine", "tenancy-mine"],
+      ["other-app", null],
+    ] as const) {
       const error = await rejection(rpc("createTuples", createRequest(["rbac", "workspace"], id), await as(client, org)));
       expect(error.code, client).toBe(status.PERMISSION_DENIED);
     }

@@ -49,7 +49,14 @@ function splitRef(value: string): { type: string; id: string } {
 function treeView(node: ExplainNode, budget = { left: 300 }): HTMLElement {
   budget.left--;
   const item = h("li", {}, h("span", { class: node.allowed ? "yes" : "no" }, node.allowed ? "✓ " : "✗ "), h("code", {}, node.label));
-  if (node.children.length > 0 && budget.left > 0) item.append(h("ul", {}, node.children.map((c) => treeView(c, budget))));
+  if (node.children.length > 0 && budget.left > 0)
+    item.append(
+      h(
+        "ul",
+        {},
+        node.children.map((c) => treeView(c, budget)),
+      ),
+    );
   return item;
 }
 
@@ -130,7 +137,11 @@ export async function explorerScreen(main: HTMLElement, query: ExplorerQuery): P
     subjectValues.set(label, `group:${g.uuid}`);
     subjects.append(h("option", { value: label }));
   }
-  const perms = h("datalist", { id: uid("permissions") }, permissions.data.map((p) => h("option", { value: p.name }, p.v1.length ? `v1 ${p.v1.join(", ")}` : "")));
+  const perms = h(
+    "datalist",
+    { id: uid("permissions") },
+    permissions.data.map((p) => h("option", { value: p.name }, p.v1.length ? `v1 ${p.v1.join(", ")}` : "")),
+  );
   const subjectInput = h("input", { list: subjects.id, required: true, autocomplete: "off", placeholder: "user: carol" });
   const permissionInput = h("input", { list: perms.id, required: true, autocomplete: "off", placeholder: "patch_system_edit" });
   const v1Hint = h("small", { class: "hint", "aria-live": "polite" });

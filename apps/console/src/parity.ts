@@ -105,7 +105,11 @@ export async function parityScreen(main: HTMLElement): Promise<void> {
           h(
             "table",
             {},
-            h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "User"), h("th", { scope: "col" }, "Held in v1 via"), h("th", { scope: "col" }, "Why v2 denies"), h("th", { scope: "col" }, "Explore"))),
+            h(
+              "thead",
+              {},
+              h("tr", {}, h("th", { scope: "col" }, "User"), h("th", { scope: "col" }, "Held in v1 via"), h("th", { scope: "col" }, "Why v2 denies"), h("th", { scope: "col" }, "Explore")),
+            ),
             h(
               "tbody",
               {},

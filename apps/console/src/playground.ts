@@ -127,7 +127,14 @@ export function playgroundScreen(main: HTMLElement): void {
             button("Lookup resources", () =>
               withGraph((graph) => {
                 const ids = lookupResources(graph, ref(resource.value).type, permission.value.trim(), ref(subject.value));
-                return [h("p", {}, `${ids.length} ${ref(resource.value).type} objects:`), h("ul", {}, ids.map((id) => h("li", {}, h("code", {}, id))))];
+                return [
+                  h("p", {}, `${ids.length} ${ref(resource.value).type} objects:`),
+                  h(
+                    "ul",
+                    {},
+                    ids.map((id) => h("li", {}, h("code", {}, id))),
+                  ),
+                ];
               }),
             ),
             button("Explain", () =>
@@ -146,5 +153,8 @@ export function playgroundScreen(main: HTMLElement): void {
 }
 
 function countTuples(text: string): number {
-  return text.split("\n").filter((l) => l.trim() !== "" && !l.trim().startsWith("//")).map((l) => formatRelationship(parseRelationship(l))).length;
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "" && !l.trim().startsWith("//"))
+    .map((l) => formatRelationship(parseRelationship(l))).length;
 }

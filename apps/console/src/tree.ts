@@ -13,8 +13,7 @@ const FIELDS = "role(id,name),subject(id,type,group(name),user(username)),resour
 /** Per-node binding counts are fetched for this many workspaces at most. */
 const MAX_COUNTED = 200;
 
-const subjectName = (b: Binding): string =>
-  b.subject.type === "group" ? `group ${b.subject.group?.name ?? b.subject.id}` : `user ${b.subject.user?.username ?? b.subject.id}`;
+const subjectName = (b: Binding): string => (b.subject.type === "group" ? `group ${b.subject.group?.name ?? b.subject.id}` : `user ${b.subject.user?.username ?? b.subject.id}`);
 
 async function bindingsOn(ws: Workspace): Promise<{ direct: Binding[]; inherited: Binding[] }> {
   const rows = (await api<Page<Binding>>("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${ws.id}&limit=1000&fields=${encodeURIComponent(FIELDS)}`)).data;
@@ -44,7 +43,13 @@ export async function treeScreen(main: HTMLElement): Promise<void> {
   const status = liveRegion();
   const detail = h("div", { class: "card node-detail", id: "node-detail" }, h("p", { class: "meta" }, "Select a workspace to see who can do what there."));
   const list = h("ul", { class: "ws-tree", "aria-label": "Workspaces" });
-  render(main, h("h1", {}, "Workspace tree"), h("p", { class: "lede" }, "Grants inherit downward only: a binding reaches its workspace and everything below it."), status, h("div", { class: "split" }, h("div", { class: "card" }, list), detail));
+  render(
+    main,
+    h("h1", {}, "Workspace tree"),
+    h("p", { class: "lede" }, "Grants inherit downward only: a binding reaches its workspace and everything below it."),
+    status,
+    h("div", { class: "split" }, h("div", { class: "card" }, list), detail),
+  );
   status.textContent = "Loading…";
   const workspaces = await allWorkspaces();
   const ordered = orderedTree(workspaces);

@@ -48,9 +48,7 @@ export class Inventory {
   async migrate(): Promise<void> {
     const schema = this.table.includes(".") ? this.table.split(".")[0] : null;
     if (schema) await this.db.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await this.db.query(
-      `CREATE TABLE IF NOT EXISTS ${this.table} (org_id text NOT NULL, id text NOT NULL, workspace_id uuid NOT NULL, name text NOT NULL, PRIMARY KEY (org_id, id))`,
-    );
+    await this.db.query(`CREATE TABLE IF NOT EXISTS ${this.table} (org_id text NOT NULL, id text NOT NULL, workspace_id uuid NOT NULL, name text NOT NULL, PRIMARY KEY (org_id, id))`);
     await this.db.query(`CREATE INDEX IF NOT EXISTS ${this.table.replace(".", "_")}_list_idx ON ${this.table} (org_id, workspace_id, id)`);
   }
 
@@ -77,11 +75,7 @@ export class Inventory {
     const n = params.length;
     const [count, rows] = await Promise.all([
       this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.table} WHERE ${where}`, params),
-      this.db.query<Row>(`SELECT org_id, id, workspace_id::text, name FROM ${this.table} WHERE ${where} ORDER BY id LIMIT $${n + 1} OFFSET $${n + 2}`, [
-        ...params,
-        page.limit,
-        page.offset,
-      ]),
+      this.db.query<Row>(`SELECT org_id, id, workspace_id::text, name FROM ${this.table} WHERE ${where} ORDER BY id LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, page.limit, page.offset]),
     ]);
     return { count: count.rows[0]?.n ?? 0, data: rows.rows.map(toHost) };
   }

@@ -9,7 +9,9 @@ import { buildServer } from "./server.js";
 
 const url = process.env["DATABASE_URL"];
 const pool = url ? new pg.Pool({ connectionString: url, max: 16 }) : null;
-const db: SqlClient & { close(): Promise<void> } = pool ? { query: <R>(text: string, params?: unknown[]) => pool.query(text, params) as unknown as Promise<{ rows: R[] }>, close: () => pool.end() } : await PGlite.create();
+const db: SqlClient & { close(): Promise<void> } = pool
+  ? { query: <R>(text: string, params?: unknown[]) => pool.query(text, params) as unknown as Promise<{ rows: R[] }>, close: () => pool.end() }
+  : await PGlite.create();
 const inventory = new Inventory(db, { ...(process.env["HOSTS_TABLE"] ? { table: process.env["HOSTS_TABLE"] } : {}) });
 await inventory.migrate();
 const listPermission = process.env["HOSTS_LIST_PERMISSION"];

@@ -89,8 +89,7 @@ export function buildServer(config: HostInventoryConfig): { start(): Promise<{ p
     const { identity, userId } = caller(req);
     const host = await inventory.host(identity.orgId, String(req.params["id"]));
     const allowed =
-      host !== undefined &&
-      (!authz.enabled || (await authz.checkResource({ resource: { type: "host", reporter: "hbi", id: host.id }, permission: PERMISSIONS.hostView, subject: userId })));
+      host !== undefined && (!authz.enabled || (await authz.checkResource({ resource: { type: "host", reporter: "hbi", id: host.id }, permission: PERMISSIONS.hostView, subject: userId })));
     if (!host || !allowed) throw new HttpError(404, "Host not found.");
     res.json(host);
   });

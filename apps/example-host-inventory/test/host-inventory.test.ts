@@ -34,10 +34,20 @@ describe("example host inventory against the real stack", () => {
     ]);
     const a = (await store.workspaces.create(ORG, { name: "Team A" })).value;
     const b = (await store.workspaces.create(ORG, { name: "Team B" })).value;
-    for (const [id, workspaceId] of [["h-a", a.id], ["h-b", b.id], ["h-d", tenant.defaultWorkspaceId]] as const) {
+    for (const [id, workspaceId] of [
+      ["h-a", a.id],
+      ["h-b", b.id],
+      ["h-d", tenant.defaultWorkspaceId],
+    ] as const) {
       await store.hosts.report(ORG, id, workspaceId);
     }
-    await inventory.addHosts([["h-a", a.id], ["h-b", b.id], ["h-d", tenant.defaultWorkspaceId]].map(([id, workspaceId]) => ({ id: id!, orgId: ORG, name: `host ${id}`, workspaceId: workspaceId! })));
+    await inventory.addHosts(
+      [
+        ["h-a", a.id],
+        ["h-b", b.id],
+        ["h-d", tenant.defaultWorkspaceId],
+      ].map(([id, workspaceId]) => ({ id: id!, orgId: ORG, name: `host ${id}`, workspaceId: workspaceId! })),
+    );
     // Another organisation's host in a workspace id nobody of ORG is bound to: never listed for ORG.
     await inventory.addHosts([{ id: "h-x", orgId: "o2", name: "host h-x", workspaceId: tenant.defaultWorkspaceId }]);
     inventory.addSavedView({ id: "v1", orgId: ORG, name: "RHEL 9", query: "os=rhel9" });

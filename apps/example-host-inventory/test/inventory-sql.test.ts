@@ -93,7 +93,11 @@ it("serves the load test generator's host table (loadtest/src/app-db.ts: uuid wo
       CREATE TABLE loadtest.lt_hosts (id text PRIMARY KEY, workspace_id uuid NOT NULL, name text);
       ALTER TABLE loadtest.lt_hosts ADD COLUMN IF NOT EXISTS org_id text NOT NULL DEFAULT 'lt-org-1'`);
     const [w1, w2] = [randomUUID(), randomUUID()];
-    await db.query("INSERT INTO loadtest.lt_hosts (id, workspace_id, name) SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[])", [["b", "a", "c"], [w1, w1, w2], ["hb", "ha", "hc"]]);
+    await db.query("INSERT INTO loadtest.lt_hosts (id, workspace_id, name) SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[])", [
+      ["b", "a", "c"],
+      [w1, w1, w2],
+      ["hb", "ha", "hc"],
+    ]);
     const inventory = new Inventory(db, { table: "loadtest.lt_hosts" });
     await inventory.migrate();
     expect(await inventory.hostsIn("lt-org-1", [w1], { limit: 10, offset: 0 })).toEqual({

@@ -55,7 +55,12 @@ describe("@gatehouse/client against the real engine", () => {
     const filter = await client.listWorkspaceIds({ permission: "inventory_host_view", subject: carol() });
     expect(filter.ids).toContain(visibleWorkspace);
     expect(filter.consistencyToken).toEqual(expect.any(String));
-    const allowed = await client.checkResource({ resource: { type: "host", reporter: "hbi", id: "sdk-h-0" }, permission: "inventory_host_view", subject: carol(), consistency: { atLeastAsFresh: filter.consistencyToken! } });
+    const allowed = await client.checkResource({
+      resource: { type: "host", reporter: "hbi", id: "sdk-h-0" },
+      permission: "inventory_host_view",
+      subject: carol(),
+      consistency: { atLeastAsFresh: filter.consistencyToken! },
+    });
     expect(allowed).toBe(true);
     let taken = 0;
     for await (const _ of client.listResources({ type: "host", reporter: "hbi", permission: "inventory_host_view", subject: carol() })) if (++taken === 3) break;

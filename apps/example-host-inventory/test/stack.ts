@@ -98,7 +98,13 @@ export async function startStack(): Promise<Stack> {
     host: "127.0.0.1",
     source: { directory: workspaceDirectoryFromStore(store) },
     cache: { kind: "redis", url: redis.url, commandTimeoutMs: 200 },
-    auth: { mode: "oidc", issuerUrl: issuer.url, audience: AUDIENCE, insecure: true, systemUsers: parseSystemUsers(JSON.stringify({ "host-inventory": { is_service_account: true, allow_any_org: true } })) },
+    auth: {
+      mode: "oidc",
+      issuerUrl: issuer.url,
+      audience: AUDIENCE,
+      insecure: true,
+      systemUsers: parseSystemUsers(JSON.stringify({ "host-inventory": { is_service_account: true, allow_any_org: true } })),
+    },
   });
   const { port: lookupPort } = await workspaceCache.start();
   const lookupProxy = await startRecordingProxy(`http://127.0.0.1:${lookupPort}`);

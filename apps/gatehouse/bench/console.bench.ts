@@ -33,10 +33,7 @@ for (const file of [...readdirSync(assets).map((f) => path.join(assets, f)), pat
 }
 console.log(`console bundle (js + css + html): ${(raw / 1024).toFixed(1)} KiB raw, ${(gzip / 1024).toFixed(1)} KiB gzip`);
 
-const gh = await startGatehouse(
-  { dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: "redhat", env: "stage", seedDemo: true },
-  createSilentLogger(),
-);
+const gh = await startGatehouse({ dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: "redhat", env: "stage", seedDemo: true }, createSilentLogger());
 const base = `http://127.0.0.1:${gh.ports.http}`;
 const identity = demoIdentityHeader("12345", "alice", true);
 const headers = { "x-rh-identity": identity, "content-type": "application/json" };

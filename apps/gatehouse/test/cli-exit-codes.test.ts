@@ -23,18 +23,14 @@ interface Exit {
 
 function gatehouse(...args: string[]): Promise<Exit> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["--conditions=source", "--import", "tsx", "src/main.ts", ...args],
-      { cwd: appDir, env: { ...process.env, LOG_LEVEL: "error" }, timeout: 60_000 },
-      (error, out, err) => resolve({ code: error ? Number(error.code ?? -1) : 0, out, err }),
+    execFile(process.execPath, ["--conditions=source", "--import", "tsx", "src/main.ts", ...args], { cwd: appDir, env: { ...process.env, LOG_LEVEL: "error" }, timeout: 60_000 }, (error, out, err) =>
+      resolve({ code: error ? Number(error.code ?? -1) : 0, out, err }),
     );
   });
 }
 
 const occurrences = (text: string, part: string): number => text.split(part).length - 1;
 const noStackTrace = (text: string): void => expect(text).not.toMatch(/^\s+at .+[:(]/m);
-
 
 const HELP = "Usage: gatehouse [options] [command]";
 const unreachableCheck = ["check", "--target", "127.0.0.1:1", "--object", "rbac/workspace:1", "--relation", "view", "--subject", "alice", "--json"];
@@ -131,10 +127,20 @@ describe("gatehouse outcomes in-process", () => {
       ["migrate", "--input", "a.json", "--from-url", "https://rbac.example.com"],
       ["advise", "--facts", "f.json", "--asset"],
     ]) {
-      const error = await buildProgram().parseAsync(["node", "gatehouse", ...args]).then(() => undefined, (e: unknown) => e);
+      const error = await buildProgram()
+        .parseAsync(["node", "gatehouse", ...args])
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(isUsageError(error), args.join(" ")).toBe(true);
     }
-    const unreadable = await buildProgram().parseAsync(["node", "gatehouse", "advise", "--facts", "/nonexistent/facts.json"]).then(() => undefined, (e: unknown) => e);
+    const unreadable = await buildProgram()
+      .parseAsync(["node", "gatehouse", "advise", "--facts", "/nonexistent/facts.json"])
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(unreadable).toBeInstanceOf(Error);
     expect(isUsageError(unreadable)).toBe(false);
   });

@@ -20,10 +20,7 @@ describe("gatehouse check / list --json against the demo organisation", () => {
   let target: string;
   let workspaces: Record<string, string>;
   beforeAll(async () => {
-    gh = await startGatehouse(
-      { dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: "redhat", env: "stage", seedDemo: true },
-      createSilentLogger(),
-    );
+    gh = await startGatehouse({ dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: "redhat", env: "stage", seedDemo: true }, createSilentLogger());
     target = `127.0.0.1:${gh.ports.grpc}`;
     workspaces = gh.demo!.workspaces;
   }, 120_000);
@@ -50,7 +47,12 @@ describe("gatehouse check / list --json against the demo organisation", () => {
     // The same ids as the text listing.
     output.out = "";
     expect(await run("list", "--target", target, "--type", "rbac/workspace", "--relation", "inventory_host_view", "--subject", "bob")).toBe(0);
-    expect(output.out.trim().split("\n").map((line) => line.replace("rbac/workspace:", ""))).toEqual(doc.objects);
+    expect(
+      output.out
+        .trim()
+        .split("\n")
+        .map((line) => line.replace("rbac/workspace:", "")),
+    ).toEqual(doc.objects);
   });
 
   it("list --json with nothing accessible is an empty list", async () => {

@@ -34,10 +34,7 @@ describe.runIf(runnable)("console in Chromium against the demo stack", () => {
     // Always the current sources: the management API serves the console package's dist/.
     execFileSync(path.join(consoleDir, "node_modules/.bin/vite"), ["build", "--logLevel", "warn"], { cwd: consoleDir, stdio: "inherit" });
     mkdirSync(artifacts, { recursive: true });
-    gh = await startGatehouse(
-      { dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: "redhat", env: "stage", seedDemo: true },
-      createSilentLogger(),
-    );
+    gh = await startGatehouse({ dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: "redhat", env: "stage", seedDemo: true }, createSilentLogger());
     base = `http://127.0.0.1:${gh.ports.http}`;
     profile = mkdtempSync(path.join(tmpdir(), "console-chromium-"));
     context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: LAUNCH_FLAGS, viewport: { width: 1280, height: 900 } });
@@ -159,14 +156,17 @@ describe.runIf(runnable)("console in Chromium against the demo stack", () => {
     await signIn("dave", false);
     await page.getByRole("heading", { name: "Not permitted" }).waitFor();
     await shot("7-not-permitted");
-    const status = await page.evaluate(async (identity) => {
-      const res = await fetch("/api/rbac/v2/access:explain/", {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-rh-identity": identity },
-        body: JSON.stringify({ subject: { type: "user", id: "carol" }, permission: "patch_system_edit", resource: { type: "tenant" } }),
-      });
-      return res.status;
-    }, demoIdentityHeader("12345", "dave", false));
+    const status = await page.evaluate(
+      async (identity) => {
+        const res = await fetch("/api/rbac/v2/access:explain/", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-rh-identity": identity },
+          body: JSON.stringify({ subject: { type: "user", id: "carol" }, permission: "patch_system_edit", resource: { type: "tenant" } }),
+        });
+        return res.status;
+      },
+      demoIdentityHeader("12345", "dave", false),
+    );
     expect(status).toBe(403);
   });
 

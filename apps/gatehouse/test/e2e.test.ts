@@ -48,9 +48,7 @@ type Callback = (e: Error | null, r?: unknown) => void;
 
 function unary<Res>(method: UnaryMethod, req: unknown): Promise<Res> {
   const call = grpc[method] as unknown as (req: unknown, md: Metadata, opts: object, cb: Callback) => unknown;
-  return new Promise((resolve, reject) =>
-    call.call(grpc, req, new Metadata(), { deadline: new Date(Date.now() + 10_000) }, (e, r) => (e ? reject(e) : resolve(r as Res))),
-  );
+  return new Promise((resolve, reject) => call.call(grpc, req, new Metadata(), { deadline: new Date(Date.now() + 10_000) }, (e, r) => (e ? reject(e) : resolve(r as Res))));
 }
 
 async function listAll(resourceType: string, reporterType: string, relation: string, user: string, token?: string): Promise<string[]> {
@@ -67,10 +65,7 @@ async function listAll(resourceType: string, reporterType: string, relation: str
 }
 
 beforeAll(async () => {
-  gh = await startGatehouse(
-    { dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: DOMAIN, env: "stage", seedDemo: false },
-    createSilentLogger(),
-  );
+  gh = await startGatehouse({ dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: DOMAIN, env: "stage", seedDemo: false }, createSilentLogger());
   const base = `http://127.0.0.1:${gh.ports.http}`;
   http = async (method, path, body, user = "alice") => {
     const res = await fetch(base + path, {
@@ -105,7 +100,12 @@ beforeAll(async () => {
     expect(res.status, JSON.stringify(res.json)).toBe(201);
     return res.json.id as string;
   };
-  const hostsAndPatch = await role("e2e hosts and patch", [["inventory", "hosts", "read"], ["inventory", "hosts", "write"], ["patch", "system", "read"], ["patch", "system", "write"]]);
+  const hostsAndPatch = await role("e2e hosts and patch", [
+    ["inventory", "hosts", "read"],
+    ["inventory", "hosts", "write"],
+    ["patch", "system", "read"],
+    ["patch", "system", "write"],
+  ]);
   const repos = await role("e2e repositories", [["content-sources", "repositories", "write"]]);
   const advisorSettings = await role("e2e advisor settings", [["advisor", "disable-recommendations", "write"]]);
   const principals = await role("e2e group reader", [["rbac", "groups", "read"]]);
@@ -159,7 +159,11 @@ describe("checks over gRPC after setup through HTTP", () => {
   });
 
   it("the consistency token of an HTTP write makes the next check see it (and a revoke is seen too)", async () => {
-    const viewer = await http("POST", "/api/rbac/v2/roles/", { name: "e2e staging host editor", description: "", permissions: [{ application: "inventory", resource_type: "hosts", operation: "write" }] });
+    const viewer = await http("POST", "/api/rbac/v2/roles/", {
+      name: "e2e staging host editor",
+      description: "",
+      permissions: [{ application: "inventory", resource_type: "hosts", operation: "write" }],
+    });
     const staging = await http("POST", "/api/rbac/v2/workspaces/", { name: "Staging", parent_id: ids["default"] });
     const frankGroup = await http("POST", "/api/rbac/v1/groups/", { name: "frank's team" });
     const groupId = frankGroup.json.uuid ?? frankGroup.json.id;

@@ -38,9 +38,7 @@ function check(user: string, token?: string): Promise<Allowed> {
     ...(token ? { consistency: { atLeastAsFresh: { token } } } : {}),
   };
   const call = grpc.check as unknown as (req: unknown, md: Metadata, opts: object, cb: (e: Error | null, r?: { allowed: Allowed }) => void) => unknown;
-  return new Promise((resolve, reject) =>
-    call.call(grpc, request, new Metadata(), { deadline: new Date(Date.now() + 10_000) }, (e, r) => (e ? reject(e) : resolve(r!.allowed))),
-  );
+  return new Promise((resolve, reject) => call.call(grpc, request, new Metadata(), { deadline: new Date(Date.now() + 10_000) }, (e, r) => (e ? reject(e) : resolve(r!.allowed))));
 }
 
 async function listWorkspaces(user: string, token: string): Promise<string[]> {
@@ -58,10 +56,7 @@ async function listWorkspaces(user: string, token: string): Promise<string[]> {
 const sleepUntil = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms - Date.now())));
 
 beforeAll(async () => {
-  gh = await startGatehouse(
-    { dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: DOMAIN, env: "stage", seedDemo: false },
-    createSilentLogger(),
-  );
+  gh = await startGatehouse({ dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: DOMAIN, env: "stage", seedDemo: false }, createSilentLogger());
   grpc = new KesselInventoryServiceClient(`127.0.0.1:${gh.ports.grpc}`, credentials.createInsecure());
   await http("GET", `${V2}/workspaces/?type=root`);
   await http("GET", `${V2}/workspaces/?type=root`, undefined, "frank");

@@ -123,7 +123,11 @@ describe("migrate --from-url against Gatehouse's own v1 endpoints", () => {
         return { api: server, url: `http://127.0.0.1:${port}` };
       })();
       try {
-        for (const [user, admin] of [["bob", false], ["carol", false], ["alice", true]] as const) {
+        for (const [user, admin] of [
+          ["bob", false],
+          ["carol", false],
+          ["alice", true],
+        ] as const) {
           expect(await accessOf(targetUrl, user, admin), user).toEqual(await accessOf(url, user, admin));
         }
         // The resource definition survived the trip.
@@ -169,9 +173,7 @@ function stubRbac(token: string): { server: Server; hits: string[]; failFirst: {
     ...extra,
     ...(access ? { access } : {}),
   });
-  const costAccess = [
-    { permission: "cost-management:aws.account:read", resourceDefinitions: [{ attributeFilter: { key: "cost-management.aws.account", operation: "equal", value: "999" } }] },
-  ];
+  const costAccess = [{ permission: "cost-management:aws.account:read", resourceDefinitions: [{ attributeFilter: { key: "cost-management.aws.account", operation: "equal", value: "999" } }] }];
   const roles = [
     role("6b5e6d5c-1111-4a1a-9a1a-000000000001", "Notifications viewer", { system: true, platform_default: true }, [{ permission: "notifications:notifications:read", resourceDefinitions: [] }]),
     role("6b5e6d5c-1111-4a1a-9a1a-000000000002", "Patch administrator", { system: true }, [{ permission: "patch:*:*", resourceDefinitions: [] }]),
@@ -213,7 +215,12 @@ function stubRbac(token: string): { server: Server; hits: string[]; failFirst: {
     res.end(
       JSON.stringify({
         meta: { count: items.length, limit, offset },
-        links: { first: link(0), next: offset + limit < items.length ? link(offset + limit) : null, previous: offset > 0 ? link(Math.max(0, offset - limit)) : null, last: link(Math.max(0, items.length - limit)) },
+        links: {
+          first: link(0),
+          next: offset + limit < items.length ? link(offset + limit) : null,
+          previous: offset > 0 ? link(Math.max(0, offset - limit)) : null,
+          last: link(Math.max(0, items.length - limit)),
+        },
         data: items.slice(offset, offset + limit),
       }),
     );
@@ -237,14 +244,23 @@ function stubRbac(token: string): { server: Server; hits: string[]; failFirst: {
     if (p === "/api/rbac/v1/roles/") {
       // The list leaves out one role's access (as a list without add_fields does): the reader fetches its detail.
       const withAccess = u.searchParams.get("add_fields") === "access";
-      page(req, res, roles.map((r, i) => (withAccess && i !== 3 ? r : { ...r, access: undefined })));
+      page(
+        req,
+        res,
+        roles.map((r, i) => (withAccess && i !== 3 ? r : { ...r, access: undefined })),
+      );
     } else if ((m = p.match(/^\/api\/rbac\/v1\/roles\/([^/]+)\/$/))) {
       const r = roles.find((x) => x.uuid === m![1]);
       res.statusCode = r ? 200 : 404;
       res.end(JSON.stringify(r ?? { errors: [{ detail: "Not found.", status: "404" }] }));
     } else if (p === "/api/rbac/v1/principals/") page(req, res, principals);
     else if (p === "/api/rbac/v1/groups/") page(req, res, groups);
-    else if ((m = p.match(/^\/api\/rbac\/v1\/groups\/([^/]+)\/roles\/$/))) page(req, res, (groupRoles[m[1]!] ?? []).map((r) => ({ ...r, access: undefined })));
+    else if ((m = p.match(/^\/api\/rbac\/v1\/groups\/([^/]+)\/roles\/$/)))
+      page(
+        req,
+        res,
+        (groupRoles[m[1]!] ?? []).map((r) => ({ ...r, access: undefined })),
+      );
     else if ((m = p.match(/^\/api\/rbac\/v1\/groups\/([^/]+)\/principals\/$/))) page(req, res, members[m[1]!] ?? []);
     else {
       res.statusCode = 404;

@@ -12,13 +12,41 @@ const observability = path.resolve(path.dirname(fileURLToPath(import.meta.url)),
 
 // PromQL words that look like metric names but are not.
 const PROMQL_WORDS = new Set([
-  "sum", "min", "max", "avg", "count", "rate", "irate", "increase", "histogram_quantile", "clamp_min", "clamp_max",
-  "by", "without", "on", "ignoring", "group_left", "group_right", "and", "or", "unless", "bool", "offset", "topk", "bottomk", "abs",
+  "sum",
+  "min",
+  "max",
+  "avg",
+  "count",
+  "rate",
+  "irate",
+  "increase",
+  "histogram_quantile",
+  "clamp_min",
+  "clamp_max",
+  "by",
+  "without",
+  "on",
+  "ignoring",
+  "group_left",
+  "group_right",
+  "and",
+  "or",
+  "unless",
+  "bool",
+  "offset",
+  "topk",
+  "bottomk",
+  "abs",
 ]);
 
 /** Metric names in a PromQL expression: identifiers not inside {...} label matchers, [...] ranges or strings. */
 export function metricNamesIn(expr: string): string[] {
-  const stripped = expr.replace(/"[^"]*"/g, '""').replace(/\{[^}]*\}/g, "{}").replace(/\[[^\]]*\]/g, "[]").replace(/\b(by|without|on|ignoring)\s*\([^)]*\)/g, "").replace(/(^|[^a-zA-Z_:0-9])\d+(\.\d+)?(e[+-]?\d+)?/g, "$1 0");
+  const stripped = expr
+    .replace(/"[^"]*"/g, '""')
+    .replace(/\{[^}]*\}/g, "{}")
+    .replace(/\[[^\]]*\]/g, "[]")
+    .replace(/\b(by|without|on|ignoring)\s*\([^)]*\)/g, "")
+    .replace(/(^|[^a-zA-Z_:0-9])\d+(\.\d+)?(e[+-]?\d+)?/g, "$1 0");
   const names = stripped.match(/[a-zA-Z_:][a-zA-Z0-9_:]*/g) ?? [];
   return names.filter((name) => !PROMQL_WORDS.has(name));
 }
@@ -50,10 +78,7 @@ let running: RunningGatehouse;
 const exposed = new Map<string, Set<string>>();
 
 beforeAll(async () => {
-  running = await startGatehouse(
-    { dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: "redhat", env: "stage", seedDemo: false },
-    createSilentLogger(),
-  );
+  running = await startGatehouse({ dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: "redhat", env: "stage", seedDemo: false }, createSilentLogger());
   const scrape = async (port: number) => exposedNames(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
   exposed.set("management-api", await scrape(running.ports.http));
   exposed.set("authz-engine", await scrape(running.ports.metrics));

@@ -55,9 +55,7 @@ describe("parity of generated v1 data", () => {
       const binding = planned[0]!.plan.bindings.find((b) => b.level === "root" && !b.roleId.startsWith("platform"))!;
       // Move the role's binding from the Root Workspace down to the Default Workspace.
       return tuples.map((t) =>
-        t.relation === "t_binding" && t.subjectId === binding.id && t.resourceId === ids.rootWorkspaceId
-          ? { ...t, resourceType: TYPES.workspace, resourceId: ids.defaultWorkspaceId }
-          : t,
+        t.relation === "t_binding" && t.subjectId === binding.id && t.resourceId === ids.rootWorkspaceId ? { ...t, resourceType: TYPES.workspace, resourceId: ids.defaultWorkspaceId } : t,
       );
     });
     expect(report.ok).toBe(false);
@@ -91,9 +89,7 @@ describe("parity of generated v1 data", () => {
     };
     const { report } = parityOf(exp);
     expect(report.ok).toBe(true);
-    expect(report.overGrants).toContainEqual(
-      expect.objectContaining({ permission: "content-sources:repositories:read", checkedAt: "default", grantedAt: ["root"] }),
-    );
+    expect(report.overGrants).toContainEqual(expect.objectContaining({ permission: "content-sources:repositories:read", checkedAt: "default", grantedAt: ["root"] }));
   });
 });
 
@@ -130,12 +126,12 @@ describe("gatehouse parity (CLI)", () => {
       JSON.stringify({
         version: 1,
         system_roles: [],
-        tenants: [{ org_id: "o1", principals: [{ user_id: "a" }], groups: [{ name: "G", principals: ["ghost"], roles: ["Nope"] }], roles: [{ name: "R", access: [{ permission: "inventory:hosts" }] }] }],
+        tenants: [
+          { org_id: "o1", principals: [{ user_id: "a" }], groups: [{ name: "G", principals: ["ghost"], roles: ["Nope"] }], roles: [{ name: "R", access: [{ permission: "inventory:hosts" }] }] },
+        ],
       }),
     );
-    await expect(run(["parity", "--input", bad, "--schema", schemaPath])).rejects.toThrow(
-      /unknown principal 'ghost'[\s\S]*unknown role 'Nope'|invalid-permission|inventory:hosts/,
-    );
+    await expect(run(["parity", "--input", bad, "--schema", schemaPath])).rejects.toThrow(/unknown principal 'ghost'[\s\S]*unknown role 'Nope'|invalid-permission|inventory:hosts/);
     await expect(run(["parity", "--input", path.join(dir, "missing.json"), "--schema", schemaPath])).rejects.toThrow(/no such file/);
   });
 });
@@ -179,7 +175,12 @@ describe("gatehouse parity --from-store", () => {
       expect(binding.resource).toEqual({ type: "workspace", id: t.rootWorkspaceId });
       const subject = binding.subjects[0]!;
       const root = { type: "workspace" as const, id: t.rootWorkspaceId };
-      await store.roleBindings.replaceRolesOfSubject(org, root, subject, (await store.roleBindings.rolesOfSubject(org, root, subject)).filter((r) => r !== role.id));
+      await store.roleBindings.replaceRolesOfSubject(
+        org,
+        root,
+        subject,
+        (await store.roleBindings.rolesOfSubject(org, root, subject)).filter((r) => r !== role.id),
+      );
       await store.roles.update(org, role.id, { name: role.name, permissions: role.permissions, scope: "default" });
       await store.roleBindings.batchCreate(org, [{ resource: { type: "workspace", id: t.defaultWorkspaceId }, subject, roleId: role.id }]);
     } finally {

@@ -15,11 +15,11 @@ describe("gatehouse check / list input", () => {
 
   it("fails the command with a clear message on a malformed object or type", async () => {
     // Port 1 is never reached: validation happens first.
-    await expect(
-      buildProgram().parseAsync(["node", "gatehouse", "check", "--target", "127.0.0.1:1", "--object", "workspace:1", "--relation", "view", "--subject", "alice"]),
-    ).rejects.toThrow(/is not '<reporter>\/<type>:<id>'/);
-    await expect(
-      buildProgram().parseAsync(["node", "gatehouse", "list", "--target", "127.0.0.1:1", "--type", "workspace", "--relation", "view", "--subject", "alice"]),
-    ).rejects.toThrow(/is not '<reporter>\/<type>'/);
+    await expect(buildProgram().parseAsync(["node", "gatehouse", "check", "--target", "127.0.0.1:1", "--object", "workspace:1", "--relation", "view", "--subject", "alice"])).rejects.toThrow(
+      /is not '<reporter>\/<type>:<id>'/,
+    );
+    await expect(buildProgram().parseAsync(["node", "gatehouse", "list", "--target", "127.0.0.1:1", "--type", "workspace", "--relation", "view", "--subject", "alice"])).rejects.toThrow(
+      /is not '<reporter>\/<type>'/,
+    );
   });
 });

@@ -89,7 +89,7 @@ describe("role configuration reload", () => {
   it("a reload that adds a permission (and raises the role's version) is visible in Check without a restart", async () => {
     expect(await check("cost_management_cost_model_read", "erin")).toBe(true);
     expect(await check("cost_management_budgets_read", "erin")).toBe("error 3"); // not in the running schema
-    const hashBefore = (await (await fetch(`${base}/role-config`)).json() as { hash: string }).hash;
+    const hashBefore = ((await (await fetch(`${base}/role-config`)).json()) as { hash: string }).hash;
     editJson("permissions/cost-management.json", (d) => (d.budgets = [{ verb: "read", description: "Read budgets" }]));
     editJson("roles/cost-management.json", (d) => {
       const role = d.roles.find((r: { name: string }) => r.name === "Cost Price List Viewer");
@@ -106,9 +106,9 @@ describe("role configuration reload", () => {
     // The role (and so every binding of it) now carries the new permission.
     const tuples = await gh.store.relationships.read(ORG, { includePublic: true, resourceType: "rbac/role", resourceId: roleId });
     expect(tuples.map((t) => t.relation)).toContain("t_cost_management_budgets_read");
-    const engine = (await (await fetch(`http://127.0.0.1:${gh.ports.metrics}/metrics`)).text());
+    const engine = await (await fetch(`http://127.0.0.1:${gh.ports.metrics}/metrics`)).text();
     expect(engine).toContain("gatehouse_engine_applied_revision");
-    expect((await (await fetch(`${base}/role-config`)).json() as { hash: string }).hash).toBe(res.json.hash);
+    expect(((await (await fetch(`${base}/role-config`)).json()) as { hash: string }).hash).toBe(res.json.hash);
     // The engine reports the configuration it switched to (read once the switch is done).
     await expect.poll(async () => ((await (await fetch(`http://127.0.0.1:${gh.ports.metrics}/role-config`)).json()) as { hash: string }).hash).toBe(res.json.hash);
   });

@@ -37,10 +37,7 @@ function write(name: string, text: string): string {
   return file;
 }
 
-const fixtureInputs = (env: string): string[] => [
-  ...readdirSync(path.join(fixtures, env, "src")).map((f) => path.join(fixtures, env, "src", f)),
-  path.join(fixtures, env, "rbac_v1_permissions.json"),
-];
+const fixtureInputs = (env: string): string[] => [...readdirSync(path.join(fixtures, env, "src")).map((f) => path.join(fixtures, env, "src", f)), path.join(fixtures, env, "rbac_v1_permissions.json")];
 
 const core = "version 0.1\nnamespace core\npublic type user {}\npublic type doc {\n relation owner: [Any user]\n relation view: owner\n}\n";
 

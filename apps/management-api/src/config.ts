@@ -83,9 +83,7 @@ export const managementSettings = defineConfig("management-api", {
     },
   ),
   ...oidcSettings,
-  SYSTEM_USERS: setting.custom("JSON `{\"<sub>\": {\"admin\": bool, \"is_service_account\": bool, \"allow_any_org\": bool}}`", DEFAULT_CONFIG.systemUsers, "{}", (value) =>
-    parseSystemUsers(value),
-  ),
+  SYSTEM_USERS: setting.custom('JSON `{"<sub>": {"admin": bool, "is_service_account": bool, "allow_any_org": bool}}`', DEFAULT_CONFIG.systemUsers, "{}", (value) => parseSystemUsers(value)),
   WORKSPACE_MAX_DEPTH: setting.int(`edges a workspace may sit below root (at most ${MAX_WORKSPACE_DEPTH_LIMIT}, below the evaluator's depth limit)`, {
     default: DEFAULT_CONFIG.workspaceMaxDepth,
     min: 1,

@@ -22,9 +22,12 @@ process.on("SIGHUP", () => {
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
-    server.stop().then(() => tracing.shutdown()).then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    server
+      .stop()
+      .then(() => tracing.shutdown())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   });
 }

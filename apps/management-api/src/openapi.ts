@@ -1,14 +1,7 @@
 import { z } from "zod";
 import { accessPaths } from "./openapi-access.js";
 import { offsetPageSchema, problemSchema } from "./schemas/common.js";
-import {
-  groupBody,
-  groupListQuery,
-  groupListSchema,
-  groupPrincipalsBody,
-  groupPrincipalsDeleteQuery,
-  groupSchema,
-} from "./schemas/groups.js";
+import { groupBody, groupListQuery, groupListSchema, groupPrincipalsBody, groupPrincipalsDeleteQuery, groupSchema } from "./schemas/groups.js";
 import { principalListQuery, principalListSchema, principalSchema } from "./schemas/principals.js";
 import {
   batchCreateBody,
@@ -143,9 +136,15 @@ export function buildOpenApiDocument(): Json {
       delete: op("Groups_delete", "Groups (v1)", { parameters: [idParameter("uuid")], responses: { "204": withHeaders({ description: "Deleted" }) } }),
     },
     [`${v1}/groups/{uuid}/principals/`]: {
-      get: op("Groups_listPrincipals", "Groups (v1)", { parameters: [idParameter("uuid"), ...queryParameters(groupListQuery)], responses: { "200": json(offsetPageSchema(principalSchema, "GroupPrincipalList")) } }),
+      get: op("Groups_listPrincipals", "Groups (v1)", {
+        parameters: [idParameter("uuid"), ...queryParameters(groupListQuery)],
+        responses: { "200": json(offsetPageSchema(principalSchema, "GroupPrincipalList")) },
+      }),
       post: op("Groups_addPrincipals", "Groups (v1)", { parameters: [idParameter("uuid")], requestBody: body(groupPrincipalsBody), responses: { "200": withHeaders(json(groupSchema)) } }),
-      delete: op("Groups_removePrincipals", "Groups (v1)", { parameters: [idParameter("uuid"), ...queryParameters(groupPrincipalsDeleteQuery)], responses: { "204": withHeaders({ description: "Removed" }) } }),
+      delete: op("Groups_removePrincipals", "Groups (v1)", {
+        parameters: [idParameter("uuid"), ...queryParameters(groupPrincipalsDeleteQuery)],
+        responses: { "204": withHeaders({ description: "Removed" }) },
+      }),
     },
     [`${v1}/principals/`]: {
       get: op("Principals_listV1", "Principals", { parameters: queryParameters(principalListQuery), responses: { "200": json(principalListSchema) } }),

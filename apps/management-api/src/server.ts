@@ -125,7 +125,10 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     await current.authz.replaceModel(next.model);
     current.catalogue = next.catalogue;
     publishIdentity(next);
-    logger.info({ hash: result.hash, revision: result.revision, added: result.diff.added.length, removed: result.diff.removed.length, seeding: result.seeding, ms: Math.round(performance.now() - started) }, "role configuration reloaded");
+    logger.info(
+      { hash: result.hash, revision: result.revision, added: result.diff.added.length, removed: result.diff.removed.length, seeding: result.seeding, ms: Math.round(performance.now() - started) },
+      "role configuration reloaded",
+    );
     return result;
   }
   const reload = (): Promise<ReloadResult> => {
@@ -139,7 +142,15 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     }
     reload().then((r) => {
       res.setHeader("x-gatehouse-consistency-token", services!.store.tokens.encode(r.revision));
-      res.json({ hash: r.hash, dir: r.dir, loaded_at: r.loadedAt.toISOString(), revision: r.revision, added: r.diff.added.map(describeElement), removed: r.diff.removed.map(describeElement), seeding: r.seeding });
+      res.json({
+        hash: r.hash,
+        dir: r.dir,
+        loaded_at: r.loadedAt.toISOString(),
+        revision: r.revision,
+        added: r.diff.added.map(describeElement),
+        removed: r.diff.removed.map(describeElement),
+        seeding: r.seeding,
+      });
     }, next);
   });
   app.get(`${API_V2_PREFIX}/openapi.json`, (_req, res) => {
@@ -188,10 +199,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
       logger.info({ hash: applied.hash, previous: recorded.hash, seeding: applied.seeding }, "role configuration changed since the last run; applied");
     } else if (roleConfiguration.systemRoles.length > 0) {
       const { value: seeded } = await store.roles.seedSystemRoles(roleConfiguration.systemRoles);
-      logger.info(
-        { created: seeded.created.length, updated: seeded.updated, unchanged: seeded.unchanged.length, unconfigured: seeded.unconfigured },
-        "system roles seeded",
-      );
+      logger.info({ created: seeded.created.length, updated: seeded.updated, unchanged: seeded.unchanged.length, unconfigured: seeded.unconfigured }, "system roles seeded");
     }
     publishIdentity(roleConfiguration);
     const authz = new Authorizer(store, roleConfiguration.model, logger);

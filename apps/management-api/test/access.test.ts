@@ -43,8 +43,7 @@ describe("access explorer endpoints", () => {
     return { status: res.status, type: res.headers.get("content-type") ?? "", text, body: text ? (JSON.parse(text) as any) : null };
   };
   const explain = (body: unknown, as: Who | null = alice) => call("POST", EXPLAIN, as, body);
-  const carolOn = (resource: { type: string; id: string }, permission = "patch_system_edit") =>
-    explain({ subject: { type: "user", id: "carol" }, permission, resource });
+  const carolOn = (resource: { type: string; id: string }, permission = "patch_system_edit") => explain({ subject: { type: "user", id: "carol" }, permission, resource });
 
   beforeAll(async () => {
     store = await openTestStore({ name: "pglite" });

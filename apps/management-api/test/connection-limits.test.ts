@@ -61,7 +61,10 @@ describe("HTTP connection limits", () => {
     // Once the held sockets are gone, a normal request is served.
     let status = 0;
     for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
-      status = await fetch(`${app.baseUrl}/livez`).then((r) => r.status, () => 0);
+      status = await fetch(`${app.baseUrl}/livez`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(status).toBe(200);

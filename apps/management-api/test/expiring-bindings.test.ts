@@ -16,9 +16,7 @@ beforeAll(async () => {
   ws = (await app.request("POST", `${V2}/workspaces/`, { as: admin, body: { name: "Temporary" } })).body.id;
   groupId = (await app.request("POST", "/api/rbac/v1/groups/", { as: admin, body: { name: "On call" } })).body.uuid;
   await app.request("POST", `/api/rbac/v1/groups/${groupId}/principals/`, { as: admin, body: { principals: [{ username: "carol" }] } });
-  roleId = (
-    await app.request("POST", `${V2}/roles/`, { as: admin, body: { name: "Temp editor", permissions: [{ application: "inventory", resource_type: "hosts", operation: "write" }] } })
-  ).body.id;
+  roleId = (await app.request("POST", `${V2}/roles/`, { as: admin, body: { name: "Temp editor", permissions: [{ application: "inventory", resource_type: "hosts", operation: "write" }] } })).body.id;
 });
 afterAll(() => app.stop());
 
@@ -36,20 +34,31 @@ describe("expiring role bindings", () => {
     const listWs = (await app.request("POST", `${V2}/workspaces/`, { as: admin, body: { name: "Listed expiry" } })).body.id;
     const permanentGroup = (await app.request("POST", "/api/rbac/v1/groups/", { as: admin, body: { name: "Permanent staff" } })).body.uuid;
     const expiresAt = "2099-01-31T18:00:00.000Z";
-    const grant = (subject: string, expiry?: string) => ({ resource: { id: listWs, type: "workspace" }, subject: { id: subject, type: "group" }, role: { id: roleId }, ...(expiry ? { expires_at: expiry } : {}) });
+    const grant = (subject: string, expiry?: string) => ({
+      resource: { id: listWs, type: "workspace" },
+      subject: { id: subject, type: "group" },
+      role: { id: roleId },
+      ...(expiry ? { expires_at: expiry } : {}),
+    });
     const created = await app.request("POST", `${V2}/role-bindings:batchCreate/`, { as: admin, body: { requests: [grant(groupId, expiresAt), grant(permanentGroup)] } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
 
     // One binding with two subjects: a subject filter shows each subject's own grant.
     const listed = async (subject: string, extra = "") =>
-      (await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${listWs}&exclude_sources=indirect&subject_type=group&subject_id=${subject}${extra}`, { as: admin })).body.data;
-    expect(await listed(groupId)).toEqual([{ role: expect.objectContaining({ id: roleId }), subject: { id: groupId, type: "group" }, resource: { id: listWs }, sources: [{ id: listWs }], expires_at: expiresAt }]);
+      (await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${listWs}&exclude_sources=indirect&subject_type=group&subject_id=${subject}${extra}`, { as: admin })).body
+        .data;
+    expect(await listed(groupId)).toEqual([
+      { role: expect.objectContaining({ id: roleId }), subject: { id: groupId, type: "group" }, resource: { id: listWs }, sources: [{ id: listWs }], expires_at: expiresAt },
+    ]);
     expect((await listed(permanentGroup))[0]).not.toHaveProperty("expires_at");
     // A `fields` selection shows it only when it names it.
     expect((await listed(groupId, "&fields=role(name)"))[0]).not.toHaveProperty("expires_at");
     expect((await listed(groupId, "&fields=role(name),expires_at"))[0]).toMatchObject({ role: { id: roleId, name: "Temp editor" }, expires_at: expiresAt });
 
-    const bySubject = (await app.request("GET", `${V2}/role-bindings/by-subject/?resource_type=workspace&resource_id=${listWs}&exclude_sources=indirect`, { as: admin })).body.data as { subject: { id: string }; expires_at?: string }[];
+    const bySubject = (await app.request("GET", `${V2}/role-bindings/by-subject/?resource_type=workspace&resource_id=${listWs}&exclude_sources=indirect`, { as: admin })).body.data as {
+      subject: { id: string };
+      expires_at?: string;
+    }[];
     expect(bySubject.find((row) => row.subject.id === groupId)?.expires_at).toBe(expiresAt);
     expect(bySubject.find((row) => row.subject.id === permanentGroup)).not.toHaveProperty("expires_at");
 

@@ -1,13 +1,7 @@
 import { encodeIdentityHeader } from "@gatehouse/auth";
 import type { Store } from "@gatehouse/store";
 import { openTestStore } from "@gatehouse/store/testing";
-import {
-  buildServer,
-  loadRoleConfiguration,
-  type BuildServerOptions,
-  type ManagementApiConfig,
-  type RoleConfiguration,
-} from "../src/index.js";
+import { buildServer, loadRoleConfiguration, type BuildServerOptions, type ManagementApiConfig, type RoleConfiguration } from "../src/index.js";
 
 import { afterAll } from "vitest";
 import { reportOpenApiStats, validateAgainstSpec } from "./openapi-validator.js";
@@ -51,19 +45,13 @@ export const DATABASE_URL = process.env["DATABASE_URL"] ?? "postgres://postgres@
  * Starts the API on port 0 over a store of its own: a throw-away Postgres schema (dropped on
  * stop) or an in-memory PGlite database.
  */
-export async function startApp(
-  config: Partial<ManagementApiConfig> = {},
-  options: BuildServerOptions & { backend?: "pg" | "pglite" } = {},
-): Promise<TestApp> {
+export async function startApp(config: Partial<ManagementApiConfig> = {}, options: BuildServerOptions & { backend?: "pg" | "pglite" } = {}): Promise<TestApp> {
   const { backend = "pg", ...buildOptions } = options;
   const store = await openTestStore(backend === "pg" ? { name: "pg", databaseUrl: DATABASE_URL } : { name: "pglite" }, {
     domain: config.domain ?? "redhat",
     workspaceDepthLimit: config.workspaceMaxDepth ?? 5,
   });
-  const server = buildServer(
-    { port: 0, host: "127.0.0.1", allowChildrenUnderRoot: false, ...config },
-    { roleConfiguration: await testRoleConfiguration(), store, ...buildOptions },
-  );
+  const server = buildServer({ port: 0, host: "127.0.0.1", allowChildrenUnderRoot: false, ...config }, { roleConfiguration: await testRoleConfiguration(), store, ...buildOptions });
   const { port } = await server.start();
   const baseUrl = `http://127.0.0.1:${port}`;
   return {

@@ -24,9 +24,7 @@ beforeAll(async () => {
   app = await startApp({
     trustIdentityHeader: false,
     oidc: { issuerUrl: issuer, insecure: true, audience: "gatehouse" },
-    systemUsers: parseSystemUsers(
-      JSON.stringify({ "svc-any": { admin: true, allow_any_org: true }, "svc-fixed": { admin: true }, "svc-weak": { admin: false } }),
-    ),
+    systemUsers: parseSystemUsers(JSON.stringify({ "svc-any": { admin: true, allow_any_org: true }, "svc-fixed": { admin: true }, "svc-weak": { admin: false } })),
   });
 });
 afterAll(async () => {
@@ -76,7 +74,11 @@ describe("an identity header never overrides a bearer token", () => {
   const forged = encodeIdentityHeader({ orgId: "victim-org", userId: "victim-admin", isOrgAdmin: true });
 
   it("verifies the token even when x-rh-identity is trusted and present (a bad token is a 401, not the header's identity)", async () => {
-    const both = await startApp({ trustIdentityHeader: true, oidc: { issuerUrl: issuer, insecure: true, audience: "gatehouse" }, systemUsers: parseSystemUsers(JSON.stringify({ "svc-fixed": { admin: true } })) });
+    const both = await startApp({
+      trustIdentityHeader: true,
+      oidc: { issuerUrl: issuer, insecure: true, audience: "gatehouse" },
+      systemUsers: parseSystemUsers(JSON.stringify({ "svc-fixed": { admin: true } })),
+    });
     try {
       const badToken = await both.request("GET", `${V2}/workspaces/`, { as: null, headers: { "x-rh-identity": forged, authorization: "Bearer not-a-token" } });
       expect(badToken.status).toBe(401);

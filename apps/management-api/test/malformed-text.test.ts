@@ -23,7 +23,11 @@ afterAll(() => app.stop());
 const identity = async () => (await import("@gatehouse/auth")).encodeIdentityHeader({ orgId: admin.org, userId: admin.user, username: admin.user, isOrgAdmin: true });
 
 /** Sent byte for byte: fetch would re-encode the target and the body. */
-async function raw(method: string, path: string, body?: Buffer): Promise<{ status: number; type: string; json: { status: number; detail: string; errors?: Array<{ source: string }>; source?: string } }> {
+async function raw(
+  method: string,
+  path: string,
+  body?: Buffer,
+): Promise<{ status: number; type: string; json: { status: number; detail: string; errors?: Array<{ source: string }>; source?: string } }> {
   const url = new URL(app.baseUrl);
   const headers: Record<string, string> = { "x-rh-identity": await identity(), ...(body ? { "content-type": "application/json" } : {}) };
   return new Promise((resolve, reject) => {

@@ -4,13 +4,23 @@ import { openApiStats, openApiStatsV1, SPEC_EXCEPTIONS, validateAgainstSpec } fr
 // The validator itself must be able to fail, or every integration test's check means nothing.
 describe("validation against insights-rbac's v2 OpenAPI document", () => {
   it("refuses bodies that contradict the document", () => {
-    expect(() => validateAgainstSpec("GET", "/api/rbac/v2/roles/", 200, "application/json", JSON.stringify({ meta: { limit: 1 }, links: { next: null, previous: null }, data: "x" }))).toThrow(/does not match/);
+    expect(() => validateAgainstSpec("GET", "/api/rbac/v2/roles/", 200, "application/json", JSON.stringify({ meta: { limit: 1 }, links: { next: null, previous: null }, data: "x" }))).toThrow(
+      /does not match/,
+    );
     expect(() => validateAgainstSpec("GET", "/api/rbac/v2/roles/", 200, "text/html", "<p>")).toThrow(/content type/);
     expect(() => validateAgainstSpec("POST", "/api/rbac/v2/roles:batchDelete/", 204, null, "{}")).toThrow(/no body/);
   });
 
   it("accepts what insights-rbac's code answers where the document differs, only through the reviewed list", () => {
-    const root = { id: "00000000-0000-4000-8000-000000000001", parent_id: null, type: "root", name: "Root Workspace", description: null, created: "2024-01-01T00:00:00Z", modified: "2024-01-01T00:00:00Z" };
+    const root = {
+      id: "00000000-0000-4000-8000-000000000001",
+      parent_id: null,
+      type: "root",
+      name: "Root Workspace",
+      description: null,
+      created: "2024-01-01T00:00:00Z",
+      modified: "2024-01-01T00:00:00Z",
+    };
     const before = openApiStats.withExceptions;
     validateAgainstSpec("GET", "/api/rbac/v2/workspaces/00000000-0000-4000-8000-000000000001/", 200, "application/json", JSON.stringify(root));
     expect(openApiStats.withExceptions).toBe(before + 1);
@@ -25,10 +35,28 @@ describe("validation against insights-rbac's v2 OpenAPI document", () => {
 });
 
 describe("validation against insights-rbac's v1 OpenAPI document", () => {
-  const role = { uuid: "00000000-0000-4000-8000-000000000002", name: "r", display_name: "r", description: null, created: "2024-01-01T00:00:00Z", modified: "2024-01-01T00:00:00Z", policyCount: 0, accessCount: 0, applications: [], system: false, platform_default: false, admin_default: false, external_role_id: null, external_tenant: null, access: [] };
+  const role = {
+    uuid: "00000000-0000-4000-8000-000000000002",
+    name: "r",
+    display_name: "r",
+    description: null,
+    created: "2024-01-01T00:00:00Z",
+    modified: "2024-01-01T00:00:00Z",
+    policyCount: 0,
+    accessCount: 0,
+    applications: [],
+    system: false,
+    platform_default: false,
+    admin_default: false,
+    external_role_id: null,
+    external_tenant: null,
+    access: [],
+  };
 
   it("refuses v1 bodies that contradict the document", () => {
-    expect(() => validateAgainstSpec("GET", "/api/rbac/v1/roles/00000000-0000-4000-8000-000000000002/", 200, "application/json", JSON.stringify({ ...role, policyCount: "one" }))).toThrow(/v1 OpenAPI document/);
+    expect(() => validateAgainstSpec("GET", "/api/rbac/v1/roles/00000000-0000-4000-8000-000000000002/", 200, "application/json", JSON.stringify({ ...role, policyCount: "one" }))).toThrow(
+      /v1 OpenAPI document/,
+    );
     expect(() => validateAgainstSpec("GET", "/api/rbac/v1/access/", 200, "application/json", JSON.stringify({ meta: { count: 0 }, links: {}, data: {} }))).toThrow(/does not match/);
   });
 

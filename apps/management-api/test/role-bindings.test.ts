@@ -127,7 +127,9 @@ describe("role-binding reads ordered and rendered as insights-rbac", () => {
   const role = async (name: string) =>
     (await app.request("POST", `${V2}/roles/`, { as: admin, body: { name, permissions: [{ application: "inventory", resource_type: "hosts", operation: "read" }] } })).body.id as string;
   const bind = async (ws: string, subject: { id: string; type: string }, role: string) =>
-    expect((await app.request("POST", `${V2}/role-bindings:batchCreate/`, { as: admin, body: { requests: [{ resource: { id: ws, type: "workspace" }, subject, role: { id: role } }] } })).status).toBe(201);
+    expect((await app.request("POST", `${V2}/role-bindings:batchCreate/`, { as: admin, body: { requests: [{ resource: { id: ws, type: "workspace" }, subject, role: { id: role } }] } })).status).toBe(
+      201,
+    );
 
   it("lists by role creation by default, and takes order_by as a comma list or repeated", async () => {
     const ws = (await app.request("POST", `${V2}/workspaces/`, { as: admin, body: { name: "Ordered" } })).body.id;
@@ -137,14 +139,18 @@ describe("role-binding reads ordered and rendered as insights-rbac", () => {
     await bind(ws, { id: groupId, type: "group" }, newer);
     await bind(ws, { id: groupId, type: "group" }, older);
     const ids = async (extra: string) =>
-      (await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${ws}&exclude_sources=indirect${extra}`, { as: admin })).body.data.map((row: { role: { id: string } }) => row.role.id);
+      (await app.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${ws}&exclude_sources=indirect${extra}`, { as: admin })).body.data.map(
+        (row: { role: { id: string } }) => row.role.id,
+      );
     expect(await ids("")).toEqual([older, newer]);
     expect(await ids("&order_by=role.name")).toEqual([newer, older]);
     expect(await ids("&order_by=resource.id,-role.created")).toEqual([newer, older]);
     expect(await ids("&order_by=resource.id&order_by=role.created")).toEqual([older, newer]);
     const bad = await app.request("GET", `${V2}/role-bindings/?order_by=role.id,user.username`, { as: admin });
     expect(bad.status).toBe(400);
-    expect(bad.body.errors).toEqual([{ message: "Invalid ordering field 'user.username'. Valid fields: resource.id, resource.type, role.created, role.id, role.modified, role.name", field: "order_by" }]);
+    expect(bad.body.errors).toEqual([
+      { message: "Invalid ordering field 'user.username'. Valid fields: resource.id, resource.type, role.created, role.id, role.modified, role.name", field: "order_by" },
+    ]);
   });
 
   it("lists by-subject groups most recently modified first and users by username", async () => {

@@ -54,10 +54,14 @@ describe.each(["pglite", "pg"] as const)("tenant isolation on %s", (backend) => 
     expect((await app.request("POST", `${V2}/workspaces/${aWorkspace}/move/`, { as: mallory, body: { parent_id: aDefault } })).status).toBe(404);
     const under = await app.request("POST", `${V2}/workspaces/`, { as: mallory, body: { name: "Inside A", parent_id: aWorkspace } });
     expect(under.status).toBe(400);
-    expect((await app.request("PUT", `${V2}/roles/${aRole}/`, {
-      as: mallory,
-      body: { name: "x", permissions: [{ application: "inventory", resource_type: "hosts", operation: "read" }] },
-    })).status).toBe(404);
+    expect(
+      (
+        await app.request("PUT", `${V2}/roles/${aRole}/`, {
+          as: mallory,
+          body: { name: "x", permissions: [{ application: "inventory", resource_type: "hosts", operation: "read" }] },
+        })
+      ).status,
+    ).toBe(404);
     expect((await app.request("POST", `${V2}/roles:batchDelete/`, { as: mallory, body: { ids: [aRole] } })).status).toBe(404);
     const bind = await app.request("POST", `${V2}/role-bindings:batchCreate/`, {
       as: mallory,

@@ -14,7 +14,10 @@ describe("field masks", () => {
     role: { id: "r", name: "n", created: "c", modified: "m" },
     subject: { id: "s", type: "group", group: { name: "g", description: null, user_count: 2 } },
     resource: { id: "w", type: "workspace" },
-    sources: [{ id: "w", type: "workspace" }, { id: "p", type: "workspace" }],
+    sources: [
+      { id: "w", type: "workspace" },
+      { id: "p", type: "workspace" },
+    ],
   };
 
   it("projects nested objects, dotted paths and arrays", () => {

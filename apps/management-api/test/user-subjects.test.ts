@@ -15,9 +15,7 @@ beforeAll(async () => {
   const principals = await app.request("GET", `${V2}/principals/?username=alice-id`, { as: admin });
   aliceUuid = principals.body.data[0].uuid;
   ws = (await app.request("POST", `${V2}/workspaces/`, { as: admin, body: { name: "Users" } })).body.id;
-  roleId = (
-    await app.request("POST", `${V2}/roles/`, { as: admin, body: { name: "Ws reader", permissions: [{ application: "inventory", resource_type: "hosts", operation: "read" }] } })
-  ).body.id;
+  roleId = (await app.request("POST", `${V2}/roles/`, { as: admin, body: { name: "Ws reader", permissions: [{ application: "inventory", resource_type: "hosts", operation: "read" }] } })).body.id;
 });
 afterAll(() => app.stop());
 
@@ -59,7 +57,10 @@ describe("user subjects by principal UUID", () => {
     const badRole = await app.request("POST", `${V2}/role-bindings:batchCreate/`, { as: admin, body: request(aliceUuid, unknown) });
     expect(badRole.status).toBe(400);
     expect(badRole.body.errors[0]).toEqual({ message: `Invalid field 'roles': The following roles do not exist: ${unknown}`, field: "roles" });
-    const put = await app.request("PUT", `${V2}/role-bindings/by-subject/?resource_type=workspace&resource_id=${ws}&subject_type=user&subject_id=${unknown}`, { as: admin, body: { roles: [{ id: roleId }] } });
+    const put = await app.request("PUT", `${V2}/role-bindings/by-subject/?resource_type=workspace&resource_id=${ws}&subject_type=user&subject_id=${unknown}`, {
+      as: admin,
+      body: { roles: [{ id: roleId }] },
+    });
     expect(put.status).toBe(404);
     expect(put.body.detail).toBe(`user with id '${unknown}' not found`);
     const listed = await app.request("GET", `${V2}/role-bindings/?subject_type=user&subject_id=${aliceUuid}`, { as: admin });

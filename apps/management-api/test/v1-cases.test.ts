@@ -86,7 +86,9 @@ interface CaseFile {
 }
 
 const CASE_DIR = join(import.meta.dirname, "v1-cases");
-const files = readdirSync(CASE_DIR).filter((f) => f.endsWith(".json")).sort();
+const files = readdirSync(CASE_DIR)
+  .filter((f) => f.endsWith(".json"))
+  .sort();
 const cases = files.map((f) => ({ file: f, data: JSON.parse(readFileSync(join(CASE_DIR, f), "utf8")) as CaseFile }));
 
 // One store and server per case, as upstream runs each test on a fresh database: the public
@@ -115,9 +117,7 @@ const scopeOf = (role: CaseRole) => role.scope ?? "default";
 
 /** Imports the case's organisation; returns the ids placeholders in paths and bodies refer to. */
 async function arrange(store: TestStore, c: CaseFile, org: string): Promise<Record<string, string>> {
-  await store.roles.seedSystemRoles(
-    (c.systemRoles ?? []).map((r) => ({ ...r, access: r.access.map((a) => ({ permission: a.permission })) })),
-  );
+  await store.roles.seedSystemRoles((c.systemRoles ?? []).map((r) => ({ ...r, access: r.access.map((a) => ({ permission: a.permission })) })));
   // Workspaces first: role access lists may name them.
   const ids: Record<string, string> = {};
   const tenant = (await store.tenants.bootstrap(org)).value;
@@ -154,7 +154,11 @@ async function arrange(store: TestStore, c: CaseFile, org: string): Promise<Reco
   if (c.workspaceBindings?.length) {
     await store.roleBindings.batchCreate(
       org,
-      c.workspaceBindings.map((b) => ({ roleId: ids[`role:${b.role}`]!, resource: { type: "workspace", id: ids[`workspace:${b.workspace}`]! }, subject: { type: "group", id: ids[`group:${b.group}`]! } })),
+      c.workspaceBindings.map((b) => ({
+        roleId: ids[`role:${b.role}`]!,
+        resource: { type: "workspace", id: ids[`workspace:${b.workspace}`]! },
+        subject: { type: "group", id: ids[`group:${b.group}`]! },
+      })),
     );
   }
   for (const r of c.systemRoles ?? []) {
@@ -174,8 +178,18 @@ function fill<T>(value: T, ids: Record<string, string>): T {
 
 /** Deep equality with lists of resource-definition values compared as sets. */
 const normal = (v: unknown): unknown => {
-  if (Array.isArray(v)) return v.map(normal).map((x) => JSON.stringify(x)).sort().map((x) => JSON.parse(x) as unknown);
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, normal(x)]));
+  if (Array.isArray(v))
+    return v
+      .map(normal)
+      .map((x) => JSON.stringify(x))
+      .sort()
+      .map((x) => JSON.parse(x) as unknown);
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.entries(v)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, x]) => [k, normal(x)]),
+    );
   return v;
 };
 
@@ -198,11 +212,9 @@ async function runCase(store: TestStore, baseUrl: string, c: CaseFile): Promise<
   const ids = await arrange(store, c, org);
   const callers = new Map(c.principals.map((p) => [p.user, p]));
   for (const step of c.steps) {
-    const who = typeof step.as === "string" ? callers.get(step.as) ?? { user: step.as } : step.as;
+    const who = typeof step.as === "string" ? (callers.get(step.as) ?? { user: step.as }) : step.as;
     const header = encodeIdentityHeader(
-      who.serviceAccount
-        ? { orgId: org, serviceAccount: { clientId: who.user, username: who.user } }
-        : { orgId: org, userId: who.user, username: who.user, isOrgAdmin: who.admin === true },
+      who.serviceAccount ? { orgId: org, serviceAccount: { clientId: who.user, username: who.user } } : { orgId: org, userId: who.user, username: who.user, isOrgAdmin: who.admin === true },
     );
     const method = step.method ?? "GET";
     const res = await fetch(baseUrl + fill(step.path, ids), {
@@ -222,12 +234,19 @@ async function runCase(store: TestStore, baseUrl: string, c: CaseFile): Promise<
     if (step.data) expect(normal(body?.["data"]), at).toEqual(normal(fill(step.data, ids)));
     if (step.ordered) expect(body?.["data"], at).toEqual(fill(step.ordered, ids));
     if (step.contains) for (const e of fill(step.contains, ids)) expect(normal(body?.["data"]), at).toContainEqual(normal(e));
-    if (step.permissionOrder) expect(((body?.["data"] ?? []) as { permission: string }[]).map((e) => e.permission), at).toEqual(step.permissionOrder);
+    if (step.permissionOrder)
+      expect(
+        ((body?.["data"] ?? []) as { permission: string }[]).map((e) => e.permission),
+        at,
+      ).toEqual(step.permissionOrder);
     if (step.fields) for (const [k, v] of Object.entries(fill(step.fields, ids))) expect(normal(body?.[k]), `${at} (${k})`).toEqual(normal(v));
     if (step.pluck) {
       for (const [at2, values] of Object.entries(fill(step.pluck, ids))) {
         const [list = "", field = ""] = at2.split(".");
-        expect((body?.[list] as Record<string, unknown>[] | undefined)?.map((e) => e[field]), `${at} (${at2})`).toEqual(values);
+        expect(
+          (body?.[list] as Record<string, unknown>[] | undefined)?.map((e) => e[field]),
+          `${at} (${at2})`,
+        ).toEqual(values);
       }
     }
     if (step.keys) expect(Object.keys(body ?? {}).sort(), at).toEqual([...step.keys].sort());
@@ -235,20 +254,20 @@ async function runCase(store: TestStore, baseUrl: string, c: CaseFile): Promise<
     if (step.firstFields) for (const [k, v] of Object.entries(fill(step.firstFields, ids))) expect(normal(body?.["data"]?.[0]?.[k]), `${at} (data[0].${k})`).toEqual(normal(v));
     if (step.names) expect(((body?.["data"] ?? []) as { name: string }[]).map((r) => r.name).sort(), at).toEqual([...step.names].sort());
     if (step.entry) {
-    const found = (body?.["data"] as { name: string }[] | undefined)?.find((r) => r.name === step.entry!.name) as Record<string, unknown> | undefined;
-    expect(found, `${at} (entry ${step.entry.name})`).toBeDefined();
-    for (const [k, v] of Object.entries(fill(step.entry.fields, ids))) expect(normal(found?.[k]), `${at} (${step.entry.name}.${k})`).toEqual(normal(v));
-  }
-  if (step.groupsInWithin) {
-    for (const r of body?.["data"] ?? []) for (const g of r.groups_in ?? []) expect(step.groupsInWithin, `${at} (${r.name})`).toContain(g.name);
-  }
-  if (step.groupsInNonEmpty) {
-    for (const r of body?.["data"] ?? []) {
-      expect(r.groups_in?.length, `${at} (${r.name}.groups_in)`).toBeGreaterThan(0);
-      for (const g of r.groups_in) for (const k of ["name", "uuid", "description"]) expect(g[k] ?? null, `${at} (${r.name}: ${g.name}.${k})`).not.toBeNull();
+      const found = (body?.["data"] as { name: string }[] | undefined)?.find((r) => r.name === step.entry!.name) as Record<string, unknown> | undefined;
+      expect(found, `${at} (entry ${step.entry.name})`).toBeDefined();
+      for (const [k, v] of Object.entries(fill(step.entry.fields, ids))) expect(normal(found?.[k]), `${at} (${step.entry.name}.${k})`).toEqual(normal(v));
     }
-  }
-  if (step.errors) {
+    if (step.groupsInWithin) {
+      for (const r of body?.["data"] ?? []) for (const g of r.groups_in ?? []) expect(step.groupsInWithin, `${at} (${r.name})`).toContain(g.name);
+    }
+    if (step.groupsInNonEmpty) {
+      for (const r of body?.["data"] ?? []) {
+        expect(r.groups_in?.length, `${at} (${r.name}.groups_in)`).toBeGreaterThan(0);
+        for (const g of r.groups_in) for (const k of ["name", "uuid", "description"]) expect(g[k] ?? null, `${at} (${r.name}: ${g.name}.${k})`).not.toBeNull();
+      }
+    }
+    if (step.errors) {
       for (const e of step.errors) expect(body?.["errors"], at).toContainEqual(expect.objectContaining({ ...e, status: String(step.status) }));
     }
   }

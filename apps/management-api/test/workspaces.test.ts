@@ -132,9 +132,7 @@ describe("workspaces", () => {
   });
 
   it("answers concurrent creates with 201 or a retryable 503, never a partial write", async () => {
-    const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => app.request("POST", `${V2}/workspaces/`, { as: admin, body: { name: `Parallel ${i}` } })),
-    );
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => app.request("POST", `${V2}/workspaces/`, { as: admin, body: { name: `Parallel ${i}` } })));
     for (const res of results) {
       expect([201, 503]).toContain(res.status);
       if (res.status === 503) expect(res.headers.get("retry-after")).toBe("1");

@@ -1,7 +1,7 @@
 // Process entry: reads the environment (workspaceCacheSettings), nothing else (see buildServer for the behaviour).
 import { ConfigError, httpServerLimits } from "@gatehouse/config";
 import { startTracing } from "@gatehouse/telemetry";
-import { type AuthConfig } from "./authn.js";
+import type { AuthConfig } from "./authn.js";
 import { buildServer } from "./server.js";
 import { workspaceCacheSettings } from "./settings.js";
 
@@ -40,5 +40,12 @@ const server = buildServer({
 });
 await server.start();
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => void server.stop().then(() => tracing.shutdown()).finally(() => process.exit(0)));
+  process.once(
+    signal,
+    () =>
+      void server
+        .stop()
+        .then(() => tracing.shutdown())
+        .finally(() => process.exit(0)),
+  );
 }

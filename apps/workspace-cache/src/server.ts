@@ -3,7 +3,20 @@ import type { Server } from "node:http";
 import express from "express";
 import { type Cache, type CacheMetrics, type RedisCache, createMemoryCache, createRedisCache } from "@gatehouse/cache";
 import { type Store, type StoreConfig, openStore } from "@gatehouse/store";
-import { applyServerLimits, cachedProbe, createLogger, createMetrics, DEFAULT_HTTP_LIMITS, drainHttpServer, httpRequestDuration, httpRequestLogger, httpTracing, metricsContentType, type HttpServerLimits, type Logger } from "@gatehouse/telemetry";
+import {
+  applyServerLimits,
+  cachedProbe,
+  createLogger,
+  createMetrics,
+  DEFAULT_HTTP_LIMITS,
+  drainHttpServer,
+  httpRequestDuration,
+  httpRequestLogger,
+  httpTracing,
+  metricsContentType,
+  type HttpServerLimits,
+  type Logger,
+} from "@gatehouse/telemetry";
 import { type AuthConfig, createAuthenticator } from "./authn.js";
 import { WorkspaceCacheError } from "./errors.js";
 import { problemHandler } from "./http/problem.js";
@@ -11,9 +24,7 @@ import { workspaceDirectoryFromStore } from "./store-directory.js";
 import { workspaceRoutes } from "./http/routes.js";
 import { type WorkspaceDirectory, createWorkspaceLookup } from "./workspaces.js";
 
-export type CacheConfig =
-  | { kind: "memory"; maxEntries?: number }
-  | { kind: "redis"; url: string; keyPrefix?: string; commandTimeoutMs?: number };
+export type CacheConfig = { kind: "memory"; maxEntries?: number } | { kind: "redis"; url: string; keyPrefix?: string; commandTimeoutMs?: number };
 
 export interface WorkspaceCacheConfig {
   /** Listen port; 0 picks a free one (default 8001). */
@@ -152,13 +163,15 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
   let stopping = false;
   const startWatching = (): void => {
     if (!directory.watch) return;
-    directory.watch((orgId, revision) => void lookup.invalidate(orgId, revision)).then(
-      (handle) => (stopping ? void handle.stop() : (watching = handle)),
-      (err: unknown) => {
-        logger.warn({ err }, "cannot follow workspace changes yet; cached pairs expire after their TTL until then");
-        if (!stopping) watchRetry = setTimeout(startWatching, 5_000).unref();
-      },
-    );
+    directory
+      .watch((orgId, revision) => void lookup.invalidate(orgId, revision))
+      .then(
+        (handle) => (stopping ? void handle.stop() : (watching = handle)),
+        (err: unknown) => {
+          logger.warn({ err }, "cannot follow workspace changes yet; cached pairs expire after their TTL until then");
+          if (!stopping) watchRetry = setTimeout(startWatching, 5_000).unref();
+        },
+      );
   };
 
   let server: Server | undefined;

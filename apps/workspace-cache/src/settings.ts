@@ -11,9 +11,7 @@ export const workspaceCacheSettings = defineConfig("workspace-cache", {
   GATEHOUSE_DATA_DIR: storeSettings.GATEHOUSE_DATA_DIR,
   GATEHOUSE_DOMAIN: storeSettings.GATEHOUSE_DOMAIN,
   ...oidcSettings,
-  SYSTEM_USERS: setting.custom("JSON `{\"<sub>\": {\"admin\": bool, \"is_service_account\": bool, \"allow_any_org\": bool}}`", parseSystemUsers(undefined), "{}", (value) =>
-    parseSystemUsers(value),
-  ),
+  SYSTEM_USERS: setting.custom('JSON `{"<sub>": {"admin": bool, "is_service_account": bool, "allow_any_org": bool}}`', parseSystemUsers(undefined), "{}", (value) => parseSystemUsers(value)),
   ...httpServerSettings,
   ...processSettings,
   ...tracingSettings,

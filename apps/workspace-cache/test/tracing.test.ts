@@ -67,7 +67,11 @@ describe("workspace-cache outgoing requests", () => {
     };
     try {
       expect((await call(buildServer({ port: 0, host: "127.0.0.1", source: { directory }, auth }))).status).toBe(404);
-      expect(outgoing().map((r) => r.path).sort()).toEqual(["/.well-known/openid-configuration", "/jwks"]);
+      expect(
+        outgoing()
+          .map((r) => r.path)
+          .sort(),
+      ).toEqual(["/.well-known/openid-configuration", "/jwks"]);
       expect(outgoing().map((r) => r.headers.traceparent)).toEqual([undefined, undefined]);
 
       issuer.requests.length = 0;

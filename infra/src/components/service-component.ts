@@ -184,11 +184,7 @@ export class ServiceComponent extends pulumi.ComponentResource {
       child,
     );
 
-    this.disruptionBudget = new k8s.policy.v1.PodDisruptionBudget(
-      name,
-      { metadata: meta(), spec: { minAvailable: args.settings.minAvailable, selector: { matchLabels: selector } } },
-      child,
-    );
+    this.disruptionBudget = new k8s.policy.v1.PodDisruptionBudget(name, { metadata: meta(), spec: { minAvailable: args.settings.minAvailable, selector: { matchLabels: selector } } }, child);
 
     this.networkPolicy = new k8s.networking.v1.NetworkPolicy(
       name,

@@ -19,12 +19,7 @@ export function workspaceCache({ cfg, namespace, secretName, opts }: ServiceCont
       ports: [{ name: "http", port: WORKSPACE_CACHE_PORT, appProtocol: "http" }],
       metrics: { port: "http", path: "/metrics" },
       probes: httpProbes("http"),
-      env: [
-        ...commonEnv(cfg, name, WORKSPACE_CACHE_PORT),
-        secretEnv("DATABASE_URL", secretName, "databaseUrl"),
-        secretEnv("REDIS_URL", secretName, "redisUrl"),
-        ...httpAuthEnv(cfg),
-      ],
+      env: [...commonEnv(cfg, name, WORKSPACE_CACHE_PORT), secretEnv("DATABASE_URL", secretName, "databaseUrl"), secretEnv("REDIS_URL", secretName, "redisUrl"), ...httpAuthEnv(cfg)],
       ingress: ingressRules(cfg)[name],
     },
     opts,

@@ -65,11 +65,7 @@ export interface SystemPrincipal {
  * `x-rh-rbac-org-id` may choose the organisation only for `allow_any_org` users, and a
  * header that disagrees with the effective organisation is rejected.
  */
-export function resolveSystemPrincipal(
-  token: VerifiedToken,
-  systemUsers: SystemUsers,
-  headers: { orgId?: string | null; accountNumber?: string | null } = {},
-): SystemPrincipal {
+export function resolveSystemPrincipal(token: VerifiedToken, systemUsers: SystemUsers, headers: { orgId?: string | null; accountNumber?: string | null } = {}): SystemPrincipal {
   const flags = systemUsers.get(token.sub);
   if (!flags) throw new AuthError("unknown-system-user", "The token subject is not a configured system user.");
   const headerOrg = headers.orgId?.trim() || null;

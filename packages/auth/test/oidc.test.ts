@@ -79,9 +79,7 @@ describe("createOidcVerifier", () => {
   it("checks the client id unless told to skip it", async () => {
     const token = await sign({ sub: "s", azp: "someone-else" });
     await expect(createOidcVerifier({ issuerUrl: issuer, insecure: true, clientId: "mine" }).verify(token)).rejects.toMatchObject({ code: "invalid-token" });
-    await expect(
-      createOidcVerifier({ issuerUrl: issuer, insecure: true, clientId: "mine", skipClientIdCheck: true }).verify(token),
-    ).resolves.toMatchObject({ sub: "s" });
+    await expect(createOidcVerifier({ issuerUrl: issuer, insecure: true, clientId: "mine", skipClientIdCheck: true }).verify(token)).resolves.toMatchObject({ sub: "s" });
   });
 
   it("refuses http issuers unless insecure, and reports discovery failures", async () => {

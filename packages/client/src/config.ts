@@ -96,9 +96,7 @@ export function validateClientConfig(config: AuthzClientConfig): AuthzClientConf
     AUTHZ_WORKSPACE_URL: config.workspaceUrl,
     AUTHZ_INSECURE: String(config.insecure),
     AUTHZ_AUTH_ENABLED: String(config.auth.enabled),
-    ...(config.auth.enabled
-      ? { AUTHZ_AUTH_CLIENT_ID: config.auth.clientId, AUTHZ_AUTH_CLIENT_SECRET: config.auth.clientSecret, AUTHZ_AUTH_OIDC_ISSUER: config.auth.oidcIssuer }
-      : {}),
+    ...(config.auth.enabled ? { AUTHZ_AUTH_CLIENT_ID: config.auth.clientId, AUTHZ_AUTH_CLIENT_SECRET: config.auth.clientSecret, AUTHZ_AUTH_OIDC_ISSUER: config.auth.oidcIssuer } : {}),
   });
   const timeoutMs = config.timeoutMs ?? 5_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new AuthzClientError("invalid-config", `timeoutMs must be a positive integer, got ${String(config.timeoutMs)}.`);

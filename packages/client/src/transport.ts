@@ -1,13 +1,6 @@
 import { context, propagation } from "@opentelemetry/api";
 import { type CallOptions, ChannelCredentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
-import {
-  Allowed,
-  type CheckForUpdateRequest,
-  type CheckRequest,
-  KesselInventoryServiceClient,
-  type StreamedListObjectsRequest,
-  type StreamedListObjectsResponse,
-} from "@gatehouse/proto";
+import { Allowed, type CheckForUpdateRequest, type CheckRequest, KesselInventoryServiceClient, type StreamedListObjectsRequest, type StreamedListObjectsResponse } from "@gatehouse/proto";
 import { AuthzClientError, type AuthzClientErrorCode } from "./errors.js";
 import type { TokenProvider } from "./oauth.js";
 

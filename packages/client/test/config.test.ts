@@ -40,7 +40,10 @@ describe("loadClientConfig", () => {
     [{ AUTHZ_ENABLED: "true", AUTHZ_URL: "h:1", AUTHZ_AUTH_ENABLED: "true" }, /AUTHZ_AUTH_CLIENT_ID is required when AUTHZ_AUTH_ENABLED=true/],
     [{ AUTHZ_ENABLED: "true", AUTHZ_URL: "h:1", AUTHZ_AUTH_ENABLED: "true", AUTHZ_AUTH_CLIENT_ID: "c" }, /AUTHZ_AUTH_CLIENT_SECRET is required/],
     [{ AUTHZ_ENABLED: "true", AUTHZ_URL: "h:1", AUTHZ_AUTH_ENABLED: "true", AUTHZ_AUTH_CLIENT_ID: "c", AUTHZ_AUTH_CLIENT_SECRET: "s" }, /AUTHZ_AUTH_OIDC_ISSUER is required/],
-    [{ AUTHZ_ENABLED: "true", AUTHZ_URL: "h:1", AUTHZ_AUTH_ENABLED: "true", AUTHZ_AUTH_CLIENT_ID: "c", AUTHZ_AUTH_CLIENT_SECRET: "s", AUTHZ_AUTH_OIDC_ISSUER: "http://sso" }, /https:\/\/ \(http:\/\/ only with AUTHZ_INSECURE=true\)/],
+    [
+      { AUTHZ_ENABLED: "true", AUTHZ_URL: "h:1", AUTHZ_AUTH_ENABLED: "true", AUTHZ_AUTH_CLIENT_ID: "c", AUTHZ_AUTH_CLIENT_SECRET: "s", AUTHZ_AUTH_OIDC_ISSUER: "http://sso" },
+      /https:\/\/ \(http:\/\/ only with AUTHZ_INSECURE=true\)/,
+    ],
     [{ AUTHZ_ENABLED: "true", AUTHZ_URL: "h:1", AUTHZ_INSECURE: "yes please" }, /AUTHZ_INSECURE must be true or false/],
   ])("rejects %j", (env, message) => {
     let error: unknown;
@@ -55,7 +58,15 @@ describe("loadClientConfig", () => {
   });
 
   it("allows an http issuer with AUTHZ_INSECURE=true", () => {
-    const config = loadClientConfig({ AUTHZ_ENABLED: "true", AUTHZ_URL: "h:1", AUTHZ_INSECURE: "true", AUTHZ_AUTH_ENABLED: "true", AUTHZ_AUTH_CLIENT_ID: "c", AUTHZ_AUTH_CLIENT_SECRET: "s", AUTHZ_AUTH_OIDC_ISSUER: "http://127.0.0.1:1/" });
+    const config = loadClientConfig({
+      AUTHZ_ENABLED: "true",
+      AUTHZ_URL: "h:1",
+      AUTHZ_INSECURE: "true",
+      AUTHZ_AUTH_ENABLED: "true",
+      AUTHZ_AUTH_CLIENT_ID: "c",
+      AUTHZ_AUTH_CLIENT_SECRET: "s",
+      AUTHZ_AUTH_OIDC_ISSUER: "http://127.0.0.1:1/",
+    });
     expect(config).toMatchObject({ insecure: true, auth: { oidcIssuer: "http://127.0.0.1:1" } });
   });
 });

@@ -13,7 +13,14 @@ describe("subjectFromIdentityHeader", () => {
 
   it("refuses missing, oversized, undecodable and user-less headers without echoing them", () => {
     const huge = "A".repeat(20_000);
-    for (const bad of ["", huge, "%%%not-base64%%%", Buffer.from("[1,2]").toString("base64"), header({ type: "User", user: { username: "alice" } }), header({ type: "User", user: { user_id: "a/b" } })]) {
+    for (const bad of [
+      "",
+      huge,
+      "%%%not-base64%%%",
+      Buffer.from("[1,2]").toString("base64"),
+      header({ type: "User", user: { username: "alice" } }),
+      header({ type: "User", user: { user_id: "a/b" } }),
+    ]) {
       let error: unknown;
       try {
         subjectFromIdentityHeader(bad);

@@ -4,13 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server, ServerCredentials, type ServerUnaryCall, type ServerWritableStream, type sendUnaryData, status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  Allowed,
-  type CheckRequest,
-  KesselInventoryServiceService,
-  type StreamedListObjectsRequest,
-  type StreamedListObjectsResponse,
-} from "@gatehouse/proto";
+import { Allowed, type CheckRequest, KesselInventoryServiceService, type StreamedListObjectsRequest, type StreamedListObjectsResponse } from "@gatehouse/proto";
 import { type AuthzClient, createAuthzClient } from "@gatehouse/client";
 
 interface Seen {
@@ -65,7 +59,11 @@ describe("pattern helpers", () => {
         const page = workspaceIds.slice(start, start + (call.request.pagination?.limit ?? 1000));
         const type = call.request.objectType?.resourceType ?? "workspace";
         page.forEach((id, i) =>
-          call.write({ object: { resourceType: type, resourceId: id, reporter: { type: "rbac" } }, pagination: { continuationToken: String(start + i + 1) }, consistencyToken: { token: `zed-${start + i}` } }),
+          call.write({
+            object: { resourceType: type, resourceId: id, reporter: { type: "rbac" } },
+            pagination: { continuationToken: String(start + i + 1) },
+            consistencyToken: { token: `zed-${start + i}` },
+          }),
         );
         call.end();
       },
@@ -159,7 +157,9 @@ describe("pattern helpers", () => {
     await client.checkResource({ resource: { type: "host", reporter: "hbi", id: "host-1" }, permission: "p", subject: "alice", consistency: { atLeastAsFresh: "tok" } });
     expect(last().request).toMatchObject({ consistency: { atLeastAsFresh: { token: "tok" } } });
     expect(seen.every((s) => Number.isFinite(s.deadline) && s.deadline > 0)).toBe(true);
-    await expect(client.checkResource({ resource: { type: "host", reporter: "hbi", id: "h" }, permission: "p", subject: "alice", access: "write", consistency: "minimize-latency" })).rejects.toMatchObject({ code: "invalid-argument" });
+    await expect(
+      client.checkResource({ resource: { type: "host", reporter: "hbi", id: "h" }, permission: "p", subject: "alice", access: "write", consistency: "minimize-latency" }),
+    ).rejects.toMatchObject({ code: "invalid-argument" });
   });
 
   it("retries UNAVAILABLE by the service config with backoff, up to its attempt limit", async () => {

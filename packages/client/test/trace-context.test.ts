@@ -45,7 +45,11 @@ afterAll(async () => {
   context.disable();
 });
 
-const checkRequest = { object: { resourceType: "host", resourceId: "h1", reporter: { type: "hbi" } }, relation: "view", subject: { resource: { resourceType: "principal", resourceId: "redhat/a", reporter: { type: "rbac" } } } };
+const checkRequest = {
+  object: { resourceType: "host", resourceId: "h1", reporter: { type: "hbi" } },
+  relation: "view",
+  subject: { resource: { resourceType: "principal", resourceId: "redhat/a", reporter: { type: "rbac" } } },
+};
 
 describe("trace context on outgoing calls", () => {
   it("is absent while the application does not trace", async () => {

@@ -96,10 +96,7 @@ export const setting = {
     });
   },
   /** An integer within [min, max]. */
-  int<D extends number | undefined = undefined>(
-    description: string,
-    options: Options<D> & { min?: number; max?: number } = {},
-  ): Setting<D extends number ? number : number | undefined> {
+  int<D extends number | undefined = undefined>(description: string, options: Options<D> & { min?: number; max?: number } = {}): Setting<D extends number ? number : number | undefined> {
     const min = options.min ?? 0;
     const max = options.max ?? Number.MAX_SAFE_INTEGER;
     return custom<number | undefined>({ description, default: options.default === undefined ? undefined : String(options.default), unset: options.unset }, options.default, (v) =>

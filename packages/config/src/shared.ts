@@ -66,16 +66,11 @@ export const tracingSettings = {
       return v as (typeof TRACES_SAMPLERS)[number];
     },
   ),
-  OTEL_TRACES_SAMPLER_ARG: setting.custom<number | undefined>(
-    "share of traces started here for the `*traceidratio` samplers, 0 to 1",
-    undefined,
-    SAMPLER_ARG_DEFAULT_TEXT,
-    (v) => {
-      const ratio = Number(v);
-      if (v.trim() === "" || !Number.isFinite(ratio) || ratio < 0 || ratio > 1) throw new Error("must be a number from 0 to 1");
-      return ratio;
-    },
-  ),
+  OTEL_TRACES_SAMPLER_ARG: setting.custom<number | undefined>("share of traces started here for the `*traceidratio` samplers, 0 to 1", undefined, SAMPLER_ARG_DEFAULT_TEXT, (v) => {
+    const ratio = Number(v);
+    if (v.trim() === "" || !Number.isFinite(ratio) || ratio < 0 || ratio > 1) throw new Error("must be a number from 0 to 1");
+    return ratio;
+  }),
 };
 
 /** Bearer-token verification of the HTTP apps (OIDC discovery + JWKS). */

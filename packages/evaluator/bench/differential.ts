@@ -48,8 +48,10 @@ function report(): void {
   const accepted = results.filter((r) => r.schema === "accepted");
   const n = (f: (r: SeedResult) => boolean): number => results.filter(f).length;
   console.log(`seeds ${first}..${first + results.length - 1} in ${((Date.now() - started) / 1000).toFixed(0)} s, ${spicedb.restarts} SpiceDB restarts`);
-  console.log(`schema verdicts: ${accepted.length} accepted by both, ${n((r) => r.schema === "rejected")} rejected by both, ` +
-    `${n((r) => r.schema === "ours-only")} accepted only here, ${n((r) => r.schema === "spicedb-only")} accepted only by SpiceDB`);
+  console.log(
+    `schema verdicts: ${accepted.length} accepted by both, ${n((r) => r.schema === "rejected")} rejected by both, ` +
+      `${n((r) => r.schema === "ours-only")} accepted only here, ${n((r) => r.schema === "spicedb-only")} accepted only by SpiceDB`,
+  );
   const rows: Array<[string, SeedResult[]]> = [
     ["all", accepted],
     ["acyclic, no chain", accepted.filter((r) => !r.cyclic && !r.chain)],
@@ -68,9 +70,10 @@ function report(): void {
   }
   // Disagreements by kind of outcome (an answer against an error, and which error).
   const kinds = new Map<string, number>();
-  for (const r of accepted) for (const d of r.disagreements) {
-    const key = `${d.query.split(" ")[0]} ours=${d.ours.startsWith("error") ? d.ours : "answer"} spicedb=${d.spicedb.startsWith("error") ? d.spicedb : "answer"}`;
-    kinds.set(key, (kinds.get(key) ?? 0) + 1);
-  }
+  for (const r of accepted)
+    for (const d of r.disagreements) {
+      const key = `${d.query.split(" ")[0]} ours=${d.ours.startsWith("error") ? d.ours : "answer"} spicedb=${d.spicedb.startsWith("error") ? d.spicedb : "answer"}`;
+      kinds.set(key, (kinds.get(key) ?? 0) + 1);
+    }
   for (const [k, c] of [...kinds].sort((a, b) => b[1] - a[1])) console.log(`  ${c}\t${k}`);
 }

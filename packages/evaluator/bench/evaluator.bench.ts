@@ -56,7 +56,7 @@ const fmt = (us: number): string => (us >= 1000 ? `${(us / 1000).toFixed(1)} ms`
  */
 function makeQueries(data: StageData, count: number, seed: number, random?: () => number): Query[] {
   let s = seed;
-  const rnd = random ?? ((): number => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648));
+  const rnd = random ?? ((): number => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
   const queries: Query[] = [];
   for (let i = 0; i < count; i++) {
     const host = Math.floor(rnd() * data.hostWorkspace.length);
@@ -208,10 +208,12 @@ function fullScale(row: (...cells: string[]) => void): void {
 
 async function main(): Promise<void> {
   const tables: string[][][] = [[], []];
-  const rowInto = (table: string[][]) => (...cells: string[]): void => {
-    table.push(cells);
-    console.error(cells.join(" | "));
-  };
+  const rowInto =
+    (table: string[][]) =>
+    (...cells: string[]): void => {
+      table.push(cells);
+      console.error(cells.join(" | "));
+    };
   fullScale(rowInto(tables[0]!));
   await sideBySide(rowInto(tables[1]!));
   for (const rows of tables) {

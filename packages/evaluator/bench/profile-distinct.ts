@@ -18,10 +18,14 @@ const data = generateStageData({
   principals: Math.round(20_000 * scale),
   groups: Math.round(2_000 * scale),
 });
-interface Query { resource: ObjectRef; permission: string; subject: SubjectRef }
+interface Query {
+  resource: ObjectRef;
+  permission: string;
+  subject: SubjectRef;
+}
 function makeQueries(d: StageData, count: number, seed: number, random?: () => number): Query[] {
   let s = seed;
-  const rnd = random ?? ((): number => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648));
+  const rnd = random ?? ((): number => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
   const queries: Query[] = [];
   for (let i = 0; i < count; i++) {
     const host = Math.floor(rnd() * d.hostWorkspace.length);

@@ -52,10 +52,7 @@ const RELATIONSHIP = /^([^:#@\s]+):([^#@\s]+)#([^@\s]+)@([^:#@\s]+):([^#@\s]+)(?
 export function parseRelationship(s: string): Relationship {
   const m = RELATIONSHIP.exec(s.trim());
   if (!m) {
-    throw new EvaluationError(
-      "invalid-relationship",
-      `cannot parse relationship "${s}": expected type:id#relation@type:id[#relation]`,
-    );
+    throw new EvaluationError("invalid-relationship", `cannot parse relationship "${s}": expected type:id#relation@type:id[#relation]`);
   }
   const [, resourceType, resourceId, relation, subjectType, subjectId, subjectRelation] = m as unknown as string[];
   const r: Relationship = {

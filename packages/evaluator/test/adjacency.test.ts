@@ -12,11 +12,13 @@ function random(seed: number): () => number {
   };
 }
 
-const contents = (index: Adjacency) =>
-  [...index.entries()].map(([key, values]) => [key, [...values].sort((a, b) => a - b)] as const).sort((a, b) => a[0] - b[0]);
+const contents = (index: Adjacency) => [...index.entries()].map(([key, values]) => [key, [...values].sort((a, b) => a - b)] as const).sort((a, b) => a[0] - b[0]);
 
 const reference = (pairs: Map<number, Set<number>>) =>
-  [...pairs].filter(([, s]) => s.size > 0).map(([key, s]) => [key, [...s].sort((a, b) => a - b)] as const).sort((a, b) => a[0] - b[0]);
+  [...pairs]
+    .filter(([, s]) => s.size > 0)
+    .map(([key, s]) => [key, [...s].sort((a, b) => a - b)] as const)
+    .sort((a, b) => a[0] - b[0]);
 
 describe("adjacency (compact base + overlay)", () => {
   // Key ranges: dense non-negative (a base with dense views), negative keys (subject-set codes),

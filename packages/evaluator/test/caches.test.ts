@@ -47,7 +47,8 @@ function setup(): RelationshipGraph {
     "binding:b1#t_subject@group:outer#member",
     "binding:b1#t_role@role:viewer",
     "workspace:root#t_binding@binding:b1",
-  ]) g.add(r(t));
+  ])
+    g.add(r(t));
   // Several bindings per workspace so checks take the anchored (closure) path.
   for (let i = 0; i < 20; i++) {
     g.add(r(`binding:other${i}#t_subject@user:u${i}`));
@@ -117,8 +118,7 @@ describe("subject closure cache", () => {
       for (const rel of g.relationships()) copy.add(rel);
       return copy;
     };
-    const answers = (graph: RelationshipGraph): boolean[] =>
-      subjects.flatMap((s) => [check(graph, host, "view", s), check(graph, b1, "subject", s), check(graph, b1, "view", s)]);
+    const answers = (graph: RelationshipGraph): boolean[] => subjects.flatMap((s) => [check(graph, host, "view", s), check(graph, b1, "subject", s), check(graph, b1, "view", s)]);
     expect(answers(g)).toEqual([true, true, true, false, false, false, true, false, false, false, true, false, false, true, false]);
     for (const [text, op] of [
       ["group:outer#t_member@group:inner#member", "remove"],
@@ -228,8 +228,7 @@ describe("per-subject results carried between checks", () => {
       { type: "workspace", id: "leaf" },
       { type: "binding", id: "b1" },
     ];
-    const answers = (graph: RelationshipGraph): string[] =>
-      subjects.flatMap((s) => objects.map((o) => `${o.type}:${o.id}#view@${s.type}:${s.id} ${check(graph, o, "view", s)}`));
+    const answers = (graph: RelationshipGraph): string[] => subjects.flatMap((s) => objects.map((o) => `${o.type}:${o.id}#view@${s.type}:${s.id} ${check(graph, o, "view", s)}`));
     const fresh = (): RelationshipGraph => {
       const copy = new RelationshipGraph(g.model);
       for (const rel of g.relationships()) copy.add(rel);

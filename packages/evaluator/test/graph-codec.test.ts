@@ -151,8 +151,7 @@ definition doc {
     const copy = decodeGraph(expiringModel, encodeGraph(graph));
     expect(copy.expiring).toBe(1);
     expect([...copy.relationships()].find((r) => r.subjectId === "temp")?.expiresAt).toBe(2_000);
-    const view = (g: RelationshipGraph, who: string, now: number) =>
-      check(g, { type: "doc", id: "d" }, "view", { type: "user", id: who }, { now });
+    const view = (g: RelationshipGraph, who: string, now: number) => check(g, { type: "doc", id: "d" }, "view", { type: "user", id: who }, { now });
     expect(view(copy, "temp", 1_000)).toBe(true);
     expect(view(copy, "temp", 3_000)).toBe(false);
     expect(view(copy, "perm", 3_000)).toBe(true);

@@ -42,10 +42,16 @@ for (const scenario of loadScenarios()) {
 
     it("expected lookups", () => {
       for (const l of scenario.lookupResources) {
-        expect(outcome(() => lookupResources(graph, l.resourceType, l.permission, parseSubject(l.subject))), JSON.stringify(l)).toEqual(l.expected);
+        expect(
+          outcome(() => lookupResources(graph, l.resourceType, l.permission, parseSubject(l.subject))),
+          JSON.stringify(l),
+        ).toEqual(l.expected);
       }
       for (const l of scenario.lookupSubjects) {
-        expect(outcome(() => lookupSubjects(graph, parseObject(l.resource), l.permission, l.subjectType, l.subjectRelation)), JSON.stringify(l)).toEqual(l.expected);
+        expect(
+          outcome(() => lookupSubjects(graph, parseObject(l.resource), l.permission, l.subjectType, l.subjectRelation)),
+          JSON.stringify(l),
+        ).toEqual(l.expected);
       }
     });
 

@@ -4,9 +4,7 @@ import { describe, expect, it } from "vitest";
 import { compileSchema, parseSchema, SchemaError, type ExpressionAst } from "../src/index.js";
 import { fixturesDir } from "./support/scenarios.js";
 
-const invalid: Array<{ name: string; schema: string[]; code: string; line: number; column: number }> = JSON.parse(
-  readFileSync(join(import.meta.dirname, "cases/invalid-schemas.json"), "utf8"),
-);
+const invalid: Array<{ name: string; schema: string[]; code: string; line: number; column: number }> = JSON.parse(readFileSync(join(import.meta.dirname, "cases/invalid-schemas.json"), "utf8"));
 
 /** Prints an expression with full parentheses, to make precedence visible. */
 function show(e: ExpressionAst): string {
@@ -32,12 +30,26 @@ describe("rbac-config schemas", () => {
       const text = readFileSync(join(fixturesDir, env, "schema.zed"), "utf8");
       const model = compileSchema(parseSchema(text, `${env}/schema.zed`));
       expect([...model.definitions.keys()].sort()).toEqual([
-        "hbi/host", "kessel/lock", "kessel/lockversion", "rbac/group", "rbac/platform", "rbac/principal", "rbac/role", "rbac/role_binding", "rbac/tenant", "rbac/workspace",
+        "hbi/host",
+        "kessel/lock",
+        "kessel/lockversion",
+        "rbac/group",
+        "rbac/platform",
+        "rbac/principal",
+        "rbac/role",
+        "rbac/role_binding",
+        "rbac/tenant",
+        "rbac/workspace",
       ]);
       // Stage has three config_manager_state_* role relations more than prod (zed contract, 2.4).
       expect(model.definitions.get("rbac/role")!.relations.size).toBe(env === "stage" ? 237 : 234);
       expect(model.isPermission("hbi/host", "tenant")).toBe(env === "stage");
-      expect(model.definitions.get("rbac/workspace")!.relations.get("t_parent")!.allowed.map((a) => a.type)).toEqual(["rbac/workspace", "rbac/tenant"]);
+      expect(
+        model.definitions
+          .get("rbac/workspace")!
+          .relations.get("t_parent")!
+          .allowed.map((a) => a.type),
+      ).toEqual(["rbac/workspace", "rbac/tenant"]);
     });
   }
 });

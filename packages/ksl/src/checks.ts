@@ -79,8 +79,7 @@ function checkTypeReference(model: SchemaModel, owner: TypeModel, where: string,
     sink.report("unknown-type", ref.loc, `${where}: type '${shown}' does not exist`);
     return;
   }
-  const visible =
-    target.visibility === "public" || (target.visibility === "internal" && target.namespace === owner.namespace);
+  const visible = target.visibility === "public" || (target.visibility === "internal" && target.namespace === owner.namespace);
   if (!visible) {
     sink.report("type-not-visible", ref.loc, `${where}: type '${shown}' is ${target.visibility} and cannot be referenced from namespace '${owner.namespace}'`);
     return;

@@ -29,9 +29,7 @@ export const isIrFile = (fileName: string): boolean => fileName.toLowerCase().en
 /** Parses one input into its namespace module (KSL or IR JSON). */
 export function parseSource(source: KslSource): { module: NamespaceModule | undefined; errors: KslDiagnostic[] } {
   const sink = new DiagnosticSink();
-  const module = isIrFile(source.fileName)
-    ? loadIrModule(source.text, source.fileName, sink)
-    : parseKsl(source.text, source.fileName, sink);
+  const module = isIrFile(source.fileName) ? loadIrModule(source.text, source.fileName, sink) : parseKsl(source.text, source.fileName, sink);
   return { module, errors: sortDiagnostics(sink.items) };
 }
 

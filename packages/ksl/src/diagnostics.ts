@@ -54,10 +54,7 @@ export function formatDiagnostic(d: KslDiagnostic): string {
 
 /** Orders diagnostics by file, then position, so output is stable whatever order checks ran in. */
 export function sortDiagnostics(diagnostics: readonly KslDiagnostic[]): KslDiagnostic[] {
-  return [...diagnostics].sort(
-    (a, b) =>
-      (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column,
-  );
+  return [...diagnostics].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column);
 }
 
 /** The single error class of this package; thrown by the `...OrThrow` helpers, carries all diagnostics. */

@@ -5,9 +5,25 @@ export { KslError, KSL_ERROR_CODES, formatDiagnostic, sortDiagnostics } from "./
 export type { KslDiagnostic, KslErrorCode, SourceLocation } from "./diagnostics.js";
 export { printZed, printExpression, storedRelationName } from "./zed.js";
 export type {
-  SchemaAst, DefinitionAst, RelationAst, PermissionAst, ExpressionAst, AllowedSubjectAst,
+  SchemaAst,
+  DefinitionAst,
+  RelationAst,
+  PermissionAst,
+  ExpressionAst,
+  AllowedSubjectAst,
 } from "./zed-ast.js";
 export type {
-  NamespaceModule, TypeDecl, RelationDecl, RelationBody, TypeReference, ExtensionReference,
-  ExtensionDefinition, DynamicName, DynamicBody, DynamicType, DynamicRelation, Visibility, Cardinality,
+  NamespaceModule,
+  TypeDecl,
+  RelationDecl,
+  RelationBody,
+  TypeReference,
+  ExtensionReference,
+  ExtensionDefinition,
+  DynamicName,
+  DynamicBody,
+  DynamicType,
+  DynamicRelation,
+  Visibility,
+  Cardinality,
 } from "./ir.js";

@@ -2,8 +2,19 @@
 // generated `rbac_v1_permissions.json`). Every malformed field is reported with its JSON path.
 import type { DiagnosticSink, SourceLocation } from "./diagnostics.js";
 import type {
-  Cardinality, DynamicBody, DynamicName, DynamicRelation, DynamicType, ExtensionDefinition,
-  ExtensionReference, NamespaceModule, RelationBody, RelationDecl, TypeDecl, TypeReference, Visibility,
+  Cardinality,
+  DynamicBody,
+  DynamicName,
+  DynamicRelation,
+  DynamicType,
+  ExtensionDefinition,
+  ExtensionReference,
+  NamespaceModule,
+  RelationBody,
+  RelationDecl,
+  TypeDecl,
+  TypeReference,
+  Visibility,
 } from "./ir.js";
 
 type Json = unknown;
@@ -41,7 +52,10 @@ function jsonErrorLocation(text: string, file: string, error: unknown): SourceLo
 
 class IrReader {
   private readonly loc: SourceLocation;
-  constructor(file: string, private readonly sink: DiagnosticSink) {
+  constructor(
+    file: string,
+    private readonly sink: DiagnosticSink,
+  ) {
     this.loc = { file, line: 1, column: 1 };
   }
 

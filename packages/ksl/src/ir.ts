@@ -48,10 +48,7 @@ export interface TypeDecl {
 }
 
 /** Template names: a literal, a `${param}`, or a backtick concatenation of pieces. */
-export type DynamicName =
-  | { kind: "literal"; value: string }
-  | { kind: "param"; param: string }
-  | { kind: "template"; segments: DynamicName[] };
+export type DynamicName = { kind: "literal"; value: string } | { kind: "param"; param: string } | { kind: "template"; segments: DynamicName[] };
 
 export type DynamicBody =
   | { kind: "self"; types: TypeReference[]; cardinality: Cardinality; loc: SourceLocation }

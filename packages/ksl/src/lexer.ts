@@ -3,10 +3,24 @@
 import type { DiagnosticSink } from "./diagnostics.js";
 
 export const KEYWORDS = new Set([
-  "version", "namespace", "import", "type", "relation", "extension",
-  "public", "internal", "private",
-  "AtMostOne", "ExactlyOne", "AtLeastOne", "Any",
-  "as", "and", "or", "unless", "allow_duplicates",
+  "version",
+  "namespace",
+  "import",
+  "type",
+  "relation",
+  "extension",
+  "public",
+  "internal",
+  "private",
+  "AtMostOne",
+  "ExactlyOne",
+  "AtLeastOne",
+  "Any",
+  "as",
+  "and",
+  "or",
+  "unless",
+  "allow_duplicates",
 ]);
 
 export type TokenKind =

@@ -2,8 +2,19 @@
 // re-synchronises at the next relation or declaration, so one run reports every error.
 import type { DiagnosticSink, SourceLocation } from "./diagnostics.js";
 import type {
-  Cardinality, DynamicBody, DynamicName, DynamicRelation, DynamicType, ExtensionDefinition,
-  ExtensionReference, NamespaceModule, RelationBody, RelationDecl, TypeDecl, TypeReference, Visibility,
+  Cardinality,
+  DynamicBody,
+  DynamicName,
+  DynamicRelation,
+  DynamicType,
+  ExtensionDefinition,
+  ExtensionReference,
+  NamespaceModule,
+  RelationBody,
+  RelationDecl,
+  TypeDecl,
+  TypeReference,
+  Visibility,
 } from "./ir.js";
 import { tokenize, type Token } from "./lexer.js";
 
@@ -104,7 +115,12 @@ class Parser {
       throw e;
     }
     const module: NamespaceModule = {
-      name, imports: [...this.imports], types: [], extensions: [], extensionReferences: [], loc: nsLoc,
+      name,
+      imports: [...this.imports],
+      types: [],
+      extensions: [],
+      extensionReferences: [],
+      loc: nsLoc,
     };
     let pending: ExtensionReference[] = [];
     let declarations = 0;
@@ -203,9 +219,7 @@ class Parser {
     }
     this.expectPunct(")", "to close the decorator arguments");
     const [first, second] = segments;
-    return second === undefined
-      ? { name: first!, params, loc: this.loc(at) }
-      : { namespace: first!, name: second, params, loc: this.loc(at) };
+    return second === undefined ? { name: first!, params, loc: this.loc(at) } : { namespace: first!, name: second, params, loc: this.loc(at) };
   }
 
   private parseDecorators(): ExtensionReference[] {

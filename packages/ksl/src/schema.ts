@@ -2,9 +2,7 @@
 // compiler's order (namespaces sorted; namespace decorators in file order; types sorted with their
 // decorators; relations sorted with theirs).
 import type { DiagnosticSink, SourceLocation } from "./diagnostics.js";
-import type {
-  DynamicBody, DynamicName, ExtensionDefinition, ExtensionReference, NamespaceModule, RelationBody, Visibility,
-} from "./ir.js";
+import type { DynamicBody, DynamicName, ExtensionDefinition, ExtensionReference, NamespaceModule, RelationBody, Visibility } from "./ir.js";
 
 export interface RelationModel {
   name: string;
@@ -49,8 +47,12 @@ export function buildModel(modules: readonly NamespaceModule[], sink: Diagnostic
       continue;
     }
     const ns: NamespaceModel = {
-      name: module.name, imports: new Set(module.imports), types: new Map(), extensions: new Map(),
-      references: [...module.extensionReferences], loc: module.loc,
+      name: module.name,
+      imports: new Set(module.imports),
+      types: new Map(),
+      extensions: new Map(),
+      references: [...module.extensionReferences],
+      loc: module.loc,
     };
     model.set(ns.name, ns);
     for (const decl of module.types) {
@@ -60,8 +62,12 @@ export function buildModel(modules: readonly NamespaceModule[], sink: Diagnostic
         continue;
       }
       const type: TypeModel = {
-        namespace: ns.name, name: decl.name, visibility: decl.visibility, relations: new Map(),
-        extensions: [...decl.extensions], loc: decl.loc,
+        namespace: ns.name,
+        name: decl.name,
+        visibility: decl.visibility,
+        relations: new Map(),
+        extensions: [...decl.extensions],
+        loc: decl.loc,
       };
       ns.types.set(type.name, type);
       for (const rel of decl.relations) {
@@ -103,10 +109,7 @@ export function applyExtensions(model: SchemaModel, sink: DiagnosticSink): void 
   }
 }
 
-function applyExtension(
-  model: SchemaModel, ref: ExtensionReference, caller: NamespaceModel,
-  type: TypeModel | undefined, relation: RelationModel | undefined, sink: DiagnosticSink,
-): void {
+function applyExtension(model: SchemaModel, ref: ExtensionReference, caller: NamespaceModel, type: TypeModel | undefined, relation: RelationModel | undefined, sink: DiagnosticSink): void {
   const targetName = ref.namespace ?? caller.name;
   const label = `@${targetName}.${ref.name}`;
   if (targetName !== caller.name && !caller.imports.has(targetName)) {
@@ -167,7 +170,10 @@ function applyExtension(
     relations: dt.relations.map((dr) => ({ dr, name: evaluate(dr.name), body: evaluateBody(dr.body) })),
   }));
   if (missing.size > 0) {
-    const names = [...missing].sort().map((p) => `'${p}'`).join(", ");
+    const names = [...missing]
+      .sort()
+      .map((p) => `'${p}'`)
+      .join(", ");
     sink.report("missing-extension-argument", ref.loc, `${label}: missing argument ${names} (declared parameters: ${extension.params.join(", ") || "none"})`);
     return;
   }
@@ -183,8 +189,12 @@ function applyExtension(
     let targetType = target.types.get(step.typeName);
     if (!targetType) {
       targetType = {
-        namespace: target.name, name: step.typeName, visibility: step.dt.visibility,
-        relations: new Map(), extensions: [], loc: ref.loc,
+        namespace: target.name,
+        name: step.typeName,
+        visibility: step.dt.visibility,
+        relations: new Map(),
+        extensions: [],
+        loc: ref.loc,
       };
       target.types.set(targetType.name, targetType);
     }

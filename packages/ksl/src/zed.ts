@@ -46,9 +46,7 @@ export function generateZed(model: SchemaModel): { ast: SchemaAst; zed: string }
           allowed: refs.map((ref): AllowedSubjectAst => {
             const subjectType = `${ref.namespace ?? ns.name}/${ref.name}`;
             if (ref.all) return { type: subjectType, wildcard: true, ...NO_POSITION };
-            return ref.subRelation === undefined
-              ? { type: subjectType, wildcard: false, ...NO_POSITION }
-              : { type: subjectType, relation: ref.subRelation, wildcard: false, ...NO_POSITION };
+            return ref.subRelation === undefined ? { type: subjectType, wildcard: false, ...NO_POSITION } : { type: subjectType, relation: ref.subRelation, wildcard: false, ...NO_POSITION };
           }),
           ...NO_POSITION,
         });
@@ -72,7 +70,11 @@ function isAllUnion(e: ExpressionAst): boolean {
 /** Appends text while tracking the column, optionally stamping node positions as they are printed. */
 class LineWriter {
   text = "";
-  constructor(private readonly line: number, private readonly startColumn: number, private readonly stamp: boolean) {}
+  constructor(
+    private readonly line: number,
+    private readonly startColumn: number,
+    private readonly stamp: boolean,
+  ) {}
   mark(node: { line: number; column: number }): void {
     if (!this.stamp) return;
     node.line = this.line;

@@ -10,10 +10,13 @@ function zedOf(...sources: KslSource[]): string {
   return result.zed;
 }
 
-const rbac = src("rbac.ksl", `version 0.1
+const rbac = src(
+  "rbac.ksl",
+  `version 0.1
 namespace rbac
 public type principal {}
-`);
+`,
+);
 
 describe("relation bodies", () => {
   it.each([
@@ -32,14 +35,20 @@ describe("relation bodies", () => {
   });
 
   it("emits a t_ relation per box, subject types in body order, bool as rbac/principal:*, subject sets with #", () => {
-    const out = zedOf(rbac, src("n.ksl", `version 0.1
+    const out = zedOf(
+      rbac,
+      src(
+        "n.ksl",
+        `version 0.1
 namespace n
 import rbac
 type group { relation member: [Any rbac.principal or group.member] }
 type doc {
     relation parent: [AtMostOne doc]
     relation #version: [ExactlyOne bool or group.member] or parent.#version
-}`));
+}`,
+      ),
+    );
     expect(out).toBe(`definition n/doc {
 \tpermission parent = t_parent
 \trelation t_parent: n/doc
@@ -62,7 +71,9 @@ definition rbac/principal {}`);
 });
 
 describe("extensions", () => {
-  const ext = src("core.ksl", `version 0.1
+  const ext = src(
+    "core.ksl",
+    `version 0.1
 namespace core
 public type role {
     relation viewer: [Any role]
@@ -83,7 +94,8 @@ public extension strict(app) {
         relation \`\${app}_all\`: [Any role]
     }
 }
-`);
+`,
+  );
 
   it("adds relations to the extension's own namespace, ignoring whitespace inside templates and unknown arguments", () => {
     const out = zedOf(ext, src("a.ksl", "version 0.1\nnamespace app\nimport core\n@core.grant(app:'inv', verb:'read', extra:'ignored');\n@core.mark();"));
@@ -129,25 +141,45 @@ public extension strict(app) {
 
 describe("IR JSON inputs", () => {
   it("applies the extension references of an IR file like a namespace-level decorator", () => {
-    const core = src("core.ksl", "version 0.1\nnamespace rbac\npublic type principal {}\ntype role {}\npublic extension only(perm) { type role { allow_duplicates private relation `${perm}`: [bool] } }");
-    const ir = src("v1.json", JSON.stringify({
-      name: "rbac_v1_permissions", imports: ["rbac"],
-      extension_references: [{ namespace: "rbac", name: "only", params: { perm: "cost_all_all" } }, { namespace: "rbac", name: "only", params: { perm: "cost_all_all" } }],
-    }));
+    const core = src(
+      "core.ksl",
+      "version 0.1\nnamespace rbac\npublic type principal {}\ntype role {}\npublic extension only(perm) { type role { allow_duplicates private relation `${perm}`: [bool] } }",
+    );
+    const ir = src(
+      "v1.json",
+      JSON.stringify({
+        name: "rbac_v1_permissions",
+        imports: ["rbac"],
+        extension_references: [
+          { namespace: "rbac", name: "only", params: { perm: "cost_all_all" } },
+          { namespace: "rbac", name: "only", params: { perm: "cost_all_all" } },
+        ],
+      }),
+    );
     expect(zedOf(core, ir)).toContain("definition rbac/role {\n\tpermission cost_all_all = t_cost_all_all\n\trelation t_cost_all_all: rbac/principal:*\n}");
   });
 
   it("reads types and relation bodies from IR", () => {
-    const ir = src("m.json", JSON.stringify({
-      name: "m",
-      types: [
-        { name: "user", relations: [] },
-        { name: "doc", relations: [
-          { name: "owner", body: { kind: "self", types: [{ name: "user" }], cardinality: "ExactlyOne" } },
-          { name: "view", visibility: "public", body: { kind: "union", left: { kind: "reference", relation: "owner" }, right: { kind: "nested_reference", relation: "owner", sub_relation: "self" } } },
-        ] },
-      ],
-    }));
+    const ir = src(
+      "m.json",
+      JSON.stringify({
+        name: "m",
+        types: [
+          { name: "user", relations: [] },
+          {
+            name: "doc",
+            relations: [
+              { name: "owner", body: { kind: "self", types: [{ name: "user" }], cardinality: "ExactlyOne" } },
+              {
+                name: "view",
+                visibility: "public",
+                body: { kind: "union", left: { kind: "reference", relation: "owner" }, right: { kind: "nested_reference", relation: "owner", sub_relation: "self" } },
+              },
+            ],
+          },
+        ],
+      }),
+    );
     const bad = compile([ir]);
     expect(bad.errors.map((e) => e.code)).toEqual(["invalid-traversal"]);
   });

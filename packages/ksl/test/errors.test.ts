@@ -55,14 +55,42 @@ const cases: ErrorCase[] = [
   { name: "empty argument", inputs: [app("@core.grant(perm:'');")], code: "invalid-argument-value", file: "app.ksl", line: 4, column: 19 },
   { name: "argument given twice", inputs: [app("@core.grant(perm:'a', perm:'b');")], code: "duplicate-argument", file: "app.ksl", line: 4, column: 23 },
   { name: "IR that is not JSON", inputs: [src("ir.json", '{"name": "x",\n  oops}')], code: "invalid-ir", file: "ir.json", line: 2, column: 3 },
-  { name: "IR with a bad body kind", inputs: [src("ir.json", '{"name":"x","types":[{"name":"t","relations":[{"name":"r","body":{"kind":"weird"}}]}]}')], code: "invalid-ir", file: "ir.json", line: 1, column: 1 },
-  { name: "namespace declared twice", inputs: [src("a.ksl", "version 0.1\nnamespace dup\ntype a {}"), src("b.ksl", "version 0.1\nnamespace dup\ntype b {}")], code: "duplicate-namespace", file: "b.ksl", line: 2, column: 1 },
+  {
+    name: "IR with a bad body kind",
+    inputs: [src("ir.json", '{"name":"x","types":[{"name":"t","relations":[{"name":"r","body":{"kind":"weird"}}]}]}')],
+    code: "invalid-ir",
+    file: "ir.json",
+    line: 1,
+    column: 1,
+  },
+  {
+    name: "namespace declared twice",
+    inputs: [src("a.ksl", "version 0.1\nnamespace dup\ntype a {}"), src("b.ksl", "version 0.1\nnamespace dup\ntype b {}")],
+    code: "duplicate-namespace",
+    file: "b.ksl",
+    line: 2,
+    column: 1,
+  },
   { name: "type declared twice", inputs: [app("type t {}\ntype t {}")], code: "duplicate-type", file: "app.ksl", line: 5, column: 1 },
   { name: "relation declared twice", inputs: [app("type t {\n relation r: [core.principal]\n relation r: [core.principal] }")], code: "duplicate-relation", file: "app.ksl", line: 6, column: 2 },
   { name: "extension adds an existing relation", inputs: [app("@core.grant(perm:'alias');")], code: "duplicate-relation", file: "app.ksl", line: 4, column: 1 },
-  { name: "extension declared twice", inputs: [app("extension e(p) { type t { relation x: [core.principal] } }\nextension e(p) { type t { relation y: [core.principal] } }")], code: "duplicate-extension", file: "app.ksl", line: 5, column: 1 },
+  {
+    name: "extension declared twice",
+    inputs: [app("extension e(p) { type t { relation x: [core.principal] } }\nextension e(p) { type t { relation y: [core.principal] } }")],
+    code: "duplicate-extension",
+    file: "app.ksl",
+    line: 5,
+    column: 1,
+  },
   { name: "import of an undeclared namespace", inputs: [src("m.ksl", "version 0.1\nnamespace m\nimport nowhere\ntype t {}")], code: "unknown-namespace", file: "m.ksl", line: 2, column: 1 },
-  { name: "decorator from a namespace that is not imported", inputs: [src("m.ksl", "version 0.1\nnamespace m\n@core.grant(perm:'x');")], code: "namespace-not-imported", file: "m.ksl", line: 3, column: 1 },
+  {
+    name: "decorator from a namespace that is not imported",
+    inputs: [src("m.ksl", "version 0.1\nnamespace m\n@core.grant(perm:'x');")],
+    code: "namespace-not-imported",
+    file: "m.ksl",
+    line: 3,
+    column: 1,
+  },
   { name: "unknown extension", inputs: [app("@core.nope(perm:'x');")], code: "unknown-extension", file: "app.ksl", line: 4, column: 1 },
   { name: "internal extension used from another namespace", inputs: [app("@core.inside(perm:'x');")], code: "extension-not-visible", file: "app.ksl", line: 4, column: 1 },
   { name: "missing extension argument", inputs: [app("@core.grant(other:'x');")], code: "missing-extension-argument", file: "app.ksl", line: 4, column: 1 },
@@ -70,12 +98,33 @@ const cases: ErrorCase[] = [
   { name: "unknown type", inputs: [app("type t { relation r: [core.nobody] }")], code: "unknown-type", file: "app.ksl", line: 4, column: 23 },
   { name: "bool without the rbac namespace", inputs: [app("type t { relation r: [bool] }")], code: "unknown-type", file: "app.ksl", line: 4, column: 23 },
   { name: "internal type from another namespace", inputs: [app("type t { relation r: [core.secret] }")], code: "type-not-visible", file: "app.ksl", line: 4, column: 23 },
-  { name: "private type", inputs: [src("core.ksl", core.replace("public type group {", "public type group {\n    relation h: [Any hidden]"))], code: "type-not-visible", file: "core.ksl", line: 7, column: 22 },
+  {
+    name: "private type",
+    inputs: [src("core.ksl", core.replace("public type group {", "public type group {\n    relation h: [Any hidden]"))],
+    code: "type-not-visible",
+    file: "core.ksl",
+    line: 7,
+    column: 22,
+  },
   { name: "reference to an unknown relation", inputs: [app("type t { relation r: missing }")], code: "unknown-relation", file: "app.ksl", line: 4, column: 22 },
   { name: "traversal over an unknown relation", inputs: [app("type t { relation r: missing.viewer }")], code: "unknown-relation", file: "app.ksl", line: 4, column: 22 },
   { name: "subject set with an unknown relation", inputs: [app("type t { relation r: [core.group.owner] }")], code: "unknown-subject-relation", file: "app.ksl", line: 4, column: 23 },
-  { name: "traversal to a relation a target type lacks", inputs: [app("type t { relation f: [core.folder or core.principal]\n relation r: f.viewer }")], code: "invalid-traversal", file: "app.ksl", line: 5, column: 14 },
-  { name: "traversal over a relation without [...] types", inputs: [app("type t { relation a: [core.folder]\n relation b: a\n relation r: b.viewer }")], code: "traversal-without-direct-types", file: "app.ksl", line: 6, column: 14 },
+  {
+    name: "traversal to a relation a target type lacks",
+    inputs: [app("type t { relation f: [core.folder or core.principal]\n relation r: f.viewer }")],
+    code: "invalid-traversal",
+    file: "app.ksl",
+    line: 5,
+    column: 14,
+  },
+  {
+    name: "traversal over a relation without [...] types",
+    inputs: [app("type t { relation a: [core.folder]\n relation b: a\n relation r: b.viewer }")],
+    code: "traversal-without-direct-types",
+    file: "app.ksl",
+    line: 6,
+    column: 14,
+  },
 ];
 
 describe("error kinds", () => {
@@ -103,14 +152,16 @@ describe("error reporting", () => {
       src("b.ksl", "version 0.1\nnamespace b\nimport core\ntype t {\n relation r: [core.nobody]\n relation s: missing\n}"),
       src("a.ksl", "version 0.1\nnamespace a\ntype t {\n relation x: [principal] %\n relation y: [\n relation z: nothing\n}"),
     ]);
-    expect(result.errors.map(formatDiagnostic)).toEqual([
-      "a.ksl:4:26 unexpected-character unexpected character '%'",
-      "a.ksl:6:2 syntax-error expected a name as a type in '[...]', found keyword 'relation'",
-      "a.ksl:4:15 unknown-type a.t#x: type 'a.principal' does not exist",
-      "a.ksl:6:14 unknown-relation a.t#z: 'nothing' is not a relation of 'a.t'",
-      "b.ksl:5:15 unknown-type b.t#r: type 'core.nobody' does not exist",
-      "b.ksl:6:14 unknown-relation b.t#s: 'missing' is not a relation of 'b.t'",
-    ].sort((x, y) => sortKey(x).localeCompare(sortKey(y))));
+    expect(result.errors.map(formatDiagnostic)).toEqual(
+      [
+        "a.ksl:4:26 unexpected-character unexpected character '%'",
+        "a.ksl:6:2 syntax-error expected a name as a type in '[...]', found keyword 'relation'",
+        "a.ksl:4:15 unknown-type a.t#x: type 'a.principal' does not exist",
+        "a.ksl:6:14 unknown-relation a.t#z: 'nothing' is not a relation of 'a.t'",
+        "b.ksl:5:15 unknown-type b.t#r: type 'core.nobody' does not exist",
+        "b.ksl:6:14 unknown-relation b.t#s: 'missing' is not a relation of 'b.t'",
+      ].sort((x, y) => sortKey(x).localeCompare(sortKey(y))),
+    );
   });
 
   it("compileOrThrow raises one KslError carrying every diagnostic", () => {

@@ -6,7 +6,6 @@ import { expect, it } from "vitest";
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 it("committed src/gen matches a fresh buf + ts-proto generation", () => {
-  const run = () =>
-    execFileSync("node", [join(packageDir, "scripts", "check-generated.mjs")], { cwd: packageDir, encoding: "utf8", stdio: "pipe" });
+  const run = () => execFileSync("node", [join(packageDir, "scripts", "check-generated.mjs")], { cwd: packageDir, encoding: "utf8", stdio: "pipe" });
   expect(run).not.toThrow();
 });

@@ -1,14 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  Allowed,
-  CheckBulkResponse,
-  CheckRequest,
-  CheckResponse,
-  KesselInventoryServiceService,
-  ReportResourceRequest,
-  StreamedListObjectsRequest,
-  WriteVisibility,
-} from "../src/index.js";
+import { Allowed, CheckBulkResponse, CheckRequest, CheckResponse, KesselInventoryServiceService, ReportResourceRequest, StreamedListObjectsRequest, WriteVisibility } from "../src/index.js";
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 const ascii = (s: string) => Buffer.from(s, "utf8").toString("hex");
@@ -74,20 +65,13 @@ describe("wire format matches the kessel v1beta2 contract", () => {
   });
 
   it("serves every RPC under the upstream method paths", () => {
-    const paths = Object.values(KesselInventoryServiceService).map((m) => m.path).sort();
+    const paths = Object.values(KesselInventoryServiceService)
+      .map((m) => m.path)
+      .sort();
     expect(paths).toEqual(
-      [
-        "Check",
-        "CheckBulk",
-        "CheckForUpdate",
-        "CheckForUpdateBulk",
-        "CheckSelf",
-        "CheckSelfBulk",
-        "DeleteResource",
-        "ReportResource",
-        "StreamedListObjects",
-        "StreamedListSubjects",
-      ].map((rpc) => `/kessel.inventory.v1beta2.KesselInventoryService/${rpc}`),
+      ["Check", "CheckBulk", "CheckForUpdate", "CheckForUpdateBulk", "CheckSelf", "CheckSelfBulk", "DeleteResource", "ReportResource", "StreamedListObjects", "StreamedListSubjects"].map(
+        (rpc) => `/kessel.inventory.v1beta2.KesselInventoryService/${rpc}`,
+      ),
     );
     expect(KesselInventoryServiceService.streamedListObjects.responseStream).toBe(true);
     expect(KesselInventoryServiceService.streamedListSubjects.responseStream).toBe(true);

@@ -129,8 +129,7 @@ export function parseAssetTypes(doc: unknown): AssetTypeCatalog {
   return {
     assetTypes,
     get: (app, resource) => assetTypes.get(`${app}:${resource}`),
-    permissions: () =>
-      [...assetTypes.values()].flatMap((t) => Object.keys(t.verbs).map((v) => `${t.key}:${v}`)).sort(),
+    permissions: () => [...assetTypes.values()].flatMap((t) => Object.keys(t.verbs).map((v) => `${t.key}:${v}`)).sort(),
   };
 }
 

@@ -60,10 +60,7 @@ export function permissionLevelsFromCatalog(catalog: AssetTypeCatalog): Permissi
  * highest level any permission needs; organisation-level and root-level permissions mixed in one
  * role are split into a tenant binding and a Root Workspace binding (default-level ones join root).
  */
-export function planRoleBinding(
-  role: { readonly name: string; readonly permissions: readonly string[] },
-  levelOf: PermissionLevelOf,
-): BindingPlan {
+export function planRoleBinding(role: { readonly name: string; readonly permissions: readonly string[] }, levelOf: PermissionLevelOf): BindingPlan {
   const permissionLevels: Record<string, BindingLevel> = {};
   const unclassified: string[] = [];
   const permissions = [...new Set(role.permissions)];
@@ -106,10 +103,7 @@ export function rolePartKey(plan: BindingPlan, binding: PlannedBinding): string 
  * Places default roles under the default parent roles of the three levels (rule 4), by the same
  * highest-level rule as any role.
  */
-export function planDefaultRoles(
-  roles: readonly { readonly name: string; readonly permissions: readonly string[]; readonly scope: DefaultScope }[],
-  levelOf: PermissionLevelOf,
-): DefaultRolesPlan {
+export function planDefaultRoles(roles: readonly { readonly name: string; readonly permissions: readonly string[]; readonly scope: DefaultScope }[], levelOf: PermissionLevelOf): DefaultRolesPlan {
   const empty = (): Record<BindingLevel, string[]> => ({ tenant: [], root: [], default: [] });
   const out: Record<DefaultScope, Record<BindingLevel, string[]>> = { user: empty(), admin: empty() };
   for (const role of roles) {

@@ -13,8 +13,6 @@ function fnv1a32(text: string, seed: number): number {
 /** A UUID-shaped id derived from `parts` (stable across runs; not a random UUID). */
 export function deterministicId(...parts: string[]): string {
   const text = parts.join("\u0000");
-  const hex = [0x811c9dc5, 0x01000193, 0x9e3779b9, 0x85ebca6b]
-    .map((seed) => fnv1a32(text, seed).toString(16).padStart(8, "0"))
-    .join("");
+  const hex = [0x811c9dc5, 0x01000193, 0x9e3779b9, 0x85ebca6b].map((seed) => fnv1a32(text, seed).toString(16).padStart(8, "0")).join("");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -1,25 +1,8 @@
 import type { AssetTypeCatalog } from "./asset-types.js";
-import {
-  permissionLevelsFromCatalog,
-  planDefaultRoles,
-  planRoleBinding,
-  rolePartKey,
-  type BindingPlan,
-  type DefaultRolesPlan,
-  type DefaultScope,
-} from "./binding-plan.js";
+import { permissionLevelsFromCatalog, planDefaultRoles, planRoleBinding, rolePartKey, type BindingPlan, type DefaultRolesPlan, type DefaultScope } from "./binding-plan.js";
 import { deterministicId } from "./ids.js";
 import { BINDING_LEVELS, type BindingLevel } from "./levels.js";
-import {
-  bindingTuples,
-  groupMemberTuple,
-  roleChildTuple,
-  rolePermissionTuple,
-  TYPES,
-  tupleKey,
-  type RelationshipTuple,
-  type TenantIds,
-} from "./tuples.js";
+import { bindingTuples, groupMemberTuple, roleChildTuple, rolePermissionTuple, TYPES, tupleKey, type RelationshipTuple, type TenantIds } from "./tuples.js";
 import { roleKey, tenantRoleIndex, type V1Export, type V1Role, type V1Tenant } from "./v1-export.js";
 
 /** A v2 role produced from (a part of) a v1 role. */
@@ -76,12 +59,7 @@ function levelResource(ids: TenantIds, level: BindingLevel): { type: string; id:
 }
 
 /** Plans the v2 roles, groups and bindings of one tenant of a v1 export. */
-export function planTenantMigration(
-  exp: V1Export,
-  tenant: V1Tenant,
-  catalog: AssetTypeCatalog,
-  ids: TenantIds,
-): TenantMigrationPlan {
+export function planTenantMigration(exp: V1Export, tenant: V1Tenant, catalog: AssetTypeCatalog, ids: TenantIds): TenantMigrationPlan {
   const domain = exp.domain ?? "redhat";
   const orgId = tenant.org_id;
   const levelOf = permissionLevelsFromCatalog(catalog);

@@ -154,7 +154,10 @@ function lostReason(boundAt: readonly BindingLevel[], checkedAt: BindingLevel): 
 export function computeParity(input: ParityInput): ParityReport {
   const { catalog, check, explain } = input;
   const domain = input.export.domain ?? "redhat";
-  const bound = boundLevelsIndex(input.relationships, input.tenants.map((t) => t.plan.ids));
+  const bound = boundLevelsIndex(
+    input.relationships,
+    input.tenants.map((t) => t.plan.ids),
+  );
   const concrete = catalog.permissions();
   const lost: LostGrant[] = [];
   const overGrants: OverGrant[] = [];
@@ -198,7 +201,12 @@ export function computeParity(input: ParityInput): ParityReport {
           }
           grantsVerified++;
           if (!allowed) {
-            const granting = sources.filter((s) => roleGrants(s.role.access.map((a) => a.permission), permission));
+            const granting = sources.filter((s) =>
+              roleGrants(
+                s.role.access.map((a) => a.permission),
+                permission,
+              ),
+            );
             const levels = new Set<BindingLevel>();
             for (const s of granting) for (const id of v2RolesOf.get(roleKey(s.role)) ?? []) for (const l of bound.get(id) ?? []) levels.add(l);
             const boundAt = BINDING_LEVELS.filter((l) => levels.has(l));

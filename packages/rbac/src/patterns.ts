@@ -53,10 +53,7 @@ export function validateFacts(facts: AssetTypeFacts): AssetTypeFacts {
   if (facts.expectedCount !== undefined && !(Number.isFinite(facts.expectedCount) && facts.expectedCount >= 0)) {
     problems.push("expectedCount must be a non-negative number");
   }
-  if (
-    facts.accessibleShare !== undefined &&
-    !(Number.isFinite(facts.accessibleShare) && facts.accessibleShare >= 0 && facts.accessibleShare <= 1)
-  ) {
+  if (facts.accessibleShare !== undefined && !(Number.isFinite(facts.accessibleShare) && facts.accessibleShare >= 0 && facts.accessibleShare <= 1)) {
     problems.push("accessibleShare must be a number between 0 and 1");
   }
   if (facts.workspaceAware && (facts.expectedCount === undefined || facts.accessibleShare === undefined)) {
@@ -86,10 +83,7 @@ export function fullTreePattern(facts: AssetTypeFacts): PatternChoice {
         reason: `workspace-aware with more than ~10,000 results (${count}) and under ~80% accessible (${percent(share)})`,
       };
     }
-    const why =
-      count <= RESULT_COUNT_THRESHOLD
-        ? `fewer than ~10,000 results (${count})`
-        : `more than ~80% of results accessible (${percent(share)})`;
+    const why = count <= RESULT_COUNT_THRESHOLD ? `fewer than ~10,000 results (${count})` : `more than ~80% of results accessible (${percent(share)})`;
     return { pattern: 1, reason: `workspace-aware with ${why}` };
   }
   if (facts.isAsset) return { pattern: 3, reason: "not workspace-aware and an asset" };
@@ -120,8 +114,7 @@ export function advisePattern(facts: AssetTypeFacts): PatternAdvice {
     // making resources (non-)workspace-aware is out of scope, so the full tree is kept there.
     if (facts.workspaceAware && decisionOrder.pattern !== 2) chosen = fullTree;
     disagreement =
-      `decision order gives Pattern ${decisionOrder.pattern} (${decisionOrder.reason}) but the full tree gives ` +
-      `Pattern ${fullTree.pattern} (${fullTree.reason}); using Pattern ${chosen.pattern}`;
+      `decision order gives Pattern ${decisionOrder.pattern} (${decisionOrder.reason}) but the full tree gives ` + `Pattern ${fullTree.pattern} (${fullTree.reason}); using Pattern ${chosen.pattern}`;
   }
   return { pattern: chosen.pattern, reason: chosen.reason, decisionOrder, fullTree, ...(disagreement ? { disagreement } : {}) };
 }

@@ -13,10 +13,7 @@ const WILDCARD = "*";
 export function parseV1Permission(permission: string): V1Permission {
   const parts = permission.split(":");
   if (parts.length !== 3 || parts.some((p) => p.trim() === "" || p !== p.trim())) {
-    throw new RbacError(
-      "invalid-permission",
-      `invalid v1 permission '${permission}': expected 'application:resource_type:verb' with three non-empty parts`,
-    );
+    throw new RbacError("invalid-permission", `invalid v1 permission '${permission}': expected 'application:resource_type:verb' with three non-empty parts`);
   }
   const [app, resource, verb] = parts as [string, string, string];
   if (app === WILDCARD) {
@@ -24,10 +21,7 @@ export function parseV1Permission(permission: string): V1Permission {
   }
   for (const part of parts) {
     if (part.includes(WILDCARD) && part !== WILDCARD) {
-      throw new RbacError(
-        "invalid-permission",
-        `invalid v1 permission '${permission}': '*' must be a whole part (no partial globs)`,
-      );
+      throw new RbacError("invalid-permission", `invalid v1 permission '${permission}': '*' must be a whole part (no partial globs)`);
     }
   }
   return { app, resource, verb };
@@ -68,10 +62,7 @@ export function v2Verb(verb: string): string {
 export function v1ToV2PermissionName(permission: string | V1Permission): string {
   const p = typeof permission === "string" ? parseV1Permission(permission) : permission;
   if (p.resource === WILDCARD || p.verb === WILDCARD) {
-    throw new RbacError(
-      "invalid-permission",
-      `v1 permission '${formatV1Permission(p)}' is a wildcard; only concrete permissions have a v2 name`,
-    );
+    throw new RbacError("invalid-permission", `v1 permission '${formatV1Permission(p)}' is a wildcard; only concrete permissions have a v2 name`);
   }
   return [normalizeNamePart(p.app), normalizeNamePart(p.resource), v2Verb(p.verb)].join("_");
 }
@@ -83,18 +74,9 @@ export function v1ToV2PermissionName(permission: string | V1Permission): string 
 export function wildcardCandidates(permission: string): string[] {
   const p = parseV1Permission(permission);
   if (p.resource === WILDCARD || p.verb === WILDCARD) {
-    throw new RbacError(
-      "invalid-permission",
-      `wildcardCandidates needs a concrete permission, got '${permission}'`,
-    );
+    throw new RbacError("invalid-permission", `wildcardCandidates needs a concrete permission, got '${permission}'`);
   }
-  return [
-    `${p.app}:${p.resource}:${p.verb}`,
-    `${p.app}:${p.resource}:*`,
-    `${p.app}:*:${p.verb}`,
-    `${p.app}:*:*`,
-    "*:*:*",
-  ];
+  return [`${p.app}:${p.resource}:${p.verb}`, `${p.app}:${p.resource}:*`, `${p.app}:*:${p.verb}`, `${p.app}:*:*`, "*:*:*"];
 }
 
 /** True when a role holding `held` permissions grants the concrete permission (wildcard rule). */

@@ -99,10 +99,7 @@ export function translateRequest(req: V1Request, assetType: AssetType, ctx: Tran
         };
       }
       // Pattern 2 lists workspaces and filters the app's own query; Pattern 1 lists the objects.
-      const objectType =
-        pattern === 2
-          ? { resource_type: "workspace", reporter_type: RBAC_REPORTER }
-          : { resource_type: object.resourceType, reporter_type: object.reporterType };
+      const objectType = pattern === 2 ? { resource_type: "workspace", reporter_type: RBAC_REPORTER } : { resource_type: object.resourceType, reporter_type: object.reporterType };
       return { rpc: "StreamedListObjects", pattern, request: { object_type: objectType, relation, subject } };
     }
     case 3:

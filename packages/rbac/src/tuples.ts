@@ -40,14 +40,14 @@ export function principalId(domain: string, userId: string): string {
   return `${domain}/${userId}`;
 }
 
-const rel = (
-  resourceType: string,
-  resourceId: string,
-  relation: string,
-  subjectType: string,
-  subjectId: string,
-  subjectRelation?: string,
-): RelationshipTuple => ({ resourceType, resourceId, relation, subjectType, subjectId, ...(subjectRelation ? { subjectRelation } : {}) });
+const rel = (resourceType: string, resourceId: string, relation: string, subjectType: string, subjectId: string, subjectRelation?: string): RelationshipTuple => ({
+  resourceType,
+  resourceId,
+  relation,
+  subjectType,
+  subjectId,
+  ...(subjectRelation ? { subjectRelation } : {}),
+});
 
 /** `rbac/role:<role>#t_<app>_<res>_<verb>@rbac/principal:*` for a held v1 permission. */
 export function rolePermissionTuple(roleId: string, heldPermission: string): RelationshipTuple {
@@ -63,12 +63,7 @@ export function groupMemberTuple(groupId: string, domain: string, userId: string
 }
 
 /** The three tuples of a binding of `roleId` to the members of `groupId` at `resource`. */
-export function bindingTuples(
-  resource: { readonly type: string; readonly id: string },
-  bindingId: string,
-  roleId: string,
-  groupId: string,
-): RelationshipTuple[] {
+export function bindingTuples(resource: { readonly type: string; readonly id: string }, bindingId: string, roleId: string, groupId: string): RelationshipTuple[] {
   return [
     rel(resource.type, resource.id, "t_binding", TYPES.roleBinding, bindingId),
     rel(TYPES.roleBinding, bindingId, "t_role", TYPES.role, roleId),

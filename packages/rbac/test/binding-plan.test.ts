@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  defaultAssetTypes,
-  diffDefaultRolePlans,
-  permissionLevelsFromCatalog,
-  planDefaultRoles,
-  planRoleBinding,
-  type BindingLevel,
-  type DefaultScope,
-} from "@gatehouse/rbac";
+import { defaultAssetTypes, diffDefaultRolePlans, permissionLevelsFromCatalog, planDefaultRoles, planRoleBinding, type BindingLevel, type DefaultScope } from "@gatehouse/rbac";
 import table from "./data/binding-plans.json" with { type: "json" };
 
 const levels = table.levels as Record<string, BindingLevel>;

@@ -21,8 +21,6 @@ describe("request translation per pattern", () => {
   });
 
   it.each(table.errors)("rejects: $name", (row) => {
-    expect(() => translateRequest(row.request as V1Request, assetType(row.assetType), row.context)).toThrow(
-      expect.objectContaining({ code: row.code }),
-    );
+    expect(() => translateRequest(row.request as V1Request, assetType(row.assetType), row.context)).toThrow(expect.objectContaining({ code: row.code }));
   });
 });

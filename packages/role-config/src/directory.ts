@@ -85,7 +85,9 @@ class Reader {
 
   list(rel: string, extension: string, required = true): string[] {
     try {
-      return readdirSync(join(this.dir, rel)).filter((f) => f.endsWith(extension)).sort();
+      return readdirSync(join(this.dir, rel))
+        .filter((f) => f.endsWith(extension))
+        .sort();
     } catch (e) {
       if (required) this.add("read-failed", rel, "$", `cannot list files: ${(e as Error).message}`);
       return [];
@@ -313,7 +315,12 @@ function checkMigratedAppsModelled(reader: Reader, catalogue: PermissionCatalogu
     for (const permission of cataloguePermissions(catalogue, app)) {
       const relation = v1PermissionRelation(permission);
       if (!relations.has(relation)) {
-        reader.warn("unmodelled-permission", `${CONFIG_LAYOUT.permissions}/${app}.json`, `$.${permission.split(":")[1]}`, `'${permission}' belongs to a migrated application but no KSL schema defines 'rbac/role#${relation}'`);
+        reader.warn(
+          "unmodelled-permission",
+          `${CONFIG_LAYOUT.permissions}/${app}.json`,
+          `$.${permission.split(":")[1]}`,
+          `'${permission}' belongs to a migrated application but no KSL schema defines 'rbac/role#${relation}'`,
+        );
       }
     }
   }

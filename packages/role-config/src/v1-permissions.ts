@@ -7,7 +7,10 @@ import type { PermissionCatalogue } from "./schemas.js";
  * `*` becomes `all`, lower-cased (insights-rbac's normalisation).
  */
 export function v1PermissionRelation(permission: string): string {
-  return permission.toLowerCase().replace(/\*/g, "all").replace(/[:.\- ]/g, "_");
+  return permission
+    .toLowerCase()
+    .replace(/\*/g, "all")
+    .replace(/[:.\- ]/g, "_");
 }
 
 /** Every `app:resource:verb` the catalogue declares, in file order. */
@@ -22,8 +25,7 @@ export const V1_ONLY_PERMISSIONS_FILE = "rbac_v1_permissions.json";
 const escapeName = (s: string): string => s.replace(/-/g, "_").replace(/\./g, "_").replace(/\*/g, "all");
 
 /** Bytes as Go's encoding/json writes them (HTML-safe escapes), so the output is identical. */
-const goJson = (value: unknown): string =>
-  JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+const goJson = (value: unknown): string => JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
 /** Byte order, as Go's sort.Strings. */
 const byteOrder = (a: string, b: string): number => {

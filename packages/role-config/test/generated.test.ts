@@ -4,7 +4,6 @@ import { describe, expect, it } from "vitest";
 import { buildSchema, ENVIRONMENTS, packageRoot, schemaZedFile } from "../src/index.js";
 import { firstDifference } from "./support/diff.js";
 
-
 describe.each(ENVIRONMENTS)("%s", (env) => {
   it(`committed ${env}/schema.zed is up to date (run 'pnpm --filter @gatehouse/role-config generate' to refresh)`, () => {
     const committed = readFileSync(`${packageRoot}${schemaZedFile(env)}`, "utf8");

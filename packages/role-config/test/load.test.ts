@@ -45,8 +45,14 @@ describe("v1PermissionRelation", () => {
 /** A tenant, root/default/team workspaces and a host in `team`, with `role` bound to `user` at `where`. */
 function graphWith(env: "stage" | "prod", grants: Array<{ v1: string[]; where: string; user: string }>): RelationshipGraph {
   const graph = new RelationshipGraph(compileRoleModel(env));
-  const r = (resourceType: string, resourceId: string, relation: string, subjectType: string, subjectId: string, subjectRelation?: string): Relationship =>
-    ({ resourceType, resourceId, relation, subjectType, subjectId, ...(subjectRelation ? { subjectRelation } : {}) });
+  const r = (resourceType: string, resourceId: string, relation: string, subjectType: string, subjectId: string, subjectRelation?: string): Relationship => ({
+    resourceType,
+    resourceId,
+    relation,
+    subjectType,
+    subjectId,
+    ...(subjectRelation ? { subjectRelation } : {}),
+  });
   graph.add(r("rbac/tenant", "redhat/42", "t_platform", "rbac/platform", env));
   graph.add(r("rbac/workspace", "root", "t_parent", "rbac/tenant", "redhat/42"));
   graph.add(r("rbac/workspace", "default", "t_parent", "rbac/workspace", "root"));
@@ -73,7 +79,20 @@ describe("the compiled model authorises as configured", () => {
       { v1: ["rbac:*:*"], where: "rbac/tenant:redhat/42", user: "admin" },
       { v1: ["inventory:groups:read", "rbac:role_binding:view"], where: "rbac/workspace:default", user: "viewer" },
     ]);
-    for (const permission of ["view", "create", "edit", "move", "delete", "role_binding_view", "role_binding_grant", "role_binding_revoke", "rbac_roles_read", "rbac_roles_write", "rbac_groups_write", "rbac_principal_read"]) {
+    for (const permission of [
+      "view",
+      "create",
+      "edit",
+      "move",
+      "delete",
+      "role_binding_view",
+      "role_binding_grant",
+      "role_binding_revoke",
+      "rbac_roles_read",
+      "rbac_roles_write",
+      "rbac_groups_write",
+      "rbac_principal_read",
+    ]) {
       expect(can(graph, "rbac/workspace:team", permission, "admin")).toBe(permission.startsWith("rbac_") || permission.startsWith("role_binding"));
     }
     expect(can(graph, "rbac/workspace:team", "view", "viewer")).toBe(true);

@@ -34,7 +34,11 @@ function sharedListener(db: Db): Db {
     ...db,
     async listen(channel, onNotify) {
       handlers.add(onNotify);
-      subscription ??= db.listen(channel, (p) => handlers.forEach((h) => h(p)), () => undefined);
+      subscription ??= db.listen(
+        channel,
+        (p) => handlers.forEach((h) => h(p)),
+        () => undefined,
+      );
       await subscription;
       return { close: async () => void handlers.delete(onNotify) };
     },
@@ -74,14 +78,32 @@ async function sample(client: pg.Client, schema: string): Promise<Sample> {
       // not on this host, or the backend exited
     }
   }
-  return { xacts: Number(db.x), returned: Number(db.tup_returned), fetched: Number(db.tup_fetched), changesScans: Number(t?.scans ?? 0), changesRows: Number(t?.rows ?? 0), cpuTicks, backends: pids.length };
+  return {
+    xacts: Number(db.x),
+    returned: Number(db.tup_returned),
+    fetched: Number(db.tup_fetched),
+    changesScans: Number(t?.scans ?? 0),
+    changesRows: Number(t?.rows ?? 0),
+    cpuTicks,
+    backends: pids.length,
+  };
 }
 
 async function run(followers: number): Promise<string> {
   const schema = randomSchemaName("gh_bench");
   const store = await openStore({ databaseUrl: databaseUrl!, schema, poolSize: 4 });
   const db = sharedListener(openPg({ databaseUrl: databaseUrl!, schema, poolSize: POOL, name: "followers" }));
-  const ctx: StoreContext = { db, readDb: db, domain: "redhat", platformId: "local", depthLimit: 5, pollIntervalMs: 1000, storeId: store.storeId, channel: feedChannel(schema), tokens: tokenCodec(store.storeId) };
+  const ctx: StoreContext = {
+    db,
+    readDb: db,
+    domain: "redhat",
+    platformId: "local",
+    depthLimit: 5,
+    pollIntervalMs: 1000,
+    storeId: store.storeId,
+    channel: feedChannel(schema),
+    tokens: tokenCodec(store.storeId),
+  };
   const stats = new pg.Client({ connectionString: databaseUrl });
   await stats.connect();
   try {

@@ -38,11 +38,7 @@ async function bindingThroughput(store: Store): Promise<string[]> {
   }
   const total = (performance.now() - started) / 1000;
   void t;
-  return [
-    `binding batchCreate (100/batch, ${BINDING_BATCHES} batches)`,
-    `${fmt((BINDING_BATCHES * 100) / total)} grants/s`,
-    `batch p50 ${fmt(pct(times, 50))} ms, p99 ${fmt(pct(times, 99))} ms`,
-  ];
+  return [`binding batchCreate (100/batch, ${BINDING_BATCHES} batches)`, `${fmt((BINDING_BATCHES * 100) / total)} grants/s`, `batch p50 ${fmt(pct(times, 50))} ms, p99 ${fmt(pct(times, 99))} ms`];
 }
 
 async function feedLag(store: Store): Promise<string[]> {

@@ -263,9 +263,7 @@ export async function migrate(db: Db): Promise<number[]> {
   return db.withLock(`gatehouse-migrate:${db.schema}`, async (s) => {
     await s.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(db.schema)}`);
     await s.query(`SET search_path TO ${quoteIdent(db.schema)}, public`);
-    await s.query(
-      `CREATE TABLE IF NOT EXISTS gh_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at ${ts})`,
-    );
+    await s.query(`CREATE TABLE IF NOT EXISTS gh_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at ${ts})`);
     const done = new Set((await s.query<{ version: number }>("SELECT version FROM gh_migrations")).map((r) => r.version));
     const applied: number[] = [];
     for (const m of MIGRATIONS) {

@@ -3,17 +3,8 @@
 import { v1RelationName } from "@gatehouse/rbac";
 import type { BindingResource, BindingSubject, Relationship } from "./types.js";
 
-const rel = (
-  resourceType: string,
-  resourceId: string,
-  relation: string,
-  subjectType: string,
-  subjectId: string,
-  subjectRelation?: string,
-): Relationship =>
-  subjectRelation === undefined
-    ? { resourceType, resourceId, relation, subjectType, subjectId }
-    : { resourceType, resourceId, relation, subjectType, subjectId, subjectRelation };
+const rel = (resourceType: string, resourceId: string, relation: string, subjectType: string, subjectId: string, subjectRelation?: string): Relationship =>
+  subjectRelation === undefined ? { resourceType, resourceId, relation, subjectType, subjectId } : { resourceType, resourceId, relation, subjectType, subjectId, subjectRelation };
 
 /** `<domain>/<org_id>` */
 export const tenantResourceId = (domain: string, orgId: string): string => `${domain}/${orgId}`;

@@ -220,10 +220,7 @@ export interface ActiveRoleConfig {
 }
 
 /** A schema element a configuration change would remove; `relation` is the stored name (`t_...`). */
-export type SchemaElement =
-  | { kind: "type"; type: string }
-  | { kind: "relation"; type: string; name: string }
-  | { kind: "permission"; type: string; name: string };
+export type SchemaElement = { kind: "type"; type: string } | { kind: "relation"; type: string; name: string } | { kind: "permission"; type: string; name: string };
 
 export interface RoleConfigRepository {
   /** The active configuration, once a reload has recorded one. */
@@ -422,10 +419,7 @@ export interface PrincipalRepository {
    */
   upsert(orgId: string, principals: PrincipalInput[]): Promise<Written<Principal[]>>;
   get(orgId: string, userId: string): Promise<Principal>;
-  list(
-    orgId: string,
-    query?: { username?: string; type?: PrincipalType; orderBy?: "username" | "-username"; limit?: number; offset?: number },
-  ): Promise<Page<Principal>>;
+  list(orgId: string, query?: { username?: string; type?: PrincipalType; orderBy?: "username" | "-username"; limit?: number; offset?: number }): Promise<Page<Principal>>;
   /** Removes the principal, its memberships and its direct binding subjects. */
   delete(orgId: string, userId: string): Promise<Written<{ userId: string }>>;
 }

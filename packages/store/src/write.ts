@@ -161,9 +161,7 @@ export class WriteContext {
 type CompactTuple = [string, string, string, string, string, string?, number?];
 function compact(r: Relationship): CompactTuple {
   if (r.expiresAt !== undefined) return [r.resourceType, r.resourceId, r.relation, r.subjectType, r.subjectId, r.subjectRelation ?? "", r.expiresAt];
-  return r.subjectRelation
-    ? [r.resourceType, r.resourceId, r.relation, r.subjectType, r.subjectId, r.subjectRelation]
-    : [r.resourceType, r.resourceId, r.relation, r.subjectType, r.subjectId];
+  return r.subjectRelation ? [r.resourceType, r.resourceId, r.relation, r.subjectType, r.subjectId, r.subjectRelation] : [r.resourceType, r.resourceId, r.relation, r.subjectType, r.subjectId];
 }
 export function expand(t: CompactTuple): Relationship {
   const out: Relationship = { resourceType: t[0], resourceId: t[1], relation: t[2], subjectType: t[3], subjectId: t[4] };
@@ -177,12 +175,7 @@ export function expand(t: CompactTuple): Relationship {
  * tenant are serialized by a transaction-level advisory lock taken first, so the checks inside
  * `fn` see a stable tenant; the revision counter serializes the commit order across tenants.
  */
-export async function runWrite<T>(
-  ctx: StoreContext,
-  orgId: string | null,
-  kind: string,
-  fn: (w: WriteContext) => Promise<T>,
-): Promise<Written<T>> {
+export async function runWrite<T>(ctx: StoreContext, orgId: string | null, kind: string, fn: (w: WriteContext) => Promise<T>): Promise<Written<T>> {
   const { value, revision } = await ctx.db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`gatehouse:${ctx.db.schema}:${orgId ?? ""}`]);
     const w = new WriteContext(tx, orgId ?? "");

@@ -32,7 +32,10 @@ describe.each(backends)("checkpoints on $name", (backend) => {
   it("refuses a bad revision or keep count and changes nothing", async () => {
     const before = await store.checkpoints.list();
     for (const write of [() => store.checkpoints.write(-1, new Uint8Array(1), 2), () => store.checkpoints.write(1.5, new Uint8Array(1), 2), () => store.checkpoints.write(11, new Uint8Array(1), 0)]) {
-      const error = await write().then(() => undefined, (e: unknown) => e);
+      const error = await write().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(isStoreError(error) && error.code).toBe("invalid-argument");
     }
     expect(await store.checkpoints.list()).toEqual(before);

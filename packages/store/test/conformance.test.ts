@@ -52,14 +52,16 @@ describe.each(backends)("store conformance on $name", (backend) => {
 
       const bindings = await store.roleBindings.list(org, { limit: -1 });
       expect(bindings.count).toBe(6);
-      const levels = bindings.data.map((b) => `${b.resource.type}:${b.resource.id === t.tenantId ? "tenant" : b.resource.id === root.id ? "root" : "default"}:${b.subjects[0]!.id === t.platformDefaultGroupId ? "user" : "admin"}`);
-      expect(levels.sort()).toEqual(
-        ["tenant:tenant:user", "tenant:tenant:admin", "workspace:root:user", "workspace:root:admin", "workspace:default:user", "workspace:default:admin"].sort(),
+      const levels = bindings.data.map(
+        (b) => `${b.resource.type}:${b.resource.id === t.tenantId ? "tenant" : b.resource.id === root.id ? "root" : "default"}:${b.subjects[0]!.id === t.platformDefaultGroupId ? "user" : "admin"}`,
       );
+      expect(levels.sort()).toEqual(["tenant:tenant:user", "tenant:tenant:admin", "workspace:root:user", "workspace:root:admin", "workspace:default:user", "workspace:default:admin"].sort());
       const platform = await store.roles.platformRoles();
       for (const b of bindings.data) {
         expect(platform.map((r) => r.id)).toContain(b.roleId);
-        expect(has(tuples, { resourceType: "rbac/role_binding", resourceId: b.id, relation: "t_subject", subjectType: "rbac/group", subjectId: b.subjects[0]!.id, subjectRelation: "member" })).toBe(true);
+        expect(has(tuples, { resourceType: "rbac/role_binding", resourceId: b.id, relation: "t_subject", subjectType: "rbac/group", subjectId: b.subjects[0]!.id, subjectRelation: "member" })).toBe(
+          true,
+        );
       }
       expect(store.tokens.decode(store.tokens.encode(revision))).toBe(revision);
     });
@@ -240,7 +242,10 @@ describe.each(backends)("store conformance on $name", (backend) => {
     it("batch-creates bindings all-or-nothing and idempotently, with tuples; lists by resource, subject and principal", async () => {
       const org = newOrg();
       const { value: t } = await store.tenants.bootstrap(org);
-      await store.principals.upsert(org, [{ userId: "u1", username: "Alice" }, { userId: "u2", username: "bob", isOrgAdmin: true }]);
+      await store.principals.upsert(org, [
+        { userId: "u1", username: "Alice" },
+        { userId: "u2", username: "bob", isOrgAdmin: true },
+      ]);
       const group = (await store.groups.create(org, { name: "Ops" })).value;
       await store.groups.addMembers(org, group.id, ["u1"]);
       const ws = (await store.workspaces.create(org, { name: "Prod" })).value;
@@ -260,7 +265,13 @@ describe.each(backends)("store conformance on $name", (backend) => {
       // One bad item (wrong scope) rolls back the whole batch.
       const ws2 = (await store.workspaces.create(org, { name: "Dev" })).value;
       const before = await store.roleBindings.list(org, { limit: -1 });
-      await expectCode(store.roleBindings.batchCreate(org, [{ ...grant, resource: { type: "workspace", id: ws2.id } }, { ...grant, roleId: invAdmin.id }]), "not-assignable");
+      await expectCode(
+        store.roleBindings.batchCreate(org, [
+          { ...grant, resource: { type: "workspace", id: ws2.id } },
+          { ...grant, roleId: invAdmin.id },
+        ]),
+        "not-assignable",
+      );
       await expectCode(store.roleBindings.batchCreate(org, [{ ...grant, subject: { type: "group", id: "0c6bd366-5ed2-452c-b66d-000000000000" } }]), "not-found");
       await expectCode(store.roleBindings.batchCreate(org, []), "invalid-argument");
       const platformRole = (await store.roles.platformRoles())[0]!;
@@ -304,10 +315,7 @@ describe.each(backends)("store conformance on $name", (backend) => {
       await store.roleBindings.replaceRolesOfSubject(org, resource, subject, []);
       expect((await store.roleBindings.list(org, { resource })).count).toBe(0);
       expect(await store.relationships.read(org, { resourceId: ws.id, relation: "t_binding" })).toEqual([]);
-      await expectCode(
-        store.roleBindings.replaceRolesOfSubject(org, resource, { type: "group", id: t.adminDefaultGroupId }, [viewer.id]),
-        "immutable",
-      );
+      await expectCode(store.roleBindings.replaceRolesOfSubject(org, resource, { type: "group", id: t.adminDefaultGroupId }, [viewer.id]), "immutable");
       // Deleting a workspace deletes its bindings and their tuples.
       await store.roleBindings.replaceRolesOfSubject(org, resource, subject, [viewer.id]);
       await store.workspaces.delete(org, ws.id);

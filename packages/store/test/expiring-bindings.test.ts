@@ -8,8 +8,7 @@ const backends = await testBackends();
 let orgCounter = 0;
 const newOrg = () => `exp${process.pid}x${++orgCounter}`;
 
-const subjectTuples = (tuples: Relationship[], bindingId: string) =>
-  tuples.filter((t) => t.resourceType === "rbac/role_binding" && t.resourceId === bindingId && t.relation === "t_subject");
+const subjectTuples = (tuples: Relationship[], bindingId: string) => tuples.filter((t) => t.resourceType === "rbac/role_binding" && t.resourceId === bindingId && t.relation === "t_subject");
 
 async function snapshotTuples(store: Store): Promise<Relationship[]> {
   const snap = await store.feed.snapshot();

@@ -45,9 +45,13 @@ describe.each(backends)("change feed on $name", (backend) => {
     for (const o of orgs) await store.tenants.bootstrap(o);
     const start = await store.feed.headRevision();
     const seen: Change[] = [];
-    const follower = store.feed.follow(start, (changes) => {
-      seen.push(...changes);
-    }, { pollIntervalMs: 5 });
+    const follower = store.feed.follow(
+      start,
+      (changes) => {
+        seen.push(...changes);
+      },
+      { pollIntervalMs: 5 },
+    );
     // Different tenants do not share the tenant lock, so these really run concurrently on pg.
     const perWriter = 15;
     const written = await Promise.all(
@@ -135,7 +139,14 @@ describe.each(backends)("change feed on $name", (backend) => {
     const token = store.tokens.encode(42);
     expect(token.startsWith("GH1.")).toBe(true);
     expect(store.tokens.decode(token)).toBe(42);
-    for (const bad of ["", "garbage", "GH1.", "GH1.!!!", `GH1.${Buffer.from('{"v":2,"r":"1","s":"x"}').toString("base64url")}`, `GH1.${Buffer.from('{"v":1,"r":"-1","s":"x"}').toString("base64url")}`]) {
+    for (const bad of [
+      "",
+      "garbage",
+      "GH1.",
+      "GH1.!!!",
+      `GH1.${Buffer.from('{"v":2,"r":"1","s":"x"}').toString("base64url")}`,
+      `GH1.${Buffer.from('{"v":1,"r":"-1","s":"x"}').toString("base64url")}`,
+    ]) {
       const e = (() => {
         try {
           store.tokens.decode(bad);
@@ -163,8 +174,7 @@ describe.each(backends)("change feed on $name", (backend) => {
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();
       try {
-        const listeners = async () =>
-          (await admin.query("SELECT pid FROM pg_stat_activity WHERE application_name = $1", [`gatehouse-follower:${schema}`])).rows as { pid: number }[];
+        const listeners = async () => (await admin.query("SELECT pid FROM pg_stat_activity WHERE application_name = $1", [`gatehouse-follower:${schema}`])).rows as { pid: number }[];
         const first = await store.workspaces.create("drop", { name: "before" });
         await until(() => got.includes(first.revision));
         const pids = await listeners();

@@ -19,7 +19,11 @@ describe("permissionRelation", () => {
 describe("implied tuples", () => {
   it("uses t_ relations and the group#member subject set", () => {
     expect(workspaceParent("w1", { type: "tenant", id: "redhat/1" })).toEqual({
-      resourceType: "rbac/workspace", resourceId: "w1", relation: "t_parent", subjectType: "rbac/tenant", subjectId: "redhat/1",
+      resourceType: "rbac/workspace",
+      resourceId: "w1",
+      relation: "t_parent",
+      subjectType: "rbac/tenant",
+      subjectId: "redhat/1",
     });
     expect(bindingSubject("b1", { type: "group", id: "g1" }, "redhat")).toMatchObject({ relation: "t_subject", subjectType: "rbac/group", subjectId: "g1", subjectRelation: "member" });
     expect(bindingSubject("b1", { type: "principal", id: "u1" }, "redhat")).toMatchObject({ subjectType: "rbac/principal", subjectId: "redhat/u1" });

@@ -16,8 +16,7 @@ const viewer = (version: number, permissions = ["inventory:hosts:read"]): System
 });
 const admin: SystemRoleDefinition = { name: "Seed admin", description: "Everything", version: 3, admin_default: true, scope: "tenant", access: [{ permission: "rbac:*:*" }] };
 
-const has = (tuples: Relationship[], t: Partial<Relationship>): boolean =>
-  tuples.some((x) => Object.entries(t).every(([k, v]) => (x as unknown as Record<string, unknown>)[k] === v));
+const has = (tuples: Relationship[], t: Partial<Relationship>): boolean => tuples.some((x) => Object.entries(t).every(([k, v]) => (x as unknown as Record<string, unknown>)[k] === v));
 
 describe.each(backends)("seedSystemRoles on $name", (backend) => {
   let store: Store;
@@ -85,7 +84,10 @@ describe.each(backends)("seedSystemRoles on $name", (backend) => {
     const head = await store.feed.headRevision();
     const platformName = (await store.roles.platformRoles())[0]!.name;
     const error = await store.roles
-      .seedSystemRoles([{ name: "Seed new", description: "x", version: 1, access: [{ permission: "inventory:hosts:read" }] }, { name: platformName, description: "x", access: [{ permission: "rbac:*:*" }] }])
+      .seedSystemRoles([
+        { name: "Seed new", description: "x", version: 1, access: [{ permission: "inventory:hosts:read" }] },
+        { name: platformName, description: "x", access: [{ permission: "rbac:*:*" }] },
+      ])
       .catch((e: unknown) => e);
     expect(isStoreError(error) && error.code).toBe("duplicate-name");
     expect((await store.roles.list("seedorg", { name: "Seed new" })).count).toBe(0);

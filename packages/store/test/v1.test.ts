@@ -96,7 +96,10 @@ describe.each(backends)("v1 reads on $name", (backend) => {
     expect(groups.get(everyone)!.map((g) => g.kind)).toEqual(["platform-default"]);
     expect(await store.v1.rolesOfGroup(org, value.groupIds["fin"]!)).toEqual([value.roleIds["cost"]]);
     expect((await store.v1.rolesOfGroup(org, value.tenant.platformDefaultGroupId)).sort()).toEqual(
-      seeded.filter((r) => r.platformDefault).map((r) => r.id).sort(),
+      seeded
+        .filter((r) => r.platformDefault)
+        .map((r) => r.id)
+        .sort(),
     );
     expect(await store.v1.rolesOfGroup(org, "nope")).toEqual([]);
   });

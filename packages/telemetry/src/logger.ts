@@ -14,8 +14,7 @@ export interface LoggerConfig {
 
 /** Structured JSON logs on stdout (one line per event), as the platform's log shippers expect. */
 export function createLogger(config: LoggerConfig): Logger {
-  const level =
-    config.level ?? process.env["LOG_LEVEL"] ?? (process.env["VITEST"] ? "silent" : "info");
+  const level = config.level ?? process.env["LOG_LEVEL"] ?? (process.env["VITEST"] ? "silent" : "info");
   const options: LoggerOptions = {
     name: config.name,
     level,

@@ -3,19 +3,12 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 export { Counter, Gauge, Histogram, Registry };
 
 /** Latency buckets (seconds) tuned for sub-millisecond checks up to slow list calls. */
-export const LATENCY_BUCKETS_SECONDS = [
-  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
-];
+export const LATENCY_BUCKETS_SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 export interface Metrics {
   readonly registry: Registry;
   counter<L extends string>(name: string, help: string, labelNames?: readonly L[]): Counter<L>;
-  histogram<L extends string>(
-    name: string,
-    help: string,
-    labelNames?: readonly L[],
-    buckets?: number[],
-  ): Histogram<L>;
+  histogram<L extends string>(name: string, help: string, labelNames?: readonly L[], buckets?: number[]): Histogram<L>;
   gauge<L extends string>(name: string, help: string, labelNames?: readonly L[]): Gauge<L>;
   /** Prometheus text exposition of everything registered. */
   render(): Promise<string>;
@@ -45,28 +38,18 @@ export function createMetrics(prefixOrOptions: string | MetricsOptions = {}): Me
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
 
-  const existing = <T>(name: string): T | undefined =>
-    registry.getSingleMetric(prefix + name) as T | undefined;
+  const existing = <T>(name: string): T | undefined => registry.getSingleMetric(prefix + name) as T | undefined;
 
   return {
     registry,
     counter(name, help, labelNames = []) {
-      return (
-        existing(name) ??
-        new Counter({ name: prefix + name, help, labelNames: [...labelNames], registers: [registry] })
-      );
+      return existing(name) ?? new Counter({ name: prefix + name, help, labelNames: [...labelNames], registers: [registry] });
     },
     histogram(name, help, labelNames = [], buckets = LATENCY_BUCKETS_SECONDS) {
-      return (
-        existing(name) ??
-        new Histogram({ name: prefix + name, help, labelNames: [...labelNames], buckets, registers: [registry] })
-      );
+      return existing(name) ?? new Histogram({ name: prefix + name, help, labelNames: [...labelNames], buckets, registers: [registry] });
     },
     gauge(name, help, labelNames = []) {
-      return (
-        existing(name) ??
-        new Gauge({ name: prefix + name, help, labelNames: [...labelNames], registers: [registry] })
-      );
+      return existing(name) ?? new Gauge({ name: prefix + name, help, labelNames: [...labelNames], registers: [registry] });
     },
     render: () => registry.metrics(),
   };
@@ -81,6 +64,12 @@ export function httpRequestDuration(metrics: Metrics): Histogram<"method" | "rou
   const name = "http_request_duration_seconds";
   return (
     (metrics.registry.getSingleMetric(name) as Histogram<"method" | "route" | "status_code"> | undefined) ??
-    new Histogram({ name, help: "HTTP request latency (seconds) by method, matched route and status code.", labelNames: ["method", "route", "status_code"], buckets: LATENCY_BUCKETS_SECONDS, registers: [metrics.registry] })
+    new Histogram({
+      name,
+      help: "HTTP request latency (seconds) by method, matched route and status code.",
+      labelNames: ["method", "route", "status_code"],
+      buckets: LATENCY_BUCKETS_SECONDS,
+      registers: [metrics.registry],
+    })
   );
 }

@@ -10,7 +10,7 @@ export const INSIGHTS_REQUEST_ID_HEADER = "x-rh-insights-request-id";
 
 // A caller's id is kept only when it is short and plain, so logs and headers never carry unbounded
 // or control-character input; anything else is replaced by a fresh id.
-const ACCEPTABLE_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The caller's request id when it is acceptable, otherwise a new UUID. */
 export function requestIdOf(sent: unknown): string {

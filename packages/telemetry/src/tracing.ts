@@ -108,9 +108,7 @@ export function startTracing(serviceName: string, settings: TracingSettings): Tr
   if (!provider) {
     const url = otlpTracesUrl(settings);
     const exporter: SpanExporter = kind === "console" ? new ConsoleSpanExporter() : new OTLPTraceExporter(url ? { url } : {});
-    const resource = resourceFromAttributes({ "service.name": settings.OTEL_SERVICE_NAME ?? serviceName }).merge(
-      detectResources({ detectors: [envDetector] }),
-    );
+    const resource = resourceFromAttributes({ "service.name": settings.OTEL_SERVICE_NAME ?? serviceName }).merge(detectResources({ detectors: [envDetector] }));
     // The SDK records every span it is asked for: whether to ask is `sampleCall`'s decision.
     provider = new NodeTracerProvider({ resource, sampler: new AlwaysOnSampler(), spanProcessors: [new BatchSpanProcessor(exporter)] });
     sampling = samplingFor(settings);

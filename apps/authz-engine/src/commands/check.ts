@@ -5,9 +5,7 @@ import { currentToken, ensureConsistency } from "./consistency.js";
 import type { CheckTarget, ConsistencyRequirement } from "./types.js";
 
 export function checkNow(ctx: EngineContext, target: CheckTarget): boolean {
-  const subject = target.subject.relation
-    ? { type: target.subject.type, id: target.subject.id, relation: target.subject.relation }
-    : { type: target.subject.type, id: target.subject.id };
+  const subject = target.subject.relation ? { type: target.subject.type, id: target.subject.id, relation: target.subject.relation } : { type: target.subject.type, id: target.subject.id };
   // Tracing off or this call not sampled: the evaluator is called directly (no span attributes or closure allocated).
   if (!tracingActive()) return evaluateCheck(ctx.graph.graph, target.resource, target.permission, subject);
   return inSpan("evaluator.check", { "gatehouse.permission": target.permission, "gatehouse.resource_type": target.resource.type }, () =>
@@ -30,11 +28,7 @@ export function runCheck(ctx: EngineContext, target: CheckTarget, consistency: C
 export type BulkItemOutcome = { allowed: boolean } | { error: unknown };
 
 /** One outcome per target, in order; a failing item does not fail the others. */
-export async function runCheckBulk(
-  ctx: EngineContext,
-  targets: CheckTarget[],
-  consistency: ConsistencyRequirement,
-): Promise<{ outcomes: BulkItemOutcome[]; token: string }> {
+export async function runCheckBulk(ctx: EngineContext, targets: CheckTarget[], consistency: ConsistencyRequirement): Promise<{ outcomes: BulkItemOutcome[]; token: string }> {
   await ensureConsistency(ctx, consistency);
   const outcomes = targets.map((target): BulkItemOutcome => {
     try {

@@ -16,8 +16,7 @@ export interface Fencing {
 export const storedRelation = (relation: string): string => RELATION_PREFIX + relation;
 export const wireRelation = (relation: string): string => (relation.startsWith(RELATION_PREFIX) ? relation.slice(RELATION_PREFIX.length) : relation);
 
-const tupleText = (r: Relationship): string =>
-  `${r.resourceType}:${r.resourceId}#${r.relation}@${r.subjectType}:${r.subjectId}${r.subjectRelation ? `#${r.subjectRelation}` : ""}`;
+const tupleText = (r: Relationship): string => `${r.resourceType}:${r.resourceId}#${r.relation}@${r.subjectType}:${r.subjectId}${r.subjectRelation ? `#${r.subjectRelation}` : ""}`;
 
 /** relations-api's error texts for a write that could not apply (SpiceDB's, wrapped by its service). */
 function failure(outcome: Exclude<ReplicatedWriteOutcome, { ok: true }>, prefix: string): EngineError {
@@ -66,11 +65,7 @@ function afterOf(token: string): Relationship {
  * Streams the matching tuples in key order, each with the cursor after it; `limit` bounds one
  * call (none: everything, read in pages), `continuationToken` resumes strictly after a tuple.
  */
-export async function* readTuples(
-  repo: ReplicatedRepository,
-  filter: ReplicatedFilter,
-  page: { limit?: number; continuationToken?: string },
-): AsyncGenerator<{ tuple: Relationship; cursor: string }> {
+export async function* readTuples(repo: ReplicatedRepository, filter: ReplicatedFilter, page: { limit?: number; continuationToken?: string }): AsyncGenerator<{ tuple: Relationship; cursor: string }> {
   let after = page.continuationToken ? afterOf(page.continuationToken) : undefined;
   let remaining = page.limit ?? Number.POSITIVE_INFINITY;
   while (remaining > 0) {

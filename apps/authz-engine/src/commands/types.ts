@@ -8,10 +8,7 @@ export interface SubjectRef extends ObjectRef {
   relation?: string;
 }
 
-export type ConsistencyRequirement =
-  | { kind: "minimize-latency" }
-  | { kind: "at-least-as-fresh"; token: string }
-  | { kind: "fully-consistent" };
+export type ConsistencyRequirement = { kind: "minimize-latency" } | { kind: "at-least-as-fresh"; token: string } | { kind: "fully-consistent" };
 
 export interface CheckTarget {
   resource: ObjectRef;

@@ -42,9 +42,7 @@ export class CheckpointError extends Error {
 /** Hash of everything the graph's numbering and meaning depend on: types, relations, permissions. */
 export function schemaHash(model: Model): string {
   const slots = model.slots.map((s) => ({ t: s.typeIndex, n: s.name, s: s.stored, a: s.allowed, o: s.op }));
-  const json = JSON.stringify({ types: model.typeNames, slots }, (_key, value: unknown) =>
-    ArrayBuffer.isView(value) ? Array.from(value as Int32Array) : value,
-  );
+  const json = JSON.stringify({ types: model.typeNames, slots }, (_key, value: unknown) => (ArrayBuffer.isView(value) ? Array.from(value as Int32Array) : value));
   return createHash("sha256").update(json).digest("hex");
 }
 

@@ -344,12 +344,7 @@ export class EngineGraph {
         reject,
         timer: setTimeout(() => {
           this.waiters = this.waiters.filter((w) => w !== waiter);
-          reject(
-            new EngineError(
-              "freshness-timeout",
-              `Revision ${revision} was not applied within ${timeoutMs} ms (applied: ${this.applied}).`,
-            ),
-          );
+          reject(new EngineError("freshness-timeout", `Revision ${revision} was not applied within ${timeoutMs} ms (applied: ${this.applied}).`));
         }, timeoutMs),
       };
       this.waiters.push(waiter);

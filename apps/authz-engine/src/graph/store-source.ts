@@ -6,10 +6,7 @@ function batchOf(change: Change): ChangeBatch {
     revision: change.revision,
     committed: change.committed,
     kind: change.kind,
-    changes: [
-      ...change.deleted.map((relationship) => ({ op: "remove" as const, relationship })),
-      ...change.touched.map((relationship) => ({ op: "add" as const, relationship })),
-    ],
+    changes: [...change.deleted.map((relationship) => ({ op: "remove" as const, relationship })), ...change.touched.map((relationship) => ({ op: "add" as const, relationship }))],
   };
 }
 

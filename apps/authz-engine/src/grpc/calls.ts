@@ -119,11 +119,7 @@ function finish(deps: CallDeps, m: MethodMetrics, code: status, startedAt: bigin
   }
 }
 
-export function unary<Req, Res>(
-  method: string,
-  deps: CallDeps,
-  handler: (request: Req, context: CallContext) => Promise<Res> | Res,
-): handleUnaryCall<Req, Res> {
+export function unary<Req, Res>(method: string, deps: CallDeps, handler: (request: Req, context: CallContext) => Promise<Res> | Res): handleUnaryCall<Req, Res> {
   const m = methodMetrics(deps, method, "unary");
   return (call, callback) => {
     const startedAt = process.hrtime.bigint();
@@ -251,7 +247,12 @@ export function outputFor<Req, Res>(call: ServerWritableStream<Req, Res>, onItem
       write(message) {
         onItem();
         if (call.write(message) || call.cancelled) return;
-        return progressOr(anyCall, idle?.timeoutMs, () => idle?.onStall(), (resolve) => call.once("drain", resolve));
+        return progressOr(
+          anyCall,
+          idle?.timeoutMs,
+          () => idle?.onStall(),
+          (resolve) => call.once("drain", resolve),
+        );
       },
       flush() {},
     };
@@ -269,7 +270,13 @@ export function outputFor<Req, Res>(call: ServerWritableStream<Req, Res>, onItem
   };
   // Each wait is for the client to read some of what was sent: no progress for the idle timeout
   // resets the stream, so a client that stops reading cannot hold the buffered messages forever.
-  const waitUntil = (below: number) => progressOr(anyCall, idle?.timeoutMs, () => idle?.onStall(), (resolve) => (waiter = { below, resolve }));
+  const waitUntil = (below: number) =>
+    progressOr(
+      anyCall,
+      idle?.timeoutMs,
+      () => idle?.onStall(),
+      (resolve) => (waiter = { below, resolve }),
+    );
   return {
     write(message) {
       onItem();
@@ -285,11 +292,7 @@ export function outputFor<Req, Res>(call: ServerWritableStream<Req, Res>, onItem
   };
 }
 
-export function serverStream<Req, Res>(
-  method: string,
-  deps: CallDeps,
-  handler: (request: Req, context: CallContext, write: StreamWriter<Res>) => Promise<void>,
-): handleServerStreamingCall<Req, Res> {
+export function serverStream<Req, Res>(method: string, deps: CallDeps, handler: (request: Req, context: CallContext, write: StreamWriter<Res>) => Promise<void>): handleServerStreamingCall<Req, Res> {
   const m = methodMetrics(deps, method, "server_stream");
   const sent = deps.metrics.streamedItems.labels(m.labels);
   const stalled = deps.metrics.stalledStreams.labels(m.labels);

@@ -1,13 +1,7 @@
 // Request validation following the buf.validate rules of kessel.inventory.v1beta2 (contract §3).
 // Each validator also normalises the request into the engine's own shapes, so commands never see
 // wire types. A violation is an EngineError "invalid-argument" naming the field and the rule.
-import type {
-  Consistency,
-  RepresentationType,
-  RequestPagination,
-  ResourceReference,
-  SubjectReference,
-} from "@gatehouse/proto";
+import type { Consistency, RepresentationType, RequestPagination, ResourceReference, SubjectReference } from "@gatehouse/proto";
 import { invalidArgument } from "../errors.js";
 import { FIELD_LIMITS, isWellFormedText, UTF8_RULE } from "../limits.js";
 import type { ConsistencyRequirement, ObjectRef, SubjectRef } from "../commands/types.js";

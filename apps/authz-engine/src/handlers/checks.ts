@@ -105,11 +105,13 @@ export function checkHandlers(ctx: EngineContext, domain: string) {
 
     async checkSelfBulk(request: CheckSelfBulkRequest, context: CallContext): Promise<CheckSelfBulkResponse> {
       const items = bulkItems(request.items, "items");
-      const targets = items.map((item, i): CheckTarget => ({
-        resource: resourceRef(item.object, `items[${i}].object`),
-        permission: requireRelation(item.relation, `items[${i}].relation`),
-        subject: selfSubject(context, domain),
-      }));
+      const targets = items.map(
+        (item, i): CheckTarget => ({
+          resource: resourceRef(item.object, `items[${i}].object`),
+          permission: requireRelation(item.relation, `items[${i}].relation`),
+          subject: selfSubject(context, domain),
+        }),
+      );
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: false });
       const { outcomes, token } = await runCheckBulk(ctx, targets, requirement);
       return {

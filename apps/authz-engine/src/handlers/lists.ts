@@ -1,9 +1,4 @@
-import type {
-  StreamedListObjectsRequest,
-  StreamedListObjectsResponse,
-  StreamedListSubjectsRequest,
-  StreamedListSubjectsResponse,
-} from "@gatehouse/proto";
+import type { StreamedListObjectsRequest, StreamedListObjectsResponse, StreamedListSubjectsRequest, StreamedListSubjectsResponse } from "@gatehouse/proto";
 import type { EngineContext } from "../commands/context.js";
 import { cursorAt, listObjects, listSubjects } from "../commands/list.js";
 import type { CallContext, StreamWriter } from "../grpc/calls.js";
@@ -32,11 +27,7 @@ export function listHandlers(ctx: EngineContext) {
       }
     },
 
-    async streamedListSubjects(
-      request: StreamedListSubjectsRequest,
-      context: CallContext,
-      write: StreamWriter<StreamedListSubjectsResponse>,
-    ): Promise<void> {
+    async streamedListSubjects(request: StreamedListSubjectsRequest, context: CallContext, write: StreamWriter<StreamedListSubjectsResponse>): Promise<void> {
       const resource = resourceRef(request.resource, "resource");
       const permission = requireRelation(request.relation, "relation");
       const subjectType = representationType(request.subjectType, "subject_type");

@@ -1,10 +1,4 @@
-import {
-  WriteVisibility,
-  type DeleteResourceRequest,
-  type DeleteResourceResponse,
-  type ReportResourceRequest,
-  type ReportResourceResponse,
-} from "@gatehouse/proto";
+import { WriteVisibility, type DeleteResourceRequest, type DeleteResourceResponse, type ReportResourceRequest, type ReportResourceResponse } from "@gatehouse/proto";
 import type { EngineContext } from "../commands/context.js";
 import { deleteResource, reportResource, workspaceIdOf } from "../commands/resources.js";
 import { invalidArgument } from "../errors.js";

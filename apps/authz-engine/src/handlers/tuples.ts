@@ -1,6 +1,6 @@
 // kessel.relations.v1beta1.KesselTupleService: wire → command → wire. Validation follows the
 // buf.validate rules of relations-api's protos; filters follow its SpiceDB-backed rules and texts.
-import { relations } from "@gatehouse/proto";
+import type { relations } from "@gatehouse/proto";
 import type { Relationship } from "@gatehouse/evaluator";
 import type { ReplicatedFilter, ReplicatedRepository } from "@gatehouse/store";
 import { acquireLock, createTuples, deleteTuples, readTuples, storedRelation, wireRelation, type Fencing } from "../commands/tuples.js";

@@ -1,5 +1,5 @@
 import { advisePattern, PATTERN_NAMES, RbacError, type AssetTypeFacts } from "@gatehouse/rbac";
-import { Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { MigrationError } from "../migration/errors.js";
 import { readJsonFile } from "../migration/json-file.js";
 

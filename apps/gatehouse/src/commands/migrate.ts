@@ -52,11 +52,16 @@ export function registerMigrate(program: Command): void {
       const catalog = await loadAssetTypes(opts.assetTypes);
       const planned = planExport(exp, catalog);
       if (opts.dryRun) {
-        const rows = planned.flatMap(({ plan }) =>
-          plan.roles.filter((r) => r.source !== "platform").map((r) => [plan.orgId, r.name, r.source, r.level, String(r.permissions.length)]),
-        );
+        const rows = planned.flatMap(({ plan }) => plan.roles.filter((r) => r.source !== "platform").map((r) => [plan.orgId, r.name, r.source, r.level, String(r.permissions.length)]));
         const warnings = planned.flatMap(({ plan }) => plan.warnings.map((w) => `${plan.orgId}: ${w}`));
-        if (opts.json) process.stdout.write(`${JSON.stringify(planned.map(({ plan }) => ({ ...plan, bindingPlans: Object.fromEntries(plan.bindingPlans) })), null, 2)}\n`);
+        if (opts.json)
+          process.stdout.write(
+            `${JSON.stringify(
+              planned.map(({ plan }) => ({ ...plan, bindingPlans: Object.fromEntries(plan.bindingPlans) })),
+              null,
+              2,
+            )}\n`,
+          );
         else process.stdout.write(`${renderTable(["org", "v2 role", "source", "bound at", "permissions"], rows)}\n${warnings.map((w) => `warning: ${w}`).join("\n")}\n`);
         return;
       }
@@ -70,9 +75,7 @@ export function registerMigrate(program: Command): void {
       try {
         if (opts.seedSystemRoles) {
           const levels = new Map(planned.flatMap(({ plan }) => plan.roles.filter((r) => r.source === "system").map((r) => [r.v1Role, r.level] as const)));
-          await store.roles.seedSystemRoles(
-            exp.system_roles.map((r) => ({ ...r, access: r.access.map((a) => ({ permission: a.permission })), scope: levels.get(r.uuid ?? r.name) ?? "default" })),
-          );
+          await store.roles.seedSystemRoles(exp.system_roles.map((r) => ({ ...r, access: r.access.map((a) => ({ permission: a.permission })), scope: levels.get(r.uuid ?? r.name) ?? "default" })));
         }
         for (const [i, { tenant, plan }] of planned.entries()) {
           // One transaction per tenant; a large tenant also gets a bar of its own, phase by phase.

@@ -53,7 +53,9 @@ export function registerSchemaCommand(program: Command): void {
 
   schema
     .command("check")
-    .description("Compile the files and report every error as 'file:line:col code message' (exit 1 when there are any); with --config-dir also validate the whole directory and fail when its committed schema.zed is stale")
+    .description(
+      "Compile the files and report every error as 'file:line:col code message' (exit 1 when there are any); with --config-dir also validate the whole directory and fail when its committed schema.zed is stale",
+    )
     .argument("[files...]", ".ksl and .json files (all namespaces of the schema)")
     .option("--config-dir <dir>", "a configuration directory in the role-configuration repository's layout (configs/<env>)")
     .option("--json", "print the summary as JSON: { ok, files, definitions } (with --config-dir { ok, dir, applications, roles, definitions })")
@@ -69,7 +71,7 @@ export function registerSchemaCommand(program: Command): void {
 
 /** Exactly one of: files, or --config-dir. */
 function usage(files: string[], configDir: string | undefined): boolean {
-  if ((files.length > 0) !== (configDir !== undefined)) return true;
+  if (files.length > 0 !== (configDir !== undefined)) return true;
   process.stderr.write("give either the .ksl/.json files or --config-dir <dir>, not both or neither\n");
   process.exitCode = EXIT_IO;
   return false;

@@ -15,7 +15,10 @@ export function registerStartCommand(program: Command): void {
     .option("--metrics-port <port>", "authz-engine metrics port (env METRICS_PORT, default 9092)")
     .option("--host <host>", "interface to listen on (env HOST, default 127.0.0.1)")
     .option("--no-seed", "do not seed the demo organisation")
-    .option("--role-config <dir>", "role-configuration directory, e.g. <rbac-config checkout>/configs/stage (env GATEHOUSE_ROLE_CONFIG; default: the built-in GATEHOUSE_ENV configuration; no demo organisation unless GATEHOUSE_SEED_DEMO=true)")
+    .option(
+      "--role-config <dir>",
+      "role-configuration directory, e.g. <rbac-config checkout>/configs/stage (env GATEHOUSE_ROLE_CONFIG; default: the built-in GATEHOUSE_ENV configuration; no demo organisation unless GATEHOUSE_SEED_DEMO=true)",
+    )
     .action(async (flags: StartFlags) => {
       const logger = createLogger({ name: "gatehouse", level: process.env["LOG_LEVEL"] ?? "warn" });
       let config;
@@ -41,17 +44,20 @@ export function registerStartCommand(program: Command): void {
           if (stopping) return;
           stopping = true;
           process.stdout.write(`\n${signal} received: stopping (in-flight calls finish first)...\n`);
-          running.stop().then(() => tracing.shutdown()).then(
-            () => {
-              process.stdout.write("Gatehouse stopped.\n");
-              resolve();
-            },
-            (error: unknown) => {
-              console.error("Shutdown failed:", error);
-              process.exitCode = 1;
-              resolve();
-            },
-          );
+          running
+            .stop()
+            .then(() => tracing.shutdown())
+            .then(
+              () => {
+                process.stdout.write("Gatehouse stopped.\n");
+                resolve();
+              },
+              (error: unknown) => {
+                console.error("Shutdown failed:", error);
+                process.exitCode = 1;
+                resolve();
+              },
+            );
         };
         process.once("SIGINT", () => shutdown("SIGINT"));
         process.once("SIGTERM", () => shutdown("SIGTERM"));

@@ -77,10 +77,7 @@ export async function seedDemoOrg(store: Store, demo: DemoOrg = loadDemoOrg()): 
   const grants = demo.bindings.map((b) => {
     const subjectId = groups[b.group];
     if (!subjectId) throw new Error(`demo binding names unknown group '${b.group}'`);
-    const resource =
-      b.resource === "tenant"
-        ? { type: "tenant" as const, id: tenant.tenantId }
-        : { type: "workspace" as const, id: workspaces[b.resource] ?? "" };
+    const resource = b.resource === "tenant" ? { type: "tenant" as const, id: tenant.tenantId } : { type: "workspace" as const, id: workspaces[b.resource] ?? "" };
     if (!resource.id) throw new Error(`demo binding names unknown workspace '${b.resource}'`);
     return { resource, subject: { type: "group" as const, id: subjectId }, roleId: roleId(b.role) };
   });

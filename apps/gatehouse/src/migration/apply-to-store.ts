@@ -46,9 +46,7 @@ export function toImportPlan(exp: V1Export, tenant: V1Tenant, plan: TenantMigrat
   }
   // With a customised default group the planner adds no synthetic one: the only "default" group is it.
   const customDefault = tenant.groups.some((g) => g.platform_default) ? plan.groups.find((g) => g.kind === "default") : undefined;
-  const groups = plan.groups
-    .filter((g) => g.kind === "group")
-    .map((g) => ({ key: g.id, ...stableId(g.id), name: g.name, members: [...g.members] }));
+  const groups = plan.groups.filter((g) => g.kind === "group").map((g) => ({ key: g.id, ...stableId(g.id), name: g.name, members: [...g.members] }));
   const groupKeys = new Set(groups.map((g) => g.key));
   const bindings: NonNullable<TenantImportPlan["bindings"]> = [];
   const defaultAccess: Record<BindingLevel, ImportRoleRef[]> = { tenant: [], root: [], default: [] };

@@ -1,13 +1,5 @@
 import { check, compileSchema, explain, Model, RelationshipGraph, type Relationship } from "@gatehouse/evaluator";
-import {
-  computeParity,
-  tenantTreeTuples,
-  type AssetTypeCatalog,
-  type ParityReport,
-  type ParityTenant,
-  type RelationshipTuple,
-  type V1Export,
-} from "@gatehouse/rbac";
+import { computeParity, tenantTreeTuples, type AssetTypeCatalog, type ParityReport, type ParityTenant, type RelationshipTuple, type V1Export } from "@gatehouse/rbac";
 import type { PlannedTenant } from "./plan.js";
 
 export interface GraphLoad {

@@ -1,13 +1,4 @@
-import {
-  deterministicId,
-  planTenantMigration,
-  tenantResourceId,
-  type AssetTypeCatalog,
-  type TenantIds,
-  type TenantMigrationPlan,
-  type V1Export,
-  type V1Tenant,
-} from "@gatehouse/rbac";
+import { deterministicId, planTenantMigration, tenantResourceId, type AssetTypeCatalog, type TenantIds, type TenantMigrationPlan, type V1Export, type V1Tenant } from "@gatehouse/rbac";
 
 export interface PlannedTenant {
   readonly tenant: V1Tenant;
@@ -25,10 +16,6 @@ export function simulatedTenantIds(domain: string, orgId: string): TenantIds {
 }
 
 /** Plans every tenant of the export. */
-export function planExport(
-  exp: V1Export,
-  catalog: AssetTypeCatalog,
-  idsOf: (orgId: string) => TenantIds = (orgId) => simulatedTenantIds(exp.domain ?? "redhat", orgId),
-): PlannedTenant[] {
+export function planExport(exp: V1Export, catalog: AssetTypeCatalog, idsOf: (orgId: string) => TenantIds = (orgId) => simulatedTenantIds(exp.domain ?? "redhat", orgId)): PlannedTenant[] {
   return exp.tenants.map((tenant) => ({ tenant, plan: planTenantMigration(exp, tenant, catalog, idsOf(tenant.org_id)) }));
 }

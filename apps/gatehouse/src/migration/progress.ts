@@ -11,10 +11,7 @@ export interface Progress {
  */
 export function createProgress(label: string, total: number, stream: NodeJS.WriteStream = process.stderr): Progress {
   if (stream.isTTY) {
-    const bar = new cliProgress.SingleBar(
-      { stream, format: `${label} [{bar}] {value}/{total} {detail}`, hideCursor: true, clearOnComplete: false },
-      cliProgress.Presets.shades_classic,
-    );
+    const bar = new cliProgress.SingleBar({ stream, format: `${label} [{bar}] {value}/{total} {detail}`, hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic);
     bar.start(total, 0, { detail: "" });
     return { update: (done, detail = "") => bar.update(done, { detail }), stop: () => bar.stop() };
   }

@@ -3,7 +3,11 @@ import { LEVEL_LABELS, type ParityReport } from "@gatehouse/rbac";
 /** Renders rows as a fixed-width text table (no dependency; output is for terminals and logs). */
 export function renderTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
   return [line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 
@@ -17,9 +21,7 @@ function capped(rows: string[][]): string[][] {
 export function renderParityReport(report: ParityReport): string {
   const s = report.summary;
   const out: string[] = [];
-  out.push(
-    `Parity: ${s.tenants} tenant(s), ${s.principals} principal(s), ${s.grantsVerified} v1 grant(s) verified with ${s.checks} v2 check(s)`,
-  );
+  out.push(`Parity: ${s.tenants} tenant(s), ${s.principals} principal(s), ${s.grantsVerified} v1 grant(s) verified with ${s.checks} v2 check(s)`);
   if (report.lost.length > 0) {
     out.push("", `LOST GRANTS (${report.lost.length}): v1 allows, v2 denies`);
     out.push(
@@ -41,10 +43,7 @@ export function renderParityReport(report: ParityReport): string {
   if (report.extraGrants.length > 0) {
     out.push("", `v2 grants a permission v1 did not (${report.extraGrants.length}): review`);
     out.push(
-      renderTable(
-        ["org", "user", "v1 permission", "v2 permission", "checked at"],
-        capped(report.extraGrants.map((e) => [e.orgId, e.userId, e.permission, e.v2Permission, LEVEL_LABELS[e.checkedAt]])),
-      ),
+      renderTable(["org", "user", "v1 permission", "v2 permission", "checked at"], capped(report.extraGrants.map((e) => [e.orgId, e.userId, e.permission, e.v2Permission, LEVEL_LABELS[e.checkedAt]]))),
     );
   }
   if (report.unclassified.length > 0) {

@@ -36,7 +36,7 @@ const principal = z.object({
 });
 
 const tenant = z.object({
-  org_id: nonEmpty.regex(/^[A-Za-z0-9_\-]+$/, "org ids may use letters, digits, _ and -"),
+  org_id: nonEmpty.regex(/^[A-Za-z0-9_-]+$/, "org ids may use letters, digits, _ and -"),
   principals: z.array(principal),
   roles: z.array(role).optional(),
   groups: z.array(group).default([]),
@@ -45,7 +45,7 @@ const tenant = z.object({
 /** Structure of the v1 export file (documented in apps/gatehouse/README.md). */
 export const v1ExportSchema = z.object({
   version: z.literal(1),
-  domain: nonEmpty.regex(/^[a-z0-9_\-]+$/).optional(),
+  domain: nonEmpty.regex(/^[a-z0-9_-]+$/).optional(),
   system_roles: z.array(role.extend({ system: z.boolean().optional() })).default([]),
   tenants: z.array(tenant),
 });

@@ -18,7 +18,11 @@ export interface RunningGatehouse {
 /** Turns a bind failure into the message a person needs (which port, what to do). */
 export class PortInUseError extends Error {
   override readonly name = "PortInUseError";
-  constructor(readonly service: string, readonly port: number, options?: ErrorOptions) {
+  constructor(
+    readonly service: string,
+    readonly port: number,
+    options?: ErrorOptions,
+  ) {
     super(`Port ${port} (${service}) is already in use. Stop whatever holds it, or choose another port (see 'gatehouse start --help').`, options);
   }
 }
@@ -68,13 +72,26 @@ export async function startGatehouse(config: StartConfig, logger: Logger = creat
   };
   try {
     // The management API seeds the role configuration's system roles, which the demo binds.
-    const management = buildManagementApi({ port: config.httpPort, host: config.host, domain: config.domain, env: config.env, ...(config.roleConfigDir ? { roleConfigDir: config.roleConfigDir } : {}), trustIdentityHeader: true }, { store, logger: logger.child({ service: "management-api" }) });
+    const management = buildManagementApi(
+      { port: config.httpPort, host: config.host, domain: config.domain, env: config.env, ...(config.roleConfigDir ? { roleConfigDir: config.roleConfigDir } : {}), trustIdentityHeader: true },
+      { store, logger: logger.child({ service: "management-api" }) },
+    );
     const http = await bind("management API", config.httpPort, () => management.start());
     stops.push(() => management.stop());
 
     const demo = config.seedDemo ? await seedDemoOrg(store) : null;
 
-    const engine = buildAuthzEngine({ host: config.host, port: config.grpcPort, metricsPort: config.metricsPort, store, domain: config.domain, environment: config.env, ...(config.roleConfigDir ? { roleConfigDir: config.roleConfigDir } : {}), authn: { mode: "unauthenticated" }, logger: logger.child({ service: "authz-engine" }) });
+    const engine = buildAuthzEngine({
+      host: config.host,
+      port: config.grpcPort,
+      metricsPort: config.metricsPort,
+      store,
+      domain: config.domain,
+      environment: config.env,
+      ...(config.roleConfigDir ? { roleConfigDir: config.roleConfigDir } : {}),
+      authn: { mode: "unauthenticated" },
+      logger: logger.child({ service: "authz-engine" }),
+    });
     const grpc = await bind("authz-engine gRPC", config.grpcPort, () => engine.start());
     stops.push(() => engine.stop());
 

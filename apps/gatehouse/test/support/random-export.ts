@@ -32,9 +32,7 @@ export function randomExport(seed: number, catalog: AssetTypeCatalog): V1Export 
     access: Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => ({ permission: randomPermission() })),
     ...extra,
   });
-  const systemRoles = Array.from({ length: 6 }, (_, i) =>
-    role(`System role ${i}`, { system: true, platform_default: i < 2, admin_default: i === 2 || i === 3 }),
-  );
+  const systemRoles = Array.from({ length: 6 }, (_, i) => role(`System role ${i}`, { system: true, platform_default: i < 2, admin_default: i === 2 || i === 3 }));
   const tenants = Array.from({ length: 3 }, (_, t) => {
     const orgId = `org${seed}x${t}`;
     const principals = Array.from({ length: 4 + Math.floor(rnd() * 4) }, (_, i) => ({ user_id: `u${t}-${i}`, is_org_admin: rnd() < 0.3 }));

@@ -150,7 +150,10 @@ function grantingBindings(node: ExplainNode, out: Map<string, { bindingId: strin
 function missingParts(tree: ExplainNode, permission: string): string[] {
   const top = tree.children[0];
   if (top?.kind === "intersection") {
-    const parts = top.children.filter((c) => !c.allowed).map((c) => /#([^#]+)$/.exec(c.label)?.[1] ?? "").filter((p) => p !== "");
+    const parts = top.children
+      .filter((c) => !c.allowed)
+      .map((c) => /#([^#]+)$/.exec(c.label)?.[1] ?? "")
+      .filter((p) => p !== "");
     if (parts.length > 0) return [...new Set(parts)];
   }
   return [permission];
@@ -209,8 +212,7 @@ export async function explainAccess(services: Services, index: PermissionIndex, 
 
   const workspaceName = new Map<string, string>();
   for (const ws of target.chain) workspaceName.set(ws.id, ws.name ?? ws.id);
-  const resourceRef = (type: string, id: string): NamedRef =>
-    type === "tenant" ? { type, id, name: `Organization ${org}` } : { type, id, name: workspaceName.get(id) ?? null };
+  const resourceRef = (type: string, id: string): NamedRef => (type === "tenant" ? { type, id, name: `Organization ${org}` } : { type, id, name: workspaceName.get(id) ?? null });
 
   const grants: ExplainGrant[] = [];
   const found = new Map<string, { bindingId: string; part: string }>();
@@ -261,7 +263,9 @@ export async function explainAccess(services: Services, index: PermissionIndex, 
       const held = (await services.store.workspaces.list(org, { ids: [...heldOn].slice(0, 1000), limit: -1 })).data;
       const top = held.filter((w) => !w.parentId || !heldOn.has(w.parentId)).slice(0, MAX_HELD_ELSEWHERE);
       reasons.push(`bound at ${describeList(top.map((w) => workspacePhrase(w.name)))}`);
-      reasons.push(`grants inherit downward only, so ${top.length > 1 ? "these bindings do" : "that binding does"} not reach ${target.named.type === "workspace" ? workspacePhrase(targetName) : `${target.named.type} ${targetName}`}`);
+      reasons.push(
+        `grants inherit downward only, so ${top.length > 1 ? "these bindings do" : "that binding does"} not reach ${target.named.type === "workspace" ? workspacePhrase(targetName) : `${target.named.type} ${targetName}`}`,
+      );
     } else {
       reasons.push(`no role binding grants ${entry.name} to ${subject.named.type === "group" ? "members of " : ""}${subject.named.name ?? subject.named.id} anywhere in the organisation`);
     }
@@ -281,7 +285,9 @@ export async function explainAccess(services: Services, index: PermissionIndex, 
       else if (carrying.length > 0) unbindable.push(part);
     }
     if (unbindable.length > 0) {
-      reasons.push(`no role carrying ${describeList(unbindable)} can be bound at ${bindAt.type === "tenant" ? "the organisation" : workspacePhrase(bindAt.name ?? bindAt.id)}: such roles are scoped to ${describeList([...new Set(roles.filter((r) => unbindable.some((part) => index.v1For(part).some((p) => roleGrants(r.permissions, p)))).map((r) => levelLabel(r.scope)))])}`);
+      reasons.push(
+        `no role carrying ${describeList(unbindable)} can be bound at ${bindAt.type === "tenant" ? "the organisation" : workspacePhrase(bindAt.name ?? bindAt.id)}: such roles are scoped to ${describeList([...new Set(roles.filter((r) => unbindable.some((part) => index.v1For(part).some((p) => roleGrants(r.permissions, p)))).map((r) => levelLabel(r.scope)))])}`,
+      );
     }
     summary = `${reasons.join("; ")}.`;
   }

@@ -1,15 +1,5 @@
 import { check, explain } from "@gatehouse/evaluator";
-import {
-  computeParity,
-  planTenantMigration,
-  platformRoleId,
-  type AssetTypeCatalog,
-  type ParityReport,
-  type V1Export,
-  type V1Group,
-  type V1Role,
-  type V1Tenant,
-} from "@gatehouse/rbac";
+import { computeParity, planTenantMigration, platformRoleId, type AssetTypeCatalog, type ParityReport, type V1Export, type V1Group, type V1Role, type V1Tenant } from "@gatehouse/rbac";
 import { PLATFORM_ROLES, type Relationship, type Role, type Store, type Tenant } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { badRequest } from "../http/problem.js";

@@ -61,10 +61,7 @@ export class Authorizer {
     let timer: NodeJS.Timeout | undefined;
     const reached = new Promise<void>((resolve) => this.waiters.push({ revision, resolve }));
     const timedOut = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(
-        () => reject(new ApiError(500, [{ message: "Timed out waiting for the write to become visible.", field: "detail" }])),
-        timeoutMs,
-      );
+      timer = setTimeout(() => reject(new ApiError(500, [{ message: "Timed out waiting for the write to become visible.", field: "detail" }])), timeoutMs);
     });
     try {
       await Promise.race([reached, timedOut]);
@@ -164,7 +161,7 @@ export class Authorizer {
     this.graph.revision = this.applied;
     if (this.waiters.length === 0) return;
     const still: Waiter[] = [];
-    for (const waiter of this.waiters) (waiter.revision <= this.applied ? waiter.resolve() : still.push(waiter));
+    for (const waiter of this.waiters) waiter.revision <= this.applied ? waiter.resolve() : still.push(waiter);
     this.waiters = still;
   }
 }

@@ -42,10 +42,12 @@ export function defaultOnlyOf(): (permission: string) => boolean {
   return (permission) => {
     let result = cache.get(permission);
     if (result === undefined) {
-      const patterns = concrete.filter((c) => roleGrants([permission], c)).map((c) => {
-        const [app = "", resource = ""] = c.split(":");
-        return catalog.get(app, resource)?.pattern;
-      });
+      const patterns = concrete
+        .filter((c) => roleGrants([permission], c))
+        .map((c) => {
+          const [app = "", resource = ""] = c.split(":");
+          return catalog.get(app, resource)?.pattern;
+        });
       result = patterns.length > 0 && patterns.every((p) => p === 3);
       cache.set(permission, result);
     }
@@ -74,9 +76,7 @@ export function toSystemRole(role: RoleDefinition, scopeOf: (permission: string)
 
 /** Schema, permission catalogue and system roles of a loaded configuration. */
 export function roleConfigurationOf(config: RoleConfig): RoleConfiguration {
-  const permissions = Object.entries(config.permissions).flatMap(([app, resources]) =>
-    Object.entries(resources).flatMap(([resource, verbs]) => verbs.map((v) => `${app}:${resource}:${v.verb}`)),
-  );
+  const permissions = Object.entries(config.permissions).flatMap(([app, resources]) => Object.entries(resources).flatMap(([resource, verbs]) => verbs.map((v) => `${app}:${resource}:${v.verb}`)));
   const catalogue = createPermissionCatalogue(permissions, defaultScopeOf(), defaultOnlyOf());
   return {
     model: modelOf(config),

@@ -143,12 +143,7 @@ async function protectDefaultGroup(services: Services, ctx: RequestContext, grou
   throw badRequest(`${action.toUpperCase()} cannot be performed on ${system ? "system" : "platform_default"} groups.`, "group");
 }
 
-export async function addGroupPrincipals(
-  services: Services,
-  ctx: RequestContext,
-  id: string,
-  refs: { username?: string | undefined; user_id?: string | undefined }[],
-): Promise<Written<GroupDetail>> {
+export async function addGroupPrincipals(services: Services, ctx: RequestContext, id: string, refs: { username?: string | undefined; user_id?: string | undefined }[]): Promise<Written<GroupDetail>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
   const group = await loadGroup(services, ctx, id);
   await protectDefaultGroup(services, ctx, group, "add principals");
@@ -161,6 +156,10 @@ export async function removeGroupPrincipals(services: Services, ctx: RequestCont
   await requireOnTenant(services, ctx, "rbac_groups_write");
   const group = await loadGroup(services, ctx, id);
   await protectDefaultGroup(services, ctx, group, "remove principals");
-  const userIds = await resolveUserIds(services, ctx, usernames.map((username) => ({ username })));
+  const userIds = await resolveUserIds(
+    services,
+    ctx,
+    usernames.map((username) => ({ username })),
+  );
   return settled(services, await services.store.groups.removeMembers(ctx.tenant.orgId, group.id, userIds));
 }

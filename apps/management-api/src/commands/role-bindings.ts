@@ -1,12 +1,4 @@
-import {
-  isStoreError,
-  type BindingResource,
-  type BindingSubject,
-  type RoleBindingGrant,
-  type RoleBindingListItem,
-  type RoleBindingListQuery,
-  type Written,
-} from "@gatehouse/store";
+import { isStoreError, type BindingResource, type BindingSubject, type RoleBindingGrant, type RoleBindingListItem, type RoleBindingListQuery, type Written } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { ApiError, badRequest, notFound } from "../http/problem.js";
 import { UUID_PATTERN } from "../schemas/common.js";
@@ -222,7 +214,10 @@ export async function batchCreateRoleBindings(
     named.set(`${resource.type}:${id}`, { type: resource.type, id });
   }
   for (const resource of named.values()) await requireBindingAccess(services, ctx, resource, "grant");
-  await requireAssignableRoles(views, requests.map((request) => request.role.id));
+  await requireAssignableRoles(
+    views,
+    requests.map((request) => request.role.id),
+  );
   const subjects = await resolveSubjects(services, ctx, requests);
   const resources = new Map<string, BindingResource>();
   for (const [key, resource] of named) {

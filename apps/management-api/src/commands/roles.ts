@@ -86,12 +86,7 @@ function grantableOnStandardWorkspace(services: Services, role: Role): boolean {
   return role.permissions.length > 0 && !role.permissions.some((p) => services.catalogue.defaultOnly(p));
 }
 
-export async function listRoles(
-  services: Services,
-  ctx: RequestContext,
-  filters: RoleFilters,
-  page: { limit: number; offset: number },
-): Promise<{ count: number; data: RoleRecord[] }> {
+export async function listRoles(services: Services, ctx: RequestContext, filters: RoleFilters, page: { limit: number; offset: number }): Promise<{ count: number; data: RoleRecord[] }> {
   await requireOnTenant(services, ctx, "rbac_roles_read");
   const scope = await scopeOfResource(services, ctx, filters);
   if (scope === null) return { count: 0, data: [] };
@@ -141,10 +136,7 @@ async function validateRoleWrite(services: Services, ctx: RequestContext, input:
   if (unknown.length > 0) throw badRequest(`The following permissions do not exist: ${unknown.join(", ")}`, "permissions");
   const scopes = new Set(permissions.map((p) => services.catalogue.scopeOf(p)));
   if (scopes.size > 1) {
-    throw badRequest(
-      `All permissions in a role must belong to the same scope; found scopes: ${[...scopes].sort().join(", ")}.`,
-      "permissions",
-    );
+    throw badRequest(`All permissions in a role must belong to the same scope; found scopes: ${[...scopes].sort().join(", ")}.`, "permissions");
   }
   // Custom roles may not take the name of a public (seeded or platform) role.
   const clash = await services.store.roles.list(ctx.tenant.orgId, { name: input.name, kinds: ["seeded", "platform"], limit: -1 });
@@ -164,9 +156,7 @@ function duplicateName(name: string) {
 export async function createRole(services: Services, ctx: RequestContext, input: RoleWrite): Promise<Written<RoleRecord>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   const { permissions, scope } = await validateRoleWrite(services, ctx, input);
-  const written = await services.store.roles
-    .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? "", permissions, scope })
-    .catch(duplicateName(input.name));
+  const written = await services.store.roles.create(ctx.tenant.orgId, { name: input.name, description: input.description ?? "", permissions, scope }).catch(duplicateName(input.name));
   await settled(services, written);
   return { ...written, value: roleRecord(written.value, permissions) };
 }
@@ -176,9 +166,7 @@ export async function updateRole(services: Services, ctx: RequestContext, id: st
   const existing = await loadVisibleRole(services, ctx, id);
   if (existing.kind !== "custom") throw badRequest("System roles may not be updated.");
   const { permissions, scope } = await validateRoleWrite(services, ctx, input, id);
-  const written = await services.store.roles
-    .update(ctx.tenant.orgId, id, { name: input.name, description: input.description ?? "", permissions, scope })
-    .catch(duplicateName(input.name));
+  const written = await services.store.roles.update(ctx.tenant.orgId, id, { name: input.name, description: input.description ?? "", permissions, scope }).catch(duplicateName(input.name));
   await settled(services, written);
   return { ...written, value: roleRecord(written.value, permissions) };
 }

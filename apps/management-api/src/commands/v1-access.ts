@@ -171,4 +171,3 @@ export function accessPage(query: { limit?: string | undefined; offset?: string 
   const limit = query.limit === undefined ? count : (positive(query.limit, true) ?? 10);
   return { limit, offset: positive(query.offset, false) ?? 0 };
 }
-

@@ -91,8 +91,7 @@ async function roleRecords(
   });
 }
 
-const v1Roles = async (services: Services, ctx: RequestContext) =>
-  (await services.store.roles.list(ctx.tenant.orgId, { kinds: ["custom", "seeded"], limit: -1 })).data;
+const v1Roles = async (services: Services, ctx: RequestContext) => (await services.store.roles.list(ctx.tenant.orgId, { kinds: ["custom", "seeded"], limit: -1 })).data;
 
 function parseAddFields(raw: string | undefined): AddField[] {
   if (raw === undefined) return [];
@@ -148,7 +147,10 @@ export async function listV1Roles(services: Services, ctx: RequestContext, query
 
   const records = await roleRecords(services, ctx, roles, extra, false, principal);
   // DRF's OrderingFilter ignores unknown fields; default order is by name.
-  const requested = (query.orderBy ?? "").split(",").map((f) => f.trim()).filter((f) => (ORDER_FIELDS as readonly string[]).includes(f.replace(/^-/, "")));
+  const requested = (query.orderBy ?? "")
+    .split(",")
+    .map((f) => f.trim())
+    .filter((f) => (ORDER_FIELDS as readonly string[]).includes(f.replace(/^-/, "")));
   const order = requested.length > 0 ? requested : ["name"];
   const cmp = (a: V1RoleRecord, b: V1RoleRecord): number => {
     for (const f of order) {

@@ -72,12 +72,7 @@ async function visibleIds(services: Services, ctx: RequestContext, withAncestry:
   return visible;
 }
 
-export async function listWorkspaces(
-  services: Services,
-  ctx: RequestContext,
-  filters: WorkspaceFilters,
-  page: { limit: number; offset: number },
-): Promise<{ count: number; data: WorkspaceRecord[] }> {
+export async function listWorkspaces(services: Services, ctx: RequestContext, filters: WorkspaceFilters, page: { limit: number; offset: number }): Promise<{ count: number; data: WorkspaceRecord[] }> {
   let ids = filters.ids;
   if (!isAdmin(ctx)) {
     const visible = await visibleIds(services, ctx, filters.withAncestry ?? false);
@@ -151,16 +146,12 @@ export async function createWorkspace(
   const limit = services.config.workspaceOrgLimit;
   const { count } = await services.store.workspaces.list(ctx.tenant.orgId, { types: ["standard"], limit: 1 });
   if (count >= limit) {
-    throw badRequest(
-      `Workspace limit reached (${count}/${limit}); please free up capacity by deleting empty workspaces or consolidating those with similar users and role bindings.`,
-    );
+    throw badRequest(`Workspace limit reached (${count}/${limit}); please free up capacity by deleting empty workspaces or consolidating those with similar users and role bindings.`);
   }
-  const written = await services.store.workspaces
-    .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null, parentId: parent.id })
-    .catch((error: unknown) => {
-      if (isStoreError(error, "duplicate-name")) throw badRequest("Can't create workspace with same name within same parent workspace", "name");
-      return retryLater(error);
-    });
+  const written = await services.store.workspaces.create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null, parentId: parent.id }).catch((error: unknown) => {
+    if (isStoreError(error, "duplicate-name")) throw badRequest("Can't create workspace with same name within same parent workspace", "name");
+    return retryLater(error);
+  });
   await settled(services, written);
   return { ...written, value: workspaceRecord(written.value) };
 }
@@ -211,12 +202,7 @@ export async function deleteWorkspace(services: Services, ctx: RequestContext, i
   return settled(services, written);
 }
 
-export async function moveWorkspace(
-  services: Services,
-  ctx: RequestContext,
-  id: string,
-  targetId: string | undefined,
-): Promise<Written<{ id: string; parent_id: string }>> {
+export async function moveWorkspace(services: Services, ctx: RequestContext, id: string, targetId: string | undefined): Promise<Written<{ id: string; parent_id: string }>> {
   if (targetId === undefined) throw badRequest("The 'parent_id' field is required.", "parent_id");
   const ws = await loadAuthorized(services, ctx, id, "move");
   if (ws.type !== "standard") throw badRequest("Cannot move non-standard workspace.");

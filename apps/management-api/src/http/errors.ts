@@ -82,8 +82,13 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ZodError) return new ApiError(400, zodFieldErrors(error));
   if (isAuthError(error)) return fromAuthError(error);
   // Reloads of the role configuration: every problem, or every schema element still in use, is named.
-  if (error instanceof RoleConfigError) return new ApiError(422, error.issues.map((i) => ({ message: formatIssue(i), field: "role_config" })));
-  if (error instanceof ReloadRefusedError) return new ApiError(409, [{ message: error.message, field: "role_config" }, ...error.inUse.map((e) => ({ message: `still used: ${describeElement(e)}`, field: "role_config" }))]);
+  if (error instanceof RoleConfigError)
+    return new ApiError(
+      422,
+      error.issues.map((i) => ({ message: formatIssue(i), field: "role_config" })),
+    );
+  if (error instanceof ReloadRefusedError)
+    return new ApiError(409, [{ message: error.message, field: "role_config" }, ...error.inUse.map((e) => ({ message: `still used: ${describeElement(e)}`, field: "role_config" }))]);
   if (isStoreError(error)) {
     const status = STORE_STATUS[error.code] ?? 500;
     if (status === 500) return new ApiError(500, [{ message: "Unexpected error occurred.", field: "detail" }]);

@@ -6,9 +6,7 @@ export type FieldMask = Map<string, FieldMask | null>;
 export type FieldShape = { [name: string]: true | FieldShape };
 
 function describe(shape: FieldShape, prefix = ""): string[] {
-  return Object.entries(shape).flatMap(([name, inner]) =>
-    inner === true ? [prefix + name] : [prefix + name, ...describe(inner, `${prefix}${name}.`)],
-  );
+  return Object.entries(shape).flatMap(([name, inner]) => (inner === true ? [prefix + name] : [prefix + name, ...describe(inner, `${prefix}${name}.`)]));
 }
 
 /** Adds one dotted path; an unknown name is collected in `unknown` so that one answer lists them all, as insights-rbac does. */

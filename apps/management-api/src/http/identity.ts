@@ -1,10 +1,4 @@
-import {
-  AuthError,
-  parseIdentityHeader,
-  resolveSystemPrincipal,
-  type OidcVerifier,
-  type SystemUsers,
-} from "@gatehouse/auth";
+import { AuthError, parseIdentityHeader, resolveSystemPrincipal, type OidcVerifier, type SystemUsers } from "@gatehouse/auth";
 import type { Store, Tenant } from "@gatehouse/store";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { LRUCache } from "lru-cache";

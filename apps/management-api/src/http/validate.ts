@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import type { NextFunction, Request, Response } from "express";
-import { z, ZodError, type ZodType } from "zod";
+import type { z, ZodError, ZodType } from "zod";
 import { ApiError, type FieldError } from "./problem.js";
 
 /** DRF-like wording for the common cases; zod's own message otherwise. */

@@ -1,13 +1,5 @@
 import { Router } from "express";
-import {
-  addGroupPrincipals,
-  createGroup,
-  deleteGroup,
-  getGroup,
-  groupPrincipals,
-  listGroups,
-  removeGroupPrincipals,
-} from "../commands/groups.js";
+import { addGroupPrincipals, createGroup, deleteGroup, getGroup, groupPrincipals, listGroups, removeGroupPrincipals } from "../commands/groups.js";
 import { getPrincipal, listPrincipals } from "../commands/principals.js";
 import type { Services } from "../commands/services.js";
 import { contextOf } from "../http/identity.js";
@@ -93,7 +85,10 @@ export function groupRoutes(services: Services): Router {
     "/groups/:uuid/principals/",
     route(async (req, res) => {
       const { usernames } = parseQuery(groupPrincipalsDeleteQuery, req);
-      const names = usernames.split(",").map((n) => n.trim()).filter((n) => n !== "");
+      const names = usernames
+        .split(",")
+        .map((n) => n.trim())
+        .filter((n) => n !== "");
       const written = await removeGroupPrincipals(services, contextOf(res), String(req.params["uuid"]), names);
       sendJson(res, 204, null, written.token);
     }),

@@ -59,8 +59,7 @@ function readMask(fields: string | undefined, defaults: string, shape: FieldShap
 /** The list always shows role, subject, resource and sources. */
 const listIdentity = (asked: FieldMask) => `resource(id),subject(id,type),sources(id),${asked.has("role") ? "role(id)" : "role(id,created,modified)"}`;
 /** by-subject always shows subject, roles and resource; sources only when asked for. */
-const bySubjectIdentity = (asked: FieldMask) =>
-  `resource(id),subject(id,type),${asked.has("roles") ? "roles(id)" : "roles(id,created,modified)"}${asked.has("sources") ? ",sources(id)" : ""}`;
+const bySubjectIdentity = (asked: FieldMask) => `resource(id),subject(id,type),${asked.has("roles") ? "roles(id)" : "roles(id,created,modified)"}${asked.has("sources") ? ",sources(id)" : ""}`;
 
 export function roleBindingRoutes(services: Services): Router {
   const router = Router({ strict: true, caseSensitive: true });
@@ -72,7 +71,16 @@ export function roleBindingRoutes(services: Services): Router {
       const mask = readMask(query.fields, BINDING_LIST_DEFAULT_FIELDS, BINDING_FIELDS, listIdentity);
       const page = parseCursorPage(query, BINDING_PAGE_MAX);
       const result = await listRoleBindings(services, contextOf(res), query, page, details(mask));
-      sendJson(res, 200, cursorEnvelope(req, page, result.count, result.data.map((row) => masked(row, mask))));
+      sendJson(
+        res,
+        200,
+        cursorEnvelope(
+          req,
+          page,
+          result.count,
+          result.data.map((row) => masked(row, mask)),
+        ),
+      );
     }),
   );
 
@@ -95,7 +103,16 @@ export function roleBindingRoutes(services: Services): Router {
       const mask = readMask(query.fields, BY_SUBJECT_DEFAULT_FIELDS, BY_SUBJECT_FIELDS, bySubjectIdentity);
       const page = parseCursorPage(query, BINDING_PAGE_MAX);
       const result = await listBySubject(services, contextOf(res), query, page, details(mask));
-      sendJson(res, 200, cursorEnvelope(req, page, result.count, result.data.map((row) => masked(row, mask))));
+      sendJson(
+        res,
+        200,
+        cursorEnvelope(
+          req,
+          page,
+          result.count,
+          result.data.map((row) => masked(row, mask)),
+        ),
+      );
     }),
   );
 
@@ -105,7 +122,13 @@ export function roleBindingRoutes(services: Services): Router {
       const query = parseQuery(bySubjectPutQuery, req);
       const mask = parseFieldMask(query.fields ?? BY_SUBJECT_PUT_DEFAULT_FIELDS, BY_SUBJECT_FIELDS);
       const body = parseBody(bySubjectPutBody, req);
-      const written = await replaceBySubject(services, contextOf(res), query, body.roles.map((role) => role.id), body.expires_at);
+      const written = await replaceBySubject(
+        services,
+        contextOf(res),
+        query,
+        body.roles.map((role) => role.id),
+        body.expires_at,
+      );
       sendJson(res, 200, masked(written.value, mask), written.token);
     }),
   );

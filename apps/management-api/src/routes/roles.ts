@@ -6,16 +6,7 @@ import { contextOf } from "../http/identity.js";
 import { cursorEnvelope, parseCursorPage } from "../http/pagination.js";
 import { route, sendJson } from "../http/respond.js";
 import { parseBody, parseQuery, parseWith } from "../http/validate.js";
-import {
-  ROLE_DETAIL_DEFAULT_FIELDS,
-  ROLE_FIELDS,
-  ROLE_READ_DEFAULT_FIELDS,
-  roleBatchDeleteBody,
-  roleBody,
-  roleFieldsQuery,
-  roleIdParams,
-  roleListQuery,
-} from "../schemas/roles.js";
+import { ROLE_DETAIL_DEFAULT_FIELDS, ROLE_FIELDS, ROLE_READ_DEFAULT_FIELDS, roleBatchDeleteBody, roleBody, roleFieldsQuery, roleIdParams, roleListQuery } from "../schemas/roles.js";
 
 export const ROLE_PAGE_MAX = 1000;
 
@@ -29,15 +20,32 @@ export function roleRoutes(services: Services): Router {
       const query = parseQuery(roleListQuery, req);
       const fields = mask(query.fields, ROLE_READ_DEFAULT_FIELDS);
       const page = parseCursorPage(query, ROLE_PAGE_MAX);
-      const result = await listRoles(services, contextOf(res), {
-        name: query.name,
-        permissions: query.permission?.split(",").map((p) => p.trim()).filter((p) => p !== ""),
-        resourceType: query.resource_type,
-        resourceId: query.resource_id,
-        tenantOrgId: query["resource.tenant.org_id"],
-        orderBy: query.order_by,
-      }, page);
-      sendJson(res, 200, cursorEnvelope(req, page, result.count, result.data.map((role) => applyFieldMask(role, fields))));
+      const result = await listRoles(
+        services,
+        contextOf(res),
+        {
+          name: query.name,
+          permissions: query.permission
+            ?.split(",")
+            .map((p) => p.trim())
+            .filter((p) => p !== ""),
+          resourceType: query.resource_type,
+          resourceId: query.resource_id,
+          tenantOrgId: query["resource.tenant.org_id"],
+          orderBy: query.order_by,
+        },
+        page,
+      );
+      sendJson(
+        res,
+        200,
+        cursorEnvelope(
+          req,
+          page,
+          result.count,
+          result.data.map((role) => applyFieldMask(role, fields)),
+        ),
+      );
     }),
   );
 

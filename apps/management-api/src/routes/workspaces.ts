@@ -1,12 +1,5 @@
 import { Router } from "express";
-import {
-  createWorkspace,
-  deleteWorkspace,
-  getWorkspace,
-  listWorkspaces,
-  moveWorkspace,
-  updateWorkspace,
-} from "../commands/workspaces.js";
+import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces, moveWorkspace, updateWorkspace } from "../commands/workspaces.js";
 import type { Services } from "../commands/services.js";
 import { contextOf } from "../http/identity.js";
 import { offsetEnvelope, parseOffsetPage } from "../http/pagination.js";
@@ -35,14 +28,19 @@ export function workspaceRoutes(services: Services): Router {
     route(async (req, res) => {
       const query = parseQuery(workspaceListQuery, req);
       const page = parseOffsetPage(query, WORKSPACE_PAGE_MAX);
-      const result = await listWorkspaces(services, contextOf(res), {
-        ...(query.type ? { types: query.type } : {}),
-        ...(query.name !== undefined ? { name: query.name } : {}),
-        ...(query.parent_id ? { parentId: query.parent_id } : {}),
-        ...(query.ids ? { ids: query.ids } : {}),
-        ...(query.order_by ? { orderBy: query.order_by } : {}),
-        withAncestry: query.with_ancestry ?? false,
-      }, page);
+      const result = await listWorkspaces(
+        services,
+        contextOf(res),
+        {
+          ...(query.type ? { types: query.type } : {}),
+          ...(query.name !== undefined ? { name: query.name } : {}),
+          ...(query.parent_id ? { parentId: query.parent_id } : {}),
+          ...(query.ids ? { ids: query.ids } : {}),
+          ...(query.order_by ? { orderBy: query.order_by } : {}),
+          withAncestry: query.with_ancestry ?? false,
+        },
+        page,
+      );
       sendJson(res, 200, offsetEnvelope(req, page, result.count, result.data));
     }),
   );
@@ -53,14 +51,19 @@ export function workspaceRoutes(services: Services): Router {
       const query = parseQuery(workspaceQueryParams, req);
       const body = parseBody(workspaceQueryBody, req);
       const page = parseOffsetPage(query, WORKSPACE_PAGE_MAX);
-      const result = await listWorkspaces(services, contextOf(res), {
-        ids: body.ids,
-        ...(body.type ? { types: body.type } : {}),
-        ...(body.name !== undefined ? { name: body.name } : {}),
-        ...(body.parent_id ? { parentId: body.parent_id } : {}),
-        ...(query.order_by ? { orderBy: query.order_by } : {}),
-        withAncestry: body.with_ancestry ?? false,
-      }, page);
+      const result = await listWorkspaces(
+        services,
+        contextOf(res),
+        {
+          ids: body.ids,
+          ...(body.type ? { types: body.type } : {}),
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.parent_id ? { parentId: body.parent_id } : {}),
+          ...(query.order_by ? { orderBy: query.order_by } : {}),
+          withAncestry: body.with_ancestry ?? false,
+        },
+        page,
+      );
       sendJson(res, 200, offsetEnvelope(req, page, result.count, result.data));
     }),
   );
@@ -91,11 +94,17 @@ export function workspaceRoutes(services: Services): Router {
     route(async (req, res) => {
       const { id } = parseWith(workspaceIdParams, req.params);
       const body = replace ? parseBody(workspaceUpdateBody, req) : parseBody(workspacePatchBody, req);
-      const written = await updateWorkspace(services, contextOf(res), id, {
-        name: body.name,
-        description: body.description,
-        parentId: body.parent_id,
-      }, replace);
+      const written = await updateWorkspace(
+        services,
+        contextOf(res),
+        id,
+        {
+          name: body.name,
+          description: body.description,
+          parentId: body.parent_id,
+        },
+        replace,
+      );
       sendJson(res, 200, written.value, token(written.revision));
     });
   router.put("/workspaces/:id/", update(true));

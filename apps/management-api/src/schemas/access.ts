@@ -28,9 +28,7 @@ export type ExplainBody = z.output<typeof explainBody>;
 
 const namedRef = z.object({ type: z.string(), id: z.string(), name: z.string().nullable() });
 const levelEnum = z.enum(["tenant", "root", "default"]);
-const explainNode: z.ZodType = z.lazy(() =>
-  z.object({ kind: z.string(), label: z.string(), allowed: z.boolean(), children: z.array(explainNode) }),
-);
+const explainNode: z.ZodType = z.lazy(() => z.object({ kind: z.string(), label: z.string(), allowed: z.boolean(), children: z.array(explainNode) }));
 
 export const explainResult = z
   .object({
@@ -48,9 +46,7 @@ export const explainResult = z
       checked_at_label: z.string().nullable(),
     }),
     target_level: levelEnum.nullable(),
-    grants: z.array(
-      z.object({ grants: z.string(), binding_id: z.string(), role: namedRef, bound_at: namedRef, via_group: namedRef.nullable(), inherited_through: z.array(namedRef) }),
-    ),
+    grants: z.array(z.object({ grants: z.string(), binding_id: z.string(), role: namedRef, bound_at: namedRef, via_group: namedRef.nullable(), inherited_through: z.array(namedRef) })),
     summary: z.string(),
     evaluator_summary: z.string(),
     suggestions: z.array(z.object({ permission: z.string(), role: namedRef, resource: namedRef, subject: namedRef })),

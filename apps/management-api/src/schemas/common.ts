@@ -10,26 +10,22 @@ export const uuid = z
   .meta({ format: "uuid" });
 
 /** Comma-separated UUID list from a query string: de-duplicated, lower-cased. */
-export const uuidList = z
-  .string()
-  .transform((value, ctx) => {
-    const ids = new Set<string>();
-    for (const raw of value.split(",")) {
-      const id = raw.trim();
-      if (id === "") continue;
-      if (!UUID_PATTERN.test(id)) {
-        ctx.addIssue({ code: "custom", message: `'${id}' is not a valid UUID.` });
-        return z.NEVER;
-      }
-      ids.add(id.toLowerCase());
+export const uuidList = z.string().transform((value, ctx) => {
+  const ids = new Set<string>();
+  for (const raw of value.split(",")) {
+    const id = raw.trim();
+    if (id === "") continue;
+    if (!UUID_PATTERN.test(id)) {
+      ctx.addIssue({ code: "custom", message: `'${id}' is not a valid UUID.` });
+      return z.NEVER;
     }
-    return [...ids];
-  });
+    ids.add(id.toLowerCase());
+  }
+  return [...ids];
+});
 
 /** `true` / `false` only (insights-rbac refuses anything else). */
-export const queryBool = z
-  .enum(["true", "false", "True", "False"], { error: "Must be 'true' or 'false'." })
-  .transform((value) => value.toLowerCase() === "true");
+export const queryBool = z.enum(["true", "false", "True", "False"], { error: "Must be 'true' or 'false'." }).transform((value) => value.toLowerCase() === "true");
 
 export const queryString = z.string().max(1024);
 export const limitParam = z.string().optional().meta({ description: "Page size; -1 returns everything." });
@@ -81,7 +77,10 @@ function pythonType(value: unknown): string {
 /** DRF's list-field wording: wrong type, at least / no more than N elements. */
 export function drfList<T extends z.ZodType>(item: T, min: number, max: number) {
   return z
-    .array(item, { error: (issue) => (issue.input === undefined ? "This field is required." : issue.input === null ? "This field may not be null." : `Expected a list of items but got type "${pythonType(issue.input)}".`) })
+    .array(item, {
+      error: (issue) =>
+        issue.input === undefined ? "This field is required." : issue.input === null ? "This field may not be null." : `Expected a list of items but got type "${pythonType(issue.input)}".`,
+    })
     .min(min, `Ensure this field has at least ${min} elements.`)
     .max(max, `Ensure this field has no more than ${max} elements.`);
 }
@@ -89,7 +88,10 @@ export function drfList<T extends z.ZodType>(item: T, min: number, max: number) 
 /** DRF's wording for a list of nested objects (a ListSerializer): size errors go to `<field>.non_field_errors`. */
 export function drfNestedList<T extends z.ZodType>(item: T, min: number, max: number) {
   return z
-    .array(item, { error: (issue) => (issue.input === undefined ? "This field is required." : issue.input === null ? "This field may not be null." : `Expected a list of items but got type "${pythonType(issue.input)}".`) })
+    .array(item, {
+      error: (issue) =>
+        issue.input === undefined ? "This field is required." : issue.input === null ? "This field may not be null." : `Expected a list of items but got type "${pythonType(issue.input)}".`,
+    })
     .superRefine((items, ctx) => {
       if (items.length < min) ctx.addIssue({ code: "custom", message: `Ensure this field has at least ${min} elements.`, path: ["non_field_errors"] });
       if (items.length > max) ctx.addIssue({ code: "custom", message: `Ensure this field has no more than ${max} elements.`, path: ["non_field_errors"] });

@@ -16,8 +16,8 @@ export const subjectRef = z.strictObject({
  * Gatehouse extension of the v2 shapes: a time-bound grant. RFC 3339 with an offset (`Z` or
  * `+hh:mm`); the subject holds the role strictly before then. Absent = no expiry, as in insights-rbac.
  */
-export const expiresAt = z
-  .iso.datetime({ offset: true, error: "Enter a valid RFC 3339 date-time with a time zone (e.g. 2030-01-31T18:00:00Z)." })
+export const expiresAt = z.iso
+  .datetime({ offset: true, error: "Enter a valid RFC 3339 date-time with a time zone (e.g. 2030-01-31T18:00:00Z)." })
   .transform((text) => new Date(text))
   .meta({ description: "Gatehouse extension: the grant expires at this time (RFC 3339, must be in the future)." });
 
@@ -77,7 +77,11 @@ const resourceQuery = {
 export const roleBindingListQuery = z.object({
   limit: limitParam,
   cursor: cursorParam,
-  role_id: z.string().regex(UUID_PATTERN, "Enter a valid UUID.").transform((value) => value.toLowerCase()).optional(),
+  role_id: z
+    .string()
+    .regex(UUID_PATTERN, "Enter a valid UUID.")
+    .transform((value) => value.toLowerCase())
+    .optional(),
   ...resourceQuery,
   subject_type: z.enum(["group", "user"], { error: "subject_type must be 'group' or 'user'." }).optional(),
   subject_id: z.string().min(1).max(256).optional(),
@@ -87,7 +91,15 @@ export const roleBindingListQuery = z.object({
   exclude_sources: excludeSources.optional(),
   fields: queryString.optional(),
   /** A comma list, or the parameter repeated, as by-subject's; checked against the list's fields by the command. */
-  order_by: z.union([queryString, z.array(queryString).max(20).transform((parts) => parts.join(","))]).optional(),
+  order_by: z
+    .union([
+      queryString,
+      z
+        .array(queryString)
+        .max(20)
+        .transform((parts) => parts.join(",")),
+    ])
+    .optional(),
 });
 
 export const bySubjectListQuery = z.object({
@@ -99,7 +111,15 @@ export const bySubjectListQuery = z.object({
   exclude_sources: excludeSources.optional(),
   fields: queryString.optional(),
   /** A comma list, or the parameter repeated (as upstream accepts); checked against the subject type's fields by the command. */
-  order_by: z.union([queryString, z.array(queryString).max(20).transform((parts) => parts.join(","))]).optional(),
+  order_by: z
+    .union([
+      queryString,
+      z
+        .array(queryString)
+        .max(20)
+        .transform((parts) => parts.join(",")),
+    ])
+    .optional(),
 });
 
 /** `fields` of a batchCreate is a query parameter, as in insights-rbac. */
@@ -113,6 +133,4 @@ export const bySubjectPutQuery = z.object({
   subject_id: z.string({ error: "This field is required." }).min(1).max(256),
   fields: queryString.optional(),
 });
-export const bySubjectPutBody = z
-  .strictObject({ roles: drfList(z.strictObject({ id: drfUuid }), 0, 1000), expires_at: expiresAt.optional() })
-  .meta({ id: "RoleBindingBySubjectUpdate" });
+export const bySubjectPutBody = z.strictObject({ roles: drfList(z.strictObject({ id: drfUuid }), 0, 1000), expires_at: expiresAt.optional() }).meta({ id: "RoleBindingBySubjectUpdate" });

@@ -8,9 +8,7 @@ const permissionPart = z
   .max(128)
   .regex(/^[^:\s]+$/, "Must not contain ':' or whitespace.");
 
-export const permissionSchema = z
-  .strictObject({ application: permissionPart, resource_type: permissionPart, operation: permissionPart })
-  .meta({ id: "Permission" });
+export const permissionSchema = z.strictObject({ application: permissionPart, resource_type: permissionPart, operation: permissionPart }).meta({ id: "Permission" });
 
 export const roleBody = z
   .strictObject({
@@ -65,6 +63,4 @@ export const roleListQuery = z.object({
 });
 export const roleFieldsQuery = z.object({ fields: queryString.optional() });
 export const roleIdParams = z.object({ id: uuid });
-export const roleBatchDeleteBody = z
-  .strictObject({ ids: drfList(drfUuid, 1, 1000) })
-  .meta({ id: "RoleBatchDelete" });
+export const roleBatchDeleteBody = z.strictObject({ ids: drfList(drfUuid, 1, 1000) }).meta({ id: "RoleBatchDelete" });

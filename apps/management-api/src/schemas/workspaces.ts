@@ -32,26 +32,22 @@ export const workspaceSchema = z
   .meta({ id: "Workspace" });
 
 export const ancestorSchema = z.object({ id: z.string(), name: z.string(), parent_id: z.string().nullable() });
-export const workspaceDetailSchema = workspaceSchema
-  .extend({ ancestry: z.array(ancestorSchema).optional() })
-  .meta({ id: "WorkspaceDetail" });
+export const workspaceDetailSchema = workspaceSchema.extend({ ancestry: z.array(ancestorSchema).optional() }).meta({ id: "WorkspaceDetail" });
 export const workspaceListSchema = offsetPageSchema(workspaceSchema, "WorkspaceList");
 
-const typeFilter = z
-  .string()
-  .transform((value, ctx) => {
-    const types = value
-      .split(",")
-      .map((t) => t.trim().toLowerCase())
-      .filter((t) => t !== "");
-    for (const type of types) {
-      if (!(WORKSPACE_TYPE_FILTERS as readonly string[]).includes(type)) {
-        ctx.addIssue({ code: "custom", message: `'${type}' is not a valid workspace type. Valid types: ${WORKSPACE_TYPE_FILTERS.join(", ")}.` });
-        return z.NEVER;
-      }
+const typeFilter = z.string().transform((value, ctx) => {
+  const types = value
+    .split(",")
+    .map((t) => t.trim().toLowerCase())
+    .filter((t) => t !== "");
+  for (const type of types) {
+    if (!(WORKSPACE_TYPE_FILTERS as readonly string[]).includes(type)) {
+      ctx.addIssue({ code: "custom", message: `'${type}' is not a valid workspace type. Valid types: ${WORKSPACE_TYPE_FILTERS.join(", ")}.` });
+      return z.NEVER;
     }
-    return types.length === 0 || types.includes("all") ? [] : (types as Exclude<(typeof WORKSPACE_TYPE_FILTERS)[number], "all">[]);
-  });
+  }
+  return types.length === 0 || types.includes("all") ? [] : (types as Exclude<(typeof WORKSPACE_TYPE_FILTERS)[number], "all">[]);
+});
 
 const ORDER_FIELDS = ["name", "created", "modified", "type"] as const;
 const orderBy = z.enum([...ORDER_FIELDS, ...ORDER_FIELDS.map((f) => `-${f}` as const)], {
@@ -98,9 +94,7 @@ export const workspaceQueryParams = z.object({ limit: limitParam, offset: offset
 
 export const workspaceDetailQuery = z.object({ include_ancestry: queryBool.optional() });
 
-export const workspaceCreateBody = z
-  .strictObject({ name: workspaceName, description: description.optional(), parent_id: uuid.optional(), ...readOnlyFields })
-  .meta({ id: "WorkspaceCreate" });
+export const workspaceCreateBody = z.strictObject({ name: workspaceName, description: description.optional(), parent_id: uuid.optional(), ...readOnlyFields }).meta({ id: "WorkspaceCreate" });
 
 export const workspaceUpdateBody = z
   .strictObject({ name: workspaceName, description: description.optional(), parent_id: uuid.nullable().optional(), ...readOnlyFields })
@@ -110,9 +104,7 @@ export const workspacePatchBody = z
   .strictObject({ name: workspaceName.optional(), description: description.optional(), parent_id: uuid.nullable().optional(), ...readOnlyFields })
   .meta({ id: "WorkspacePatch" });
 
-export const workspaceMoveBody = z
-  .strictObject({ parent_id: blankOrUuid.meta({ format: "uuid" }).optional() })
-  .meta({ id: "WorkspaceMove" });
+export const workspaceMoveBody = z.strictObject({ parent_id: blankOrUuid.meta({ format: "uuid" }).optional() }).meta({ id: "WorkspaceMove" });
 export const workspaceMoveResult = z.object({ id: z.string(), parent_id: z.string() }).meta({ id: "WorkspaceMoveResult" });
 
 export const workspaceIdParams = z.object({ id: uuid });

@@ -94,7 +94,8 @@ export function mismatch(actual: unknown, expected: unknown, path = "body"): str
   if (expected === "<any>") return actual === undefined ? `${path} is missing` : null;
   if (typeof expected === "object" && expected !== null && !Array.isArray(expected)) {
     const spec = expected as Record<string, unknown>;
-    if ("$length" in spec && (!Array.isArray(actual) || actual.length !== spec["$length"])) return `${path} length is ${Array.isArray(actual) ? actual.length : "not an array"}, expected ${String(spec["$length"])}`;
+    if ("$length" in spec && (!Array.isArray(actual) || actual.length !== spec["$length"]))
+      return `${path} length is ${Array.isArray(actual) ? actual.length : "not an array"}, expected ${String(spec["$length"])}`;
     if ("$contains" in spec) {
       for (const item of spec["$contains"] as unknown[]) {
         if (!Array.isArray(actual) || !actual.some((element) => mismatch(element, item) === null)) return `${path} has no element matching ${JSON.stringify(item)}`;
@@ -111,9 +112,16 @@ export function mismatch(actual: unknown, expected: unknown, path = "body"): str
       if (spec["$sorted"] === "desc") sorted.reverse();
       if (JSON.stringify(keys) !== JSON.stringify(sorted)) return `${path} is not sorted ${String(spec["$sorted"])} by ${String(spec["$by"])}: ${JSON.stringify(keys)}`;
     }
-    if ("$startsWith" in spec) return typeof actual === "string" && actual.startsWith(String(spec["$startsWith"])) ? null : `${path} is ${JSON.stringify(actual)}, expected to start with ${JSON.stringify(spec["$startsWith"])}`;
-    if ("$includes" in spec) return typeof actual === "string" && actual.includes(String(spec["$includes"])) ? null : `${path} is ${JSON.stringify(actual)}, expected to include ${JSON.stringify(spec["$includes"])}`;
-    if ("$text" in spec) return actual !== undefined && actual !== null && typeof actual !== "object" && String(actual) === String(spec["$text"]) ? null : `${path} is ${JSON.stringify(actual)}, expected ${JSON.stringify(spec["$text"])}`;
+    if ("$startsWith" in spec)
+      return typeof actual === "string" && actual.startsWith(String(spec["$startsWith"]))
+        ? null
+        : `${path} is ${JSON.stringify(actual)}, expected to start with ${JSON.stringify(spec["$startsWith"])}`;
+    if ("$includes" in spec)
+      return typeof actual === "string" && actual.includes(String(spec["$includes"])) ? null : `${path} is ${JSON.stringify(actual)}, expected to include ${JSON.stringify(spec["$includes"])}`;
+    if ("$text" in spec)
+      return actual !== undefined && actual !== null && typeof actual !== "object" && String(actual) === String(spec["$text"])
+        ? null
+        : `${path} is ${JSON.stringify(actual)}, expected ${JSON.stringify(spec["$text"])}`;
     if (Object.keys(spec).some((key) => key.startsWith("$"))) return null;
     if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return `${path} is ${JSON.stringify(actual)}, expected an object`;
     for (const [key, inner] of Object.entries(spec)) {

@@ -16,13 +16,7 @@ export interface CheckOptions {
 }
 
 /** Does `subject` hold `permission` (a permission or relation name) on `resource`? */
-export function check(
-  graph: RelationshipGraph,
-  resource: ObjectRef,
-  permission: string,
-  subject: SubjectRef,
-  options?: CheckOptions,
-): boolean {
+export function check(graph: RelationshipGraph, resource: ObjectRef, permission: string, subject: SubjectRef, options?: CheckOptions): boolean {
   if (graph.expiring > 0) graph.expire(options?.now ?? Date.now());
   const typeIndex = resolveType(graph, resource.type);
   const slot = resolvePermission(graph, typeIndex, permission);

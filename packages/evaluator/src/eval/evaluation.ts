@@ -329,12 +329,17 @@ export class Evaluation {
         if (slot >= 0 && this.evalSlot(target, slot, depth + 1)) return true;
       }
     } catch (error) {
-      return this.settle(error, to - from, (i) => {
-        const code = targets[from + i]!;
-        const target = code >= 0 ? code : graph.usersetNode[-code - 1]!;
-        const slot = op.targetByType[graph.nodeType[target]!]!;
-        return slot >= 0 && this.evalSlot(target, slot, depth + 1);
-      }, true);
+      return this.settle(
+        error,
+        to - from,
+        (i) => {
+          const code = targets[from + i]!;
+          const target = code >= 0 ? code : graph.usersetNode[-code - 1]!;
+          const slot = op.targetByType[graph.nodeType[target]!]!;
+          return slot >= 0 && this.evalSlot(target, slot, depth + 1);
+        },
+        true,
+      );
     }
     return false;
   }

@@ -25,9 +25,7 @@ function lookupNodes(graph: RelationshipGraph, resourceType: string, permission:
   guardDispatchDepth(evaluation, target, DEFAULT_MAX_DEPTH);
   const plan = arrowIntersectionOf(graph.model, target);
   // A subject set on the listed type itself could hold a branch by self-membership: the general walk handles it.
-  const nodes = plan && !(resolved.relationSlot >= 0 && resolved.typeIndex === typeIndex)
-    ? arrowIntersection(evaluation, plan)
-    : reverseWalk(evaluation, typeIndex, target);
+  const nodes = plan && !(resolved.relationSlot >= 0 && resolved.typeIndex === typeIndex) ? arrowIntersection(evaluation, plan) : reverseWalk(evaluation, typeIndex, target);
   evaluation.release();
   return nodes;
 }
@@ -168,7 +166,10 @@ const RANK_SORT_FROM = 2_000;
 /** Up to this many new ids are inserted in place; more are merged in one pass. */
 const SPLICE_UP_TO = 64;
 
-const byId = (ids: string[]) => (a: number, b: number): number => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0);
+const byId =
+  (ids: string[]) =>
+  (a: number, b: number): number =>
+    ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0;
 
 /** The per-type order of `typeIndex`, brought up to date with the nodes interned since its last use. */
 export function sortedTypeOf(graph: RelationshipGraph, typeIndex: number): SortedType {

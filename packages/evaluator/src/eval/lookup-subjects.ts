@@ -42,14 +42,7 @@ function combine(a: SubjectSet, b: SubjectSet, keep: (inA: boolean, inB: boolean
   return { ids, wildcard, excluded };
 }
 
-export function lookupSubjects(
-  graph: RelationshipGraph,
-  resource: ObjectRef,
-  permission: string,
-  subjectType: string,
-  subjectRelation?: string,
-  options?: { now?: number },
-): SubjectsResult {
+export function lookupSubjects(graph: RelationshipGraph, resource: ObjectRef, permission: string, subjectType: string, subjectRelation?: string, options?: { now?: number }): SubjectsResult {
   if (graph.expiring > 0) graph.expire(options?.now ?? Date.now());
   const typeIndex = resolveType(graph, resource.type);
   const slot = resolvePermission(graph, typeIndex, permission);

@@ -55,9 +55,7 @@ function wildcardReach(model: Model): Uint8Array {
     changed = false;
     model.slots.forEach((s, slot) => {
       if (reach[slot]) return;
-      const deps = s.stored
-        ? s.allowed.flatMap((a) => (a.wildcard ? [-1] : a.relation !== undefined ? [model.slotOf(a.typeIndex, a.relation)] : []))
-        : refs(s.op!, []);
+      const deps = s.stored ? s.allowed.flatMap((a) => (a.wildcard ? [-1] : a.relation !== undefined ? [model.slotOf(a.typeIndex, a.relation)] : [])) : refs(s.op!, []);
       if (deps.some((d) => d < 0 || reach[d])) {
         reach[slot] = 1;
         changed = true;
@@ -71,11 +69,15 @@ function buildReverseIndex(model: Model): ReverseIndex {
   const triggers: Trigger[][] = model.slots.map(() => []);
   const reachesWildcard = wildcardReach(model);
   const opReachesWildcard = (op: Op): boolean =>
-    op.k === "slot" ? reachesWildcard[op.slot] === 1
-    : op.k === "arrow" ? [...op.targetByType].some((t) => t >= 0 && reachesWildcard[t] === 1)
-    : op.k === "union" || op.k === "intersection" ? op.ops.some(opReachesWildcard)
-    : op.k === "exclusion" ? opReachesWildcard(op.left)
-    : false;
+    op.k === "slot"
+      ? reachesWildcard[op.slot] === 1
+      : op.k === "arrow"
+        ? [...op.targetByType].some((t) => t >= 0 && reachesWildcard[t] === 1)
+        : op.k === "union" || op.k === "intersection"
+          ? op.ops.some(opReachesWildcard)
+          : op.k === "exclusion"
+            ? opReachesWildcard(op.left)
+            : false;
 
   // Register the positive positions of a permission's expression. An intersection is entered through
   // one branch only (every true result is true on that branch too) and verified by a check.
@@ -122,9 +124,7 @@ function buildReverseIndex(model: Model): ReverseIndex {
     const anchor = s.op.ops.find((c) => c.k === "slot" && !opReachesWildcard(c));
     if (anchor?.k === "slot") anchorOf[slot] = anchor.slot;
   });
-  const plainTypeOf = Int32Array.from(model.slots, (s) =>
-    s.stored && s.allowed.length === 1 && s.allowed[0]!.relation === undefined && !s.allowed[0]!.wildcard ? s.allowed[0]!.typeIndex : -1,
-  );
+  const plainTypeOf = Int32Array.from(model.slots, (s) => (s.stored && s.allowed.length === 1 && s.allowed[0]!.relation === undefined && !s.allowed[0]!.wildcard ? s.allowed[0]!.typeIndex : -1));
   const relevant = new Map<number, Uint8Array>();
   const stored = new Map<number, number[]>();
   const filtered = new Map<number, Trigger[][]>();

@@ -34,7 +34,6 @@ export interface SeedResult {
 }
 
 const TIMEOUT = "timeout";
-const DEPTH = "error:max-depth";
 /** SpiceDB is re-asked this many times when its answer differs from ours. */
 const RETRIES = 8;
 
@@ -95,7 +94,17 @@ const TIMEOUTS_PER_SEED = 3;
  * process (a stalled call is killed at its deadline and the process restarted with the seed's data).
  */
 export async function runSeed(seed: number, testCase = randomSchemaCase(seed), process?: SpiceDbProcess): Promise<SeedResult> {
-  const base = { seed, chain: testCase.chain, cyclic: hasCycle(testCase), compared: 0, timeouts: 0, nondeterministic: [] as Disagreement[], disagreements: [] as Disagreement[], kinds: {} as SeedResult["kinds"], testCase };
+  const base = {
+    seed,
+    chain: testCase.chain,
+    cyclic: hasCycle(testCase),
+    compared: 0,
+    timeouts: 0,
+    nondeterministic: [] as Disagreement[],
+    disagreements: [] as Disagreement[],
+    kinds: {} as SeedResult["kinds"],
+    testCase,
+  };
   let graph: RelationshipGraph | undefined;
   let ourError = "";
   try {

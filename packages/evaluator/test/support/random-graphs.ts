@@ -63,9 +63,15 @@ export function randomStageCase(rnd: Random, model: Model, size = 1): RandomCase
   const workspaces = ["root", "default"];
   out.push(rel("rbac/workspace", "root", "t_parent", "rbac/tenant", tenant), rel("rbac/workspace", "root", "t_tenant", "rbac/tenant", tenant));
   out.push(rel("rbac/workspace", "default", "t_parent", "rbac/workspace", "root"));
-  const depth = new Map([["root", 1], ["default", 2]]);
+  const depth = new Map([
+    ["root", 1],
+    ["default", 2],
+  ]);
   for (let i = 0; i < 10 * size; i++) {
-    const parent = pick(rnd, workspaces.filter((w) => depth.get(w)! < 5));
+    const parent = pick(
+      rnd,
+      workspaces.filter((w) => depth.get(w)! < 5),
+    );
     const id = `ws${i}`;
     workspaces.push(id);
     depth.set(id, depth.get(parent)! + 1);
@@ -164,11 +170,7 @@ export function randomHandCase(rnd: Random): RandomCase {
     if (rnd() < 0.4) out.push(rel("doc", d, "blocked", ...someone()));
   }
   const unique = [...new Map(out.map((r) => [JSON.stringify(r), r])).values()];
-  const subjects: SubjectRef[] = [
-    ...users.map((id) => ({ type: "user", id })),
-    { type: "user", id: "stranger" },
-    ...groups.slice(0, 2).map((id) => ({ type: "group", id, relation: "member" })),
-  ];
+  const subjects: SubjectRef[] = [...users.map((id) => ({ type: "user", id })), { type: "user", id: "stranger" }, ...groups.slice(0, 2).map((id) => ({ type: "group", id, relation: "member" }))];
   return { relationships: unique, ...randomQueries(rnd, { folder: folders, doc: docs, group: groups }, HAND_PERMISSIONS, subjects) };
 }
 

@@ -100,12 +100,7 @@ export function randomSchemaCase(seed: number): RandomSchemaCase {
   const schema = [
     "definition user {}",
     ...types.map((t) =>
-      [
-        `definition ${t.name} {`,
-        ...t.relations.map((r) => `  relation ${r.name}: ${r.allowed.join(" | ")}`),
-        ...t.permissions.map((p) => `  permission ${p.name} = ${p.expression}`),
-        "}",
-      ].join("\n"),
+      [`definition ${t.name} {`, ...t.relations.map((r) => `  relation ${r.name}: ${r.allowed.join(" | ")}`), ...t.permissions.map((p) => `  permission ${p.name} = ${p.expression}`), "}"].join("\n"),
     ),
   ].join("\n\n");
 

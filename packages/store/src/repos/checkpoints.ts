@@ -23,10 +23,7 @@ export function checkpointRepository(ctx: StoreContext): CheckpointRepository {
       requireRevision(revision);
       if (!Number.isInteger(keep) || keep < 1) throw new StoreError("invalid-argument", "keep must be a positive integer.");
       await ctx.db.transaction(async (tx) => {
-        await tx.query(
-          "INSERT INTO gh_checkpoints (revision, bytes) VALUES ($1, $2) ON CONFLICT (revision) DO UPDATE SET bytes = EXCLUDED.bytes, written_at = now()",
-          [revision, bytes],
-        );
+        await tx.query("INSERT INTO gh_checkpoints (revision, bytes) VALUES ($1, $2) ON CONFLICT (revision) DO UPDATE SET bytes = EXCLUDED.bytes, written_at = now()", [revision, bytes]);
         await tx.query("DELETE FROM gh_checkpoints WHERE revision NOT IN (SELECT revision FROM gh_checkpoints ORDER BY revision DESC LIMIT $1)", [keep]);
       });
     },

@@ -60,10 +60,12 @@ export function groupRepository(ctx: StoreContext): GroupRepository {
         await requireTenantRow(w.tx, orgId);
         const clash = await w.tx.query("SELECT 1 FROM gh_groups WHERE org_id = $1 AND lower(name) = lower($2)", [orgId, name]);
         if (clash.length > 0) throw new StoreError("duplicate-name", `A group with the name '${name}' already exists.`, "name");
-        const [row] = await w.tx.query<GroupRow>(
-          "INSERT INTO gh_groups (id, org_id, kind, name, description) VALUES ($1, $2, 'standard', $3, $4) RETURNING *",
-          [randomUUID(), orgId, name, description],
-        );
+        const [row] = await w.tx.query<GroupRow>("INSERT INTO gh_groups (id, org_id, kind, name, description) VALUES ($1, $2, 'standard', $3, $4) RETURNING *", [
+          randomUUID(),
+          orgId,
+          name,
+          description,
+        ]);
         await w.touch([owner("rbac/group", row!.id, tenantResourceId(ctx.domain, orgId))]);
         return toGroup(row!);
       });
@@ -132,10 +134,7 @@ export function groupRepository(ctx: StoreContext): GroupRepository {
       return runWrite(ctx, orgId, "remove_group_members", async (w) => {
         const group = await loadGroup(w.tx, orgId, gid);
         if (group.kind !== "standard") throw new StoreError("immutable", "Membership of default groups follows the principals.", "group_id");
-        const removed = await w.tx.query<{ user_id: string }>(
-          "DELETE FROM gh_group_members WHERE group_id = $1 AND user_id = ANY($2::text[]) RETURNING user_id",
-          [gid, users],
-        );
+        const removed = await w.tx.query<{ user_id: string }>("DELETE FROM gh_group_members WHERE group_id = $1 AND user_id = ANY($2::text[]) RETURNING user_id", [gid, users]);
         await w.remove(removed.map((r) => groupMember(gid, r.user_id, ctx.domain)));
         if (removed.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [gid]);
         return { removed: removed.map((r) => r.user_id) };

@@ -6,23 +6,13 @@ import { randomUUID } from "node:crypto";
 import type { StoreContext } from "../context.js";
 import { StoreError } from "../errors.js";
 import { groupMember, owner, rolePermission, tenantResourceId } from "../relationships.js";
-import type {
-  BindingResource,
-  BindingSubject,
-  ImportOptions,
-  ImportRepository,
-  ImportRoleRef,
-  RoleScope,
-  TenantImportPlan,
-  TenantImportResult,
-  V1AccessEntry,
-} from "../types.js";
+import type { BindingResource, BindingSubject, ImportOptions, ImportRepository, ImportRoleRef, RoleScope, TenantImportPlan, TenantImportResult, V1AccessEntry } from "../types.js";
 import { isUuid, optionalDescription, requireOrgId } from "../validate.js";
 import { runWrite, type TenantRow } from "../write.js";
 import { requireGroupName } from "./groups.js";
 import { requirePrincipal } from "./principals.js";
 import { addBindingSubjects, addSubject, findOrCreateBinding, removeSubject, resolveAssignableRole, type BindingRow } from "./role-bindings.js";
-import { type RoleRow } from "./loaders.js";
+import type { RoleRow } from "./loaders.js";
 import { requirePermissions, requireRoleName, requireScope, syncPermissionTuples } from "./roles.js";
 import { bootstrapTenantRows, tenantFromRow } from "./tenants.js";
 
@@ -192,16 +182,16 @@ export function importRepository(ctx: StoreContext): ImportRepository {
         // Principals: one read, then only the new or changed ones are written.
         let principalsWritten = 0;
         if (plan.principals.length > 0) {
-          const existing = new Map(
-            (await w.tx.query<PrincipalRow>("SELECT user_id, username, type, is_org_admin FROM gh_principals WHERE org_id = $1", [orgId])).map((p) => [p.user_id, p]),
-          );
-          const changed = plan.principals.map((p) => {
-            const e = existing.get(p.userId);
-            return e && !p.adminKnown ? { ...p, isOrgAdmin: e.is_org_admin } : p;
-          }).filter((p) => {
-            const e = existing.get(p.userId);
-            return !e || e.username !== p.username || e.type !== p.type || e.is_org_admin !== p.isOrgAdmin;
-          });
+          const existing = new Map((await w.tx.query<PrincipalRow>("SELECT user_id, username, type, is_org_admin FROM gh_principals WHERE org_id = $1", [orgId])).map((p) => [p.user_id, p]));
+          const changed = plan.principals
+            .map((p) => {
+              const e = existing.get(p.userId);
+              return e && !p.adminKnown ? { ...p, isOrgAdmin: e.is_org_admin } : p;
+            })
+            .filter((p) => {
+              const e = existing.get(p.userId);
+              return !e || e.username !== p.username || e.type !== p.type || e.is_org_admin !== p.isOrgAdmin;
+            });
           if (changed.length > 0) {
             const clash = await w.tx.query<{ username: string }>(
               `SELECT p.username FROM gh_principals p JOIN unnest($2::text[], $3::text[]) AS x(u, n)
@@ -245,10 +235,15 @@ export function importRepository(ctx: StoreContext): ImportRepository {
             if (other) throw new StoreError("duplicate-name", `A role with the name '${r.name}' already exists.`, `roles[${i}].name`);
             if (!found) {
               const id = r.id ?? randomUUID();
-              await w.tx.query(
-                "INSERT INTO gh_roles (id, org_id, kind, name, description, scope, permissions, v1_access) VALUES ($1, $2, 'custom', $3, $4, $5, $6::text[], $7::jsonb)",
-                [id, orgId, r.name, r.description, r.scope, r.permissions, r.access === null ? null : JSON.stringify(r.access)],
-              );
+              await w.tx.query("INSERT INTO gh_roles (id, org_id, kind, name, description, scope, permissions, v1_access) VALUES ($1, $2, 'custom', $3, $4, $5, $6::text[], $7::jsonb)", [
+                id,
+                orgId,
+                r.name,
+                r.description,
+                r.scope,
+                r.permissions,
+                r.access === null ? null : JSON.stringify(r.access),
+              ]);
               await w.touch([owner("rbac/role", id, tenantId), ...r.permissions.map((p) => rolePermission(id, p))]);
               roleIds[r.key] = id;
               claimed.add(id);
@@ -260,10 +255,14 @@ export function importRepository(ctx: StoreContext): ImportRepository {
               const access = r.access === null ? (found.v1_access ?? null) : r.access;
               const accessChanged = canonicalJson(access) !== canonicalJson(found.v1_access ?? null);
               if (found.name !== r.name || found.scope !== r.scope || description !== found.description || !sameSet(found.permissions, r.permissions) || accessChanged) {
-                await w.tx.query(
-                  "UPDATE gh_roles SET name = $2, description = $3, scope = $4, permissions = $5::text[], v1_access = $6::jsonb, modified_at = clock_timestamp() WHERE id = $1",
-                  [found.id, r.name, description, r.scope, r.permissions, access === null ? null : JSON.stringify(access)],
-                );
+                await w.tx.query("UPDATE gh_roles SET name = $2, description = $3, scope = $4, permissions = $5::text[], v1_access = $6::jsonb, modified_at = clock_timestamp() WHERE id = $1", [
+                  found.id,
+                  r.name,
+                  description,
+                  r.scope,
+                  r.permissions,
+                  access === null ? null : JSON.stringify(access),
+                ]);
                 await syncPermissionTuples(w, found.id, found.permissions, r.permissions);
                 rolesUpdated++;
                 rowsChanged = true;

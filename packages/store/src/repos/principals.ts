@@ -97,10 +97,7 @@ export function principalRepository(ctx: StoreContext): PrincipalRepository {
       const { limit, offset } = pageBounds(query.limit, query.offset);
       const filter = where.join(" AND ");
       const [count] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gh_principals WHERE ${filter}`, params);
-      const rows = await ctx.db.query<PrincipalRow>(
-        `SELECT * FROM gh_principals WHERE ${filter} ORDER BY username ${desc ? "DESC" : "ASC"}, user_id LIMIT ${limit ?? "ALL"} OFFSET ${offset}`,
-        params,
-      );
+      const rows = await ctx.db.query<PrincipalRow>(`SELECT * FROM gh_principals WHERE ${filter} ORDER BY username ${desc ? "DESC" : "ASC"}, user_id LIMIT ${limit ?? "ALL"} OFFSET ${offset}`, params);
       return { data: rows.map(toPrincipal), count: count?.n ?? 0 };
     },
 

@@ -103,10 +103,7 @@ export function replicatedRepository(ctx: StoreContext): ReplicatedRepository {
         w.markUnchanged();
         if (!(await lockHolds(w.tx, options.fencing))) return { ok: false, reason: "lock-mismatch" };
         const params: unknown[] = [REPLICATED_PARTITION];
-        const rows = await w.tx.query<Row>(
-          `SELECT resource_type, resource_id, relation, subject_type, subject_id, subject_relation FROM gh_tuples WHERE ${filterSql(filter, params)}`,
-          params,
-        );
+        const rows = await w.tx.query<Row>(`SELECT resource_type, resource_id, relation, subject_type, subject_id, subject_relation FROM gh_tuples WHERE ${filterSql(filter, params)}`, params);
         await w.remove(rows.map(rowToRelationship));
         return { ok: true, count: w.changes.deleted.length };
       });

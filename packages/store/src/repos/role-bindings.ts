@@ -6,18 +6,7 @@ import type { StoreContext } from "../context.js";
 import type { Queryable } from "../db/db.js";
 import { StoreError } from "../errors.js";
 import { bindingRole, bindingSubject, resourceBinding } from "../relationships.js";
-import type {
-  BindingResource,
-  BindingSubject,
-  BoundSubject,
-  Page,
-  RoleBinding,
-  RoleBindingGrant,
-  RoleBindingListItem,
-  RoleBindingListQuery,
-  RoleBindingRepository,
-  RoleScope,
-} from "../types.js";
+import type { BindingResource, BindingSubject, BoundSubject, Page, RoleBinding, RoleBindingGrant, RoleBindingListItem, RoleBindingListQuery, RoleBindingRepository, RoleScope } from "../types.js";
 import { pageBounds, requireOrgId, requireUuid } from "../validate.js";
 import { EXPIRES_MS, requireTenantRow, runWrite, type TenantRow, type WriteContext } from "../write.js";
 import { loadRole, loadWorkspace } from "./loaders.js";
@@ -82,12 +71,7 @@ export async function resolveAssignableRole(tx: Queryable, orgId: string, roleId
  * Adds subjects to bindings in one statement. Only rows that did not exist yet imply new tuples
  * and touch the binding's modified time; returns how many were added.
  */
-export async function addBindingSubjects(
-  ctx: StoreContext,
-  w: WriteContext,
-  orgId: string,
-  items: readonly { bindingId: string; subject: BindingSubject; expiresAt?: Date }[],
-): Promise<number> {
+export async function addBindingSubjects(ctx: StoreContext, w: WriteContext, orgId: string, items: readonly { bindingId: string; subject: BindingSubject; expiresAt?: Date }[]): Promise<number> {
   if (items.length === 0) return 0;
   // New rows, and existing ones whose expiry changes (a grant written again takes the new expiry,
   // none = never expires), imply a tuple write and touch the binding's modified time.
@@ -98,13 +82,7 @@ export async function addBindingSubjects(
      ON CONFLICT (binding_id, subject_type, subject_id) DO UPDATE SET expires_at = EXCLUDED.expires_at
        WHERE s.expires_at IS DISTINCT FROM EXCLUDED.expires_at
      RETURNING binding_id, subject_type, subject_id, ${EXPIRES_MS}`,
-    [
-      orgId,
-      items.map((n) => n.bindingId),
-      items.map((n) => n.subject.type),
-      items.map((n) => n.subject.id),
-      items.map((n) => (n.expiresAt ? String(n.expiresAt.getTime()) : null)),
-    ],
+    [orgId, items.map((n) => n.bindingId), items.map((n) => n.subject.type), items.map((n) => n.subject.id), items.map((n) => (n.expiresAt ? String(n.expiresAt.getTime()) : null))],
   );
   await w.touch(
     inserted.map((r) => {
@@ -128,28 +106,26 @@ export function requireFutureExpiry(expiresAt: unknown, field: string): Date | u
 }
 
 export async function findOrCreateBinding(ctx: StoreContext, w: WriteContext, orgId: string, roleId: string, resource: BindingResource): Promise<string> {
-  const [found] = await w.tx.query<{ id: string }>(
-    "SELECT id FROM gh_role_bindings WHERE org_id = $1 AND role_id = $2 AND resource_type = $3 AND resource_id = $4",
-    [orgId, roleId, resource.type, resource.id],
-  );
-  if (found) return found.id;
-  const id = randomUUID();
-  await w.tx.query("INSERT INTO gh_role_bindings (id, org_id, role_id, resource_type, resource_id) VALUES ($1, $2, $3, $4, $5)", [
-    id,
+  const [found] = await w.tx.query<{ id: string }>("SELECT id FROM gh_role_bindings WHERE org_id = $1 AND role_id = $2 AND resource_type = $3 AND resource_id = $4", [
     orgId,
     roleId,
     resource.type,
     resource.id,
   ]);
+  if (found) return found.id;
+  const id = randomUUID();
+  await w.tx.query("INSERT INTO gh_role_bindings (id, org_id, role_id, resource_type, resource_id) VALUES ($1, $2, $3, $4, $5)", [id, orgId, roleId, resource.type, resource.id]);
   await w.touch([resourceBinding(resource, id), bindingRole(id, roleId)]);
   return id;
 }
 
 export async function addSubject(ctx: StoreContext, w: WriteContext, orgId: string, bindingId: string, subject: BindingSubject): Promise<void> {
-  const inserted = await w.tx.query(
-    "INSERT INTO gh_role_binding_subjects (org_id, binding_id, subject_type, subject_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1",
-    [orgId, bindingId, subject.type, subject.id],
-  );
+  const inserted = await w.tx.query("INSERT INTO gh_role_binding_subjects (org_id, binding_id, subject_type, subject_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1", [
+    orgId,
+    bindingId,
+    subject.type,
+    subject.id,
+  ]);
   if (inserted.length === 0) return;
   await w.tx.query("UPDATE gh_role_bindings SET modified_at = clock_timestamp() WHERE id = $1", [bindingId]);
   await w.touch([bindingSubject(bindingId, subject, ctx.domain)]);
@@ -157,11 +133,7 @@ export async function addSubject(ctx: StoreContext, w: WriteContext, orgId: stri
 
 /** Removes one subject from a binding; a binding left without subjects is deleted. */
 export async function removeSubject(ctx: StoreContext, w: WriteContext, orgId: string, binding: BindingRow, subject: BindingSubject): Promise<void> {
-  await w.tx.query("DELETE FROM gh_role_binding_subjects WHERE binding_id = $1 AND subject_type = $2 AND subject_id = $3", [
-    binding.id,
-    subject.type,
-    subject.id,
-  ]);
+  await w.tx.query("DELETE FROM gh_role_binding_subjects WHERE binding_id = $1 AND subject_type = $2 AND subject_id = $3", [binding.id, subject.type, subject.id]);
   await w.remove([bindingSubject(binding.id, subject, ctx.domain)]);
   const [left] = await w.tx.query<{ n: number }>("SELECT count(*)::int AS n FROM gh_role_binding_subjects WHERE binding_id = $1", [binding.id]);
   if ((left?.n ?? 0) === 0) await deleteBindingRow(w, binding, []);
@@ -180,7 +152,11 @@ export async function deleteBindingsWhere(ctx: StoreContext, w: WriteContext, or
   const rows = await w.tx.query<BindingRow>(`SELECT b.* FROM gh_role_bindings b WHERE b.org_id = $1 AND ${condition}`, [orgId, ...params]);
   for (const b of rows) {
     const subjects = await subjectsOf(w.tx, b.id);
-    await deleteBindingRow(w, b, subjects.map((s) => bindingSubject(b.id, s, ctx.domain)));
+    await deleteBindingRow(
+      w,
+      b,
+      subjects.map((s) => bindingSubject(b.id, s, ctx.domain)),
+    );
   }
 }
 
@@ -306,15 +282,16 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
           targets.push(...ancestors.filter((a) => a.id !== resource.id).map((a) => ({ type: "workspace" as const, id: a.id })));
           targets.push({ type: "tenant", id: tenant[0].tenant_id });
         }
-        add((p) => `(b.resource_type || ':' || b.resource_id) = ANY(${p}::text[])`, targets.map((t) => `${t.type}:${t.id}`));
+        add(
+          (p) => `(b.resource_type || ':' || b.resource_id) = ANY(${p}::text[])`,
+          targets.map((t) => `${t.type}:${t.id}`),
+        );
       }
       if (query.roleId !== undefined) add((p) => `b.role_id = ${p}::uuid`, requireUuid(query.roleId, "role_id"));
       if (query.subject) {
         if (query.subject.type !== "group" && query.subject.type !== "principal") throw new StoreError("invalid-argument", "Unknown subject type.", "subject_type");
         params.push(query.subject.type, query.subject.id);
-        where.push(
-          `EXISTS (SELECT 1 FROM gh_role_binding_subjects s WHERE s.binding_id = b.id AND s.subject_type = $${params.length - 1} AND s.subject_id = $${params.length})`,
-        );
+        where.push(`EXISTS (SELECT 1 FROM gh_role_binding_subjects s WHERE s.binding_id = b.id AND s.subject_type = $${params.length - 1} AND s.subject_id = $${params.length})`);
       }
       if (query.grantedToPrincipal !== undefined) {
         const groups = await groupIdsOf(ctx.db, orgId, query.grantedToPrincipal);
@@ -327,10 +304,7 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
       const { limit, offset } = pageBounds(query.limit, query.offset);
       const filter = where.join(" AND ");
       const [count] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gh_role_bindings b WHERE ${filter}`, params);
-      const rows = await ctx.db.query<BindingRow>(
-        `SELECT b.* FROM gh_role_bindings b WHERE ${filter} ORDER BY b.created_at, b.id LIMIT ${limit ?? "ALL"} OFFSET ${offset}`,
-        params,
-      );
+      const rows = await ctx.db.query<BindingRow>(`SELECT b.* FROM gh_role_bindings b WHERE ${filter} ORDER BY b.created_at, b.id LIMIT ${limit ?? "ALL"} OFFSET ${offset}`, params);
       const data = (await toBindings(ctx.db, rows)).map((b) => ({ ...b, source: b.resource }));
       return { data, count: count?.n ?? 0 };
     },
@@ -401,4 +375,3 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
     },
   };
 }
-

@@ -35,10 +35,7 @@ const partRe = /^[A-Za-z0-9_.\- ]+$/;
 /** `app:resource:verb`, where resource and verb may be the whole-part wildcard `*`. */
 export function requirePermission(p: unknown, field = "permissions"): string {
   const parts = typeof p === "string" ? p.split(":") : [];
-  const ok =
-    parts.length === 3 &&
-    partRe.test(parts[0]!) &&
-    parts.slice(1).every((x) => x === "*" || partRe.test(x));
+  const ok = parts.length === 3 && partRe.test(parts[0]!) && parts.slice(1).every((x) => x === "*" || partRe.test(x));
   if (!ok) throw new StoreError("invalid-argument", `Invalid permission '${String(p)}': expected application:resource_type:verb.`, field);
   return p as string;
 }
@@ -70,10 +67,11 @@ export async function syncPermissionTuples(w: WriteContext, roleId: string, befo
 
 export function roleRepository(ctx: StoreContext): RoleRepository {
   async function assertNameFree(tx: Queryable, orgId: string, name: string, exceptId: string | null): Promise<void> {
-    const rows = await tx.query<{ kind: RoleKind }>(
-      "SELECT kind FROM gh_roles WHERE lower(name) = lower($2) AND (org_id = $1 OR org_id IS NULL) AND ($3::uuid IS NULL OR id <> $3::uuid)",
-      [orgId, name, exceptId],
-    );
+    const rows = await tx.query<{ kind: RoleKind }>("SELECT kind FROM gh_roles WHERE lower(name) = lower($2) AND (org_id = $1 OR org_id IS NULL) AND ($3::uuid IS NULL OR id <> $3::uuid)", [
+      orgId,
+      name,
+      exceptId,
+    ]);
     if (rows.length > 0) throw new StoreError("duplicate-name", `A role with the name '${name}' already exists.`, "name");
   }
 
@@ -155,13 +153,10 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
         // Children of the platform parent roles follow the flags and scopes of every seeded role.
         const seeded = await w.tx.query<RoleRow>("SELECT * FROM gh_roles WHERE kind = 'seeded'");
         for (const parent of PLATFORM_ROLES) {
-          const want = seeded
-            .filter((r) => r.scope === parent.scope && (parent.audience === "user" ? r.platform_default : r.admin_default))
-            .map((r) => roleChild(parent.id, r.id));
-          const have = await w.tx.query<{ subject_id: string }>(
-            "SELECT subject_id FROM gh_tuples WHERE org_id = '' AND resource_type = 'rbac/role' AND resource_id = $1 AND relation = 't_child'",
-            [parent.id],
-          );
+          const want = seeded.filter((r) => r.scope === parent.scope && (parent.audience === "user" ? r.platform_default : r.admin_default)).map((r) => roleChild(parent.id, r.id));
+          const have = await w.tx.query<{ subject_id: string }>("SELECT subject_id FROM gh_tuples WHERE org_id = '' AND resource_type = 'rbac/role' AND resource_id = $1 AND relation = 't_child'", [
+            parent.id,
+          ]);
           const wanted = new Set(want.map((t) => t.subjectId));
           await w.remove(have.filter((h) => !wanted.has(h.subject_id)).map((h) => roleChild(parent.id, h.subject_id)));
           await w.touch(want);
@@ -179,10 +174,14 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
       return runWrite(ctx, orgId, "create_custom_role", async (w) => {
         await requireTenantRow(w.tx, orgId);
         await assertNameFree(w.tx, orgId, name, null);
-        const [row] = await w.tx.query<RoleRow>(
-          `INSERT INTO gh_roles (id, org_id, kind, name, description, scope, permissions) VALUES ($1, $2, 'custom', $3, $4, $5, $6::text[]) RETURNING *`,
-          [randomUUID(), orgId, name, description, scope, permissions],
-        );
+        const [row] = await w.tx.query<RoleRow>(`INSERT INTO gh_roles (id, org_id, kind, name, description, scope, permissions) VALUES ($1, $2, 'custom', $3, $4, $5, $6::text[]) RETURNING *`, [
+          randomUUID(),
+          orgId,
+          name,
+          description,
+          scope,
+          permissions,
+        ]);
         await w.touch([owner("rbac/role", row!.id, tenantResourceId(ctx.domain, orgId)), ...permissions.map((p) => rolePermission(row!.id, p))]);
         return toRole(row!);
       });
@@ -246,9 +245,17 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
       const kinds = query.kinds ?? ["custom", "seeded"];
       add((p) => `kind = ANY(${p}::text[])`, kinds);
       if (query.name !== undefined && query.name !== "" && query.name !== "*") add((p) => `name ILIKE ${p}`, namePattern(query.name));
-      if (query.permissions?.length) add((p) => `permissions && ${p}::text[]`, query.permissions.map((x) => requirePermission(x)));
+      if (query.permissions?.length)
+        add(
+          (p) => `permissions && ${p}::text[]`,
+          query.permissions.map((x) => requirePermission(x)),
+        );
       if (query.scope !== undefined) add((p) => `scope = ${p}`, requireScope(query.scope));
-      if (query.ids !== undefined) add((p) => `id = ANY(${p}::uuid[])`, query.ids.map((i) => requireUuid(i, "ids")));
+      if (query.ids !== undefined)
+        add(
+          (p) => `id = ANY(${p}::uuid[])`,
+          query.ids.map((i) => requireUuid(i, "ids")),
+        );
       const orderBy = query.orderBy ?? "name";
       const desc = orderBy.startsWith("-");
       const column = { name: "lower(name)", modified: "modified_at", created: "created_at" }[desc ? orderBy.slice(1) : orderBy];
@@ -256,10 +263,7 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
       const { limit, offset } = pageBounds(query.limit, query.offset);
       const filter = where.join(" AND ");
       const [count] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gh_roles WHERE ${filter}`, params);
-      const rows = await ctx.db.query<RoleRow>(
-        `SELECT * FROM gh_roles WHERE ${filter} ORDER BY ${column} ${desc ? "DESC" : "ASC"}, id LIMIT ${limit ?? "ALL"} OFFSET ${offset}`,
-        params,
-      );
+      const rows = await ctx.db.query<RoleRow>(`SELECT * FROM gh_roles WHERE ${filter} ORDER BY ${column} ${desc ? "DESC" : "ASC"}, id LIMIT ${limit ?? "ALL"} OFFSET ${offset}`, params);
       return { data: rows.map(toRole), count: count?.n ?? 0 };
     },
 

@@ -75,14 +75,8 @@ export async function bootstrapTenantRows(ctx: StoreContext, w: WriteContext, or
     for (const [scope, resource] of levels) {
       const bindingId = randomUUID();
       const roleId = platformRoleFor(audience, scope).id;
-      await w.tx.query(
-        "INSERT INTO gh_role_bindings (id, org_id, role_id, resource_type, resource_id) VALUES ($1, $2, $3, $4, $5)",
-        [bindingId, orgId, roleId, resource.type, resource.id],
-      );
-      await w.tx.query(
-        "INSERT INTO gh_role_binding_subjects (org_id, binding_id, subject_type, subject_id) VALUES ($1, $2, 'group', $3)",
-        [orgId, bindingId, groupId],
-      );
+      await w.tx.query("INSERT INTO gh_role_bindings (id, org_id, role_id, resource_type, resource_id) VALUES ($1, $2, $3, $4, $5)", [bindingId, orgId, roleId, resource.type, resource.id]);
+      await w.tx.query("INSERT INTO gh_role_binding_subjects (org_id, binding_id, subject_type, subject_id) VALUES ($1, $2, 'group', $3)", [orgId, bindingId, groupId]);
       tuples.push(...bindingTuples(bindingId, roleId, resource, [{ type: "group", id: groupId }], ctx.domain));
     }
   }

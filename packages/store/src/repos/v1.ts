@@ -68,7 +68,12 @@ export function v1Repository(ctx: StoreContext): V1Repository {
       );
       for (const row of rows) {
         const stored = Array.isArray(row.v1_access) ? row.v1_access : null;
-        const usable = stored !== null && sameSet(stored.map((a) => a.permission), row.permissions);
+        const usable =
+          stored !== null &&
+          sameSet(
+            stored.map((a) => a.permission),
+            row.permissions,
+          );
         out.set(row.id, usable ? stored.map(ordered) : row.permissions.map((permission) => ({ permission, resourceDefinitions: [] })));
       }
       return out;

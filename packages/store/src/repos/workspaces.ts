@@ -51,10 +51,12 @@ async function subtree(tx: Queryable, orgId: string, id: string): Promise<{ id: 
 }
 
 async function assertNameFree(tx: Queryable, orgId: string, parentId: string, name: string, exceptId: string | null, message: string): Promise<void> {
-  const rows = await tx.query(
-    "SELECT 1 FROM gh_workspaces WHERE org_id = $1 AND parent_id = $2 AND lower(name) = lower($3) AND ($4::uuid IS NULL OR id <> $4::uuid)",
-    [orgId, parentId, name, exceptId],
-  );
+  const rows = await tx.query("SELECT 1 FROM gh_workspaces WHERE org_id = $1 AND parent_id = $2 AND lower(name) = lower($3) AND ($4::uuid IS NULL OR id <> $4::uuid)", [
+    orgId,
+    parentId,
+    name,
+    exceptId,
+  ]);
   if (rows.length > 0) throw new StoreError("duplicate-name", message, "name");
 }
 
@@ -69,10 +71,14 @@ export function workspaceRepository(ctx: StoreContext): WorkspaceRepository {
   async function createIn(w: WriteContext, orgId: string, type: WorkspaceType, parent: WorkspaceRow, name: string, description: string | null) {
     if ((await depthOf(w.tx, orgId, parent.id)) + 1 > limit) throw nestTooDeep();
     await assertNameFree(w.tx, orgId, parent.id, name, null, "Can't create workspace with same name within same parent workspace");
-    const [row] = await w.tx.query<WorkspaceRow>(
-      "INSERT INTO gh_workspaces (id, org_id, type, parent_id, name, description) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *",
-      [randomUUID(), orgId, type, parent.id, name, description],
-    );
+    const [row] = await w.tx.query<WorkspaceRow>("INSERT INTO gh_workspaces (id, org_id, type, parent_id, name, description) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *", [
+      randomUUID(),
+      orgId,
+      type,
+      parent.id,
+      name,
+      description,
+    ]);
     await w.touch([workspaceParent(row!.id, { type: "workspace", id: parent.id })]);
     return toWorkspace(row!);
   }
@@ -206,10 +212,7 @@ export function workspaceRepository(ctx: StoreContext): WorkspaceRepository {
           throw new StoreError("depth-exceeded", `Cannot move workspace: resulting hierarchy depth (${depth}) exceeds limit (${limit}).`, "parent_id");
         }
         await assertNameFree(w.tx, orgId, target.id, row.name, row.id, "A workspace with the same name already exists under the target parent.");
-        const [moved] = await w.tx.query<WorkspaceRow>(
-          "UPDATE gh_workspaces SET parent_id = $3, modified_at = clock_timestamp() WHERE org_id = $1 AND id = $2 RETURNING *",
-          [orgId, wsId, target.id],
-        );
+        const [moved] = await w.tx.query<WorkspaceRow>("UPDATE gh_workspaces SET parent_id = $3, modified_at = clock_timestamp() WHERE org_id = $1 AND id = $2 RETURNING *", [orgId, wsId, target.id]);
         await w.remove([workspaceParent(wsId, { type: "workspace", id: row.parent_id! })]);
         await w.touch([workspaceParent(wsId, { type: "workspace", id: target.id })]);
         return toWorkspace(moved!);
@@ -252,4 +255,3 @@ export function workspaceRepository(ctx: StoreContext): WorkspaceRepository {
     },
   };
 }
-
