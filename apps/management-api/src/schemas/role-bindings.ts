@@ -74,6 +74,15 @@ const resourceQuery = {
   "resource.tenant.org_id": z.string().min(1).max(256).optional(),
 };
 
+/** `order_by` as a comma list or the parameter repeated (as upstream accepts); the command checks the fields. */
+const orderByParam = z.union([
+  queryString,
+  z
+    .array(queryString)
+    .max(20)
+    .transform((parts) => parts.join(",")),
+]);
+
 export const roleBindingListQuery = z.object({
   limit: limitParam,
   cursor: cursorParam,
@@ -90,16 +99,7 @@ export const roleBindingListQuery = z.object({
   "granted_subject.principal.user_id": z.string().min(1).max(256).optional(),
   exclude_sources: excludeSources.optional(),
   fields: queryString.optional(),
-  /** A comma list, or the parameter repeated, as by-subject's; checked against the list's fields by the command. */
-  order_by: z
-    .union([
-      queryString,
-      z
-        .array(queryString)
-        .max(20)
-        .transform((parts) => parts.join(",")),
-    ])
-    .optional(),
+  order_by: orderByParam.optional(),
 });
 
 export const bySubjectListQuery = z.object({
@@ -110,16 +110,7 @@ export const bySubjectListQuery = z.object({
   subject_id: z.string().min(1).max(256).optional(),
   exclude_sources: excludeSources.optional(),
   fields: queryString.optional(),
-  /** A comma list, or the parameter repeated (as upstream accepts); checked against the subject type's fields by the command. */
-  order_by: z
-    .union([
-      queryString,
-      z
-        .array(queryString)
-        .max(20)
-        .transform((parts) => parts.join(",")),
-    ])
-    .optional(),
+  order_by: orderByParam.optional(),
 });
 
 /** `fields` of a batchCreate is a query parameter, as in insights-rbac. */
