@@ -113,7 +113,7 @@ export class ClosureCache {
       if (this.results.size >= MAX_RESULT_SUBJECTS) this.recycleResults();
       memo = this.spare.pop();
       if (memo) memo.clear();
-      else memo = new Memo(64);
+      else memo = new Memo(32);
       this.results.set(subjectCode, memo);
     } else if (memo.count >= MAX_RESULTS_PER_SUBJECT) {
       memo.clear();
