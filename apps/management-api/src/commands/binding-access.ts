@@ -1,7 +1,7 @@
 import { isStoreError, type BindingResource, type BindingSubject } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { ApiError, badRequest, forbidden, notFound } from "../http/problem.js";
-import { UUID_PATTERN } from "../schemas/common.js";
+import { echo, UUID_PATTERN } from "../schemas/common.js";
 import { graphReady, isAdmin, type Services } from "./services.js";
 
 export interface ResourceQuery {
@@ -83,7 +83,7 @@ export async function requireBatchCreateAccess(services: Services, ctx: RequestC
  */
 export async function requireSubject(services: Services, ctx: RequestContext, subject: BindingSubject, field: string): Promise<BindingSubject> {
   if (subject.type === "group") {
-    if (!UUID_PATTERN.test(subject.id)) throw badRequest(`'${subject.id.slice(0, 64)}' is not a valid UUID.`, field);
+    if (!UUID_PATTERN.test(subject.id)) throw badRequest(`'${echo(subject.id)}' is not a valid UUID.`, field);
     const id = subject.id.toLowerCase();
     await services.store.groups.get(ctx.tenant.orgId, id).catch((error: unknown) => {
       if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `Group '${id}' not found.`, field }]);
@@ -92,7 +92,7 @@ export async function requireSubject(services: Services, ctx: RequestContext, su
     return { type: "group", id };
   }
   await services.store.principals.get(ctx.tenant.orgId, subject.id).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `User '${subject.id.slice(0, 64)}' not found.`, field }]);
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `User '${echo(subject.id)}' not found.`, field }]);
     throw error;
   });
   return subject;

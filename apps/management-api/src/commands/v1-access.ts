@@ -4,13 +4,11 @@
 import { isStoreError, type BindingResource, type Principal, type V1AccessEntry, type Workspace } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { badRequest, forbidden } from "../http/problem.js";
+import { echo } from "../schemas/common.js";
 import { graphReady, isAdmin, type Services } from "./services.js";
 
 export const ACCESS_ORDER_VALUES = ["application", "resource_type", "verb", "-application", "-resource_type", "-verb"] as const;
 const STATUS_VALUES = ["enabled", "disabled", "all"] as const;
-
-/** Request values quoted in error messages, bounded (messages never carry unbounded input). */
-export const echo = (value: string) => (value.length > 100 ? `${value.slice(0, 100)}…` : value);
 
 /** Python's repr of a list of strings, as insights-rbac prints valid values in its messages. */
 export const pyList = (values: readonly string[]) => `[${values.map((v) => `'${v}'`).join(", ")}]`;

@@ -3,8 +3,8 @@
 import { isStoreError, type Group, type Role, type V1AccessEntry } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { ApiError, badRequest, forbidden, notFound } from "../http/problem.js";
-import { UUID_PATTERN } from "../schemas/common.js";
-import { echo, findPrincipalByUsername, pyList, validKey } from "./v1-access.js";
+import { echo, UUID_PATTERN } from "../schemas/common.js";
+import { findPrincipalByUsername, pyList, validKey } from "./v1-access.js";
 import { graphReady, isAdmin, type Services } from "./services.js";
 
 export const ROLE_ADD_FIELDS = ["groups_in_count", "groups_in", "access"] as const;

@@ -1,11 +1,17 @@
 import { z } from "zod";
 
+/** A request value quoted in an error message, bounded: messages never carry unbounded input. */
+export const echo = (value: unknown): string => {
+  const text = String(value);
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+};
+
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A UUID in any case, normalised to lower case. */
 export const uuid = z
   .string()
-  .regex(UUID_PATTERN, { error: (issue) => `'${String(issue.input)}' is not a valid UUID.` })
+  .regex(UUID_PATTERN, { error: (issue) => `'${echo(issue.input)}' is not a valid UUID.` })
   .transform((value) => value.toLowerCase())
   .meta({ format: "uuid" });
 

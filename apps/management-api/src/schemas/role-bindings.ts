@@ -1,15 +1,15 @@
 import { z } from "zod";
 import type { FieldShape } from "../http/field-mask.js";
-import { cursorPageSchema, cursorParam, drfList, drfNestedList, drfUuid, limitParam, queryString, UUID_PATTERN } from "./common.js";
+import { cursorPageSchema, cursorParam, drfList, drfNestedList, drfUuid, echo, limitParam, queryString, UUID_PATTERN } from "./common.js";
 
 export const resourceRef = z.strictObject({
   id: z.string().trim().min(1, "This field may not be blank.").max(256),
-  type: z.enum(["workspace", "tenant"], { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }),
+  type: z.enum(["workspace", "tenant"], { error: (issue) => `"${echo(issue.input)}" is not a valid choice.` }),
 });
 /** Groups by their UUID, users by their principal's UUID (as insights-rbac names them). */
 export const subjectRef = z.strictObject({
   id: drfUuid,
-  type: z.enum(["group", "user"], { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }),
+  type: z.enum(["group", "user"], { error: (issue) => `"${echo(issue.input)}" is not a valid choice.` }),
 });
 
 /**
@@ -66,7 +66,7 @@ export const BY_SUBJECT_FIELDS: FieldShape = { subject: subjectShape, roles: rol
 export const BY_SUBJECT_DEFAULT_FIELDS = "subject(id,type),roles(id,created,modified),resource(id),sources(id)";
 export const BY_SUBJECT_PUT_DEFAULT_FIELDS = "resource(id),subject(id,type),roles(id,created,modified),expires_at";
 
-const excludeSources = z.enum(["none", "indirect", "direct"], { error: (issue) => `"${String(issue.input)}" is not a valid choice.` });
+const excludeSources = z.enum(["none", "indirect", "direct"], { error: (issue) => `"${echo(issue.input)}" is not a valid choice.` });
 
 const resourceQuery = {
   resource_type: z.enum(["workspace", "tenant"], { error: "resource_type must be 'workspace' or 'tenant'." }).optional(),
@@ -119,7 +119,7 @@ export const batchCreateQuery = z.object({ fields: queryString.optional() });
 export const bySubjectPutQuery = z.object({
   ...resourceQuery,
   subject_type: z.enum(["group", "user"], {
-    error: (issue) => (issue.input === undefined ? "This field is required." : `Unsupported subject type: '${String(issue.input).slice(0, 64)}'. Supported types: group, user`),
+    error: (issue) => (issue.input === undefined ? "This field is required." : `Unsupported subject type: '${echo(issue.input)}'. Supported types: group, user`),
   }),
   subject_id: z.string({ error: "This field is required." }).min(1).max(256),
   fields: queryString.optional(),

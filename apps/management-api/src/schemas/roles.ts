@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { FieldShape } from "../http/field-mask.js";
-import { cursorPageSchema, cursorParam, drfList, drfUuid, limitParam, queryString, timestamp, uuid } from "./common.js";
+import { cursorPageSchema, cursorParam, drfList, drfUuid, echo, limitParam, queryString, timestamp, uuid } from "./common.js";
 
 const permissionPart = z
   .string()
@@ -58,7 +58,7 @@ export const roleListQuery = z.object({
   "resource.tenant.org_id": queryString.optional(),
   fields: queryString.optional(),
   order_by: z
-    .enum(["name", "-name", "last_modified", "-last_modified"], { error: (issue) => `Invalid ordering field '${String(issue.input).replace(/^-/, "")}'. Valid fields: last_modified, name` })
+    .enum(["name", "-name", "last_modified", "-last_modified"], { error: (issue) => `Invalid ordering field '${echo(String(issue.input).replace(/^-/, ""))}'. Valid fields: last_modified, name` })
     .optional(),
 });
 export const roleFieldsQuery = z.object({ fields: queryString.optional() });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { limitParam, offsetParam, offsetPageSchema, queryBool, queryString, timestamp, UUID_PATTERN, uuid, uuidList } from "./common.js";
+import { echo, limitParam, offsetParam, offsetPageSchema, queryBool, queryString, timestamp, UUID_PATTERN, uuid, uuidList } from "./common.js";
 
 export const WORKSPACE_TYPE_FILTERS = ["all", "root", "default", "standard", "ungrouped-hosts"] as const;
 
@@ -59,7 +59,7 @@ const blankOrUuid = z.string().transform((value, ctx) => {
   const cleaned = value.trim();
   if (cleaned === "") return undefined;
   if (!UUID_PATTERN.test(cleaned)) {
-    ctx.addIssue({ code: "custom", message: `${cleaned.slice(0, 64)} is not a valid UUID.` });
+    ctx.addIssue({ code: "custom", message: `${echo(cleaned)} is not a valid UUID.` });
     return z.NEVER;
   }
   return cleaned.toLowerCase();
