@@ -160,8 +160,18 @@ describe("error messages quote request values bounded", () => {
     ["roles order_by", "GET", `${V2}/roles/?order_by=${long}`, undefined],
     ["role-binding list order_by", "GET", `${V2}/role-bindings/?order_by=${long}`, undefined],
     ["role-binding exclude_sources", "GET", `${V2}/role-bindings/?exclude_sources=${long}`, undefined],
-    ["a UUID in a body", "POST", `${V2}/role-bindings:batchCreate/`, JSON.stringify({ requests: [{ resource: { id: long, type: "workspace" }, subject: { id: long, type: "group" }, role: { id: long } }] })],
-    ["a subject type in a body", "POST", `${V2}/role-bindings:batchCreate/`, JSON.stringify({ requests: [{ resource: { id: long, type: long }, subject: { id: long, type: long }, role: { id: long } }] })],
+    [
+      "a UUID in a body",
+      "POST",
+      `${V2}/role-bindings:batchCreate/`,
+      JSON.stringify({ requests: [{ resource: { id: long, type: "workspace" }, subject: { id: long, type: "group" }, role: { id: long } }] }),
+    ],
+    [
+      "a subject type in a body",
+      "POST",
+      `${V2}/role-bindings:batchCreate/`,
+      JSON.stringify({ requests: [{ resource: { id: long, type: long }, subject: { id: long, type: long }, role: { id: long } }] }),
+    ],
     ["v1 access order_by", "GET", `/api/rbac/v1/access/?application=inventory&order_by=${long}`, undefined],
   ])("%s", async (_name, method, path, body) => {
     const res = await raw(path, { "x-rh-identity": await identity(), ...(body ? { "content-type": "application/json" } : {}) }, method, body);
