@@ -253,7 +253,6 @@ export class EngineGraph {
         this.install(state);
         this.options.logger.info({ reason, revision: state.revision, relationships: state.graph.size }, "graph reloaded; following the change feed again");
         this.options.onRecovered?.(reason, state.revision);
-        this.releaseWaiters();
         return;
       } catch (failure) {
         this.options.logger.warn({ reason, err: failure }, "graph reload failed; retrying");
