@@ -139,8 +139,10 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     state = "starting";
     const store = config.store ?? (ownedStore = await openStore({ domain: resolved.domain, ...config.storeConfig }));
     // Once a reload has recorded the active role configuration, it is the schema (not the files,
-    // which may hold a change the reload refused) unless the schema was given directly.
-    const recorded = config.model || config.schemaText !== undefined ? undefined : await store.roleConfig.active();
+    // which may hold a change the reload refused) unless the schema was given directly. The graph
+    // reads it again as it loads (start and recovery alike) and reports a change by onModelReplaced.
+    const schemaGiven = config.model !== undefined || config.schemaText !== undefined;
+    const recorded = schemaGiven ? undefined : await store.roleConfig.active();
     const { model, identity } = recorded ? { model: compileRoleSchema(recorded.schemaZed), identity: { hash: recorded.hash, dir: recorded.dir, loadedAt: recorded.loadedAt } } : modelOf(config);
     activeIdentity = identity;
     if (identity) {
@@ -151,6 +153,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const checkpointStore = config.checkpoint && (config.checkpoint.store === "database" ? databaseCheckpointStore(store.checkpoints) : config.checkpoint.store);
     graph = new EngineGraph({
       model,
+      keepStartSchema: schemaGiven,
       source,
       logger,
       onModelReplaced: (next) => {

@@ -20,8 +20,16 @@ export interface EngineGraphOptions {
   onApplied?: (batch: ChangeBatch) => void;
   /** How many recent revisions `appliedAt` remembers. Default 4096. */
   appliedTimesKept?: number;
-  /** Called when a reload's commit switched the schema (the new model is in use from then on). */
+  /**
+   * Called when the graph moved to another schema (the new model is in use from then on): a
+   * reload's commit, or a start or recovery that found another active role configuration.
+   */
   onModelReplaced?: (model: Model, revision: number) => void;
+  /**
+   * `model` was given directly: keep it at start even when the source records another active
+   * schema. Only a reload after the start (its commit, or a change found by a recovery) switches.
+   */
+  keepStartSchema?: boolean;
   /** Start from the newest usable checkpoint, and write checkpoints periodically. */
   checkpoints?: CheckpointOptions;
   /** The follower could not go on and the graph is reloaded (metrics); `reason` is the cause. */
@@ -34,6 +42,18 @@ export interface EngineGraphOptions {
 
 /** Why the graph was reloaded while running: retention deleted changes the follower still needed. */
 export type RecoveryReason = "feed-truncated";
+
+/** A loaded graph and everything that must be installed with it, at once. */
+interface LoadedState {
+  graph: RelationshipGraph;
+  revision: number;
+  model: Model;
+  schemaHash: string;
+  /** The active schema text the state was loaded under (undefined: none recorded, or no source API). */
+  activeZed: string | undefined;
+  /** The checkpoint it came from, if any. */
+  checkpointRevision?: number;
+}
 
 export interface CheckpointOptions {
   store: CheckpointStore;
@@ -67,6 +87,14 @@ export class EngineGraph {
   private schemaHash: string;
   /** The schema the graph is on (the start model until a reload switches it). */
   private model: Model;
+  /** The active schema text the graph has taken into account (compared, never compiled twice). */
+  private activeZed: string | undefined;
+  /**
+   * Bumped whenever a reload takes over the graph (and at close): a schema switch or a follower
+   * started under an older epoch finds it changed and gives up, so it never installs a graph
+   * or applies commits the reload already covers.
+   */
+  private epoch = 0;
   /** Set while a truncated feed forces a reload: not ready, answers refused (see `ready`). */
   private reloading = false;
   private closed = false;
@@ -101,12 +129,9 @@ export class EngineGraph {
   }
 
   async load(): Promise<void> {
-    const { graph, revision } = await this.loadState();
-    this.current = graph;
-    this.applied = revision;
-    this.recordApplied(revision);
-    this.follow(revision);
-    this.releaseWaiters();
+    // A schema given directly wins over the one recorded at start; a later change does not.
+    if (this.options.keepStartSchema) this.activeZed = await this.readActiveSchema();
+    this.install(await this.loadState());
     const interval = this.options.checkpoints?.intervalMs ?? 0;
     if (interval > 0) {
       this.checkpointTimer = setInterval(() => {
@@ -116,35 +141,92 @@ export class EngineGraph {
     }
   }
 
-  /** A new graph from the newest usable checkpoint, else the snapshot; `this.current` is untouched. */
-  private async loadState(): Promise<{ graph: RelationshipGraph; revision: number }> {
-    const started = performance.now();
-    const restored = await this.restoreCheckpoint();
-    if (restored) {
-      this.checkpointRevision = restored.revision;
-      this.options.logger.info(
-        { revision: restored.revision, relationships: restored.graph.size, ms: Math.round(performance.now() - started), from: restored.key },
-        "relationship checkpoint loaded; replaying the change feed after it",
-      );
-      return restored;
+  /**
+   * A new graph from the newest usable checkpoint, else the snapshot, on the active schema; the
+   * engine's state is untouched (`install` puts it in place). The start and every recovery load
+   * here, so neither can miss a reload whose commit is no longer in the feed (or is older than
+   * the loaded revision): the active schema is read first and again after the load, and a change
+   * in between loads again (the second read is newer than the loaded revision, so any later
+   * reload comes through the feed).
+   */
+  private async loadState(): Promise<LoadedState> {
+    for (;;) {
+      const started = performance.now();
+      const activeZed = await this.readActiveSchema();
+      let model = this.model;
+      let hash = this.schemaHash;
+      if (activeZed !== undefined && activeZed !== this.activeZed) {
+        const compiled = compileRoleSchema(activeZed);
+        const compiledHash = schemaHash(compiled);
+        if (compiledHash !== hash) {
+          model = compiled;
+          hash = compiledHash;
+        }
+      }
+      let state: LoadedState;
+      const restored = await this.restoreCheckpoint(model, hash);
+      if (restored) {
+        this.options.logger.info(
+          { revision: restored.revision, relationships: restored.graph.size, ms: Math.round(performance.now() - started), from: restored.key },
+          "relationship checkpoint loaded; replaying the change feed after it",
+        );
+        state = { graph: restored.graph, revision: restored.revision, model, schemaHash: hash, activeZed, checkpointRevision: restored.revision };
+      } else {
+        const graph = new RelationshipGraph(model);
+        const { revision } = await this.options.source.snapshot((batch) => {
+          for (const relationship of batch) graph.add(relationship);
+        });
+        // Added one by one, the indexes are per-key lists; checks read the compact form faster.
+        graph.compact();
+        this.options.logger.info({ revision, relationships: graph.size, ms: Math.round(performance.now() - started) }, "relationship snapshot loaded");
+        state = { graph, revision, model, schemaHash: hash, activeZed };
+      }
+      if ((await this.readActiveSchema()) === activeZed) return state;
+      this.options.logger.info("role configuration reloaded while the graph was loading; loading again");
     }
-    const graph = new RelationshipGraph(this.model);
-    const { revision } = await this.options.source.snapshot((batch) => {
-      for (const relationship of batch) graph.add(relationship);
-    });
-    // Added one by one, the indexes are per-key lists; checks read the compact form faster.
-    graph.compact();
-    this.options.logger.info({ revision, relationships: graph.size, ms: Math.round(performance.now() - started) }, "relationship snapshot loaded");
-    return { graph, revision };
+  }
+
+  /** The active role configuration's schema text; undefined when none is recorded or the source cannot tell. */
+  private async readActiveSchema(): Promise<string | undefined> {
+    return this.options.source.activeSchema ? await this.options.source.activeSchema() : undefined;
+  }
+
+  /**
+   * Puts a loaded state in place in one synchronous step (graph, revision, schema together, so a
+   * checkpoint written afterwards names the schema of the graph it encodes), follows the feed
+   * after it and releases the waiters it satisfies.
+   */
+  private install(state: LoadedState): void {
+    const replaced = state.model !== this.model;
+    this.current = state.graph;
+    this.model = state.model;
+    this.schemaHash = state.schemaHash;
+    if (state.activeZed !== undefined) this.activeZed = state.activeZed;
+    if (state.checkpointRevision !== undefined) this.checkpointRevision = state.checkpointRevision;
+    this.applied = state.revision;
+    this.recordApplied(state.revision);
+    this.reloading = false;
+    if (replaced) {
+      this.options.logger.info({ revision: state.revision }, "graph loaded on the active role configuration's schema");
+      this.options.onModelReplaced?.(state.model, state.revision);
+    }
+    this.follow(state.revision);
+    this.releaseWaiters();
   }
 
   private follow(revision: number): void {
+    // A follower of an earlier epoch has been replaced: whatever it still delivers is ignored.
+    const epoch = this.epoch;
     this.follower = this.options.source.follow(
       revision,
-      (batch) => this.apply(batch),
+      (batch) => {
+        if (epoch === this.epoch) this.apply(batch);
+      },
       // The follower reconnects and resumes by itself; answers stay correct, only staler.
       (error) => this.options.logger.warn({ err: error }, "change feed interrupted; resuming"),
-      (error) => void this.recover("feed-truncated", error),
+      (error) => {
+        if (epoch === this.epoch) void this.recover("feed-truncated", error);
+      },
     );
   }
 
@@ -156,24 +238,21 @@ export class EngineGraph {
   private async recover(reason: RecoveryReason, error: unknown): Promise<void> {
     if (this.reloading || this.closed) return;
     this.reloading = true;
+    // A schema switch in flight gives up; the commits it held are older than the reloaded state
+    // or are replayed after it by the new follower, so each is applied exactly once.
+    this.epoch++;
+    this.held = null;
     this.follower = null; // it has stopped itself
     this.options.onRecovery?.(reason);
     this.options.logger.warn({ reason, err: error, applied: this.applied }, "change feed cannot be followed further; reloading the graph");
     const retryMs = this.options.recoveryRetryMs ?? 1000;
     while (!this.closed) {
       try {
-        const { graph, revision } = await this.loadState();
+        const state = await this.loadState();
         if (this.closed) return;
-        // Commits held for a schema switch are older than the reloaded state (or replayed after it).
-        this.held = null;
-        this.current = graph;
-        this.applied = revision;
-        this.recordApplied(revision);
-        this.reloading = false;
-        this.follow(revision);
-        this.options.logger.info({ reason, revision, relationships: graph.size }, "graph reloaded; following the change feed again");
-        this.options.onRecovered?.(reason, revision);
-        this.releaseWaiters();
+        this.install(state);
+        this.options.logger.info({ reason, revision: state.revision, relationships: state.graph.size }, "graph reloaded; following the change feed again");
+        this.options.onRecovered?.(reason, state.revision);
         return;
       } catch (failure) {
         this.options.logger.warn({ reason, err: failure }, "graph reload failed; retrying");
@@ -183,13 +262,13 @@ export class EngineGraph {
   }
 
   /**
-   * The newest checkpoint that is intact, of this store and of this schema; each one refused is
+   * The newest checkpoint that is intact, of this store and of the given schema; each one refused is
    * logged and counted. Null (start from the snapshot) when there is none.
    */
-  private async restoreCheckpoint(): Promise<{ graph: RelationshipGraph; revision: number; key: string } | null> {
+  private async restoreCheckpoint(model: Model, hash: string): Promise<{ graph: RelationshipGraph; revision: number; key: string } | null> {
     const options = this.options.checkpoints;
     if (!options) return null;
-    const expect = { storeId: options.storeId, schemaHash: this.schemaHash };
+    const expect = { storeId: options.storeId, schemaHash: hash };
     let refs;
     try {
       refs = await options.store.list();
@@ -210,7 +289,7 @@ export class EngineGraph {
         continue;
       }
       try {
-        const { graph, header } = decodeCheckpoint(await options.store.read(ref.key), this.model, expect);
+        const { graph, header } = decodeCheckpoint(await options.store.read(ref.key), model, expect);
         return { graph, revision: header.revision, key: ref.key };
       } catch (error) {
         this.rejectCheckpoint(error instanceof CheckpointError ? error.reason : "unreadable", ref.key, error);
@@ -227,11 +306,12 @@ export class EngineGraph {
   /**
    * Writes a checkpoint of the graph at the applied revision (no-op without a checkpoint store).
    * Encoding is synchronous, so the checkpoint is exactly the applied revision's state; the write
-   * itself is asynchronous. One write at a time; failures are logged, never thrown.
+   * itself is asynchronous. One write at a time; failures are logged, never thrown. Nothing is
+   * written while a recovery reloads: the graph still in place is the stale one being replaced.
    */
   writeCheckpoint(): Promise<void> {
     const options = this.options.checkpoints;
-    if (!options || this.applied < 0) return Promise.resolve();
+    if (!options || this.applied < 0 || this.reloading) return Promise.resolve();
     if (this.checkpointWriting) return this.checkpointWriting;
     const started = performance.now();
     const revision = this.applied;
@@ -239,7 +319,8 @@ export class EngineGraph {
     this.checkpointWriting = options.store
       .write(revision, bytes)
       .then(() => {
-        this.checkpointRevision = revision;
+        // A recovery may have restored a newer checkpoint meanwhile.
+        this.checkpointRevision = Math.max(this.checkpointRevision, revision);
         const seconds = (performance.now() - started) / 1000;
         options.onWritten?.({ revision, bytes: bytes.length, seconds });
         this.options.logger.info({ revision, bytes: bytes.length, ms: Math.round(seconds * 1000), to: options.store.location }, "relationship checkpoint written");
@@ -269,11 +350,24 @@ export class EngineGraph {
   /**
    * A reload committed: its revision and later ones wait (answers stay at the previous revision,
    * on the old schema) until the new schema is compiled and a graph on it holds every
-   * relationship; then the held commits apply to it and it replaces the old one at once.
+   * relationship; then the held commits apply to it and it replaces the old one at once. If a
+   * recovery starts while the schema is read, the switch gives up: the recovery's load reads the
+   * active schema itself and its follower replays the held commits.
    */
   private async switchSchema(): Promise<void> {
+    const epoch = this.epoch;
+    let zed: string | undefined;
+    let failure: unknown;
     try {
-      const zed = await this.options.source.activeSchema!();
+      zed = await this.options.source.activeSchema!();
+    } catch (error) {
+      failure = error;
+    }
+    if (epoch !== this.epoch) return;
+    const held = this.held!;
+    const revision = held[0]!.revision;
+    try {
+      if (failure !== undefined) throw failure;
       if (zed !== undefined) {
         const model = compileRoleSchema(zed);
         const next = new RelationshipGraph(model);
@@ -283,13 +377,13 @@ export class EngineGraph {
         this.current = next;
         this.model = model;
         this.schemaHash = schemaHash(model);
-        this.options.onModelReplaced?.(model, this.held![0]!.revision);
-        this.options.logger.info({ revision: this.held![0]!.revision }, "role configuration switched");
+        this.activeZed = zed;
+        this.options.onModelReplaced?.(model, revision);
+        this.options.logger.info({ revision }, "role configuration switched");
       }
     } catch (error) {
       this.options.logger.error({ err: error }, "could not switch to the new role configuration; keeping the old schema");
     }
-    const held = this.held ?? [];
     this.held = null;
     for (const batch of held) this.applyChanges(batch);
   }
@@ -365,6 +459,7 @@ export class EngineGraph {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.epoch++;
     if (this.checkpointTimer) clearInterval(this.checkpointTimer);
     this.checkpointTimer = null;
     await this.checkpointWriting;
