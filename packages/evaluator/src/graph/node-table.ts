@@ -116,8 +116,9 @@ export class NodeTable {
       if (table[2 * i] === hash && this.types[entry - 1] === typeIndex && this.idIs(entry - 1, id)) return entry - 1;
     }
     const node = this.count;
-    if ((node + 1) * 2 > table.length >>> 1) {
-      // Half full at most, so probes stay short and every probe sequence ends at an empty slot.
+    if ((node + 1) * 4 > (table.length >>> 1) * 3) {
+      // Three quarters full at most: every probe sequence ends at an empty slot, and a probe past
+      // a slot costs one more 8-byte read in the same cache line (the stored hash rarely matches).
       table = this.grow();
       mask = (table.length >>> 1) - 1;
       for (i = hash & mask; table[2 * i + 1] !== 0; i = (i + 1) & mask);
@@ -167,7 +168,7 @@ export class NodeTable {
 
   /**
    * Checks arrays read from elsewhere before they are used: every type below `types`, id offsets
-   * ascending and within the bytes, and a hash table of a power-of-two size, at most half full
+   * ascending and within the bytes, and a hash table of a power-of-two size, at most 3/4 full
    * (so every probe ends) and holding every node exactly once. Hashes are not recomputed: a wrong
    * one can only make a lookup miss (the checksum guards against that), never read out of bounds.
    * Returns a reason, or undefined if the arrays are usable.
@@ -183,7 +184,7 @@ export class NodeTable {
     }
     const slots = table.length >>> 1;
     if (table.length % 2 !== 0 || slots < MIN_SLOTS || (slots & (slots - 1)) !== 0) return "id index size";
-    if (nodes * 2 > slots) return "id index too full";
+    if (nodes * 4 > slots * 3) return "id index too full";
     const seen = new Uint8Array(nodes);
     let count = 0;
     for (let i = 1; i < table.length; i += 2) {
