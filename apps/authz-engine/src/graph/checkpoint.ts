@@ -62,17 +62,15 @@ function checksumOf(bytes: Uint8Array): number {
 }
 
 export function encodeCheckpoint(graph: RelationshipGraph, header: Omit<CheckpointHeader, "relationships" | "createdAt">): Uint8Array {
-  const body = encodeGraph(graph);
   const full: CheckpointHeader = { ...header, relationships: graph.size, createdAt: new Date().toISOString() };
   const json = Buffer.from(JSON.stringify(full));
-  const jsonPadded = pad8(json.length);
-  const out = new Uint8Array(PREFIX_BYTES + jsonPadded + body.length);
-  const view = new DataView(out.buffer);
+  // The graph is encoded behind room for the prefix and header: no second copy of the body.
+  const out = encodeGraph(graph, { reserve: PREFIX_BYTES + pad8(json.length) });
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   view.setUint32(0, MAGIC, true);
   view.setUint32(4, CHECKPOINT_FORMAT_VERSION, true);
   view.setUint32(8, json.length, true);
   out.set(json, PREFIX_BYTES);
-  out.set(body, PREFIX_BYTES + jsonPadded);
   view.setUint32(CHECKSUM_AT, checksumOf(out), true);
   return out;
 }
