@@ -60,6 +60,17 @@ describe("graph codec", () => {
     expect(copy.add(parseRelationship("group:all#member@user:bob"))).toBe(false);
   });
 
+  it("never writes to the bytes it decoded (the graph views them; a caller may keep them)", () => {
+    const bytes = encodeGraph(sample());
+    const kept = bytes.slice();
+    const copy = decodeGraph(model, bytes);
+    for (let i = 0; i < 300; i++) copy.add(parseRelationship(`doc:new${i}#viewer@group:g${i}#member`));
+    copy.remove(parseRelationship("doc:big#viewer@user:u7"));
+    copy.compact();
+    expect(check(copy, { type: "doc", id: "new5" }, "view", { type: "user", id: "alice" })).toBe(false);
+    expect(bytes).toEqual(kept);
+  });
+
   it("round-trips an empty graph", () => {
     const copy = decodeGraph(model, encodeGraph(new RelationshipGraph(model)));
     expect(copy.size).toBe(0);

@@ -104,7 +104,7 @@ export class NodeTable {
     }
   }
 
-  /** Node of (type, id), added as the next node if it is new (`added` tells). The id must be ASCII. */
+  /** Node of (type, id), added as the next node if it is new. The id must be ASCII. */
   intern(typeIndex: number, id: string): number {
     const hash = idHash(typeIndex, id);
     let table = this.table;
@@ -124,9 +124,10 @@ export class NodeTable {
       for (i = hash & mask; table[2 * i + 1] !== 0; i = (i + 1) & mask);
     } else if (this.tableShared) table = this.table = table.slice();
     this.tableShared = false;
+    // Bytes first: a refused id leaves no table entry behind.
+    this.append(typeIndex, id);
     table[2 * i] = hash;
     table[2 * i + 1] = node + 1;
-    this.append(typeIndex, id);
     return node;
   }
 
