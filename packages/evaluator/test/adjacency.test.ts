@@ -126,6 +126,7 @@ describe("adjacency base taken from elsewhere (a checkpoint)", () => {
       ["keys out of order", (b) => (b.keys![1] = 1), /not sorted/],
       ["a repeated value", (b) => (b.targets[1] = 4), /order/],
       ["offsets descending", (b) => (b.offsets[2] = 1), /descend/],
+      ["an offset past the targets", (b) => (b.offsets[1] = 2 ** 30), /overrun/],
       ["offsets not spanning the targets", (b) => (b.offsets[3] = 5), /span/],
       ["a negative bias", (b) => (b.bias = -1), /bias|shape/],
     ];

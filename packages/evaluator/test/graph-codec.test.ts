@@ -98,6 +98,45 @@ describe("graph codec", () => {
   });
 });
 
+describe("damaged graph encodings", () => {
+  // Each decode must also end quickly: an offset or count read from the bytes must never drive a loop
+  // past the arrays (vitest's timeout catches one that does).
+  it("fail with an EvaluationError, or decode to a graph that answers without failing otherwise", () => {
+    const good = encodeGraph(sample());
+    let seed = 7;
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    let refused = 0;
+    for (let round = 0; round < 1000; round++) {
+      const bytes = good.slice();
+      for (let f = 1 + Math.floor(random() * 3); f > 0; f--) {
+        const at = Math.floor(random() * bytes.length);
+        if (random() < 0.7) bytes[at]! ^= 1 << Math.floor(random() * 8);
+        else bytes[at] = [0, 0xff, 0x7f, 0x80][Math.floor(random() * 4)]!;
+      }
+      let copy: RelationshipGraph;
+      try {
+        copy = decodeGraph(model, bytes);
+      } catch (error) {
+        expect(error).toBeInstanceOf(EvaluationError);
+        refused++;
+        continue;
+      }
+      for (const user of ["alice", "bob", "u3"]) {
+        try {
+          check(copy, { type: "doc", id: "d1" }, "view", { type: "user", id: user });
+          lookupResources(copy, "doc", "view", { type: "user", id: user });
+        } catch (error) {
+          expect(error).toBeInstanceOf(EvaluationError);
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(500);
+  });
+});
+
 describe("graph encoding at a size where the indexes are bulk-loaded", () => {
   // Thousands of objects: the id index has grown past its first table, the per-resource lists are
   // a compact base after decoding, and the copy must keep working as a live graph.

@@ -244,14 +244,40 @@ export class Adjacency {
     const offsets = new Int32Array(size + 1);
     let distinct = 0;
     for (let i = 0; i < keys.length; i++) if (offsets[keys[i]! + bias + 1]!++ === 0) distinct++;
-    for (let k = 1; k <= size; k++) offsets[k]! += offsets[k - 1]!;
+    const sparse = !dense && distinct * SPARSE_FACTOR < size;
+    let ranges: Int32Array;
+    // Range index of each key's slot (sparse: reusing `offsets`, whose counts are read once more first).
+    let slotOf: Int32Array;
+    if (sparse) {
+      // Few keys over a wide range: their sorted list and one offset each, not a mostly empty
+      // offsets array (and no further pass over the whole key range).
+      const present = new Int32Array(distinct);
+      ranges = new Int32Array(distinct + 1);
+      for (let k = 0, at = 0; k < size; k++) {
+        const count = offsets[k + 1]!;
+        if (count === 0) continue;
+        present[at] = k - bias;
+        ranges[at + 1] = ranges[at]! + count;
+        offsets[k + 1] = at++;
+      }
+      this.sparseKeys = present;
+      slotOf = offsets.subarray(1);
+    } else {
+      for (let k = 1; k <= size; k++) offsets[k]! += offsets[k - 1]!;
+      ranges = offsets;
+      slotOf = offsets;
+      this.bias = bias;
+    }
     const targets = new Int32Array(keys.length);
-    const next = offsets.slice(0, size);
-    for (let i = 0; i < keys.length; i++) targets[next[keys[i]! + bias]!++] = values[i]!;
+    const rangeCount = ranges.length - 1;
+    const next = ranges.slice(0, rangeCount);
+    // Dense: slotOf[key + bias] is the range index itself; sparse: the range index stored per key.
+    if (sparse) for (let i = 0; i < keys.length; i++) targets[next[slotOf[keys[i]! + bias]!]!++] = values[i]!;
+    else for (let i = 0; i < keys.length; i++) targets[next[keys[i]! + bias]!++] = values[i]!;
     // Sorted ranges (for binary search); a range already in order is left alone.
-    for (let k = 0; k < size; k++) {
-      const from = offsets[k]!;
-      const to = offsets[k + 1]!;
+    for (let k = 0; k < rangeCount; k++) {
+      const from = ranges[k]!;
+      const to = ranges[k + 1]!;
       for (let j = from + 1; j < to; j++) {
         if (targets[j - 1]! > targets[j]!) {
           targets.subarray(from, to).sort();
@@ -259,24 +285,9 @@ export class Adjacency {
         }
       }
     }
+    this.offsets = ranges;
     this.targets = targets;
     this.baseKeys = distinct;
-    if (!dense && distinct * SPARSE_FACTOR < size) {
-      // Few keys over a wide range: their sorted list and one offset each, not a mostly empty offsets array.
-      const present = new Int32Array(distinct);
-      const squeezed = new Int32Array(distinct + 1);
-      for (let k = 0, at = 0; k < size; k++) {
-        if (offsets[k] === offsets[k + 1]) continue;
-        present[at] = k - bias;
-        squeezed[at++] = offsets[k]!;
-      }
-      squeezed[distinct] = targets.length;
-      this.sparseKeys = present;
-      this.offsets = squeezed;
-      return;
-    }
-    this.offsets = offsets;
-    this.bias = bias;
   }
 
   /** The base after folding the overlay into it (for encoding; the arrays are the adjacency's own, not copies). */
@@ -301,7 +312,8 @@ export class Adjacency {
     for (let i = 0; i + 1 < offsets.length; i++) {
       const from = offsets[i]!;
       const to = offsets[i + 1]!;
-      if (to < from) return "offsets descend";
+      // Checked before the range is read: a range past the targets would read undefined for billions of steps.
+      if (to < from || to > targets.length) return "offsets descend or overrun the targets";
       if (keys !== undefined && i > 0 && keys[i]! <= keys[i - 1]!) return "keys not sorted";
       if (from === to) continue;
       const key = keys === undefined ? i - bias : keys[i]!;
