@@ -14,7 +14,7 @@
 // relationships) node:zlib's crc32 takes 167 ms of CPU and sha256 317 ms on a core with SHA
 // instructions (medians of five), and a cryptographic hash buys nothing without a key.
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { decodeGraph, encodeGraph, type Model, type RelationshipGraph } from "@gatehouse/evaluator";
@@ -157,7 +157,7 @@ export function fileCheckpointStore(dir: string, keep = 2): CheckpointStore {
         .sort((a, b) => b.revision - a.revision);
     },
     async read(key) {
-      return new Uint8Array(await readFile(join(dir, key)));
+      return readWhole(join(dir, key));
     },
     async write(revision, bytes) {
       await mkdir(dir, { recursive: true });
@@ -169,6 +169,28 @@ export function fileCheckpointStore(dir: string, keep = 2): CheckpointStore {
       await Promise.all(stale.map((ref) => rm(join(dir, ref.key), { force: true })));
     },
   };
+}
+
+const READ_CHUNK = 64 * 2 ** 20;
+
+/**
+ * A file's bytes in one buffer of exactly its size, read in chunks: `readFile` refuses files over
+ * 2 GiB (a checkpoint of about 30 million relationships), and the graph keeps viewing this buffer.
+ */
+async function readWhole(path: string): Promise<Uint8Array> {
+  const file = await open(path, "r");
+  try {
+    const { size } = await file.stat();
+    const bytes = new Uint8Array(size);
+    for (let at = 0; at < size; ) {
+      const { bytesRead } = await file.read(bytes, at, Math.min(READ_CHUNK, size - at), at);
+      if (bytesRead === 0) throw new Error(`checkpoint ${path} ended at ${at} of ${size} bytes`);
+      at += bytesRead;
+    }
+    return bytes;
+  } finally {
+    await file.close();
+  }
 }
 
 /** Checkpoints as rows of the store's database (`gh_checkpoints`): no shared volume needed. */
