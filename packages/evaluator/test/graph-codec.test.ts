@@ -99,6 +99,44 @@ describe("graph codec", () => {
 });
 
 describe("damaged graph encodings", () => {
+  /** The encoding with its JSON description replaced by `edit`'s result (sections moved along). */
+  const withDescription = (bytes: Uint8Array, edit: (d: Record<string, unknown>) => unknown) => {
+    const length = new DataView(bytes.buffer, bytes.byteOffset).getUint32(0, true);
+    const description = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length))) as Record<string, unknown>;
+    const head = new TextEncoder().encode(JSON.stringify(edit(description)));
+    const rest = bytes.subarray(8 + Math.ceil(length / 8) * 8);
+    const out = new Uint8Array(8 + Math.ceil(head.length / 8) * 8 + rest.length);
+    new DataView(out.buffer).setUint32(0, head.length, true);
+    out.set(head, 8);
+    out.set(rest, 8 + Math.ceil(head.length / 8) * 8);
+    return out;
+  };
+
+  it("refuse a description of the wrong shape with an EvaluationError", () => {
+    const good = encodeGraph(sample());
+    expect(
+      sorted(
+        decodeGraph(
+          model,
+          withDescription(good, (d) => d),
+        ),
+      ),
+    ).toEqual(sorted(sample()));
+    for (const edit of [
+      (d: Record<string, unknown>) => ({ ...d, expiring: [null] }),
+      (d: Record<string, unknown>) => ({ ...d, indexes: "all" }),
+      (d: Record<string, unknown>) => ({ ...d, indexes: [[0, [0, 0, 0, 1, 0]]] }),
+      (d: Record<string, unknown>) => ({ ...d, nodes: -1 }),
+      (d: Record<string, unknown>) => ({ ...d, nodes: 1.5 }),
+      (d: Record<string, unknown>) => ({ ...d, idBytes: "12" }),
+      (d: Record<string, unknown>) => ({ ...d, v: 2 }),
+      () => null,
+      () => [1, 2],
+    ]) {
+      expect(() => decodeGraph(model, withDescription(good, edit)), JSON.stringify(edit({ v: 3 }))).toThrow(EvaluationError);
+    }
+  });
+
   // Each decode must also end quickly: an offset or count read from the bytes must never drive a loop
   // past the arrays (vitest's timeout catches one that does).
   it("fail with an EvaluationError, or decode to a graph that answers without failing otherwise", () => {

@@ -150,7 +150,9 @@ export function decodeGraph(model: Model, bytes: Uint8Array): RelationshipGraph 
   if (JSON.stringify(d.types) !== JSON.stringify(model.typeNames) || JSON.stringify(d.slots) !== JSON.stringify(slotNames(model))) {
     bad("made for another schema");
   }
-  if (!Array.isArray(d.indexes) || (d.expiring !== undefined && !Array.isArray(d.expiring))) bad("description shape");
+  if (!Array.isArray(d.indexes) || (d.expiring !== undefined && !(Array.isArray(d.expiring) && d.expiring.every((r) => typeof r === "object" && r !== null)))) {
+    bad("description shape");
+  }
   const types = uint16(d.nodes);
   const offsetsPart = take(typeof d.nodes === "number" ? d.nodes + 1 : d.nodes, 4);
   const offsets = new Uint32Array(offsetsPart.buffer, offsetsPart.byteOffset, offsetsPart.length / 4);
