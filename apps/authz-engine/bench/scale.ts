@@ -223,7 +223,7 @@ async function main() {
     ],
     ["ready from the snapshot (Postgres)", timed(snapshotMs, snapshotCpu)],
     ["checkpoint write (encode + file) / size", `${seconds(written.seconds * 1000)} / ${mib(fileBytes)} (${(fileBytes / relationships).toFixed(1)} B per relationship)`],
-    ["checkpoint load (read + sha256 + decode)", timed(checkpointLoadMs, checkpointLoadCpu)],
+    ["checkpoint load (read + CRC-32 + decode)", timed(checkpointLoadMs, checkpointLoadCpu)],
     [
       "ready from the checkpoint (load + feed replay)",
       `${timed(checkpointReadyMs, checkpointReadyCpu)}: ${(snapshotMs / checkpointReadyMs).toFixed(1)}× faster (CPU ${(snapshotCpu / checkpointReadyCpu).toFixed(1)}×)`,

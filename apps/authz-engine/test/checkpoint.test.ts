@@ -2,10 +2,12 @@
 // feed after it ends up with exactly the graph (and answers) of a replica that read the snapshot;
 // a corrupt, old-format, foreign or other-schema checkpoint is refused (logged, counted) and the
 // start falls back to an older checkpoint or to the snapshot. On PGlite and on Postgres.
+import { createHash } from "node:crypto";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { check, compileSchema, formatRelationship, lookupResources, type Model } from "@gatehouse/evaluator";
+import { crc32 } from "node:zlib";
+import { check, compileSchema, EvaluationError, formatRelationship, lookupResources, RelationshipGraph, type Model } from "@gatehouse/evaluator";
 import { Allowed } from "@gatehouse/proto";
 import { compileRoleSchema } from "@gatehouse/role-config";
 import { openStore } from "@gatehouse/store";
@@ -14,6 +16,7 @@ import { createSilentLogger } from "@gatehouse/telemetry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineGraph } from "../src/graph/engine-graph.js";
 import {
+  CheckpointError,
   databaseCheckpointStore,
   decodeCheckpoint,
   encodeCheckpoint,
@@ -171,6 +174,12 @@ describe.each(backends)("graph checkpoints on $name", (backend) => {
     await refusedThenSnapshot(bytes, "old-format");
   });
 
+  it("refuses a format-2 checkpoint (the layout before the graph's arrays were stored as they are)", async () => {
+    const bytes = formatTwo(await goodCheckpoint());
+    expect(() => decodeCheckpoint(bytes, model, { storeId: store.storeId, schemaHash: schemaHash(model) })).toThrow(/checkpoint format 2, this engine reads 3/);
+    await refusedThenSnapshot(bytes, "old-format");
+  });
+
   it("refuses a checkpoint of another store", async () => {
     const foreign = encodeCheckpoint(reference?.engine.graph ?? (await start(store)).engine.graph, { storeId: "another-store", schemaHash: schemaHash(model), revision: 1 });
     await refusedThenSnapshot(foreign, "foreign-store");
@@ -243,6 +252,105 @@ describe("engine server with a checkpoint directory", () => {
       await engine.close();
       await store.close();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * A format-2 checkpoint as that version wrote it: a 48-byte prefix (magic, version 2, header length,
+ * a reserved word, sha256 of everything but the digest), the header JSON padded to 4, then a body.
+ * Only the prefix matters to a reader of format 3, which must refuse it by its version.
+ */
+function formatTwo(current: Uint8Array): Uint8Array {
+  const view = new DataView(current.buffer, current.byteOffset, current.byteLength);
+  const headerLength = view.getUint32(8, true);
+  const header = current.subarray(16, 16 + headerLength);
+  const body = current.subarray(16 + Math.ceil(headerLength / 8) * 8);
+  const out = new Uint8Array(48 + ((headerLength + 3) & ~3) + body.length);
+  const outView = new DataView(out.buffer);
+  outView.setUint32(0, view.getUint32(0, true), true);
+  outView.setUint32(4, 2, true);
+  outView.setUint32(8, headerLength, true);
+  out.set(header, 48);
+  out.set(body, 48 + ((headerLength + 3) & ~3));
+  out.set(createHash("sha256").update(out.subarray(0, 16)).update(out.subarray(48)).digest(), 16);
+  return out;
+}
+
+describe("damaged checkpoints (bytes flipped at random)", () => {
+  // A graph with every kind of index: nested workspaces, grants through groups and roles, hosts.
+  const graph = new RelationshipGraph(model);
+  for (const r of [
+    childWorkspace("fz-ws1", "fz-root"),
+    childWorkspace("fz-ws2", "fz-ws1"),
+    ...readGrant("fz-root", "alice"),
+    ...readGrant("fz-ws2", "bob"),
+    ...Array.from({ length: 60 }, (_, i) => hostIn(`fz-h${i}`, i % 3 === 0 ? "fz-root" : i % 3 === 1 ? "fz-ws1" : "fz-ws2")),
+  ]) {
+    graph.add(r);
+  }
+  graph.compact();
+  const expect_ = { storeId: "fuzz-store", schemaHash: schemaHash(model) };
+  const good = encodeCheckpoint(graph, { ...expect_, revision: 7 });
+  const ask = (g: RelationshipGraph) => [
+    ...["alice", "bob", "nobody"].map((user) => lookupResources(g, "hbi/host", "view", { type: "rbac/principal", id: `redhat/${user}` }).join(",")),
+    ...["fz-h0", "fz-h1", "fz-h2", "fz-h59"].flatMap((host) => ["alice", "bob"].map((user) => check(g, { type: "hbi/host", id: host }, "view", { type: "rbac/principal", id: `redhat/${user}` }))),
+  ];
+  const answers = ask(graph);
+
+  /** Fixes the CRC-32 after damage, so the decoder's own checks (not the checksum) must catch it. */
+  const reseal = (bytes: Uint8Array) => {
+    if (bytes.length >= 16) new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).setUint32(12, crc32(bytes.subarray(16), crc32(bytes.subarray(0, 12))), true);
+    return bytes;
+  };
+
+  it("decodes the undamaged checkpoint to the same answers", () => {
+    expect(ask(decodeCheckpoint(good, model, expect_).graph)).toEqual(answers);
+  });
+
+  it("refuses every damaged copy with a CheckpointError, or decodes one that answers without failing", () => {
+    let seed = 20;
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const outcomes = { checksum: 0, structure: 0, decoded: 0 };
+    for (let round = 0; round < 600; round++) {
+      const bytes = good.slice();
+      const flips = 1 + Math.floor(random() * 4);
+      for (let f = 0; f < flips; f++) {
+        // Mostly single bits; sometimes a whole word set to an extreme (a length or an index).
+        const at = Math.floor(random() * bytes.length);
+        if (random() < 0.8) bytes[at]! ^= 1 << Math.floor(random() * 8);
+        else if (at + 4 <= bytes.length) new DataView(bytes.buffer).setInt32(at & ~3, [0x7fffffff, -1, -0x80000000, 1 << 20][Math.floor(random() * 4)]!, true);
+      }
+      const resealed = round % 2 === 1;
+      if (resealed) reseal(bytes);
+      try {
+        const { graph: decoded } = decodeCheckpoint(bytes, model, expect_);
+        // A flip that left a consistent graph (a different id byte, say): it must still answer.
+        try {
+          ask(decoded);
+        } catch (error) {
+          expect(error).toBeInstanceOf(EvaluationError);
+        }
+        outcomes.decoded++;
+      } catch (error) {
+        expect(error).toBeInstanceOf(CheckpointError);
+        const reason = (error as CheckpointError).reason;
+        expect(["corrupt", "old-format", "foreign-store", "schema-mismatch"]).toContain(reason);
+        if (resealed) outcomes.structure++;
+        else outcomes.checksum++;
+      }
+    }
+    // Unsealed damage is always caught by the checksum; resealed damage mostly by the structure checks.
+    expect(outcomes.checksum).toBe(300);
+    expect(outcomes.structure).toBeGreaterThan(100);
+  });
+
+  it("refuses a truncated checkpoint at every length", () => {
+    for (let length = 0; length < good.length; length += Math.max(1, Math.floor(good.length / 97))) {
+      expect(() => decodeCheckpoint(reseal(good.slice(0, length)), model, expect_), `length ${length}`).toThrow(CheckpointError);
     }
   });
 });

@@ -15,7 +15,7 @@ export type { SchemaAst, DefinitionAst, RelationAst, PermissionAst, ExpressionAs
 export { parseSchema } from "./schema/parser.js";
 export { compileSchema } from "./model/compile.js";
 export { Model, type Definition, type RelationDef, type PermissionDef, type AllowedSubject } from "./model/model.js";
-export { RelationshipGraph, type GraphTables } from "./graph/relationship-graph.js";
+export { RelationshipGraph, type GraphArrays } from "./graph/relationship-graph.js";
 export { encodeGraph, decodeGraph, GRAPH_CODEC_VERSION } from "./graph/graph-codec.js";
 export { check, type CheckOptions } from "./eval/check.js";
 export { DEFAULT_MAX_DEPTH } from "./eval/evaluation.js";

@@ -22,7 +22,7 @@ const reference = (pairs: Map<number, Set<number>>) =>
 
 describe("adjacency (compact base + overlay)", () => {
   // Key ranges: dense non-negative (a base with dense views), negative keys (subject-set codes),
-  // and sparse (kept as lists); each loaded in bulk, then changed, compacted and changed again.
+  // and sparse (a sorted key array); each loaded in bulk, then changed, compacted and changed again.
   const shapes = [
     { name: "dense keys", keys: 300, minKey: 0, values: 400, bulk: 3000 },
     { name: "negative keys", keys: 300, minKey: -150, values: 400, bulk: 3000 },
@@ -85,5 +85,56 @@ describe("adjacency (compact base + overlay)", () => {
     let dense = index.dense();
     for (let i = 0; i < 100 && !dense; i++) dense = index.dense();
     expect(dense && [...dense.targets]).toEqual([3, 5, 9, 7]);
+  });
+});
+
+describe("adjacency base taken from elsewhere (a checkpoint)", () => {
+  const loaded = (keys: number[], values: number[]) => {
+    const index = new Adjacency();
+    index.load(Int32Array.from(keys), Int32Array.from(values));
+    return index;
+  };
+
+  it("keeps sparse keys as a sorted key array and round-trips dense, negative and sparse bases", () => {
+    const sparse = loaded([90_000, 5, 5, 40_000], [1, 3, 2, 7]);
+    const base = sparse.base();
+    expect(base.keys && [...base.keys]).toEqual([5, 40_000, 90_000]);
+    expect([...base.offsets]).toEqual([0, 2, 3, 4]);
+    expect([...base.targets]).toEqual([2, 3, 7, 1]);
+    for (const index of [sparse, loaded([0, 0, 2], [5, 3, 7]), loaded([-3, 4, -3], [1, 1, 0])]) {
+      const copy = Adjacency.fromBase(index.base(), -10, 100_000, 0, 10);
+      if (typeof copy === "string") throw new Error(copy);
+      expect(contents(copy)).toEqual(contents(index));
+      expect(copy.pairs).toBe(index.pairs);
+      // Still a live index: a change lands in the overlay, the taken arrays stay untouched.
+      const targets = index.base().targets.slice();
+      expect(copy.add(7, 9)).toBe(true);
+      expect(copy.remove(7, 9)).toBe(true);
+      expect([...index.base().targets]).toEqual([...targets]);
+    }
+  });
+
+  it("refuses a base with an index out of range, out of order or repeated", () => {
+    const good = () => {
+      const b = loaded([1, 1, 3, 50_000], [4, 6, 2, 8]).base();
+      return { keys: b.keys?.slice(), offsets: b.offsets.slice(), targets: b.targets.slice(), bias: b.bias };
+    };
+    expect(typeof Adjacency.fromBase(good(), 0, 60_000, 0, 10)).not.toBe("string");
+    const cases: Array<[string, (b: ReturnType<typeof good>) => void, RegExp]> = [
+      ["a value beyond the nodes", (b) => (b.targets[3] = 10), /out of range/],
+      ["a key beyond the nodes", (b) => (b.keys![2] = 70_000), /out of range/],
+      ["keys out of order", (b) => (b.keys![1] = 1), /not sorted/],
+      ["a repeated value", (b) => (b.targets[1] = 4), /order/],
+      ["offsets descending", (b) => (b.offsets[2] = 1), /descend/],
+      ["an offset past the targets", (b) => (b.offsets[1] = 2 ** 30), /overrun/],
+      ["offsets not spanning the targets", (b) => (b.offsets[3] = 5), /span/],
+      ["a negative bias", (b) => (b.bias = -1), /bias|shape/],
+    ];
+    for (const [what, damage, reason] of cases) {
+      const b = good();
+      damage(b);
+      expect(Adjacency.fromBase(b, 0, 60_000, 0, 10), what).toMatch(reason);
+    }
+    expect(Adjacency.fromBase({ keys: undefined, offsets: Int32Array.from([0, 1]), targets: Int32Array.from([0]), bias: 5 }, 0, 10, 0, 10)).toMatch(/key -5 out of range/);
   });
 });

@@ -189,7 +189,7 @@ describe("incremental per-type order", () => {
       const order = sortedTypeOf(g, hostType);
       const all = g.objectIds(hostType);
       expect(order.ids).toEqual([...all].sort());
-      expect(order.nodes.map((node) => g.nodeId[node])).toEqual(order.ids);
+      expect(order.nodes.map((node) => g.idOf(node))).toEqual(order.ids);
       expect(order.nodes.map((node) => order.rank[node])).toEqual(order.ids.map((_, rank) => rank));
       const visible = [...present].filter(([, ws]) => ws === "w").map(([id]) => id);
       expect(lookupResources(g, "host", "view", alice)).toEqual(visible.sort());

@@ -37,6 +37,7 @@ function sample(): RelationshipGraph {
 }
 
 const sorted = (g: RelationshipGraph) => [...g.relationships()].map(formatRelationship).sort();
+const idsOf = (g: RelationshipGraph) => Array.from({ length: g.nodeCount }, (_, node) => g.idOf(node));
 
 describe("graph codec", () => {
   it("round-trips every relationship, node numbering and answer", () => {
@@ -44,7 +45,7 @@ describe("graph codec", () => {
     const copy = decodeGraph(model, encodeGraph(graph));
     expect(sorted(copy)).toEqual(sorted(graph));
     expect(copy.size).toBe(graph.size);
-    expect([...copy.nodeId]).toEqual([...graph.nodeId]);
+    expect(idsOf(copy)).toEqual(idsOf(graph));
     expect([...copy.usersetNode]).toEqual([...graph.usersetNode]);
     for (const user of ["alice", "bob", "carol", "u42", "nobody"]) {
       for (const doc of ["d1", "d2", "d3", "big"]) {
@@ -57,6 +58,17 @@ describe("graph codec", () => {
     // The copy keeps working as a live graph.
     expect(copy.add(parseRelationship("doc:d9#viewer@group:eng#member"))).toBe(true);
     expect(copy.add(parseRelationship("group:all#member@user:bob"))).toBe(false);
+  });
+
+  it("never writes to the bytes it decoded (the graph views them; a caller may keep them)", () => {
+    const bytes = encodeGraph(sample());
+    const kept = bytes.slice();
+    const copy = decodeGraph(model, bytes);
+    for (let i = 0; i < 300; i++) copy.add(parseRelationship(`doc:new${i}#viewer@group:g${i}#member`));
+    copy.remove(parseRelationship("doc:big#viewer@user:u7"));
+    copy.compact();
+    expect(check(copy, { type: "doc", id: "new5" }, "view", { type: "user", id: "alice" })).toBe(false);
+    expect(bytes).toEqual(kept);
   });
 
   it("round-trips an empty graph", () => {
@@ -77,9 +89,89 @@ describe("graph codec", () => {
     expect(() => decodeGraph(other, bytes)).toThrow(EvaluationError);
     expect(() => decodeGraph(model, bytes.subarray(0, bytes.length - 4))).toThrow(/truncated|trailing/);
     const damaged = bytes.slice();
-    // The last edge's subject code: far beyond every node.
-    new DataView(damaged.buffer).setInt32(damaged.length - 4, 1 << 30, true);
+    // The last index's last value (the last word that is not padding): far beyond every node.
+    const words = new Int32Array(damaged.buffer);
+    let last = words.length - 1;
+    while (words[last] === 0) last--;
+    words[last] = 1 << 30;
     expect(() => decodeGraph(model, damaged)).toThrow(/inconsistent/);
+  });
+});
+
+describe("damaged graph encodings", () => {
+  /** The encoding with its JSON description replaced by `edit`'s result (sections moved along). */
+  const withDescription = (bytes: Uint8Array, edit: (d: Record<string, unknown>) => unknown) => {
+    const length = new DataView(bytes.buffer, bytes.byteOffset).getUint32(0, true);
+    const description = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length))) as Record<string, unknown>;
+    const head = new TextEncoder().encode(JSON.stringify(edit(description)));
+    const rest = bytes.subarray(8 + Math.ceil(length / 8) * 8);
+    const out = new Uint8Array(8 + Math.ceil(head.length / 8) * 8 + rest.length);
+    new DataView(out.buffer).setUint32(0, head.length, true);
+    out.set(head, 8);
+    out.set(rest, 8 + Math.ceil(head.length / 8) * 8);
+    return out;
+  };
+
+  it("refuse a description of the wrong shape with an EvaluationError", () => {
+    const good = encodeGraph(sample());
+    expect(
+      sorted(
+        decodeGraph(
+          model,
+          withDescription(good, (d) => d),
+        ),
+      ),
+    ).toEqual(sorted(sample()));
+    for (const edit of [
+      (d: Record<string, unknown>) => ({ ...d, expiring: [null] }),
+      (d: Record<string, unknown>) => ({ ...d, indexes: "all" }),
+      (d: Record<string, unknown>) => ({ ...d, indexes: [[0, [0, 0, 0, 1, 0]]] }),
+      (d: Record<string, unknown>) => ({ ...d, nodes: -1 }),
+      (d: Record<string, unknown>) => ({ ...d, nodes: 1.5 }),
+      (d: Record<string, unknown>) => ({ ...d, idBytes: "12" }),
+      (d: Record<string, unknown>) => ({ ...d, v: 2 }),
+      () => null,
+      () => [1, 2],
+    ]) {
+      expect(() => decodeGraph(model, withDescription(good, edit)), JSON.stringify(edit({ v: 3 }))).toThrow(EvaluationError);
+    }
+  });
+
+  // Each decode must also end quickly: an offset or count read from the bytes must never drive a loop
+  // past the arrays (vitest's timeout catches one that does).
+  it("fail with an EvaluationError, or decode to a graph that answers without failing otherwise", () => {
+    const good = encodeGraph(sample());
+    let seed = 7;
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    let refused = 0;
+    for (let round = 0; round < 1000; round++) {
+      const bytes = good.slice();
+      for (let f = 1 + Math.floor(random() * 3); f > 0; f--) {
+        const at = Math.floor(random() * bytes.length);
+        if (random() < 0.7) bytes[at]! ^= 1 << Math.floor(random() * 8);
+        else bytes[at] = [0, 0xff, 0x7f, 0x80][Math.floor(random() * 4)]!;
+      }
+      let copy: RelationshipGraph;
+      try {
+        copy = decodeGraph(model, bytes);
+      } catch (error) {
+        expect(error).toBeInstanceOf(EvaluationError);
+        refused++;
+        continue;
+      }
+      for (const user of ["alice", "bob", "u3"]) {
+        try {
+          check(copy, { type: "doc", id: "d1" }, "view", { type: "user", id: user });
+          lookupResources(copy, "doc", "view", { type: "user", id: user });
+        } catch (error) {
+          expect(error).toBeInstanceOf(EvaluationError);
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(500);
   });
 });
 
@@ -103,8 +195,8 @@ describe("graph encoding at a size where the indexes are bulk-loaded", () => {
     const graph = big();
     const copy = decodeGraph(model, encodeGraph(graph));
     expect(sorted(copy)).toEqual(sorted(graph));
-    expect([...copy.nodeId]).toEqual([...graph.nodeId]);
-    graph.nodeId.forEach((id, node) => expect(copy.nodeOf(graph.nodeType[node]!, id)).toBe(node));
+    expect(idsOf(copy)).toEqual(idsOf(graph));
+    idsOf(graph).forEach((id, node) => expect(copy.nodeOf(graph.nodeType[node]!, id)).toBe(node));
     expect(copy.nodeOf(model.typeIndex("doc")!, "nowhere")).toBe(-1);
     for (const user of ["u1", "u5", "u42", "u2999", "nobody"]) {
       const list = (g: RelationshipGraph) => lookupResources(g, "doc", "view", { type: "user", id: user });
@@ -122,16 +214,16 @@ describe("graph encoding at a size where the indexes are bulk-loaded", () => {
   it("refuses a damaged id index", () => {
     const bytes = encodeGraph(big());
     const head = new DataView(bytes.buffer).getUint32(0, true);
-    const description = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + head))) as { nodes: number; idBytes: number };
-    const pad = (n: number) => (n + 3) & ~3;
-    // The index follows the description, the ids and the node types; its first non-empty slot
-    // is made to repeat another node.
-    const index = 4 + pad(head) + pad(description.idBytes) + pad(description.nodes * 2);
+    const description = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + head))) as { nodes: number; idBytes: number };
+    const pad = (n: number) => Math.ceil(n / 8) * 8;
+    // The index follows the description, the node types, the id offsets and the id bytes; one of
+    // its (hash, node + 1) pairs is made to repeat another's node.
+    const index = 8 + pad(head) + pad(description.nodes * 2) + pad((description.nodes + 1) * 4) + pad(description.idBytes);
     const damaged = bytes.slice();
-    const slots = new Int32Array(damaged.buffer, index, 64);
-    const first = slots.findIndex((v) => v !== 0);
-    const second = slots.findIndex((v, i) => i > first && v !== 0);
-    slots[second] = slots[first]!;
+    const pairs = new Int32Array(damaged.buffer, index, 256);
+    const nodeAt = (from: number) => pairs.findIndex((v, i) => i > from && i % 2 === 1 && v !== 0);
+    const first = nodeAt(-1);
+    pairs[nodeAt(first)] = pairs[first]!;
     expect(() => decodeGraph(model, damaged)).toThrow(/id index/);
   });
 });

@@ -67,7 +67,7 @@ export function guardDispatchDepth(evaluation: WalkEvaluation, target: number, m
   /** (node, slot) → the deepest level it was walked from without failing, or ON_PATH while being walked. */
   const walked = new Map<number, number>();
   const fail = (node: number, slot: number, why: string): never => {
-    const name = `${graph.model.typeNames[graph.nodeType[node]!]}:${graph.nodeId[node]}#${graph.model.slots[slot]!.name}`;
+    const name = `${graph.model.typeNames[graph.nodeType[node]!]}:${graph.idOf(node)}#${graph.model.slots[slot]!.name}`;
     throw new EvaluationError("max-depth-exceeded", `max depth ${maxDepth} exceeded: ${why} at ${name}`);
   };
 

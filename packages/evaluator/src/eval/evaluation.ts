@@ -392,6 +392,6 @@ export class Evaluation {
 
   describe(node: number, slot: number): string {
     const { graph } = this;
-    return `${graph.model.typeNames[graph.nodeType[node]!]}:${graph.nodeId[node]}#${graph.model.slots[slot]!.name}`;
+    return `${graph.model.typeNames[graph.nodeType[node]!]}:${graph.idOf(node)}#${graph.model.slots[slot]!.name}`;
   }
 }

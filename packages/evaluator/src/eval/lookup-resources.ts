@@ -177,7 +177,7 @@ export function sortedTypeOf(graph: RelationshipGraph, typeIndex: number): Sorte
   if (!byType) sortedTypes.set(graph, (byType = new Map()));
   let sorted = byType.get(typeIndex);
   if (!sorted) byType.set(typeIndex, (sorted = { scanned: 0, ids: [], nodes: [], rank: new Int32Array(0) }));
-  const { nodeType, nodeId } = graph;
+  const { nodeType } = graph;
   const total = nodeType.length;
   if (sorted.scanned === total) return sorted;
   // The new nodes of this type, sorted among themselves.
@@ -193,7 +193,7 @@ export function sortedTypeOf(graph: RelationshipGraph, typeIndex: number): Sorte
   sorted.scanned = total;
   sorted.rank = rank;
   if (fresh.length === 0) return sorted;
-  const freshIds = fresh.map((n) => nodeId[n]!);
+  const freshIds = fresh.map((n) => graph.idOf(n));
   const order = fresh.map((_, i) => i).sort(byId(freshIds));
   const old = sorted.ids;
   const oldNodes = sorted.nodes;
@@ -249,7 +249,7 @@ function lowerBound(sorted: string[], id: string): number {
 }
 
 function sortedIds(graph: RelationshipGraph, typeIndex: number, nodes: number[]): string[] {
-  if (nodes.length < RANK_SORT_FROM) return nodes.map((n) => graph.nodeId[n]!).sort();
+  if (nodes.length < RANK_SORT_FROM) return nodes.map((n) => graph.idOf(n)).sort();
   const sorted = sortedTypeOf(graph, typeIndex);
   const count = sorted.ids.length;
   const marks = new Uint8Array(count);

@@ -4,7 +4,7 @@
 import { EvaluationError } from "../errors.js";
 import type { RelationshipGraph } from "../graph/relationship-graph.js";
 import type { Op } from "../model/model.js";
-import { WILDCARD_ID, type ObjectRef } from "../relationship.js";
+import type { ObjectRef } from "../relationship.js";
 import { check } from "./check.js";
 import { DEFAULT_MAX_DEPTH } from "./evaluation.js";
 import { resolvePermission, resolveType } from "./subject.js";
@@ -59,14 +59,14 @@ export function lookupSubjects(graph: RelationshipGraph, resource: ObjectRef, pe
     if (cached && depth <= cached.depth) return cached.set;
     // As SpiceDB: a dispatch with no depth remaining fails (no aliasing here, unlike check).
     if (inProgress.has(key) || depth >= DEFAULT_MAX_DEPTH) {
-      throw new EvaluationError("max-depth-exceeded", `max depth exceeded expanding ${model.typeNames[graph.nodeType[node]!]}:${graph.nodeId[node]}#${model.slots[s]!.name}`);
+      throw new EvaluationError("max-depth-exceeded", `max depth exceeded expanding ${model.typeNames[graph.nodeType[node]!]}:${graph.idOf(node)}#${model.slots[s]!.name}`);
     }
     inProgress.add(key);
     const slotDef = model.slots[s]!;
     let result = slotDef.stored ? expandDirect(node, s, depth) : expandOp(slotDef.op!, node, depth);
     // A subject set contains itself.
     if (s === wantedSlot && graph.nodeType[node] === wantedType) {
-      result = { ...result, ids: new Set(result.ids).add(graph.nodeId[node]!) };
+      result = { ...result, ids: new Set(result.ids).add(graph.idOf(node)) };
     }
     inProgress.delete(key);
     done.set(key, { set: result, depth });
@@ -81,11 +81,11 @@ export function lookupSubjects(graph: RelationshipGraph, resource: ObjectRef, pe
       if (code >= 0) {
         if (wantedSlot >= 0 || graph.nodeType[code] !== wantedType) {
           // A wildcard of the wanted type also matches subject sets of that type.
-          if (wantedSlot >= 0 && graph.nodeType[code] === wantedType && graph.nodeId[code] === WILDCARD_ID) wildcard = true;
+          if (wantedSlot >= 0 && graph.nodeType[code] === wantedType && code === graph.wildcardNodeOf(wantedType)) wildcard = true;
           continue;
         }
-        if (graph.nodeId[code] === WILDCARD_ID) wildcard = true;
-        else ids.add(graph.nodeId[code]!);
+        if (code === graph.wildcardNodeOf(graph.nodeType[code]!)) wildcard = true;
+        else ids.add(graph.idOf(code));
         continue;
       }
       const u = -code - 1;

@@ -1,8 +1,10 @@
 // Multimap from an integer key to its integer values, in two layers:
 // - a base in compressed (CSR) form: the values of key k are `targets[offsets[k + bias] ..
 //   offsets[k + bias + 1])`, sorted, so a membership test is a scan or binary search of one range
-//   and a bulk load (a checkpoint) is a few typed-array passes instead of a map entry and a list
-//   per key;
+//   and a bulk load is a few typed-array passes instead of a map entry and a list per key. Keys
+//   spread thinly over a wide range (a few thousand workspaces among millions of nodes) keep a
+//   sorted `keys` array instead, and key k is at its position there (binary search). Either way the
+//   base is three typed arrays, so a checkpoint holds them as they are (`base`, `fromBase`);
 // - an overlay: the whole current list of every key changed since the base was built (it shadows
 //   the key's base range). Short lists are scanned; long ones also get a value → position map,
 //   so membership and removal stay O(1) (a workspace may hold hundreds of thousands of hosts).
@@ -42,9 +44,22 @@ export type Values = Int32Array | readonly number[];
 const NO_OFFSETS = new Int32Array(1);
 const NO_TARGETS = new Int32Array(0);
 
+/**
+ * The base's arrays: with `keys`, the values of keys[i] are targets[offsets[i] .. offsets[i + 1]);
+ * without, those of key k are at offsets[k + bias] (ranges sorted, values distinct within a range).
+ */
+export interface AdjacencyBase {
+  keys: Int32Array | undefined;
+  offsets: Int32Array;
+  targets: Int32Array;
+  bias: number;
+}
+
 export class Adjacency {
   private offsets: Int32Array = NO_OFFSETS;
   private targets: Int32Array = NO_TARGETS;
+  /** Sorted keys of a sparse base (offsets then has one entry per key, plus one); undefined when dense. */
+  private sparseKeys: Int32Array | undefined = undefined;
   /** Added to a key to index `offsets` (keys may be negative: subject-set codes). */
   private bias = 0;
   /** Keys with values in the base. */
@@ -62,10 +77,34 @@ export class Adjacency {
    * has been asked for often enough to pay for compacting. Callers fall back to `get`/`has`.
    */
   dense(): DenseAdjacency | undefined {
-    if (this.lists.size === 0) return this.bias === 0 ? (this.denseView ??= { offsets: this.offsets, targets: this.targets }) : undefined;
+    if (this.lists.size === 0 && this.sparseKeys === undefined) return this.bias === 0 ? (this.denseView ??= { offsets: this.offsets, targets: this.targets }) : undefined;
     if (++this.staleReads < DENSE_REBUILD_READS + this.lists.size / DENSE_REBUILD_KEYS_PER_READ) return undefined;
     this.compact(true);
-    return this.bias === 0 && this.lists.size === 0 ? (this.denseView ??= { offsets: this.offsets, targets: this.targets }) : undefined;
+    return this.bias === 0 && this.lists.size === 0 && this.sparseKeys === undefined ? (this.denseView ??= { offsets: this.offsets, targets: this.targets }) : undefined;
+  }
+
+  /** Index of key's range in `offsets`, or -1 when the base has no range for it. */
+  private rangeOf(key: number): number {
+    const keys = this.sparseKeys;
+    if (keys === undefined) {
+      const i = key + this.bias;
+      return i >= 0 && i + 1 < this.offsets.length ? i : -1;
+    }
+    let lo = 0;
+    let hi = keys.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const k = keys[mid]!;
+      if (k === key) return mid;
+      if (k < key) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** Key of the base's range i. */
+  private keyAt(i: number): number {
+    return this.sparseKeys === undefined ? i - this.bias : this.sparseKeys[i]!;
   }
 
   get(key: number): Values | undefined {
@@ -73,8 +112,8 @@ export class Adjacency {
       const list = this.lists.get(key);
       if (list) return list.length > 0 ? list : undefined;
     }
-    const i = key + this.bias;
-    if (i < 0 || i + 1 >= this.offsets.length) return undefined;
+    const i = this.rangeOf(key);
+    if (i < 0) return undefined;
     const from = this.offsets[i]!;
     const to = this.offsets[i + 1]!;
     return from === to ? undefined : this.targets.subarray(from, to);
@@ -91,9 +130,9 @@ export class Adjacency {
   }
 
   private baseHas(key: number, value: number): boolean {
-    const i = key + this.bias;
+    const i = this.rangeOf(key);
     const { offsets, targets } = this;
-    if (i < 0 || i + 1 >= offsets.length) return false;
+    if (i < 0) return false;
     let lo = offsets[i]!;
     let hi = offsets[i + 1]! - 1;
     if (hi - lo < SCAN_MAX) {
@@ -114,9 +153,9 @@ export class Adjacency {
   private own(key: number): number[] {
     let list = this.lists.get(key);
     if (!list) {
-      const i = key + this.bias;
-      const from = i >= 0 && i + 1 < this.offsets.length ? this.offsets[i]! : 0;
-      const to = i >= 0 && i + 1 < this.offsets.length ? this.offsets[i + 1]! : 0;
+      const i = this.rangeOf(key);
+      const from = i >= 0 ? this.offsets[i]! : 0;
+      const to = i >= 0 ? this.offsets[i + 1]! : 0;
       list = from === to ? [] : Array.from(this.targets.subarray(from, to));
       if (from !== to) this.shadowing++;
       this.lists.set(key, list);
@@ -167,8 +206,8 @@ export class Adjacency {
   }
 
   private inBase(key: number): boolean {
-    const i = key + this.bias;
-    return i >= 0 && i + 1 < this.offsets.length && this.offsets[i] !== this.offsets[i + 1];
+    const i = this.rangeOf(key);
+    return i >= 0 && this.offsets[i] !== this.offsets[i + 1];
   }
 
   private changed(): void {
@@ -187,6 +226,7 @@ export class Adjacency {
     this.staleReads = 0;
     this.offsets = NO_OFFSETS;
     this.targets = NO_TARGETS;
+    this.sparseKeys = undefined;
     this.bias = 0;
     this.baseKeys = 0;
     this.shadowing = 0;
@@ -204,24 +244,40 @@ export class Adjacency {
     const offsets = new Int32Array(size + 1);
     let distinct = 0;
     for (let i = 0; i < keys.length; i++) if (offsets[keys[i]! + bias + 1]!++ === 0) distinct++;
-    if (!dense && distinct * SPARSE_FACTOR < size) {
-      // Few keys over a wide range: lists, not a mostly empty offsets array.
-      for (let i = 0; i < keys.length; i++) {
-        const list = this.lists.get(keys[i]!);
-        if (list) list.push(values[i]!);
-        else this.lists.set(keys[i]!, [values[i]!]);
+    const sparse = !dense && distinct * SPARSE_FACTOR < size;
+    let ranges: Int32Array;
+    // Range index of each key's slot (sparse: reusing `offsets`, whose counts are read once more first).
+    let slotOf: Int32Array;
+    if (sparse) {
+      // Few keys over a wide range: their sorted list and one offset each, not a mostly empty
+      // offsets array (and no further pass over the whole key range).
+      const present = new Int32Array(distinct);
+      ranges = new Int32Array(distinct + 1);
+      for (let k = 0, at = 0; k < size; k++) {
+        const count = offsets[k + 1]!;
+        if (count === 0) continue;
+        present[at] = k - bias;
+        ranges[at + 1] = ranges[at]! + count;
+        offsets[k + 1] = at++;
       }
-      for (const [key, list] of this.lists) if (list.length > SET_THRESHOLD) this.positions.set(key, positionsOf(list));
-      return;
+      this.sparseKeys = present;
+      slotOf = offsets.subarray(1);
+    } else {
+      for (let k = 1; k <= size; k++) offsets[k]! += offsets[k - 1]!;
+      ranges = offsets;
+      slotOf = offsets;
+      this.bias = bias;
     }
-    for (let k = 1; k <= size; k++) offsets[k]! += offsets[k - 1]!;
     const targets = new Int32Array(keys.length);
-    const next = offsets.slice(0, size);
-    for (let i = 0; i < keys.length; i++) targets[next[keys[i]! + bias]!++] = values[i]!;
+    const rangeCount = ranges.length - 1;
+    const next = ranges.slice(0, rangeCount);
+    // Dense: slotOf[key + bias] is the range index itself; sparse: the range index stored per key.
+    if (sparse) for (let i = 0; i < keys.length; i++) targets[next[slotOf[keys[i]! + bias]!]!++] = values[i]!;
+    else for (let i = 0; i < keys.length; i++) targets[next[keys[i]! + bias]!++] = values[i]!;
     // Sorted ranges (for binary search); a range already in order is left alone.
-    for (let k = 0; k < size; k++) {
-      const from = offsets[k]!;
-      const to = offsets[k + 1]!;
+    for (let k = 0; k < rangeCount; k++) {
+      const from = ranges[k]!;
+      const to = ranges[k + 1]!;
       for (let j = from + 1; j < to; j++) {
         if (targets[j - 1]! > targets[j]!) {
           targets.subarray(from, to).sort();
@@ -229,19 +285,75 @@ export class Adjacency {
         }
       }
     }
-    this.offsets = offsets;
+    this.offsets = ranges;
     this.targets = targets;
-    this.bias = bias;
     this.baseKeys = distinct;
+  }
+
+  /** The base after folding the overlay into it (for encoding; the arrays are the adjacency's own, not copies). */
+  base(): AdjacencyBase {
+    if (this.lists.size > 0) this.compact();
+    return { keys: this.sparseKeys, offsets: this.offsets, targets: this.targets, bias: this.bias };
+  }
+
+  /**
+   * An adjacency over a base read from elsewhere (a checkpoint), used as it is after checking it:
+   * offsets ascending from 0 to the targets' length, keys sorted and distinct, every key with values
+   * in [keyFrom, keyTo) and every value in [valueFrom, valueTo), each range sorted without repeats
+   * (binary search needs it; repeats would count a relationship twice). One pass over the arrays.
+   * Returns a reason when the base is unusable.
+   */
+  static fromBase(base: AdjacencyBase, keyFrom: number, keyTo: number, valueFrom: number, valueTo: number): Adjacency | string {
+    const { keys, offsets, targets, bias } = base;
+    if (offsets.length < 1 || offsets[0] !== 0 || offsets[offsets.length - 1] !== targets.length) return "offsets do not span the targets";
+    if (keys !== undefined && (bias !== 0 || offsets.length !== keys.length + 1)) return "keyed base shape";
+    if (!Number.isSafeInteger(bias) || bias < 0) return "bias";
+    let keyCount = 0;
+    for (let i = 0; i + 1 < offsets.length; i++) {
+      const from = offsets[i]!;
+      const to = offsets[i + 1]!;
+      // Checked before the range is read: a range past the targets would read undefined for billions of steps.
+      if (to < from || to > targets.length) return "offsets descend or overrun the targets";
+      if (keys !== undefined && i > 0 && keys[i]! <= keys[i - 1]!) return "keys not sorted";
+      if (from === to) continue;
+      const key = keys === undefined ? i - bias : keys[i]!;
+      if (key < keyFrom || key >= keyTo) return `key ${key} out of range`;
+      keyCount++;
+      let previous = Number.NEGATIVE_INFINITY;
+      for (let j = from; j < to; j++) {
+        const value = targets[j]!;
+        if (value <= previous || value < valueFrom || value >= valueTo) return `values of key ${key} out of range or order`;
+        previous = value;
+      }
+    }
+    const adjacency = new Adjacency();
+    adjacency.sparseKeys = keys;
+    adjacency.offsets = offsets;
+    adjacency.targets = targets;
+    adjacency.bias = bias;
+    adjacency.baseKeys = keyCount;
+    return adjacency;
+  }
+
+  /** Number of pairs (for a graph's relationship count). */
+  get pairs(): number {
+    let n = this.targets.length;
+    if (this.lists.size === 0) return n;
+    for (const [key, list] of this.lists) {
+      const i = this.rangeOf(key);
+      if (i >= 0) n -= this.offsets[i + 1]! - this.offsets[i]!;
+      n += list.length;
+    }
+    return n;
   }
 
   /** Folds the overlay into the base (`dense`: even when the keys are sparse). */
   compact(dense = false): void {
-    const { offsets, targets, bias, lists } = this;
+    const { offsets, targets, lists } = this;
     let count = 0;
     for (let i = 0; i + 1 < offsets.length; i++) {
       const n = offsets[i + 1]! - offsets[i]!;
-      if (n > 0 && (lists.size === 0 || !lists.has(i - bias))) count += n;
+      if (n > 0 && (lists.size === 0 || !lists.has(this.keyAt(i)))) count += n;
     }
     for (const list of lists.values()) count += list.length;
     const keys = new Int32Array(count);
@@ -250,8 +362,8 @@ export class Adjacency {
     for (let i = 0; i + 1 < offsets.length; i++) {
       const from = offsets[i]!;
       const to = offsets[i + 1]!;
-      if (from === to || (lists.size > 0 && lists.has(i - bias))) continue;
-      keys.fill(i - bias, at, at + to - from);
+      if (from === to || (lists.size > 0 && lists.has(this.keyAt(i)))) continue;
+      keys.fill(this.keyAt(i), at, at + to - from);
       values.set(targets.subarray(from, to), at);
       at += to - from;
     }
@@ -265,12 +377,12 @@ export class Adjacency {
 
   /** Every key with at least one value, with its values (order unspecified). */
   *entries(): IterableIterator<[number, Values]> {
-    const { offsets, targets, bias, lists } = this;
+    const { offsets, targets, lists } = this;
     for (let i = 0; i + 1 < offsets.length; i++) {
       const from = offsets[i]!;
       const to = offsets[i + 1]!;
-      if (from === to || (lists.size > 0 && lists.has(i - bias))) continue;
-      yield [i - bias, targets.subarray(from, to)];
+      if (from === to || (lists.size > 0 && lists.has(this.keyAt(i)))) continue;
+      yield [this.keyAt(i), targets.subarray(from, to)];
     }
     for (const entry of lists) if (entry[1].length > 0) yield entry;
   }

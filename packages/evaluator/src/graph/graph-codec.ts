@@ -1,16 +1,22 @@
-// Compact binary form of a RelationshipGraph: a small JSON description (type and slot names, counts),
-// the object ids as one newline-joined UTF-8 string table, and typed arrays for node types, the id
-// index's hash table, subject sets and edges. Loading it skips parsing and validating every
-// relationship and hashing every id: the indexes are filled by typed-array passes, which is what
-// makes a checkpoint start faster than a snapshot. Integrity (checksum, store, revision) is the caller's job:
-// this module stays pure (no Node APIs), so it runs in a browser too.
+// Binary form of a RelationshipGraph: the graph's own arrays as they are held in memory (node
+// types, id offsets and id bytes, the id hash table, subject sets, and each relation index's
+// offsets and targets), each an 8-byte-aligned section, after a small JSON description (type and
+// slot names, array lengths). Decoding makes typed-array views over the bytes and checks them in
+// one pass each (`RelationshipGraph.fromArrays`): no string per object, no map entry, no rebuilt
+// index (a checkpoint start at ten million relationships: 1.7 s of CPU in all, docs/SCALING.md).
+// Integrity (checksum, store, revision) is the caller's job: this module stays pure
+// (no Node APIs), so it runs in a browser too.
 import { EvaluationError } from "../errors.js";
 import type { Model } from "../model/model.js";
 import type { Relationship } from "../relationship.js";
-import { RelationshipGraph, type GraphTables } from "./relationship-graph.js";
+import type { AdjacencyBase } from "./adjacency.js";
+import { RelationshipGraph, type GraphArrays } from "./relationship-graph.js";
 
 /** Version of the body layout below; a decoder refuses any other. */
-export const GRAPH_CODEC_VERSION = 2;
+export const GRAPH_CODEC_VERSION = 3;
+
+/** An index's base: [keyed (1) or dense (0), bias, keys, offsets, targets] (counts of elements). */
+type BaseShape = [keyed: number, bias: number, keys: number, offsets: number, targets: number];
 
 interface Description {
   v: number;
@@ -19,25 +25,25 @@ interface Description {
   slots: string[];
   nodes: number;
   idBytes: number;
-  /** Slots of the id index's table (v2). */
-  idSlots: number;
+  /** Entries (two per slot) of the id hash table. */
+  idTable: number;
   usersets: number;
-  edges: Array<[slot: number, count: number]>;
-  /** Relationships that expire, whole (they are few; the edges above hold them too). */
+  /** Per stored slot: its forward, reverse and (if the slot allows subject sets) subject-set index. */
+  indexes: Array<[slot: number, forward: BaseShape, reverse: BaseShape, sets?: BaseShape]>;
+  /** Relationships that expire, whole (they are few; the indexes above hold them too). */
   expiring?: Relationship[];
 }
 
 const slotNames = (model: Model) => model.slots.map((s) => `${model.typeNames[s.typeIndex]}#${s.name}`);
-const pad4 = (n: number) => (n + 3) & ~3;
-// Object ids are ASCII without newlines (see isValidObjectId), so one join/split encodes the whole
-// table, one byte per character. (TextEncoder would do too, but this package avoids platform APIs.)
-const SEPARATOR = "\n";
+/** Sections start at multiples of 8 (of the body), so any typed array can view them. */
+const ALIGN = 8;
+const pad = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
 
 function asciiBytes(text: string): Uint8Array {
   const bytes = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (code > 0x7f) throw new EvaluationError("invalid-relationship", "graph encoding: a name or id is not ASCII");
+    if (code > 0x7f) throw new EvaluationError("invalid-relationship", "graph encoding: a name is not ASCII");
     bytes[i] = code;
   }
   return bytes;
@@ -52,95 +58,126 @@ function asciiText(bytes: Uint8Array): string {
 /** JSON with every non-ASCII character escaped, so it fits `asciiBytes`. */
 const asciiJson = (value: unknown) => JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
+const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+const shapeOf = (b: AdjacencyBase): BaseShape => [b.keys ? 1 : 0, b.bias, b.keys?.length ?? 0, b.offsets.length, b.targets.length];
+const partsOf = (b: AdjacencyBase): ArrayBufferView[] => [...(b.keys ? [b.keys] : []), b.offsets, b.targets];
+
+export interface EncodeOptions {
+  /**
+   * Bytes left zero before the encoding, for the caller's own header (a multiple of 8, so the
+   * encoding stays aligned): one buffer instead of encoding and copying hundreds of MiB again.
+   */
+  reserve?: number;
+}
+
 /** Encodes the graph's contents; `decodeGraph(model, bytes)` rebuilds an equal graph. */
-export function encodeGraph(graph: RelationshipGraph): Uint8Array {
-  const tables = graph.toTables();
-  const ids = asciiBytes(tables.nodeId.join(SEPARATOR));
+export function encodeGraph(graph: RelationshipGraph, options: EncodeOptions = {}): Uint8Array {
+  const reserve = options.reserve ?? 0;
+  if (!Number.isSafeInteger(reserve) || reserve < 0 || reserve % ALIGN !== 0) throw new RangeError(`reserve must be a multiple of ${ALIGN}`);
+  const arrays = graph.toArrays();
+  const { nodes } = arrays;
   const description: Description = {
     v: GRAPH_CODEC_VERSION,
     types: [...graph.model.typeNames],
     slots: slotNames(graph.model),
-    nodes: tables.nodeType.length,
-    idBytes: ids.length,
-    idSlots: tables.idIndex?.length ?? 0,
-    usersets: tables.usersetNode.length,
-    edges: tables.edges.map((e) => [e.slot, e.resources.length]),
-    ...(tables.expiring && tables.expiring.length > 0 ? { expiring: tables.expiring } : {}),
+    nodes: nodes.nodes,
+    idBytes: nodes.bytes.length,
+    idTable: nodes.table.length,
+    usersets: arrays.usersetNode.length,
+    indexes: arrays.adjacencies.map((a) => [a.slot, shapeOf(a.forward), shapeOf(a.reverse), ...(a.sets ? [shapeOf(a.sets)] : [])] as Description["indexes"][number]),
+    ...(arrays.expiring ? { expiring: arrays.expiring } : {}),
   };
   const head = asciiBytes(asciiJson(description));
-  const parts: Uint8Array[] = [
-    new Uint8Array(new Uint32Array([head.length]).buffer),
-    head,
-    ids,
-    new Uint8Array(Uint16Array.from(tables.nodeType).buffer),
-    ...(tables.idIndex ? [new Uint8Array(tables.idIndex.buffer, tables.idIndex.byteOffset, tables.idIndex.byteLength)] : []),
-    new Uint8Array(Int32Array.from(tables.usersetNode).buffer),
-    new Uint8Array(Uint16Array.from(tables.usersetSlot).buffer),
-    ...tables.edges.flatMap((e) => [new Uint8Array(e.resources.buffer), new Uint8Array(e.subjects.buffer)]),
+  const parts: ArrayBufferView[] = [
+    nodes.types,
+    nodes.offsets,
+    nodes.bytes,
+    nodes.table,
+    arrays.usersetNode,
+    arrays.usersetSlot,
+    ...arrays.adjacencies.flatMap((a) => [...partsOf(a.forward), ...partsOf(a.reverse), ...(a.sets ? partsOf(a.sets) : [])]),
   ];
-  const out = new Uint8Array(parts.reduce((n, p) => n + pad4(p.length), 0));
-  let at = 0;
+  const out = new Uint8Array(reserve + ALIGN + pad(head.length) + parts.reduce((n, p) => n + pad(p.byteLength), 0));
+  new DataView(out.buffer).setUint32(reserve, head.length, true);
+  out.set(head, reserve + ALIGN);
+  let at = reserve + ALIGN + pad(head.length);
   for (const part of parts) {
-    out.set(part, at);
-    at += pad4(part.length);
+    out.set(bytesOf(part), at);
+    at += pad(part.byteLength);
   }
   return out;
 }
 
-export interface DecodeOptions {
-  /**
-   * Decodes the id table's ASCII bytes to a string; the platform's (Node's `latin1` Buffer
-   * decoding, say) is many times faster than the portable default.
-   */
-  ascii?: (bytes: Uint8Array) => string;
-}
-
-/** Rebuilds a graph from `encodeGraph` output; throws an EvaluationError if it is malformed or of another model. */
-export function decodeGraph(model: Model, bytes: Uint8Array, options: DecodeOptions = {}): RelationshipGraph {
+/**
+ * Rebuilds a graph from `encodeGraph` output; throws an EvaluationError if it is malformed or of
+ * another model. The graph views `bytes` (never writes them): keep them unchanged while it lives.
+ */
+export function decodeGraph(model: Model, bytes: Uint8Array): RelationshipGraph {
   const bad = (why: string): never => {
     throw new EvaluationError("invalid-relationship", `graph encoding is invalid: ${why}`);
   };
   if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) bad("only little-endian platforms are supported");
-  // Typed-array views need 4-byte alignment of the underlying buffer.
-  const body = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
+  // Typed-array views need aligned offsets in the underlying buffer: copy once if the bytes are not.
+  const body = bytes.byteOffset % ALIGN === 0 ? bytes : bytes.slice();
+  if (body.length < ALIGN) bad("truncated");
   let at = 0;
-  const take = (length: number): Uint8Array => {
+  const take = (count: unknown, width: number): Uint8Array => {
+    if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 0) bad("an array length is not a count");
+    const length = (count as number) * width;
     if (at + length > body.length) bad("truncated");
     const part = body.subarray(at, at + length);
-    at += pad4(length);
+    at += pad(length);
     return part;
   };
-  const view = <T>(make: (buffer: ArrayBufferLike, offset: number, length: number) => T, count: number, width: number): T => {
-    const part = take(count * width);
-    return make(part.buffer, part.byteOffset, count);
+  const int32 = (count: unknown) => {
+    const part = take(count, 4);
+    return new Int32Array(part.buffer, part.byteOffset, part.length / 4);
   };
-  const headLength = view((b, o, n) => new Uint32Array(b, o, n), 1, 4)[0]!;
+  const uint16 = (count: unknown) => {
+    const part = take(count, 2);
+    return new Uint16Array(part.buffer, part.byteOffset, part.length / 2);
+  };
+  const headLength = new DataView(body.buffer, body.byteOffset, ALIGN).getUint32(0, true);
+  at = ALIGN;
   let d: Description;
   try {
-    d = JSON.parse(asciiText(take(headLength))) as Description;
-  } catch {
+    d = JSON.parse(asciiText(take(headLength, 1))) as Description;
+  } catch (e) {
+    if (e instanceof EvaluationError) throw e;
     return bad("unreadable description");
   }
-  if (d.v !== GRAPH_CODEC_VERSION) bad(`version ${String(d.v)}, expected ${GRAPH_CODEC_VERSION}`);
+  if (typeof d !== "object" || d === null || d.v !== GRAPH_CODEC_VERSION) bad(`version ${String(d?.v)}, expected ${GRAPH_CODEC_VERSION}`);
   if (JSON.stringify(d.types) !== JSON.stringify(model.typeNames) || JSON.stringify(d.slots) !== JSON.stringify(slotNames(model))) {
     bad("made for another schema");
   }
-  const idText = (options.ascii ?? asciiText)(take(d.idBytes));
-  const nodeId = d.nodes === 0 ? [] : idText.split(SEPARATOR);
-  const tables: GraphTables = {
-    nodeId,
-    nodeType: view((b, o, n) => new Uint16Array(b, o, n), d.nodes, 2),
-    // A copy: the graph keeps the table, and a view would keep the whole encoding alive.
-    ...(d.idSlots > 0 ? { idIndex: view((b, o, n) => new Int32Array(b, o, n), d.idSlots, 4).slice() } : {}),
-    usersetNode: view((b, o, n) => new Int32Array(b, o, n), d.usersets, 4),
-    usersetSlot: view((b, o, n) => new Uint16Array(b, o, n), d.usersets, 2),
-    edges: d.edges.map(([slot, count]) => ({
-      slot,
-      resources: view((b, o, n) => new Int32Array(b, o, n), count, 4),
-      subjects: view((b, o, n) => new Int32Array(b, o, n), count, 4),
-    })),
-    ...(d.expiring ? { expiring: d.expiring } : {}),
+  if (!Array.isArray(d.indexes) || (d.expiring !== undefined && !(Array.isArray(d.expiring) && d.expiring.every((r) => typeof r === "object" && r !== null)))) {
+    bad("description shape");
+  }
+  const types = uint16(d.nodes);
+  const offsetsPart = take(typeof d.nodes === "number" ? d.nodes + 1 : d.nodes, 4);
+  const offsets = new Uint32Array(offsetsPart.buffer, offsetsPart.byteOffset, offsetsPart.length / 4);
+  const idBytes = take(d.idBytes, 1);
+  const table = int32(d.idTable);
+  const usersetNode = int32(d.usersets);
+  const usersetSlot = uint16(d.usersets);
+  const base = (shape: unknown): AdjacencyBase => {
+    if (!Array.isArray(shape) || shape.length !== 5) return bad("index shape");
+    const [keyed, bias, keys, offsetCount, targets] = shape as BaseShape;
+    if ((keyed !== 0 && keyed !== 1) || (keyed === 0 && keys !== 0) || typeof bias !== "number") bad("index shape");
+    return { keys: keyed === 1 ? int32(keys) : undefined, bias, offsets: int32(offsetCount), targets: int32(targets) };
   };
+  const adjacencies: GraphArrays["adjacencies"] = d.indexes.map((entry) => {
+    if (!Array.isArray(entry) || (entry.length !== 3 && entry.length !== 4) || typeof entry[0] !== "number") return bad("index entry");
+    const forward = base(entry[1]);
+    const reverse = base(entry[2]);
+    return { slot: entry[0], forward, reverse, ...(entry.length === 4 ? { sets: base(entry[3]) } : {}) };
+  });
   if (at !== body.length) bad("trailing bytes");
-  return RelationshipGraph.fromTables(model, tables);
+  return RelationshipGraph.fromArrays(model, {
+    nodes: { nodes: d.nodes, types, offsets, bytes: idBytes, table },
+    usersetNode,
+    usersetSlot,
+    adjacencies,
+    ...(d.expiring ? { expiring: d.expiring } : {}),
+  });
 }

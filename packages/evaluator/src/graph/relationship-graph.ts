@@ -4,27 +4,25 @@
 import { EvaluationError } from "../errors.js";
 import type { Model } from "../model/model.js";
 import { formatRelationship, isValidObjectId, WILDCARD_ID, type Relationship } from "../relationship.js";
-import { Adjacency } from "./adjacency.js";
-import { IdIndex } from "./id-index.js";
+import { Adjacency, type AdjacencyBase } from "./adjacency.js";
+import { NodeTable, type NodeArrays } from "./node-table.js";
+import { UsersetTable } from "./userset-table.js";
 
 export class RelationshipGraph {
   readonly model: Model;
   /** Set by the owner (for example the store's revision this graph reflects). */
   revision = 0;
 
-  /** node → type index / object id. */
-  readonly nodeType: number[] = [];
-  readonly nodeId: string[] = [];
-  /** (type, object id) → node. */
-  private ids = new IdIndex(this.nodeType, this.nodeId);
+  /** Objects: node → type index and id bytes; (type, object id) → node. */
+  private nodes = new NodeTable();
   /** Per type: its nodes in interning order. */
-  private readonly typeNodes: number[][];
+  private readonly typeNodes: IntList[];
   /** Per type: node of `type:*`, or -1 (every check asks; an array read instead of a map probe). */
   private readonly wildcardNodes: Int32Array;
-  /** Subject sets: node → (slot → userset); userset → node, slot. */
-  private readonly usersetIndex = new Map<number, Map<number, number>>();
-  readonly usersetNode: number[] = [];
-  readonly usersetSlot: number[] = [];
+  /** Subject sets: userset → node, slot; (node, slot) → userset. */
+  private usersets = new UsersetTable();
+  /** Per type: the slots that appear as a subject relation (`group#member`), for `usersetCodesOf`. */
+  private readonly subjectSlots: number[][];
   /** Per slot (stored relations only): resource node → subject codes, subject code → resource nodes. */
   readonly forward: Array<Adjacency | undefined>;
   readonly reverse: Array<Adjacency | undefined>;
@@ -39,7 +37,10 @@ export class RelationshipGraph {
 
   constructor(model: Model) {
     this.model = model;
-    this.typeNodes = model.typeNames.map(() => []);
+    this.typeNodes = model.typeNames.map(() => new IntList());
+    this.subjectSlots = model.typeNames.map((_, t) =>
+      model.slots.flatMap((s, slot) => (s.typeIndex === t && model.slots.some((r) => r.allowed.some((a) => a.relation === s.name && model.typeIndex(a.type) === t)) ? [slot] : [])),
+    );
     this.wildcardNodes = new Int32Array(model.typeNames.length).fill(-1);
     this.forward = model.slots.map((s) => (s.stored ? new Adjacency() : undefined));
     this.reverse = model.slots.map((s) => (s.stored ? new Adjacency() : undefined));
@@ -48,6 +49,31 @@ export class RelationshipGraph {
 
   get size(): number {
     return this.count;
+  }
+
+  /** Type index of every node (length = node count); a view valid until the next new object. */
+  get nodeType(): Uint16Array {
+    return this.nodes.typeView;
+  }
+
+  /** Node of every subject set u (code -(u + 1)); a view valid until the next new subject set. */
+  get usersetNode(): Int32Array {
+    return this.usersets.nodeArray;
+  }
+
+  /** Slot (relation) of every subject set u. */
+  get usersetSlot(): Uint16Array {
+    return this.usersets.slotArray;
+  }
+
+  /** Number of objects (nodes). */
+  get nodeCount(): number {
+    return this.nodes.size;
+  }
+
+  /** Object id of a node (decoded from the id bytes: call it only to name an object in an answer). */
+  idOf(node: number): string {
+    return this.nodes.idOf(node);
   }
 
   /**
@@ -140,7 +166,7 @@ export class RelationshipGraph {
       const resourceType = model.typeNames[s.typeIndex]!;
       for (const [resource, subjects] of index.entries()) {
         for (const code of subjects) {
-          const r: Relationship = { resourceType, resourceId: this.nodeId[resource]!, relation: s.name, ...this.decodeSubject(code) };
+          const r: Relationship = { resourceType, resourceId: this.nodes.idOf(resource), relation: s.name, ...this.decodeSubject(code) };
           const expiry = this.expiries.size > 0 ? this.expiries.get(`${slot},${resource},${code}`) : undefined;
           if (expiry) r.expiresAt = expiry.at;
           yield r;
@@ -151,7 +177,7 @@ export class RelationshipGraph {
 
   /** Node of an object, or -1 if the object appears in no relationship. */
   nodeOf(typeIndex: number, id: string): number {
-    return this.ids.get(typeIndex, id);
+    return this.nodes.find(typeIndex, id);
   }
 
   /** Node of `type:*`, or -1 if no relationship names the wildcard of that type. */
@@ -166,44 +192,52 @@ export class RelationshipGraph {
 
   /** Nodes of every known object of a type, in interning order. */
   nodesOfType(typeIndex: number): number[] {
-    return [...(this.typeNodes[typeIndex] ?? [])];
+    const list = this.typeNodes[typeIndex];
+    return list ? Array.from(list.view()) : [];
   }
 
   /** Userset code of (node, slot), or NOT_FOUND. */
   usersetCode(node: number, slot: number): number {
-    const id = this.usersetIndex.get(node)?.get(slot);
-    return id === undefined ? NOT_FOUND : -(id + 1);
+    const id = this.usersets.find(node, slot);
+    return id < 0 ? NOT_FOUND : -(id + 1);
   }
 
   /** Userset codes of every subject set of `node` that appears in some relationship. */
   usersetCodesOf(node: number): number[] {
-    return [...(this.usersetIndex.get(node)?.values() ?? [])].map((id) => -(id + 1));
+    const codes: number[] = [];
+    const type = this.nodes.typeOf(node);
+    if (type === undefined) return codes;
+    for (const slot of this.subjectSlots[type]!) {
+      const id = this.usersets.find(node, slot);
+      if (id >= 0) codes.push(-(id + 1));
+    }
+    return codes;
   }
 
   /** Ids of every known object of a type (objects that appear in at least one relationship, now or before). */
   objectIds(typeIndex: number): string[] {
-    return (this.typeNodes[typeIndex] ?? []).map((node) => this.nodeId[node]!).filter((id) => id !== WILDCARD_ID);
+    const list = this.typeNodes[typeIndex];
+    const ids: string[] = [];
+    if (list) for (const node of list.view()) if (node !== this.wildcardNodes[typeIndex]) ids.push(this.nodes.idOf(node));
+    return ids;
   }
 
   decodeSubject(code: number): { subjectType: string; subjectId: string; subjectRelation?: string } {
     const { model } = this;
-    if (code >= 0) return { subjectType: model.typeNames[this.nodeType[code]!]!, subjectId: this.nodeId[code]! };
+    if (code >= 0) return { subjectType: model.typeNames[this.nodes.typeOf(code)]!, subjectId: this.nodes.idOf(code) };
     const u = -code - 1;
     const node = this.usersetNode[u]!;
     return {
-      subjectType: model.typeNames[this.nodeType[node]!]!,
-      subjectId: this.nodeId[node]!,
+      subjectType: model.typeNames[this.nodes.typeOf(node)]!,
+      subjectId: this.nodes.idOf(node),
       subjectRelation: model.slots[this.usersetSlot[u]!]!.name,
     };
   }
 
   internNode(typeIndex: number, id: string): number {
-    let node = this.ids.get(typeIndex, id);
-    if (node < 0) {
-      node = this.nodeType.length;
-      this.nodeType.push(typeIndex);
-      this.nodeId.push(id);
-      this.ids.insert(node);
+    const known = this.nodes.size;
+    const node = this.nodes.intern(typeIndex, id);
+    if (node === known) {
       this.typeNodes[typeIndex]!.push(node);
       if (id === WILDCARD_ID) this.wildcardNodes[typeIndex] = node;
     }
@@ -211,16 +245,7 @@ export class RelationshipGraph {
   }
 
   private internUserset(node: number, slot: number): number {
-    let bySlot = this.usersetIndex.get(node);
-    if (!bySlot) this.usersetIndex.set(node, (bySlot = new Map()));
-    let id = bySlot.get(slot);
-    if (id === undefined) {
-      id = this.usersetNode.length;
-      bySlot.set(slot, id);
-      this.usersetNode.push(node);
-      this.usersetSlot.push(slot);
-    }
-    return -(id + 1);
+    return -(this.usersets.intern(node, slot) + 1);
   }
 
   /**
@@ -232,94 +257,74 @@ export class RelationshipGraph {
     for (const index of [...this.forward, ...this.reverse, ...this.forwardSets]) index?.compact();
   }
 
-  /** The graph as flat tables (ids in interning order, edges per stored slot), for `encodeGraph`. */
-  toTables(): GraphTables {
-    const edges: GraphTables["edges"] = [];
+  /**
+   * The graph's arrays as they are held (after folding every index's recent changes), for
+   * `encodeGraph`; `fromArrays` takes them back. Views, not copies: encode them before the next change.
+   */
+  toArrays(): GraphArrays {
+    const adjacencies: GraphArrays["adjacencies"] = [];
     for (let slot = 0; slot < this.forward.length; slot++) {
-      const index = this.forward[slot];
-      if (!index) continue;
-      let n = 0;
-      for (const list of index.entries()) n += list[1].length;
-      const resources = new Int32Array(n);
-      const subjects = new Int32Array(n);
-      let at = 0;
-      for (const [resource, list] of index.entries()) {
-        for (const subject of list) {
-          resources[at] = resource;
-          subjects[at++] = subject;
-        }
-      }
-      edges.push({ slot, resources, subjects });
+      const forward = this.forward[slot];
+      if (!forward) continue;
+      const sets = this.forwardSets[slot]?.base();
+      adjacencies.push({ slot, forward: forward.base(), reverse: this.reverse[slot]!.base(), ...(sets ? { sets } : {}) });
     }
     const expiring = [...this.expiries.values()].map(({ r, at }) => ({ ...r, expiresAt: at }));
-    return { nodeType: this.nodeType, nodeId: this.nodeId, idIndex: this.ids.table, usersetNode: this.usersetNode, usersetSlot: this.usersetSlot, edges, expiring };
+    return { nodes: this.nodes.arrays(), usersetNode: this.usersetNode, usersetSlot: this.usersetSlot, adjacencies, ...(expiring.length > 0 ? { expiring } : {}) };
   }
 
   /**
-   * Rebuilds a graph from `toTables` output of a graph over the same model, with the same node and
-   * userset numbering. Trusts the tables to hold no pair twice (callers verify integrity first) but checks
-   * every index is in range, so damaged tables fail instead of building a wrong graph.
+   * A graph over `toArrays` output of a graph of the same model, with the same numbering. The
+   * arrays are used as they are (never written to), after checks that every index read from them
+   * is in range and every hash probe ends, so damaged arrays fail here instead of building a graph
+   * that reads out of bounds or loops. One pass over each array, no per-object allocation.
    */
-  static fromTables(model: Model, tables: GraphTables): RelationshipGraph {
+  static fromArrays(model: Model, arrays: GraphArrays): RelationshipGraph {
     const graph = new RelationshipGraph(model);
-    const nodes = tables.nodeType.length;
     const bad = (why: string): never => {
-      throw new EvaluationError("invalid-relationship", `graph tables are inconsistent: ${why}`);
+      throw new EvaluationError("invalid-relationship", `graph arrays are inconsistent: ${why}`);
     };
-    if (tables.nodeId.length !== nodes) bad("node id count");
-    const table = tables.idIndex;
-    const reason = table && IdIndex.invalid(table, nodes);
-    if (reason) bad(reason);
-    for (let node = 0; node < nodes; node++) {
-      const typeIndex = tables.nodeType[node]!;
-      if (typeIndex >= model.typeNames.length) bad(`node ${node} has type ${typeIndex}`);
-      const id = tables.nodeId[node]!;
-      graph.nodeType.push(typeIndex);
-      graph.nodeId.push(id);
-      graph.typeNodes[typeIndex]!.push(node);
-      if (id === WILDCARD_ID) graph.wildcardNodes[typeIndex] = node;
-      if (!table) graph.ids.insert(node);
+    const nodeReason = NodeTable.invalid(arrays.nodes, model.typeNames.length);
+    if (nodeReason) bad(nodeReason);
+    const nodes = arrays.nodes.nodes;
+    graph.nodes = new NodeTable(arrays.nodes);
+    const usersets = UsersetTable.fromArrays(arrays.usersetNode, arrays.usersetSlot, nodes, model.slots.length);
+    if (typeof usersets === "string") return bad(usersets);
+    graph.usersets = usersets;
+    const sets = arrays.usersetNode.length;
+    // Per type, its nodes in node order: one counting pass, one list per type over one array.
+    const types = arrays.nodes.types;
+    const perType = new Int32Array(model.typeNames.length + 1);
+    for (let n = 0; n < nodes; n++) perType[types[n]! + 1]!++;
+    for (let t = 1; t < perType.length; t++) perType[t]! += perType[t - 1]!;
+    const byType = new Int32Array(nodes);
+    const next = perType.slice(0, -1);
+    for (let n = 0; n < nodes; n++) byType[next[types[n]!]!++] = n;
+    for (let t = 0; t < model.typeNames.length; t++) {
+      graph.typeNodes[t] = new IntList(byType.subarray(perType[t]!, perType[t + 1]!));
+      graph.wildcardNodes[t] = graph.nodes.find(t, WILDCARD_ID);
     }
-    // A carried id index is taken as it is: no string is hashed (the point of carrying it).
-    if (table) graph.ids = new IdIndex(graph.nodeType, graph.nodeId, table);
-    if (tables.usersetNode.length !== tables.usersetSlot.length) bad("userset count");
-    for (let u = 0; u < tables.usersetNode.length; u++) {
-      const node = tables.usersetNode[u]!;
-      const slot = tables.usersetSlot[u]!;
-      if (node < 0 || node >= nodes || slot >= model.slots.length) bad(`userset ${u}`);
-      let bySlot = graph.usersetIndex.get(node);
-      if (!bySlot) graph.usersetIndex.set(node, (bySlot = new Map()));
-      bySlot.set(slot, u);
-      graph.usersetNode.push(node);
-      graph.usersetSlot.push(slot);
-    }
-    const usersets = tables.usersetNode.length;
-    for (const { slot, resources, subjects } of tables.edges) {
-      const forward = graph.forward[slot];
-      if (!forward || resources.length !== subjects.length) bad(`edges of slot ${slot}`);
-      let sets = 0;
-      for (let i = 0; i < resources.length; i++) {
-        if (resources[i]! < 0 || resources[i]! >= nodes || subjects[i]! >= nodes || subjects[i]! < -usersets) bad(`edge ${i} of slot ${slot}`);
-        if (subjects[i]! < 0) sets++;
+    const seen = new Set<number>();
+    for (const { slot, forward, reverse, sets: setBase } of arrays.adjacencies) {
+      if (!graph.forward[slot] || seen.has(slot)) bad(`adjacency of slot ${slot}`);
+      seen.add(slot);
+      const take = (base: AdjacencyBase, keyFrom: number, keyTo: number, valueFrom: number, valueTo: number, what: string): Adjacency => {
+        const adjacency = Adjacency.fromBase(base, keyFrom, keyTo, valueFrom, valueTo);
+        return typeof adjacency === "string" ? bad(`${what} of slot ${slot}: ${adjacency}`) : adjacency;
+      };
+      const f = take(forward, 0, nodes, -sets, nodes, "forward index");
+      const r = take(reverse, -sets, nodes, 0, nodes, "reverse index");
+      if (f.pairs !== r.pairs) bad(`indexes of slot ${slot} differ in size`);
+      graph.forward[slot] = f;
+      graph.reverse[slot] = r;
+      if (setBase) {
+        if (!graph.forwardSets[slot]) bad(`slot ${slot} holds no subject sets`);
+        graph.forwardSets[slot] = take(setBase, 0, nodes, -sets, 0, "subject-set index");
       }
-      // Bulk loads: typed-array passes, no map entry or list per key (what makes a checkpoint fast).
-      forward!.load(resources, subjects);
-      graph.reverse[slot]!.load(subjects, resources);
-      if (sets > 0) {
-        const setIndex = graph.forwardSets[slot] ?? bad(`slot ${slot} holds no subject sets`);
-        const setResources = new Int32Array(sets);
-        const setCodes = new Int32Array(sets);
-        for (let i = 0, at = 0; i < resources.length; i++) {
-          if (subjects[i]! >= 0) continue;
-          setResources[at] = resources[i]!;
-          setCodes[at++] = subjects[i]!;
-        }
-        setIndex.load(setResources, setCodes);
-      }
-      graph.count += resources.length;
+      graph.count += f.pairs;
     }
     // Expiries ride on edges already loaded: add() only records them (and refuses unknown ones).
-    for (const r of tables.expiring ?? []) {
+    for (const r of arrays.expiring ?? []) {
       if (r.expiresAt === undefined || !graph.has(r)) bad("an expiring relationship is not among the edges");
       graph.add(r);
     }
@@ -367,18 +372,39 @@ export class RelationshipGraph {
   }
 }
 
-/** A graph's contents as flat arrays; node n is (nodeType[n], nodeId[n]), subject set u is code -(u + 1). */
-export interface GraphTables {
-  nodeType: ArrayLike<number>;
-  nodeId: readonly string[];
-  /** The id index's table over these nodes (`IdIndex`); rebuilt from the ids when absent. */
-  idIndex?: Int32Array;
-  usersetNode: ArrayLike<number>;
-  usersetSlot: ArrayLike<number>;
-  /** Per stored slot: pairs (resources[i], subjects[i]) with subject codes as in the graph. */
-  edges: Array<{ slot: number; resources: Int32Array; subjects: Int32Array }>;
+/** A graph's arrays (see `toArrays`); node n is (nodes.types[n], its id bytes), subject set u is code -(u + 1). */
+export interface GraphArrays {
+  nodes: NodeArrays;
+  usersetNode: Int32Array;
+  usersetSlot: Uint16Array;
+  /** Per stored slot: resource → subject codes, subject code → resources, and resource → subject-set codes (slots that allow sets). */
+  adjacencies: Array<{ slot: number; forward: AdjacencyBase; reverse: AdjacencyBase; sets?: AdjacencyBase }>;
   /** The relationships among the edges that expire, with their `expiresAt` (few: listed whole). */
   expiring?: Relationship[];
+}
+
+/** A growable list of int32 (starting as a view over an array it never writes to). */
+class IntList {
+  private data: Int32Array;
+  length: number;
+
+  constructor(data?: Int32Array) {
+    this.data = data ?? new Int32Array(0);
+    this.length = this.data.length;
+  }
+
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const data = new Int32Array(Math.max(16, this.data.length * 2));
+      data.set(this.data);
+      this.data = data;
+    }
+    this.data[this.length++] = value;
+  }
+
+  view(): Int32Array {
+    return this.data.subarray(0, this.length);
+  }
 }
 
 /** Marker for "this subject was never interned", distinct from every node (>= 0) and userset (< 0) code. */
