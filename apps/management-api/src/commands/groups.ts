@@ -184,10 +184,14 @@ async function principalsOf(services: Services, ctx: RequestContext, userIds: st
 /** Python's repr of a set of strings, as upstream prints the ones it could not find. */
 const pySet = (values: readonly string[]) => `{${values.map((v) => (v.includes("'") ? JSON.stringify(v) : `'${v}'`)).join(", ")}}`;
 
-/** Users named by username (case-insensitive) or user id; every one must exist. */
+/**
+ * Principals named by username (case-insensitive) or user id; every one must exist. Any principal
+ * of the organisation, as before service accounts could be named by client id (upstream's
+ * directory knows users only).
+ */
 async function resolveUserIds(services: Services, ctx: RequestContext, refs: { username?: string | undefined; userId?: string | undefined }[]): Promise<string[]> {
   if (refs.length === 0) return [];
-  const all = await services.store.principals.list(ctx.tenant.orgId, { type: "user", limit: -1 });
+  const all = await services.store.principals.list(ctx.tenant.orgId, { limit: -1 });
   const byName = new Map(all.data.map((p) => [p.username.toLowerCase(), p.userId]));
   const byId = new Set(all.data.map((p) => p.userId));
   const ids: string[] = [];
@@ -291,7 +295,8 @@ export async function removeGroupPrincipals(
     remove.push(...wanted.map((c) => byClientId.get(c)!));
   }
   if (named.usernames !== undefined) {
-    const byName = new Map(members.filter((m) => m.type === "user").map((p) => [p.username.toLowerCase(), p.userId]));
+    // Any member by its username, as members may be added by username.
+    const byName = new Map(members.map((p) => [p.username.toLowerCase(), p.userId]));
     const missing = [...new Set(named.usernames.filter((n) => !byName.has(n.toLowerCase())))];
     if (missing.length > 0) throw new ApiError(404, [{ message: `User(s) ${pySet(missing)} not found in the group '${group.name}'.`, field: "principals" }]);
     remove.push(...named.usernames.map((n) => byName.get(n.toLowerCase())!));
