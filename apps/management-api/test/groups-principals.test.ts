@@ -123,6 +123,8 @@ describe("groups and principals", () => {
     const neither = await app.request("DELETE", `${V1}/groups/${id}/principals/`, { as: admin });
     expect(neither.status).toBe(400);
     expect(neither.body.errors[0].detail).toBe("Query parameter service-accounts or usernames is required.");
+    const blank = await app.request("DELETE", `${V1}/groups/${id}/principals/?usernames=,&service-accounts=`, { as: admin });
+    expect(blank.body.errors).toEqual(neither.body.errors);
     const notMember = await app.request("DELETE", `${V1}/groups/${id}/principals/?service-accounts=${own}&usernames=dave`, { as: admin });
     expect(notMember.status).toBe(404);
     expect(notMember.body.errors[0].detail).toBe("User(s) {'dave'} not found in the group 'Robots'.");

@@ -280,7 +280,8 @@ export async function removeGroupPrincipals(
   const group = await loadGroup(services, ctx, id);
   await protectDefaultGroup(services, ctx, group, "remove principals");
   await protectUserAccessAdminGroup(services, ctx, group, "remove_principals");
-  if (named.usernames === undefined && named.clientIds === undefined) throw badRequest("Query parameter service-accounts or usernames is required.");
+  // Blank entries are dropped, so `?usernames=` names nobody: refused like no parameter at all.
+  if (!named.usernames?.length && !named.clientIds?.length) throw badRequest("Query parameter service-accounts or usernames is required.");
   const members = await principalsOf(services, ctx, await services.store.groups.members(ctx.tenant.orgId, group.id));
   const remove: string[] = [];
   if (named.clientIds !== undefined) {
