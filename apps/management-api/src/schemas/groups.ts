@@ -71,3 +71,17 @@ export const groupPrincipalsListQuery = z.object({
   offset: offsetParam,
   principal_type: z.string().max(64).optional(),
 });
+
+/** A member service account as `principal_type=service-account` lists it (upstream's ServiceAccount, without directory fields). */
+export const groupServiceAccountSchema = z.object({ clientId: z.string(), username: z.string(), type: z.literal("service-account") }).meta({ id: "GroupServiceAccount" });
+
+/** `principal_type=all`: the page split by kind, each key present only when the page holds that kind. */
+export function groupAllPrincipalsPageSchema<T extends z.ZodType>(user: T) {
+  return z
+    .object({
+      meta: z.object({ count: z.number().int(), limit: z.number().int(), offset: z.number().int() }),
+      links: z.object({ first: z.string(), next: z.string().nullable(), previous: z.string().nullable(), last: z.string() }),
+      data: z.object({ serviceAccounts: z.array(groupServiceAccountSchema).optional(), users: z.array(user).optional() }),
+    })
+    .meta({ id: "GroupAllPrincipalsList" });
+}
