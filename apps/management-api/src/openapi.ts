@@ -1,7 +1,17 @@
 import { z } from "zod";
 import { accessPaths } from "./openapi-access.js";
 import { offsetPageSchema, problemSchema } from "./schemas/common.js";
-import { groupBody, groupListQuery, groupListSchema, groupPrincipalsBody, groupPrincipalsDeleteQuery, groupSchema } from "./schemas/groups.js";
+import {
+  groupBody,
+  groupListQuery,
+  groupListSchema,
+  groupAllPrincipalsPageSchema,
+  groupPrincipalsBody,
+  groupPrincipalsDeleteQuery,
+  groupPrincipalsListQuery,
+  groupSchema,
+  groupServiceAccountSchema,
+} from "./schemas/groups.js";
 import { principalListQuery, principalListSchema, principalSchema } from "./schemas/principals.js";
 import {
   batchCreateBody,
@@ -137,8 +147,12 @@ export function buildOpenApiDocument(): Json {
     },
     [`${v1}/groups/{uuid}/principals/`]: {
       get: op("Groups_listPrincipals", "Groups (v1)", {
-        parameters: [idParameter("uuid"), ...queryParameters(groupListQuery)],
-        responses: { "200": json(offsetPageSchema(principalSchema, "GroupPrincipalList")) },
+        parameters: [idParameter("uuid"), ...queryParameters(groupPrincipalsListQuery)],
+        responses: {
+          "200": json(
+            z.union([offsetPageSchema(principalSchema, "GroupPrincipalList"), offsetPageSchema(groupServiceAccountSchema, "GroupServiceAccountList"), groupAllPrincipalsPageSchema(principalSchema)]),
+          ),
+        },
       }),
       post: op("Groups_addPrincipals", "Groups (v1)", { parameters: [idParameter("uuid")], requestBody: body(groupPrincipalsBody), responses: { "200": withHeaders(json(groupSchema)) } }),
       delete: op("Groups_removePrincipals", "Groups (v1)", {

@@ -14,7 +14,10 @@ import { DATABASE_URL, testRoleConfiguration } from "./helpers.js";
 import { validateAgainstSpec } from "./openapi-validator.js";
 
 interface CaseCaller {
+  /** User id; a service account's client id (its principal is keyed by it). */
   user: string;
+  /** Defaults to `user`. */
+  username?: string;
   admin?: boolean;
   serviceAccount?: boolean;
 }
@@ -30,7 +33,7 @@ interface CaseStep {
   name: string;
   as: CaseCaller | string;
   /** GET unless given; a write step's `body` is sent as JSON. */
-  method?: "GET" | "POST";
+  method?: "GET" | "POST" | "DELETE";
   body?: unknown;
   /** name -> top-level field of the answer, used as `{saved:name}` by later steps. */
   save?: Record<string, string>;
@@ -75,7 +78,7 @@ interface CaseFile {
   upstream: string[];
   description: string;
   systemRoles?: (SystemRoleDefinition & { access: V1AccessEntry[] })[];
-  principals: { user: string; admin?: boolean; serviceAccount?: boolean }[];
+  principals: CaseCaller[];
   roles?: CaseRole[];
   groups?: { key: string; name: string; description?: string; members: string[]; roles: string[] }[];
   /** Replaces the platform-default group's roles (a customised "Default access" group). */
@@ -135,7 +138,7 @@ async function arrange(store: TestStore, c: CaseFile, org: string): Promise<Reco
   const plan: TenantImportPlan = {
     principals: c.principals.map((p) => ({
       userId: p.user,
-      username: p.user,
+      username: p.username ?? p.user,
       isOrgAdmin: p.admin === true,
       type: p.serviceAccount ? "service-account" : "user",
     })),
@@ -214,7 +217,9 @@ async function runCase(store: TestStore, baseUrl: string, c: CaseFile): Promise<
   for (const step of c.steps) {
     const who = typeof step.as === "string" ? (callers.get(step.as) ?? { user: step.as }) : step.as;
     const header = encodeIdentityHeader(
-      who.serviceAccount ? { orgId: org, serviceAccount: { clientId: who.user, username: who.user } } : { orgId: org, userId: who.user, username: who.user, isOrgAdmin: who.admin === true },
+      who.serviceAccount
+        ? { orgId: org, serviceAccount: { clientId: who.user, username: who.username ?? who.user } }
+        : { orgId: org, userId: who.user, username: who.username ?? who.user, isOrgAdmin: who.admin === true },
     );
     const method = step.method ?? "GET";
     const res = await fetch(baseUrl + fill(step.path, ids), {

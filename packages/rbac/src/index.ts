@@ -2,6 +2,7 @@
 export { RbacError, type RbacErrorCode } from "./errors.js";
 export {
   formatV1Permission,
+  grantsUserAccessAboveRead,
   normalizeNamePart,
   parseV1Permission,
   roleGrants,

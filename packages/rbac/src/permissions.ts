@@ -95,3 +95,15 @@ export function validateHeldPermission(permission: string): string {
   parseV1Permission(permission);
   return permission;
 }
+
+/**
+ * Whether a v1 permission gives more than read access to user access management itself (an
+ * `rbac` permission whose verb is not `read`, wildcards included: `rbac:*:*`, `rbac:group:write`).
+ * insights-rbac lets only organisation administrators change a group holding such a permission,
+ * so a User Access administrator cannot widen their own group or make new administrators.
+ * Compared part by part as stored, without validation: a malformed entry escalates nothing.
+ */
+export function grantsUserAccessAboveRead(permission: string): boolean {
+  const parts = permission.split(":");
+  return parts.length === 3 && parts[0] === "rbac" && parts[2] !== "read";
+}

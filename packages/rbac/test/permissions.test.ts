@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RbacError, roleGrants, v1RelationName, v1ToV2PermissionName, wildcardCandidates } from "@gatehouse/rbac";
+import { grantsUserAccessAboveRead, RbacError, roleGrants, v1RelationName, v1ToV2PermissionName, wildcardCandidates } from "@gatehouse/rbac";
 import table from "./data/permission-names.json" with { type: "json" };
 
 describe("permission naming", () => {
@@ -25,5 +25,11 @@ describe("wildcard rule", () => {
 
   it("needs a concrete permission to expand", () => {
     expect(() => wildcardCandidates("patch:*:read")).toThrow(RbacError);
+  });
+});
+
+describe("user access above read (only org admins change a group holding it)", () => {
+  it.each(table.userAccessAboveRead)("$permission: $above", ({ permission, above }) => {
+    expect(grantsUserAccessAboveRead(permission)).toBe(above);
   });
 });

@@ -1,9 +1,12 @@
+import { grantsUserAccessAboveRead } from "@gatehouse/rbac";
 import { isStoreError, PLATFORM_ROLES, type Group, type Principal, type Written } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { ApiError, badRequest, notFound } from "../http/problem.js";
 import { UUID_PATTERN } from "../schemas/common.js";
+import { GROUP_PRINCIPAL_TYPES, type GroupPrincipalRef } from "../schemas/groups.js";
 import { listPrincipalsByIds, type PrincipalRecord } from "./principals.js";
-import { requireOnTenant, settled, type Services } from "./services.js";
+import { isAdmin, requireOnTenant, settled, type Services } from "./services.js";
+import { validKey } from "./v1-access.js";
 import { rolesOfGroupV1, type V1RoleRecord } from "./v1-roles.js";
 
 export interface GroupRecord {
@@ -113,27 +116,112 @@ export async function deleteGroup(services: Services, ctx: RequestContext, id: s
   return settled(services, await services.store.groups.delete(ctx.tenant.orgId, group.id));
 }
 
-export async function groupPrincipals(services: Services, ctx: RequestContext, id: string): Promise<PrincipalRecord[]> {
-  await requireOnTenant(services, ctx, "rbac_groups_read");
-  const group = await loadGroup(services, ctx, id);
-  return listPrincipalsByIds(services, ctx, await services.store.groups.members(ctx.tenant.orgId, group.id));
+/**
+ * A service account as upstream's group answers list it (`ServiceAccount`). Gatehouse has no
+ * service-account directory, so `name`, `description`, `owner` and `time_created` are left out.
+ */
+export interface V1ServiceAccount {
+  clientId: string;
+  username: string;
+  type: "service-account";
 }
 
-/** Principals named by username (case-insensitive) or user id; every one must exist. */
-async function resolveUserIds(services: Services, ctx: RequestContext, refs: { username?: string | undefined; user_id?: string | undefined }[]): Promise<string[]> {
+/** Upstream names a service account's principal `service-account-<clientId>`. */
+const SERVICE_ACCOUNT_USERNAME = /^service-account-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/**
+ * The client id of a service-account principal. Gatehouse keys a service account by the user id
+ * its identity carried, which is the client id when the identity has no `user_id`; otherwise the
+ * client id is the one in upstream's username form.
+ */
+export function clientIdOf(principal: Principal): string {
+  return SERVICE_ACCOUNT_USERNAME.exec(principal.username)?.[1] ?? principal.userId.toLowerCase();
+}
+
+const v1ServiceAccount = (p: Principal): V1ServiceAccount => ({ clientId: clientIdOf(p), username: p.username, type: "service-account" });
+
+/**
+ * A group's members as upstream's `GET /groups/{uuid}/principals/` answers them: users unless
+ * `principal_type` says `service-account` or `all` (service accounts first, then users, paged as one
+ * list).
+ */
+export async function groupPrincipals(
+  services: Services,
+  ctx: RequestContext,
+  id: string,
+  principalType: string | undefined,
+  page: { limit: number; offset: number },
+): Promise<{ count: number; data: PrincipalRecord[] | V1ServiceAccount[] | { serviceAccounts?: V1ServiceAccount[]; users?: PrincipalRecord[] } }> {
+  await requireOnTenant(services, ctx, "rbac_groups_read");
+  const wanted = validKey("principal_type", principalType, GROUP_PRINCIPAL_TYPES, false) ?? "user";
+  const group = await loadGroup(services, ctx, id);
+  const members = await principalsOf(services, ctx, await services.store.groups.members(ctx.tenant.orgId, group.id));
+  const serviceAccounts = members.filter((p) => p.type === "service-account").sort(byUsername);
+  const users = members.filter((p) => p.type === "user");
+  const end = page.limit === -1 ? undefined : page.offset + page.limit;
+  if (wanted === "service-account") return { count: serviceAccounts.length, data: serviceAccounts.slice(page.offset, end).map(v1ServiceAccount) };
+  const userRecords = await listPrincipalsByIds(
+    services,
+    ctx,
+    users.map((p) => p.userId),
+  );
+  if (wanted === "user") return { count: userRecords.length, data: userRecords.slice(page.offset, end) };
+  // One list, service accounts first: each kind shows its part of the page.
+  const accounts = serviceAccounts.slice(page.offset, end).map(v1ServiceAccount);
+  const before = serviceAccounts.length;
+  const shownUsers = userRecords.slice(Math.max(page.offset - before, 0), end === undefined ? undefined : Math.max(end - before, 0));
+  // As upstream, a kind with nothing on the page is left out.
+  return { count: before + userRecords.length, data: { ...(accounts.length > 0 ? { serviceAccounts: accounts } : {}), ...(shownUsers.length > 0 ? { users: shownUsers } : {}) } };
+}
+
+const byUsername = (a: { username: string }, b: { username: string }) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0);
+
+async function principalsOf(services: Services, ctx: RequestContext, userIds: string[]): Promise<Principal[]> {
+  const found = await Promise.all(userIds.map((id) => services.store.principals.get(ctx.tenant.orgId, id).catch(() => null)));
+  return found.filter((p): p is Principal => p !== null);
+}
+
+/** Python's repr of a set of strings, as upstream prints the ones it could not find. */
+const pySet = (values: readonly string[]) => `{${values.map((v) => (v.includes("'") ? JSON.stringify(v) : `'${v}'`)).join(", ")}}`;
+
+/**
+ * Principals named by username (case-insensitive) or user id; every one must exist. Any principal
+ * of the organisation, as before service accounts could be named by client id (upstream's
+ * directory knows users only).
+ */
+async function resolveUserIds(services: Services, ctx: RequestContext, refs: { username?: string | undefined; userId?: string | undefined }[]): Promise<string[]> {
+  if (refs.length === 0) return [];
   const all = await services.store.principals.list(ctx.tenant.orgId, { limit: -1 });
   const byName = new Map(all.data.map((p) => [p.username.toLowerCase(), p.userId]));
   const byId = new Set(all.data.map((p) => p.userId));
   const ids: string[] = [];
   const missing: string[] = [];
   for (const ref of refs) {
-    const id = ref.user_id !== undefined ? (byId.has(ref.user_id) ? ref.user_id : undefined) : byName.get((ref.username ?? "").toLowerCase());
-    if (id === undefined) missing.push(ref.user_id ?? ref.username ?? "");
+    const id = ref.userId !== undefined ? (byId.has(ref.userId) ? ref.userId : undefined) : byName.get((ref.username ?? "").toLowerCase());
+    if (id === undefined) missing.push(ref.userId ?? ref.username ?? "");
     else ids.push(id);
   }
-  if (refs.some((r) => r.user_id === undefined && r.username === undefined)) throw badRequest("Each principal needs a username or user_id.", "principals");
   if (missing.length > 0) throw new ApiError(404, [{ message: `Unknown principals: ${missing.join(", ")}`, field: "principals" }]);
-  return [...new Set(ids)];
+  return ids;
+}
+
+/**
+ * Service accounts named by client id. Upstream asks its service-account directory whether each
+ * exists; Gatehouse has none, so (as for users, and as the v2 role bindings decide) a service
+ * account exists once the organisation has it as a principal: recorded by its own authenticated
+ * request or imported. Matched by the user id it is keyed by or upstream's username form.
+ */
+async function resolveServiceAccounts(services: Services, ctx: RequestContext, clientIds: string[]): Promise<string[]> {
+  if (clientIds.length === 0) return [];
+  const accounts = (await services.store.principals.list(ctx.tenant.orgId, { type: "service-account", limit: -1 })).data;
+  const byClientId = new Map<string, string>();
+  for (const p of accounts) {
+    byClientId.set(p.userId.toLowerCase(), p.userId);
+    byClientId.set(clientIdOf(p), p.userId);
+  }
+  const missing = [...new Set(clientIds.filter((c) => !byClientId.has(c)))];
+  if (missing.length > 0) throw new ApiError(404, [{ message: `Service account(s) ${pySet(missing)} not found.`, field: "groups" }]);
+  return clientIds.map((c) => byClientId.get(c)!);
 }
 
 /** Members of default groups follow the principals; refused in upstream's words (a customised default group is no longer a system group). */
@@ -143,23 +231,76 @@ async function protectDefaultGroup(services: Services, ctx: RequestContext, grou
   throw badRequest(`${action.toUpperCase()} cannot be performed on ${system ? "system" : "platform_default"} groups.`, "group");
 }
 
-export async function addGroupPrincipals(services: Services, ctx: RequestContext, id: string, refs: { username?: string | undefined; user_id?: string | undefined }[]): Promise<Written<GroupDetail>> {
+/**
+ * Only an org admin may change the members of a group whose roles grant more than read on user
+ * access itself (e.g. User Access administrator, `rbac:*:*`): anyone else holding
+ * `rbac_groups_write` could otherwise make themselves or others administrators. Refused in
+ * upstream's words, with its source key.
+ */
+async function protectUserAccessAdminGroup(services: Services, ctx: RequestContext, group: Group, source: string): Promise<void> {
+  if (isAdmin(ctx)) return;
+  const roleIds = await services.store.v1.rolesOfGroup(ctx.tenant.orgId, group.id);
+  const access = await services.store.v1.accessOf(roleIds);
+  const escalating = [...access.values()].some((entries) => entries.some((e) => grantsUserAccessAboveRead(e.permission)));
+  if (escalating) throw badRequest("Non org admin users are not allowed to create, modify, or delete a group with higher than 'read' RBAC permission.", source);
+}
+
+export async function addGroupPrincipals(services: Services, ctx: RequestContext, id: string, refs: GroupPrincipalRef[]): Promise<Written<GroupDetail>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
   const group = await loadGroup(services, ctx, id);
   await protectDefaultGroup(services, ctx, group, "add principals");
-  const userIds = await resolveUserIds(services, ctx, refs);
-  const written = await settled(services, await services.store.groups.addMembers(ctx.tenant.orgId, group.id, userIds));
-  return { ...written, value: await groupDetail(services, ctx, group) };
-}
-
-export async function removeGroupPrincipals(services: Services, ctx: RequestContext, id: string, usernames: string[]): Promise<Written<{ removed: string[] }>> {
-  await requireOnTenant(services, ctx, "rbac_groups_write");
-  const group = await loadGroup(services, ctx, id);
-  await protectDefaultGroup(services, ctx, group, "remove principals");
+  await protectUserAccessAdminGroup(services, ctx, group, "add principals");
+  // Upstream checks the service accounts first, then the users; nothing is written unless all exist.
+  const accountIds = await resolveServiceAccounts(
+    services,
+    ctx,
+    refs.flatMap((r) => (r.type === "service-account" ? [r.clientId] : [])),
+  );
   const userIds = await resolveUserIds(
     services,
     ctx,
-    usernames.map((username) => ({ username })),
+    refs.flatMap((r): { username?: string; userId?: string }[] => (r.type === "user" ? [{ username: r.username }] : r.type === "user-id" ? [{ userId: r.userId }] : [])),
   );
-  return settled(services, await services.store.groups.removeMembers(ctx.tenant.orgId, group.id, userIds));
+  const written = await settled(services, await services.store.groups.addMembers(ctx.tenant.orgId, group.id, [...new Set([...accountIds, ...userIds])]));
+  return { ...written, value: await groupDetail(services, ctx, group) };
+}
+
+/**
+ * Removes members named by username and/or service-account client id. As upstream, each must be a
+ * member of the group (404 otherwise), and at least one of the two lists must be given; unlike
+ * upstream, a refusal of either list removes nothing.
+ */
+export async function removeGroupPrincipals(
+  services: Services,
+  ctx: RequestContext,
+  id: string,
+  named: { usernames?: string[] | undefined; clientIds?: string[] | undefined },
+): Promise<Written<{ removed: string[] }>> {
+  await requireOnTenant(services, ctx, "rbac_groups_write");
+  const group = await loadGroup(services, ctx, id);
+  await protectDefaultGroup(services, ctx, group, "remove principals");
+  await protectUserAccessAdminGroup(services, ctx, group, "remove_principals");
+  // Blank entries are dropped, so `?usernames=` names nobody: refused like no parameter at all.
+  if (!named.usernames?.length && !named.clientIds?.length) throw badRequest("Query parameter service-accounts or usernames is required.");
+  const members = await principalsOf(services, ctx, await services.store.groups.members(ctx.tenant.orgId, group.id));
+  const remove: string[] = [];
+  if (named.clientIds !== undefined) {
+    const byClientId = new Map<string, string>();
+    for (const p of members.filter((m) => m.type === "service-account")) {
+      byClientId.set(p.userId.toLowerCase(), p.userId);
+      byClientId.set(clientIdOf(p), p.userId);
+    }
+    const wanted = named.clientIds.map((c) => c.toLowerCase());
+    const missing = [...new Set(wanted.filter((c) => !byClientId.has(c)))];
+    if (missing.length > 0) throw notFound(`Service account(s) ${pySet(missing)} not found in the group '${group.name}'`);
+    remove.push(...wanted.map((c) => byClientId.get(c)!));
+  }
+  if (named.usernames !== undefined) {
+    // Any member by its username, as members may be added by username.
+    const byName = new Map(members.map((p) => [p.username.toLowerCase(), p.userId]));
+    const missing = [...new Set(named.usernames.filter((n) => !byName.has(n.toLowerCase())))];
+    if (missing.length > 0) throw new ApiError(404, [{ message: `User(s) ${pySet(missing)} not found in the group '${group.name}'.`, field: "principals" }]);
+    remove.push(...named.usernames.map((n) => byName.get(n.toLowerCase())!));
+  }
+  return settled(services, await services.store.groups.removeMembers(ctx.tenant.orgId, group.id, [...new Set(remove)]));
 }

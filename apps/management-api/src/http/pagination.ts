@@ -54,13 +54,14 @@ export function relativeLink(req: Request, replace: Record<string, string | null
   return query ? `${path}?${query}` : path;
 }
 
-export interface OffsetEnvelope<T> {
+/** `data` is the page's list (upstream's `principal_type=all` answers an object of two lists instead). */
+export interface OffsetEnvelope<T, D = T[]> {
   meta: { count: number; limit: number; offset: number };
   links: { first: string; next: string | null; previous: string | null; last: string };
-  data: T[];
+  data: D;
 }
 
-export function offsetEnvelope<T>(req: Request, page: OffsetPage, count: number, data: T[]): OffsetEnvelope<T> {
+export function offsetEnvelope<T, D = T[]>(req: Request, page: OffsetPage, count: number, data: D): OffsetEnvelope<T, D> {
   if (page.limit === -1) {
     const all = relativeLink(req, { limit: "-1", offset: "0" });
     return { meta: { count, limit: -1, offset: 0 }, links: { first: all, next: null, previous: null, last: all }, data };

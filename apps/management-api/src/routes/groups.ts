@@ -6,10 +6,17 @@ import { contextOf } from "../http/identity.js";
 import { offsetEnvelope, parseOffsetPage } from "../http/pagination.js";
 import { route, sendJson } from "../http/respond.js";
 import { parseBody, parseQuery } from "../http/validate.js";
-import { groupBody, groupListQuery, groupPrincipalsBody, groupPrincipalsDeleteQuery } from "../schemas/groups.js";
+import { groupBody, groupListQuery, groupPrincipalsBody, groupPrincipalsDeleteQuery, groupPrincipalsListQuery } from "../schemas/groups.js";
 import { principalListQuery } from "../schemas/principals.js";
 
 export const PRINCIPAL_PAGE_MAX = 1000;
+
+/** A comma list of a query parameter, blanks dropped; undefined when the parameter is absent. */
+const commaList = (value: string | undefined): string[] | undefined =>
+  value
+    ?.split(",")
+    .map((n) => n.trim())
+    .filter((n) => n !== "");
 
 /** Read-only principals (v2, and the v1 path older clients use). */
 export function principalRoutes(services: Services): Router {
@@ -67,10 +74,10 @@ export function groupRoutes(services: Services): Router {
   router.get(
     "/groups/:uuid/principals/",
     route(async (req, res) => {
-      const principals = await groupPrincipals(services, contextOf(res), String(req.params["uuid"]));
-      const page = parseOffsetPage(parseQuery(groupListQuery, req), PRINCIPAL_PAGE_MAX);
-      const end = page.limit === -1 ? undefined : page.offset + page.limit;
-      sendJson(res, 200, offsetEnvelope(req, page, principals.length, principals.slice(page.offset, end)));
+      const query = parseQuery(groupPrincipalsListQuery, req);
+      const page = parseOffsetPage(query, PRINCIPAL_PAGE_MAX);
+      const result = await groupPrincipals(services, contextOf(res), String(req.params["uuid"]), query.principal_type, page);
+      sendJson(res, 200, offsetEnvelope(req, page, result.count, result.data));
     }),
   );
   router.post(
@@ -84,12 +91,11 @@ export function groupRoutes(services: Services): Router {
   router.delete(
     "/groups/:uuid/principals/",
     route(async (req, res) => {
-      const { usernames } = parseQuery(groupPrincipalsDeleteQuery, req);
-      const names = usernames
-        .split(",")
-        .map((n) => n.trim())
-        .filter((n) => n !== "");
-      const written = await removeGroupPrincipals(services, contextOf(res), String(req.params["uuid"]), names);
+      const query = parseQuery(groupPrincipalsDeleteQuery, req);
+      const written = await removeGroupPrincipals(services, contextOf(res), String(req.params["uuid"]), {
+        usernames: commaList(query.usernames),
+        clientIds: commaList(query["service-accounts"]),
+      });
       sendJson(res, 204, null, written.token);
     }),
   );
