@@ -1,11 +1,13 @@
 // One write transaction: domain rows, the tuples they imply and the change-feed entry commit
-// together, and the revision is assigned last (under the counter's row lock, held to commit),
-// so revision order equals commit order.
+// together. The entry is appended to gh_pending as the last statement, taking no lock shared with
+// other tenants; its revision comes from a numbering pass (src/revisions.ts), inline when the
+// pass lock is free, else right after commit, before the write returns.
 import type { StoreContext } from "./context.js";
 import type { Queryable } from "./db/db.js";
 import { StoreError } from "./errors.js";
 import { adoptHeld, dropHeld, parentedWorkspaces, placedResources } from "./placements.js";
 import { tupleKey } from "./relationships.js";
+import { numberPending } from "./revisions.js";
 import type { Relationship, Revision, Written } from "./types.js";
 
 type TupleRow = {
@@ -132,27 +134,44 @@ export class WriteContext {
     return { touched, deleted };
   }
 
-  /** Assigns the revision and appends the change-feed entry. Must be the last statement. */
-  async commitRevision(ctx: StoreContext, orgId: string | null, kind: string): Promise<Revision> {
+  /**
+   * Appends the change-feed entry to gh_pending; must be the last statement (its snapshot is the
+   * one the numbering orders by). With `inline`, also takes the pass lock if it is free (never
+   * waiting for it) and numbers every committed entry and this one in this transaction.
+   */
+  async finish(ctx: StoreContext, orgId: string | null, kind: string, inline: boolean): Promise<Ending> {
     const { touched, deleted } = this.changes;
     if (this.unchanged && touched.length === 0 && deleted.length === 0) {
-      const [row] = await this.tx.query<{ head: string }>("SELECT head::text AS head FROM gh_revision");
-      return Number(row!.head);
+      // A committed write not numbered yet may be in what this one read: its answer then needs
+      // a revision past it, so the caller waits for a pass.
+      const [row] = await this.tx.query<{ head: string; behind: boolean }>("SELECT head::text AS head, EXISTS (SELECT 1 FROM gh_pending) AS behind FROM gh_revision");
+      return row!.behind ? { kind: "behind" } : { kind: "numbered", revision: Number(row!.head) };
     }
-    const [row] = await this.tx.query<{ head: string }>("UPDATE gh_revision SET head = head + 1 RETURNING head::text AS head");
-    const revision = Number(row!.head);
-    await this.tx.query("INSERT INTO gh_changes (revision, org_id, kind, touched, deleted) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)", [
-      revision,
-      orgId,
-      kind,
-      JSON.stringify(touched.map(compact)),
-      JSON.stringify(deleted.map(compact)),
-    ]);
-    // Delivered at commit, never for a rolled-back transaction.
-    await this.tx.query("SELECT pg_notify($1, $2)", [ctx.channel, String(revision)]);
-    return revision;
+    const values = [orgId, kind, JSON.stringify(touched.map(compact)), JSON.stringify(deleted.map(compact))];
+    const [row] = await this.tx.query<{ xid: string; head: string; locked: boolean | null }>(
+      `WITH entry AS (
+         INSERT INTO gh_pending (org_id, kind, touched, deleted) VALUES ($1, $2, $3::jsonb, $4::jsonb) RETURNING xid
+       )${inline ? ", lock AS (SELECT true AS locked FROM gh_revision FOR UPDATE SKIP LOCKED)" : ""}
+       SELECT (SELECT xid::text FROM entry) AS xid, (SELECT head::text FROM gh_revision) AS head, ${inline ? "(SELECT locked FROM lock)" : "NULL::boolean"} AS locked`,
+      values,
+    );
+    const xid = row!.xid;
+    const after = Number(row!.head);
+    if (!row!.locked) return { kind: "pending", xid, after };
+    // Holding the lock since the previous statement: this one sees every earlier pass.
+    const { revisions } = await numberPending(this.tx, ctx.channel, [xid], after);
+    return { kind: "numbered", revision: revisions.get(xid)! };
   }
 }
+
+/** How a write transaction ended. */
+export type Ending =
+  /** Numbered in the transaction (or a no-op at this head). */
+  | { kind: "numbered"; revision: Revision }
+  /** Committed as pending entry `xid` (numbered above `after`): wait for a pass. */
+  | { kind: "pending"; xid: string; after: Revision }
+  /** A no-op that read a committed write not numbered yet: its revision is the head after a pass. */
+  | { kind: "behind" };
 
 /**
  * Tuples in the change feed are stored as arrays to keep entries small; an expiring tuple adds
@@ -173,16 +192,18 @@ export function expand(t: CompactTuple): Relationship {
 /**
  * Runs `fn` in one write transaction of tenant `orgId` (null = public data). Writers of one
  * tenant are serialized by a transaction-level advisory lock taken first, so the checks inside
- * `fn` see a stable tenant; the revision counter serializes the commit order across tenants.
+ * `fn` see a stable tenant; writers of different tenants share no lock. Returns once the write
+ * has its revision.
  */
 export async function runWrite<T>(ctx: StoreContext, orgId: string | null, kind: string, fn: (w: WriteContext) => Promise<T>): Promise<Written<T>> {
-  const { value, revision } = await ctx.db.transaction(async (tx) => {
+  const { value, ending } = await ctx.db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`gatehouse:${ctx.db.schema}:${orgId ?? ""}`]);
     const w = new WriteContext(tx, orgId ?? "");
     const value = await fn(w);
-    const revision = await w.commitRevision(ctx, orgId, kind);
-    return { value, revision };
+    const ending = await w.finish(ctx, orgId, kind, ctx.revisions.uncontended);
+    return { value, ending };
   });
+  const revision = ending.kind === "numbered" ? ending.revision : await ctx.revisions.settle(ending.kind === "pending" ? { xid: ending.xid, after: ending.after } : undefined);
   return { value, revision, token: ctx.tokens.encode(revision) };
 }
 
