@@ -189,9 +189,14 @@ export class RevisionNumbering {
    */
   startSweep(intervalMs: number): void {
     if (intervalMs <= 0 || this.sweepTimer) return;
+    let sweeping = false;
     this.sweepTimer = setInterval(() => {
-      if (this.running || this.closed) return;
-      void this.sweepOnce(intervalMs).catch(() => undefined);
+      // One sweep at a time: a sweep waiting for the connection (PGlite) must not pile up more.
+      if (sweeping || this.running || this.closed) return;
+      sweeping = true;
+      void this.sweepOnce(intervalMs)
+        .catch(() => undefined)
+        .finally(() => (sweeping = false));
     }, intervalMs);
     this.sweepTimer.unref();
   }
