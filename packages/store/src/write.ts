@@ -7,7 +7,7 @@ import type { Queryable } from "./db/db.js";
 import { StoreError } from "./errors.js";
 import { adoptHeld, dropHeld, parentedWorkspaces, placedResources } from "./placements.js";
 import { tupleKey } from "./relationships.js";
-import { numberPending } from "./revisions.js";
+import { NO_JIT, numberPending } from "./revisions.js";
 import type { Relationship, Revision, Written } from "./types.js";
 
 type TupleRow = {
@@ -148,19 +148,43 @@ export class WriteContext {
       return row!.behind ? { kind: "behind" } : { kind: "numbered", revision: Number(row!.head) };
     }
     const values = [orgId, kind, JSON.stringify(touched.map(compact)), JSON.stringify(deleted.map(compact))];
-    const [row] = await this.tx.query<{ xid: string; head: string; locked: boolean | null }>(
-      `WITH entry AS (
-         INSERT INTO gh_pending (org_id, kind, touched, deleted) VALUES ($1, $2, $3::jsonb, $4::jsonb) RETURNING xid
-       )${inline ? ", lock AS (SELECT true AS locked FROM gh_revision FOR UPDATE SKIP LOCKED)" : ""}
-       SELECT (SELECT xid::text FROM entry) AS xid, (SELECT head::text FROM gh_revision) AS head, ${inline ? "(SELECT locked FROM lock)" : "NULL::boolean"} AS locked`,
+    if (!inline) {
+      const [row] = await this.tx.query<{ xid: string; head: string }>(
+        `INSERT INTO gh_pending (org_id, kind, touched, deleted) VALUES ($1, $2, $3::jsonb, $4::jsonb)
+         RETURNING xid::text AS xid, (SELECT head::text FROM gh_revision) AS head`,
+        values,
+      );
+      return { kind: "pending", xid: row!.xid, after: Number(row!.head) };
+    }
+    // Tries the pass lock without waiting. The entry goes to gh_pending unless this transaction
+    // got the lock and saw no pending entry: then nothing committed before this statement is
+    // unnumbered, so this write can simply take the next revision.
+    const [row] = await this.tx.query<{ xid: string | null; head: string; locked: boolean | null }>(
+      `WITH lock AS (
+         SELECT true AS locked FROM gh_revision FOR UPDATE SKIP LOCKED
+       ), entry AS (
+         INSERT INTO gh_pending (org_id, kind, touched, deleted) SELECT $1, $2, $3::jsonb, $4::jsonb
+         WHERE NOT EXISTS (SELECT 1 FROM lock) OR EXISTS (SELECT 1 FROM gh_pending) RETURNING xid
+       )
+       SELECT (SELECT xid::text FROM entry) AS xid, (SELECT head::text FROM gh_revision) AS head, (SELECT locked FROM lock) AS locked, ${NO_JIT} AS jit`,
       values,
     );
-    const xid = row!.xid;
     const after = Number(row!.head);
-    if (!row!.locked) return { kind: "pending", xid, after };
+    if (!row!.locked) return { kind: "pending", xid: row!.xid!, after };
     // Holding the lock since the previous statement: this one sees every earlier pass.
-    const { revisions } = await numberPending(this.tx, ctx.channel, [xid], after);
-    return { kind: "numbered", revision: revisions.get(xid)! };
+    if (row!.xid === null) {
+      const [numbered] = await this.tx.query<{ revision: string }>(
+        `WITH bumped AS (UPDATE gh_revision SET head = head + 1 RETURNING head), entry AS (
+           INSERT INTO gh_changes (revision, xid, org_id, kind, touched, deleted)
+           SELECT head, pg_current_xact_id(), $2, $3, $4::jsonb, $5::jsonb FROM bumped
+         )
+         SELECT head::text AS revision, pg_notify($1, head::text) FROM bumped`,
+        [ctx.channel, ...values],
+      );
+      return { kind: "numbered", revision: Number(numbered!.revision) };
+    }
+    const { revisions } = await numberPending(this.tx, ctx.channel, [row!.xid], after);
+    return { kind: "numbered", revision: revisions.get(row!.xid)! };
   }
 }
 
