@@ -8,8 +8,8 @@
 // Per process, one pass is in flight at a time and every writer that commits meanwhile is served
 // by the next one (group commit): at most one backend per process waits on the row lock. A
 // writer that finds the lock free as its last statement (and no pass or writer of its process
-// waiting) numbers inline, in its own transaction, and pays nothing extra; a writer whose entry
-// another process's pass numbered finds its revision by its transaction id.
+// waiting) numbers inline, in its own transaction, with no second commit (src/write.ts); a writer
+// whose entry another process's pass numbered finds its revision by its transaction id.
 import type { Db, Queryable } from "./db/db.js";
 import { StoreError } from "./errors.js";
 import type { Revision } from "./types.js";
