@@ -9,6 +9,7 @@
 import { readFile } from "node:fs/promises";
 import pg from "pg";
 import { feedChannel, type StoreContext } from "../src/context.js";
+import { RevisionNumbering } from "../src/revisions.js";
 import type { Db, Subscription } from "../src/db/db.js";
 import { openPg } from "../src/db/pg.js";
 import { changeFeed } from "../src/feed.js";
@@ -103,6 +104,7 @@ async function run(followers: number): Promise<string> {
     storeId: store.storeId,
     channel: feedChannel(schema),
     tokens: tokenCodec(store.storeId),
+    revisions: new RevisionNumbering(db, feedChannel(schema)),
   };
   const stats = new pg.Client({ connectionString: databaseUrl });
   await stats.connect();

@@ -1,5 +1,6 @@
 // Shared state of one open store, handed to every repository.
 import type { Db } from "./db/db.js";
+import type { RevisionNumbering } from "./revisions.js";
 import type { TokenCodec } from "./types.js";
 
 export interface StoreContext {
@@ -17,6 +18,8 @@ export interface StoreContext {
   /** NOTIFY channel of this schema's change feed. */
   channel: string;
   tokens: TokenCodec;
+  /** Numbers committed change-feed entries (one per open store: its passes batch its writers). */
+  revisions: RevisionNumbering;
 }
 
 export const feedChannel = (schema: string): string => `gh_feed_${schema}`.slice(0, 63);

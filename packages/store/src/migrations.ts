@@ -256,6 +256,29 @@ CREATE INDEX gh_tuples_expires_at ON gh_tuples (expires_at) WHERE expires_at IS 
 ALTER TABLE gh_revision ADD COLUMN pruned_through bigint NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 10,
+    name: "pending change-feed entries",
+    sql: `
+-- A write commits its change-feed entry here, taking no lock shared with other tenants; a
+-- numbering pass (src/revisions.ts) moves committed entries into gh_changes with consecutive
+-- revisions. xid and snap (the writer's transaction id and the snapshot of its last statement)
+-- tell the pass which entries a writer could have observed, so those get lower revisions.
+CREATE TABLE gh_pending (
+  xid xid8 PRIMARY KEY DEFAULT pg_current_xact_id(),
+  snap pg_snapshot NOT NULL DEFAULT pg_current_snapshot(),
+  org_id text,
+  kind text NOT NULL,
+  touched jsonb NOT NULL,
+  deleted jsonb NOT NULL,
+  committed_at ${ts}
+);
+-- The writer's transaction id, so a writer whose entry another process numbered finds its revision.
+-- Not unique: after a restore into another cluster, transaction ids start over (lookups are
+-- bounded to revisions numbered after the write).
+ALTER TABLE gh_changes ADD COLUMN xid xid8;
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

@@ -23,6 +23,7 @@ import { roleConfigRepository } from "./repos/role-config.js";
 import { tenantRepository } from "./repos/tenants.js";
 import { v1Repository } from "./repos/v1.js";
 import { workspaceRepository } from "./repos/workspaces.js";
+import { RevisionNumbering } from "./revisions.js";
 import { tokenCodec } from "./tokens.js";
 import type { FollowHandle, Store, StoreConfig } from "./types.js";
 import { DEFAULT_MAX_DEPTH } from "@gatehouse/evaluator";
@@ -59,6 +60,8 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
     await migrate(db);
     const [meta] = await db.query<{ value: string }>("SELECT value FROM gh_meta WHERE key = 'store_id'");
     const storeId = meta!.value;
+    const channel = feedChannel(schema);
+    const revisions = new RevisionNumbering(db, channel);
     const ctx: StoreContext = {
       db,
       readDb,
@@ -67,9 +70,12 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
       depthLimit,
       pollIntervalMs: config.pollIntervalMs ?? 1000,
       storeId,
-      channel: feedChannel(schema),
+      channel,
       tokens: tokenCodec(storeId),
+      revisions,
     };
+    // Entries whose writer died after committing are numbered within about two poll intervals.
+    revisions.startSweep(ctx.pollIntervalMs);
     const followers = new Set<FollowHandle>();
     return {
       backend: db.backend,
@@ -93,6 +99,7 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
       tokens: ctx.tokens,
       async close() {
         await Promise.all([...followers].map((f) => f.stop()));
+        await revisions.close();
         await closeAll();
       },
     };

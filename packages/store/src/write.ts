@@ -1,11 +1,13 @@
 // One write transaction: domain rows, the tuples they imply and the change-feed entry commit
-// together, and the revision is assigned last (under the counter's row lock, held to commit),
-// so revision order equals commit order.
+// together. The entry is appended to gh_pending as the last statement, taking no lock shared with
+// other tenants; its revision comes from a numbering pass (src/revisions.ts), inline when the
+// pass lock is free, else right after commit, before the write returns.
 import type { StoreContext } from "./context.js";
 import type { Queryable } from "./db/db.js";
 import { StoreError } from "./errors.js";
 import { adoptHeld, dropHeld, parentedWorkspaces, placedResources } from "./placements.js";
 import { tupleKey } from "./relationships.js";
+import { NO_JIT, numberPending } from "./revisions.js";
 import type { Relationship, Revision, Written } from "./types.js";
 
 type TupleRow = {
@@ -132,27 +134,68 @@ export class WriteContext {
     return { touched, deleted };
   }
 
-  /** Assigns the revision and appends the change-feed entry. Must be the last statement. */
-  async commitRevision(ctx: StoreContext, orgId: string | null, kind: string): Promise<Revision> {
+  /**
+   * Appends the change-feed entry to gh_pending; must be the last statement (its snapshot is the
+   * one the numbering orders by). With `inline`, also takes the pass lock if it is free (never
+   * waiting for it) and numbers every committed entry and this one in this transaction.
+   */
+  async finish(ctx: StoreContext, orgId: string | null, kind: string, inline: boolean): Promise<Ending> {
     const { touched, deleted } = this.changes;
     if (this.unchanged && touched.length === 0 && deleted.length === 0) {
-      const [row] = await this.tx.query<{ head: string }>("SELECT head::text AS head FROM gh_revision");
-      return Number(row!.head);
+      // A committed write not numbered yet may be in what this one read: its answer then needs
+      // a revision past it, so the caller waits for a pass.
+      const [row] = await this.tx.query<{ head: string; behind: boolean }>("SELECT head::text AS head, EXISTS (SELECT 1 FROM gh_pending) AS behind FROM gh_revision");
+      return row!.behind ? { kind: "behind" } : { kind: "numbered", revision: Number(row!.head) };
     }
-    const [row] = await this.tx.query<{ head: string }>("UPDATE gh_revision SET head = head + 1 RETURNING head::text AS head");
-    const revision = Number(row!.head);
-    await this.tx.query("INSERT INTO gh_changes (revision, org_id, kind, touched, deleted) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)", [
-      revision,
-      orgId,
-      kind,
-      JSON.stringify(touched.map(compact)),
-      JSON.stringify(deleted.map(compact)),
-    ]);
-    // Delivered at commit, never for a rolled-back transaction.
-    await this.tx.query("SELECT pg_notify($1, $2)", [ctx.channel, String(revision)]);
-    return revision;
+    const values = [orgId, kind, JSON.stringify(touched.map(compact)), JSON.stringify(deleted.map(compact))];
+    if (!inline) {
+      const [row] = await this.tx.query<{ xid: string; head: string }>(
+        `INSERT INTO gh_pending (org_id, kind, touched, deleted) VALUES ($1, $2, $3::jsonb, $4::jsonb)
+         RETURNING xid::text AS xid, (SELECT head::text FROM gh_revision) AS head`,
+        values,
+      );
+      return { kind: "pending", xid: row!.xid, after: Number(row!.head) };
+    }
+    // Tries the pass lock without waiting. The entry goes to gh_pending unless this transaction
+    // got the lock and saw no pending entry: then nothing committed before this statement is
+    // unnumbered, so this write can simply take the next revision.
+    const [row] = await this.tx.query<{ xid: string | null; head: string; locked: boolean | null }>(
+      `WITH lock AS (
+         SELECT true AS locked FROM gh_revision FOR UPDATE SKIP LOCKED
+       ), entry AS (
+         INSERT INTO gh_pending (org_id, kind, touched, deleted) SELECT $1, $2, $3::jsonb, $4::jsonb
+         WHERE NOT EXISTS (SELECT 1 FROM lock) OR EXISTS (SELECT 1 FROM gh_pending) RETURNING xid
+       )
+       SELECT (SELECT xid::text FROM entry) AS xid, (SELECT head::text FROM gh_revision) AS head, (SELECT locked FROM lock) AS locked, ${NO_JIT} AS jit`,
+      values,
+    );
+    const after = Number(row!.head);
+    if (!row!.locked) return { kind: "pending", xid: row!.xid!, after };
+    // Holding the lock since the previous statement: this one sees every earlier pass.
+    if (row!.xid === null) {
+      const [numbered] = await this.tx.query<{ revision: string }>(
+        `WITH bumped AS (UPDATE gh_revision SET head = head + 1 RETURNING head), entry AS (
+           INSERT INTO gh_changes (revision, xid, org_id, kind, touched, deleted)
+           SELECT head, pg_current_xact_id(), $2, $3, $4::jsonb, $5::jsonb FROM bumped
+         )
+         SELECT head::text AS revision, pg_notify($1, head::text) FROM bumped`,
+        [ctx.channel, ...values],
+      );
+      return { kind: "numbered", revision: Number(numbered!.revision) };
+    }
+    const { revisions } = await numberPending(this.tx, ctx.channel, [row!.xid], after);
+    return { kind: "numbered", revision: revisions.get(row!.xid)! };
   }
 }
+
+/** How a write transaction ended. */
+export type Ending =
+  /** Numbered in the transaction (or a no-op at this head). */
+  | { kind: "numbered"; revision: Revision }
+  /** Committed as pending entry `xid` (numbered above `after`): wait for a pass. */
+  | { kind: "pending"; xid: string; after: Revision }
+  /** A no-op that read a committed write not numbered yet: its revision is the head after a pass. */
+  | { kind: "behind" };
 
 /**
  * Tuples in the change feed are stored as arrays to keep entries small; an expiring tuple adds
@@ -173,16 +216,18 @@ export function expand(t: CompactTuple): Relationship {
 /**
  * Runs `fn` in one write transaction of tenant `orgId` (null = public data). Writers of one
  * tenant are serialized by a transaction-level advisory lock taken first, so the checks inside
- * `fn` see a stable tenant; the revision counter serializes the commit order across tenants.
+ * `fn` see a stable tenant; writers of different tenants share no lock. Returns once the write
+ * has its revision.
  */
 export async function runWrite<T>(ctx: StoreContext, orgId: string | null, kind: string, fn: (w: WriteContext) => Promise<T>): Promise<Written<T>> {
-  const { value, revision } = await ctx.db.transaction(async (tx) => {
+  const { value, ending } = await ctx.db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`gatehouse:${ctx.db.schema}:${orgId ?? ""}`]);
     const w = new WriteContext(tx, orgId ?? "");
     const value = await fn(w);
-    const revision = await w.commitRevision(ctx, orgId, kind);
-    return { value, revision };
+    const ending = await w.finish(ctx, orgId, kind, ctx.revisions.uncontended);
+    return { value, ending };
   });
+  const revision = ending.kind === "numbered" ? ending.revision : await ctx.revisions.settle(ending.kind === "pending" ? { xid: ending.xid, after: ending.after } : undefined);
   return { value, revision, token: ctx.tokens.encode(revision) };
 }
 

@@ -10,6 +10,7 @@ import { openPglite } from "../src/db/pglite.js";
 import { changeFeed } from "../src/feed.js";
 import { isStoreError, openStore } from "../src/index.js";
 import { migrate } from "../src/migrations.js";
+import { RevisionNumbering } from "../src/revisions.js";
 import { checkpointRepository } from "../src/repos/checkpoints.js";
 import { dropSchema, randomSchemaName, testBackends } from "../src/testing.js";
 import { tokenCodec } from "../src/tokens.js";
@@ -44,6 +45,7 @@ describe("read pool routing", () => {
         storeId: "s",
         channel: feedChannel("gh_read_unit"),
         tokens: tokenCodec("s"),
+        revisions: new RevisionNumbering(base, feedChannel("gh_read_unit")),
       };
       const feed = changeFeed(ctx, new Set());
       const checkpoints = checkpointRepository(ctx);

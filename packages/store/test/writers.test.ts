@@ -10,6 +10,7 @@ import { openPg } from "../src/db/pg.js";
 import { openPglite } from "../src/db/pglite.js";
 import { changeFeed } from "../src/feed.js";
 import { migrate } from "../src/migrations.js";
+import { RevisionNumbering } from "../src/revisions.js";
 import { dropSchema, randomSchemaName, testBackends, type TestBackend } from "../src/testing.js";
 import { tokenCodec } from "../src/tokens.js";
 import type { Change, FollowHandle, Relationship } from "../src/types.js";
@@ -32,6 +33,7 @@ async function openContext(backend: TestBackend): Promise<{ ctx: StoreContext; c
     storeId: meta!.value,
     channel: feedChannel(schema),
     tokens: tokenCodec(meta!.value),
+    revisions: new RevisionNumbering(db, feedChannel(schema)),
   };
   return {
     ctx,
