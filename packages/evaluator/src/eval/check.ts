@@ -1,5 +1,5 @@
 import type { RelationshipGraph } from "../graph/relationship-graph.js";
-import type { ObjectRef, SubjectRef } from "../relationship.js";
+import { type ObjectRef, type SubjectRef, WILDCARD_ID } from "../relationship.js";
 import { NOT_FOUND } from "../graph/relationship-graph.js";
 import { type ClosureCache, closureCacheOf } from "./closure-cache.js";
 import { DEFAULT_MAX_DEPTH, Evaluation } from "./evaluation.js";
@@ -28,6 +28,8 @@ class Checker {
   private busy = false;
   private resourceType = "";
   private resourceTypeIndex = -1;
+  private subjectType = "";
+  private subjectTypeIndex = -1;
   private permission = "";
   private permissionType = -1;
   private permissionSlot = -1;
@@ -42,6 +44,14 @@ class Checker {
       this.resourceType = type;
     }
     return this.resourceTypeIndex;
+  }
+
+  subjectTypeOf(type: string): number {
+    if (type !== this.subjectType) {
+      this.subjectTypeIndex = resolveType(this.graph, type);
+      this.subjectType = type;
+    }
+    return this.subjectTypeIndex;
   }
 
   slotOf(typeIndex: number, permission: string): number {
@@ -93,7 +103,8 @@ export function check(graph: RelationshipGraph, resource: ObjectRef, permission:
   const checker = checkerOf(graph);
   const typeIndex = checker.typeOf(resource.type);
   const slot = checker.slotOf(typeIndex, permission);
-  const resolved = resolveSubject(graph, subject);
+  // (A wildcard subject is refused before its type is looked at.)
+  const resolved = resolveSubject(graph, subject, subject.id === WILDCARD_ID ? undefined : checker.subjectTypeOf(subject.type));
   // The subject set itself, even when no relationship mentions it.
   if (resolved.relationSlot === slot && resolved.typeIndex === typeIndex && subject.id === resource.id) return true;
   const node = graph.nodeOf(typeIndex, resource.id);
