@@ -267,6 +267,53 @@ describe("per-subject results carried between checks", () => {
   });
 });
 
+describe("one evaluation reused by every check of a graph", () => {
+  it("carries nothing from one check to the next: subjects, graphs, depth limits and failures interleaved", () => {
+    const a = setup();
+    const b = setup();
+    b.add(r("binding:b1#t_subject@user:bob"));
+    b.remove(r("group:inner#t_member@user:alice"));
+    // A cycle on `a` only, so some checks fail midway.
+    a.add(r("group:x#t_member@group:y#member"));
+    a.add(r("group:y#t_member@group:x#member"));
+    const subjects = [alice, { type: "user", id: "bob" }, { type: "user", id: "u4" }, { type: "user", id: "u1" }, { type: "group", id: "inner", relation: "member" }];
+    const asks: Array<[RelationshipGraph, { type: string; id: string }, string, (typeof subjects)[number], number | undefined]> = [];
+    for (const graph of [a, b]) {
+      for (const subject of subjects) {
+        for (const maxDepth of [undefined, 2, 3]) {
+          asks.push([graph, host, "view", subject, maxDepth]);
+          asks.push([graph, { type: "workspace", id: "root" }, "view", subject, maxDepth]);
+          asks.push([graph, { type: "group", id: "x" }, "member", subject, maxDepth]);
+        }
+      }
+    }
+    const answer = (graph: RelationshipGraph, ...q: [{ type: string; id: string }, string, (typeof subjects)[number], number | undefined]): string => {
+      try {
+        return String(check(graph, q[0], q[1], q[2], q[3] === undefined ? undefined : { maxDepth: q[3] }));
+      } catch (error) {
+        return (error as { code?: string }).code ?? "error";
+      }
+    };
+    // Each answer as a graph that has never been checked gives it (its own evaluation, empty caches).
+    const expected = asks.map(([graph, ...q]) => {
+      const copy = new RelationshipGraph(graph.model);
+      for (const rel of graph.relationships()) copy.add(rel);
+      return answer(copy, ...q);
+    });
+    expect(expected).toContain("true");
+    expect(expected).toContain("false");
+    expect(expected).toContain("max-depth-exceeded");
+    const rnd = seededRandom(5);
+    for (let round = 0; round < 4; round++) {
+      const order = asks.map((_, i) => i).sort(() => rnd() - 0.5);
+      for (const i of order) {
+        const [graph, ...q] = asks[i]!;
+        expect({ i, got: answer(graph, ...q) }).toEqual({ i, got: expected[i] });
+      }
+    }
+  });
+});
+
 describe("lookup depth guard", () => {
   it("never passes a lookup across a write that closes a cycle or opens one", () => {
     const graph = new RelationshipGraph(compileSchema(SCHEMA));
