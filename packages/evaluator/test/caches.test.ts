@@ -1,5 +1,7 @@
 // Cross-request caches (subject closures for anchored arrows, per-type sort order for lookups):
 // a cached answer must never survive a write that changes it.
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { check, compileSchema, lookupResources, parseRelationship, RelationshipGraph } from "../src/index.js";
 import { closureCacheOf } from "../src/eval/closure-cache.js";
@@ -311,6 +313,21 @@ describe("one evaluation reused by every check of a graph", () => {
         expect({ i, got: answer(graph, ...q) }).toEqual({ i, got: expected[i] });
       }
     }
+  });
+});
+
+describe("the checks' per-graph state", () => {
+  it("does not keep a dropped graph alive", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    let dropped: RelationshipGraph | undefined = setup();
+    expect(check(dropped, host, "view", alice)).toBe(true);
+    const ref = new WeakRef(dropped);
+    dropped = undefined;
+    // Another graph is not checked meanwhile: nothing but the checks' own state could hold it.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    gc();
+    expect(ref.deref()).toBeUndefined();
   });
 });
 

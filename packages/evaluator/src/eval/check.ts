@@ -34,7 +34,7 @@ class Checker {
   private permissionType = -1;
   private permissionSlot = -1;
 
-  constructor(private readonly graph: RelationshipGraph) {
+  constructor(readonly graph: RelationshipGraph) {
     this.cache = closureCacheOf(graph);
   }
 
@@ -84,16 +84,18 @@ class Checker {
 }
 
 const checkers = new WeakMap<RelationshipGraph, Checker>();
-/** The last graph checked and its checker: an engine checks one graph, so no map probe per check. */
-let lastGraph: RelationshipGraph | undefined;
-let lastChecker: Checker | undefined;
+/**
+ * The last checker used: an engine checks one graph, so no map probe per check. Held weakly, so a
+ * graph the owner has dropped (replaced after a reload) is not kept alive by it.
+ */
+let lastChecker: WeakRef<Checker> | undefined;
 
 function checkerOf(graph: RelationshipGraph): Checker {
-  if (graph === lastGraph) return lastChecker!;
+  const last = lastChecker?.deref();
+  if (last !== undefined && last.graph === graph) return last;
   let checker = checkers.get(graph);
   if (!checker) checkers.set(graph, (checker = new Checker(graph)));
-  lastGraph = graph;
-  lastChecker = checker;
+  lastChecker = new WeakRef(checker);
   return checker;
 }
 
