@@ -83,19 +83,16 @@ class Checker {
   }
 }
 
-const checkers = new WeakMap<RelationshipGraph, Checker>();
 /**
- * The last checker used: an engine checks one graph, so no map probe per check. Held weakly, so a
- * graph the owner has dropped (replaced after a reload) is not kept alive by it.
+ * Per graph, weakly: a graph its owner dropped (replaced after a reload) is not kept alive. (A
+ * module-level "last graph" would save this probe but keep that graph; a WeakRef to it costs
+ * more per check than the probe, its deref recording the target for the current job.)
  */
-let lastChecker: WeakRef<Checker> | undefined;
+const checkers = new WeakMap<RelationshipGraph, Checker>();
 
 function checkerOf(graph: RelationshipGraph): Checker {
-  const last = lastChecker?.deref();
-  if (last !== undefined && last.graph === graph) return last;
   let checker = checkers.get(graph);
   if (!checker) checkers.set(graph, (checker = new Checker(graph)));
-  lastChecker = new WeakRef(checker);
   return checker;
 }
 
