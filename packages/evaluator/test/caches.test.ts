@@ -1,5 +1,7 @@
 // Cross-request caches (subject closures for anchored arrows, per-type sort order for lookups):
 // a cached answer must never survive a write that changes it.
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { check, compileSchema, lookupResources, parseRelationship, RelationshipGraph } from "../src/index.js";
 import { closureCacheOf } from "../src/eval/closure-cache.js";
@@ -264,6 +266,68 @@ describe("per-subject results carried between checks", () => {
     expect(check(g, a, "member", { type: "user", id: "bob" })).toBe(true);
     expect(check(g, { type: "group", id: "b" }, "member", { type: "user", id: "bob" })).toBe(true);
     expect(check(g, a, "member", { type: "user", id: "bob" })).toBe(true);
+  });
+});
+
+describe("one evaluation reused by every check of a graph", () => {
+  it("carries nothing from one check to the next: subjects, graphs, depth limits and failures interleaved", () => {
+    const a = setup();
+    const b = setup();
+    b.add(r("binding:b1#t_subject@user:bob"));
+    b.remove(r("group:inner#t_member@user:alice"));
+    // A cycle on `a` only, so some checks fail midway.
+    a.add(r("group:x#t_member@group:y#member"));
+    a.add(r("group:y#t_member@group:x#member"));
+    const subjects = [alice, { type: "user", id: "bob" }, { type: "user", id: "u4" }, { type: "user", id: "u1" }, { type: "group", id: "inner", relation: "member" }];
+    const asks: Array<[RelationshipGraph, { type: string; id: string }, string, (typeof subjects)[number], number | undefined]> = [];
+    for (const graph of [a, b]) {
+      for (const subject of subjects) {
+        for (const maxDepth of [undefined, 2, 3]) {
+          asks.push([graph, host, "view", subject, maxDepth]);
+          asks.push([graph, { type: "workspace", id: "root" }, "view", subject, maxDepth]);
+          asks.push([graph, { type: "group", id: "x" }, "member", subject, maxDepth]);
+        }
+      }
+    }
+    const answer = (graph: RelationshipGraph, ...q: [{ type: string; id: string }, string, (typeof subjects)[number], number | undefined]): string => {
+      try {
+        return String(check(graph, q[0], q[1], q[2], q[3] === undefined ? undefined : { maxDepth: q[3] }));
+      } catch (error) {
+        return (error as { code?: string }).code ?? "error";
+      }
+    };
+    // Each answer as a graph that has never been checked gives it (its own evaluation, empty caches).
+    const expected = asks.map(([graph, ...q]) => {
+      const copy = new RelationshipGraph(graph.model);
+      for (const rel of graph.relationships()) copy.add(rel);
+      return answer(copy, ...q);
+    });
+    expect(expected).toContain("true");
+    expect(expected).toContain("false");
+    expect(expected).toContain("max-depth-exceeded");
+    const rnd = seededRandom(5);
+    for (let round = 0; round < 4; round++) {
+      const order = asks.map((_, i) => i).sort(() => rnd() - 0.5);
+      for (const i of order) {
+        const [graph, ...q] = asks[i]!;
+        expect({ i, got: answer(graph, ...q) }).toEqual({ i, got: expected[i] });
+      }
+    }
+  });
+});
+
+describe("the checks' per-graph state", () => {
+  it("does not keep a dropped graph alive", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    let dropped: RelationshipGraph | undefined = setup();
+    expect(check(dropped, host, "view", alice)).toBe(true);
+    const ref = new WeakRef(dropped);
+    dropped = undefined;
+    // Another graph is not checked meanwhile: nothing but the checks' own state could hold it.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    gc();
+    expect(ref.deref()).toBeUndefined();
   });
 });
 

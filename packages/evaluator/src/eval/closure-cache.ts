@@ -113,7 +113,8 @@ export class ClosureCache {
       if (this.results.size >= MAX_RESULT_SUBJECTS) this.recycleResults();
       memo = this.spare.pop();
       if (memo) memo.clear();
-      else memo = new Memo(32);
+      // 64 entries: a first check (about a dozen entries) does not grow it.
+      else memo = new Memo(64);
       this.results.set(subjectCode, memo);
     } else if (memo.count >= MAX_RESULTS_PER_SUBJECT) {
       memo.clear();

@@ -56,9 +56,10 @@ function isUndecided(error: unknown): error is EvaluationError {
 const ANCHOR_MIN_TUPLES = 1;
 
 export class Evaluation {
-  /** Acquired from the pool on first use unless given. */
+  /** This request's memo: the subject's results table (`check`), else acquired from the pool on first use. */
   private memo: Memo | undefined;
-  private pooled = false;
+  /** The pooled memo, kept across `restart`s while another table stands in for it. */
+  private own: Memo | undefined;
   private readonly slotCount: number;
   private readonly index: ReverseIndex;
   private readonly slots: readonly Slot[];
@@ -77,13 +78,9 @@ export class Evaluation {
 
   constructor(
     readonly graph: RelationshipGraph,
-    readonly subject: ResolvedSubject,
-    readonly maxDepth: number = DEFAULT_MAX_DEPTH,
-    /** A memo that outlives the request (the subject's completed results); pooled if absent. */
-    memo?: Memo,
+    public subject: ResolvedSubject,
+    public maxDepth: number = DEFAULT_MAX_DEPTH,
   ) {
-    if (memo) this.memo = memo;
-    else this.pooled = true;
     this.slotCount = graph.model.slotCount;
     this.index = reverseIndexOf(graph.model);
     this.slots = graph.model.slots;
@@ -91,12 +88,35 @@ export class Evaluation {
   }
 
   /**
+   * Starts another request on this evaluation (`check` keeps one per graph instead of building one
+   * per call): everything of the previous request is forgotten. `memo`: a table that outlives the
+   * request (the subject's completed results), used as it is; otherwise the evaluation's own,
+   * cleared.
+   */
+  restart(subject: ResolvedSubject, maxDepth: number, memo: Memo | undefined): void {
+    this.subject = subject;
+    this.maxDepth = maxDepth;
+    if (memo !== undefined) this.memo = memo;
+    else {
+      this.memo = this.own;
+      this.own?.clear();
+    }
+    this.lastAnchor = -1;
+    this.lastClosure = undefined;
+    this.otherAnchor = -1;
+    this.otherClosure = undefined;
+    this.anchored = undefined;
+    this.undecidedRetries = 0;
+    this.cycles = 0;
+  }
+
+  /**
    * Hands the memo back to the pool; the evaluation must not be used afterwards. Optional (an
-   * unreleased memo is simply garbage collected); `check` releases its own.
+   * unreleased memo is simply garbage collected); `check` reuses its own.
    */
   release(): void {
-    if (this.pooled && this.memo) releaseMemo(this.memo);
-    this.memo = undefined;
+    if (this.own) releaseMemo(this.own);
+    this.own = this.memo = undefined;
   }
 
   /** Does `subject` hold `slot` (a relation or permission) on `node`? */
@@ -106,10 +126,23 @@ export class Evaluation {
     if (slot === subject.relationSlot && node === subject.node) return true;
     // SpiceDB fails a dispatch made with no depth remaining: the root has `maxDepth`, so depth `maxDepth` fails.
     if (depth >= this.maxDepth) this.depthExceeded(node, slot);
-    // Relations without subject sets are leaves: two index probes, cheaper than a memo entry.
-    if (this.leaf[slot] === 1) return this.direct(node, slot, depth);
-    const memo = this.memo ?? (this.memo = acquireMemo());
-    const entry = memo.get(node, slot);
+    const s = this.slots[slot]!;
+    if (s.stored) {
+      // A direct or wildcard tuple answers at any depth below the limit, before the memo: the
+      // evaluation of a stored relation returns at once on one, so such an entry is never in
+      // progress, undecided or out of depth. Relations without subject sets (leaves) end here.
+      if (this.hasTuple(node, slot)) return true;
+      if (this.leaf[slot] === 1) return false;
+    } else if (s.op!.k === "slot") {
+      // A permission that only names another (`view = member`) is an alias in SpiceDB's check: no
+      // dispatch, no depth, and no memo entry of its own (the named slot's entry stands for it).
+      return this.evalSlot(node, s.op!.slot, depth);
+    }
+    const memo = this.memo ?? (this.memo = this.own = acquireMemo());
+    // One probe finds the entry or marks it in progress; its position takes the result without another.
+    const position = memo.claim(node, slot, IN_PROGRESS);
+    const layout = memo.layout;
+    const entry = memo.found;
     if (entry >= 0) {
       const state = entry & STATE_MASK;
       if (state === IN_PROGRESS) this.cycle(node, slot);
@@ -125,20 +158,17 @@ export class Evaluation {
         this.cycles++;
         this.depthExceeded(node, slot);
       }
+      memo.update(position, layout, node, slot, IN_PROGRESS);
     }
-    memo.set(node, slot, IN_PROGRESS);
-    const s = this.slots[slot]!;
     const cycles = this.cycles;
     let result: boolean;
     try {
-      const op = s.op!;
-      // A permission that only names another (`view = member`) is an alias in SpiceDB's check: no dispatch, no depth.
-      result = s.stored ? this.direct(node, slot, depth) : op.k === "slot" ? this.evalSlot(node, op.slot, depth) : this.evalOp(op, node, depth);
+      result = s.stored ? this.viaSets(node, slot, depth) : this.evalOp(s.op!, node, depth);
     } catch (error) {
-      memo.set(node, slot, this.cycles === cycles ? OUT_OF_DEPTH | (depth << DEPTH_SHIFT) : UNDECIDED);
+      memo.update(position, layout, node, slot, this.cycles === cycles ? OUT_OF_DEPTH | (depth << DEPTH_SHIFT) : UNDECIDED);
       throw error;
     }
-    memo.set(node, slot, (result ? TRUE : FALSE) | (depth << DEPTH_SHIFT));
+    memo.update(position, layout, node, slot, (result ? TRUE : FALSE) | (depth << DEPTH_SHIFT));
     return result;
   }
 
@@ -186,12 +216,17 @@ export class Evaluation {
     }
   }
 
-  private direct(node: number, slot: number, depth: number): boolean {
-    const { graph, subject } = this;
-    const forward = graph.forward[slot]!;
-    if (forward.has(node, subject.code)) return true;
+  /** A tuple of `slot` on `node` naming the subject or the wildcard of its type. */
+  private hasTuple(node: number, slot: number): boolean {
+    const { subject } = this;
+    const forward = this.graph.forward[slot]!;
     // `T:*` matches any subject of type T, subject sets of T included (SpiceDB v1.54).
-    if (subject.wildcardNode >= 0 && forward.has(node, subject.wildcardNode)) return true;
+    return forward.has(node, subject.code) || (subject.wildcardNode >= 0 && forward.has(node, subject.wildcardNode));
+  }
+
+  /** A stored relation through its subject sets (its direct tuples are `hasTuple`). */
+  private viaSets(node: number, slot: number, depth: number): boolean {
+    const { graph } = this;
     const sets = graph.forwardSets[slot]?.get(node);
     if (sets) {
       try {

@@ -44,6 +44,52 @@ export class Memo {
     }
   }
 
+  /** The state found by the last `claim` (-1: the entry was absent and has been inserted). */
+  found = -1;
+  /** Bumped whenever entries move (growth), which invalidates positions returned by `claim`. */
+  layout = 0;
+
+  /**
+   * Finds (node, slot), inserting it with state `fresh` when absent, in one probe. Returns the
+   * entry's position for `update` and leaves its previous state (or -1) in `found`.
+   */
+  claim(node: number, slot: number, fresh: number): number {
+    const { table, generation, mask } = this;
+    for (let i = hash(node, slot) & mask; ; i = (i + 1) & mask) {
+      const at = i * STRIDE;
+      if (table[at] !== generation) {
+        table[at] = generation;
+        table[at + 1] = node;
+        table[at + 2] = slot;
+        table[at + 3] = fresh;
+        this.found = -1;
+        if (++this.size * 2 > mask) {
+          this.grow();
+          return this.position(node, slot);
+        }
+        return i;
+      }
+      if (table[at + 1] === node && table[at + 2] === slot) {
+        this.found = table[at + 3]!;
+        return i;
+      }
+    }
+  }
+
+  /** Sets the state of the entry `claim` returned `position` for, while `layout` is still `layout`. */
+  update(position: number, layout: number, node: number, slot: number, state: number): void {
+    if (layout === this.layout) this.table[position * STRIDE + 3] = state;
+    else this.set(node, slot, state);
+  }
+
+  private position(node: number, slot: number): number {
+    const { table, generation, mask } = this;
+    for (let i = hash(node, slot) & mask; ; i = (i + 1) & mask) {
+      const at = i * STRIDE;
+      if (table[at] !== generation || (table[at + 1] === node && table[at + 2] === slot)) return i;
+    }
+  }
+
   set(node: number, slot: number, state: number): void {
     const { table, generation, mask } = this;
     for (let i = hash(node, slot) & mask; ; i = (i + 1) & mask) {
@@ -70,6 +116,7 @@ export class Memo {
     this.mask = capacity - 1;
     this.generation = 1;
     this.size = 0;
+    this.layout++;
     for (let at = 0; at < table.length; at += STRIDE) if (table[at] === generation) this.set(table[at + 1]!, table[at + 2]!, table[at + 3]!);
   }
 }

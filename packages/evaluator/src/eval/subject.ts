@@ -32,11 +32,12 @@ export function resolvePermission(graph: RelationshipGraph, typeIndex: number, n
   return slot;
 }
 
-export function resolveSubject(graph: RelationshipGraph, subject: SubjectRef): ResolvedSubject {
+/** `knownTypeIndex`: the subject type's index when the caller has resolved it already. */
+export function resolveSubject(graph: RelationshipGraph, subject: SubjectRef, knownTypeIndex?: number): ResolvedSubject {
   if (subject.id === WILDCARD_ID) {
     throw new EvaluationError("wildcard-subject", `cannot evaluate for the wildcard subject ${formatSubject(subject)}`);
   }
-  const typeIndex = resolveType(graph, subject.type);
+  const typeIndex = knownTypeIndex ?? resolveType(graph, subject.type);
   const relation = subject.relation === "" || subject.relation === "..." ? undefined : subject.relation;
   let relationSlot = -1;
   if (relation !== undefined) {
