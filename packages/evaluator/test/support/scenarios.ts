@@ -19,6 +19,11 @@ export interface Scenario {
   assertErrors: Array<{ check: string; code: string }>;
   /** Assertions SpiceDB answers in some runs and refuses with max depth in others (branches racing a cycle). */
   spicedbMayError: string[];
+  /**
+   * Error assertions SpiceDB refuses in most runs and answers in others: a shared dispatch racing a
+   * path that would decide. The evaluator gives the usual verdict, the error, every time.
+   */
+  spicedbMayAnswer: string[];
   /** `expected` is the answer, or the error code SpiceDB's error maps to ("max-depth-exceeded"). */
   lookupResources: Array<{ resourceType: string; permission: string; subject: string; expected: string[] | string }>;
   lookupSubjects: Array<{
@@ -49,6 +54,7 @@ export function loadScenarios(): Scenario[] {
         assertFalse: raw.assertFalse ?? [],
         assertErrors: raw.assertErrors ?? [],
         spicedbMayError: raw.spicedbMayError ?? [],
+        spicedbMayAnswer: raw.spicedbMayAnswer ?? [],
         lookupResources: raw.lookupResources ?? [],
         lookupSubjects: raw.lookupSubjects ?? [],
         explain: raw.explain ?? [],
