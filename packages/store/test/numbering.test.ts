@@ -6,58 +6,24 @@
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import type { StoreContext } from "../src/context.js";
-import { feedChannel } from "../src/context.js";
 import type { Db } from "../src/db/db.js";
-import { openPg } from "../src/db/pg.js";
-import { openPglite } from "../src/db/pglite.js";
 import { changeFeed } from "../src/feed.js";
 import { openStore, tupleKey, type Change, type Relationship } from "../src/index.js";
-import { migrate } from "../src/migrations.js";
-import { RevisionNumbering } from "../src/revisions.js";
 import { dropSchema, randomSchemaName, testBackends, type TestBackend } from "../src/testing.js";
-import { tokenCodec } from "../src/tokens.js";
 import { runWrite } from "../src/write.js";
+import { type OpenedContext, openWriteContext } from "./support/write-context.js";
 
 const backends = await testBackends();
 const pgBackend = backends.find((b): b is Extract<TestBackend, { name: "pg" }> => b.name === "pg");
-
-interface Opened {
-  ctx: StoreContext;
-  schema: string;
-  close(): Promise<void>;
-}
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** A store context ("a process") on `schema` (a new one by default). */
-async function openContext(backend: TestBackend, schema = randomSchemaName(), own = true): Promise<Opened> {
-  const db: Db = backend.name === "pg" ? openPg({ databaseUrl: backend.databaseUrl, schema, poolSize: 24 }) : await openPglite({ schema });
-  await migrate(db);
-  const [meta] = await db.query<{ value: string }>("SELECT value FROM gh_meta WHERE key = 'store_id'");
-  const ctx: StoreContext = {
-    db,
-    readDb: db,
-    domain: "redhat",
-    platformId: "local",
-    depthLimit: 5,
-    pollIntervalMs: 20,
-    storeId: meta!.value,
-    channel: feedChannel(schema),
-    tokens: tokenCodec(meta!.value),
-    revisions: new RevisionNumbering(db, feedChannel(schema)),
-  };
-  const opened = {
-    ctx,
-    schema,
-    async close() {
-      await ctx.revisions.close();
-      await db.close();
-      if (own && backend.name === "pg") await dropSchema(backend.databaseUrl, schema);
-    },
-  };
+/** A store context ("a process") on `schema` (a new one by default), closed after the test. */
+async function openContext(backend: TestBackend, schema?: string, own = true): Promise<OpenedContext> {
+  const opened = await openWriteContext(backend, schema, own);
   cleanups.push(() => opened.close());
   return opened;
 }

@@ -3,46 +3,16 @@
 // this state". These tests drive the write path directly (runWrite) so a test can hold a write
 // transaction open; they hold for any revision-numbering design (docs/SCALING.md).
 import { afterEach, describe, expect, it } from "vitest";
-import type { StoreContext } from "../src/context.js";
-import { feedChannel } from "../src/context.js";
-import type { Db } from "../src/db/db.js";
-import { openPg } from "../src/db/pg.js";
-import { openPglite } from "../src/db/pglite.js";
 import { changeFeed } from "../src/feed.js";
-import { migrate } from "../src/migrations.js";
-import { RevisionNumbering } from "../src/revisions.js";
-import { dropSchema, randomSchemaName, testBackends, type TestBackend } from "../src/testing.js";
-import { tokenCodec } from "../src/tokens.js";
+import { testBackends, type TestBackend } from "../src/testing.js";
 import type { Change, FollowHandle, Relationship } from "../src/types.js";
 import { runWrite } from "../src/write.js";
+import { openWriteContext } from "./support/write-context.js";
+import type { StoreContext } from "../src/context.js";
 
 const backends = await testBackends();
 
-async function openContext(backend: TestBackend): Promise<{ ctx: StoreContext; close(): Promise<void> }> {
-  const schema = randomSchemaName();
-  const db: Db = backend.name === "pg" ? openPg({ databaseUrl: backend.databaseUrl, schema, poolSize: 24 }) : await openPglite({ schema });
-  await migrate(db);
-  const [meta] = await db.query<{ value: string }>("SELECT value FROM gh_meta WHERE key = 'store_id'");
-  const ctx: StoreContext = {
-    db,
-    readDb: db,
-    domain: "redhat",
-    platformId: "local",
-    depthLimit: 5,
-    pollIntervalMs: 20,
-    storeId: meta!.value,
-    channel: feedChannel(schema),
-    tokens: tokenCodec(meta!.value),
-    revisions: new RevisionNumbering(db, feedChannel(schema)),
-  };
-  return {
-    ctx,
-    async close() {
-      await db.close();
-      if (backend.name === "pg") await dropSchema(backend.databaseUrl, schema);
-    },
-  };
-}
+const openContext = (backend: TestBackend) => openWriteContext(backend);
 
 const host = (org: string, n: number): Relationship => ({ resourceType: "hbi/host", resourceId: `${org}-h${n}`, relation: "t_workspace", subjectType: "rbac/workspace", subjectId: org });
 const touch = (ctx: StoreContext, org: string, n: number) => runWrite(ctx, org, "test", (w) => w.touch([host(org, n)]));
