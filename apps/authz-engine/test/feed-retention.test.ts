@@ -16,7 +16,7 @@ import { memoryCheckpointStore, type CheckpointRejection, type CheckpointStore }
 import { EngineGraph, type RecoveryReason } from "../src/graph/engine-graph.js";
 import type { GraphSource } from "../src/graph/source.js";
 import { storeGraphSource } from "../src/graph/store-source.js";
-import { hostIn, readGrant, stageSchema } from "./helpers.js";
+import { followAfter, hostIn, readGrant, stageSchema } from "./helpers.js";
 
 const model = compileRoleSchema(stageSchema);
 const backends = await testBackends();
@@ -47,7 +47,6 @@ function gate(): { wait: Promise<void>; open: () => void } {
  */
 function stalledSource(store: TestStore, followGate: Promise<void>, reloadGate: Promise<void>): GraphSource {
   const real = storeGraphSource(store);
-  let follows = 0;
   let snapshots = 0;
   return {
     ...real,
@@ -55,20 +54,7 @@ function stalledSource(store: TestStore, followGate: Promise<void>, reloadGate: 
       if (snapshots++ > 0) await reloadGate;
       return real.snapshot(onBatch);
     },
-    follow(from, onCommit, onTransientError, onTruncated) {
-      if (follows++ > 0) return real.follow(from, onCommit, onTransientError, onTruncated);
-      let handle: { stop(): Promise<void> | void } | undefined;
-      let stopped = false;
-      void followGate.then(() => {
-        if (!stopped) handle = real.follow(from, onCommit, onTransientError, onTruncated);
-      });
-      return {
-        async stop() {
-          stopped = true;
-          await handle?.stop();
-        },
-      };
-    },
+    follow: followAfter(real, followGate),
   };
 }
 

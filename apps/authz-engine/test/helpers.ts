@@ -25,6 +25,7 @@ import {
 } from "@gatehouse/proto";
 import { openStore, type Relationship, type Store } from "@gatehouse/store";
 import { createSilentLogger } from "@gatehouse/telemetry";
+import type { FollowHandle, GraphSource } from "../src/graph/source.js";
 import { buildServer, type EngineConfig, type EngineServer } from "../src/index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -170,4 +171,27 @@ export async function seedViewableHosts(engine: RunningEngine, orgId: string, co
     subject: { resource: principal("alice") },
     consistency: { atLeastAsFresh: { token: engine.store.tokens.encode(revision) } },
   });
+}
+
+/**
+ * `real.follow`, except that the first follow starts only once `gate` resolves (a replica whose
+ * follower stalls, for instance until retention has deleted what it still needed); later follows
+ * (after a recovery) start at once.
+ */
+export function followAfter(real: GraphSource, gate: Promise<void>): GraphSource["follow"] {
+  let follows = 0;
+  return (from, onCommit, onTransientError, onTruncated) => {
+    if (follows++ > 0) return real.follow(from, onCommit, onTransientError, onTruncated);
+    let handle: FollowHandle | undefined;
+    let stopped = false;
+    void gate.then(() => {
+      if (!stopped) handle = real.follow(from, onCommit, onTransientError, onTruncated);
+    });
+    return {
+      async stop() {
+        stopped = true;
+        await handle?.stop();
+      },
+    };
+  };
 }

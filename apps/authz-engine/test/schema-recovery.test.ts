@@ -16,7 +16,7 @@ import { memoryCheckpointStore, readCheckpointHeader, schemaHash, type Checkpoin
 import { EngineGraph } from "../src/graph/engine-graph.js";
 import type { ChangeBatch, FollowHandle, GraphSource } from "../src/graph/source.js";
 import { storeGraphSource } from "../src/graph/store-source.js";
-import { hostIn, readGrant, stageSchema } from "./helpers.js";
+import { followAfter, hostIn, readGrant, stageSchema } from "./helpers.js";
 
 /** The stage schema plus one host permission: a reload to it adds `name` (nothing removed). */
 const withPermission = (name: string) => stageSchema.replace("definition hbi/host {\n", `definition hbi/host {\n\tpermission ${name} = view\n`);
@@ -86,27 +86,13 @@ const backends = await testBackends();
 /** The store's source; the first follow starts only when `followGate` opens (a stalled replica). */
 function stalledSource(store: TestStore, followGate: Promise<void>, counts = { snapshots: 0 }): GraphSource {
   const real = storeGraphSource(store);
-  let follows = 0;
   return {
     ...real,
     snapshot(onBatch) {
       counts.snapshots++;
       return real.snapshot(onBatch);
     },
-    follow(from, onCommit, onTransientError, onTruncated) {
-      if (follows++ > 0) return real.follow(from, onCommit, onTransientError, onTruncated);
-      let handle: FollowHandle | undefined;
-      let stopped = false;
-      void followGate.then(() => {
-        if (!stopped) handle = real.follow(from, onCommit, onTransientError, onTruncated);
-      });
-      return {
-        async stop() {
-          stopped = true;
-          await handle?.stop();
-        },
-      };
-    },
+    follow: followAfter(real, followGate),
   };
 }
 
