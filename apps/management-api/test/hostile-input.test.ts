@@ -180,3 +180,20 @@ describe("error messages quote request values bounded", () => {
     expect(res.text).not.toContain("y".repeat(200));
   });
 });
+
+describe("not-found messages naming group members are bounded", () => {
+  // `usernames` and `service-accounts` may list many names (as many as the request line holds);
+  // the 404 quotes at most ten, each cut like any quoted value, and counts the rest.
+  const names = Array.from({ length: 40 }, (_, i) => `nobody-${i}-${"y".repeat(250)}`);
+  it.each([["usernames"], ["service-accounts"]])("DELETE ?%s= with 40 long names", async (parameter) => {
+    const headers = { "x-rh-identity": await identity(), "content-type": "application/json" };
+    const created = await raw(`${V1}/groups/`, headers, "POST", JSON.stringify({ name: `echo-bound-${parameter}` }));
+    expect(created.status).toBe(201);
+    const { uuid } = JSON.parse(created.text) as { uuid: string };
+    const res = await raw(`${V1}/groups/${uuid}/principals/?${parameter}=${names.join(",")}`, headers, "DELETE");
+    expect(res.status).toBe(404);
+    expect(res.text.length).toBeLessThan(2500);
+    expect(res.text).not.toContain("y".repeat(200));
+    expect(res.text).toContain("(30 more)");
+  });
+});

@@ -2,7 +2,7 @@ import { grantsUserAccessAboveRead } from "@gatehouse/rbac";
 import { isStoreError, PLATFORM_ROLES, type Group, type Principal, type Written } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { ApiError, badRequest, notFound } from "../http/problem.js";
-import { UUID_PATTERN } from "../schemas/common.js";
+import { echo, UUID_PATTERN } from "../schemas/common.js";
 import { GROUP_PRINCIPAL_TYPES, type GroupPrincipalRef } from "../schemas/groups.js";
 import { listPrincipalsByIds, type PrincipalRecord } from "./principals.js";
 import { isAdmin, requireOnTenant, settled, type Services } from "./services.js";
@@ -182,7 +182,16 @@ async function principalsOf(services: Services, ctx: RequestContext, userIds: st
 }
 
 /** Python's repr of a set of strings, as upstream prints the ones it could not find. */
-const pySet = (values: readonly string[]) => `{${values.map((v) => (v.includes("'") ? JSON.stringify(v) : `'${v}'`)).join(", ")}}`;
+/** Names quoted in a not-found message: upstream's set notation, bounded (each name and how many). */
+const SET_SHOWN = 10;
+const pySet = (values: readonly string[]) => {
+  const shown = values.slice(0, SET_SHOWN).map((value) => {
+    const v = echo(value);
+    return v.includes("'") ? JSON.stringify(v) : `'${v}'`;
+  });
+  const more = values.length > SET_SHOWN ? `, … (${values.length - SET_SHOWN} more)` : "";
+  return `{${shown.join(", ")}${more}}`;
+};
 
 /**
  * Principals named by username (case-insensitive) or user id; every one must exist. Any principal
