@@ -27,6 +27,8 @@ describe("adjacency (compact base + overlay)", () => {
     { name: "dense keys", keys: 300, minKey: 0, values: 400, bulk: 3000 },
     { name: "negative keys", keys: 300, minKey: -150, values: 400, bulk: 3000 },
     { name: "sparse keys", keys: 20, minKey: 0, values: 50, bulk: 200, spread: 100_000 },
+    // Thousands of sparse keys, negative and positive: the hash table from key to range wraps and chains.
+    { name: "many sparse keys, negative too", keys: 3000, minKey: -1500, values: 30, bulk: 4000, spread: 1024 },
     { name: "long lists (sets, binary search)", keys: 4, minKey: 0, values: 600, bulk: 1500 },
     { name: "many keys changed (writes fold the overlay into the base)", keys: 20_000, minKey: 0, values: 8, bulk: 60_000, folds: true },
   ];

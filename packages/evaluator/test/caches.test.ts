@@ -252,6 +252,23 @@ describe("per-subject results carried between checks", () => {
     expect(closureCacheOf(g).resultSubjects).toBeGreaterThan(0);
   });
 
+  it("are kept from a subject's second check on: the first uses the evaluation's own table", () => {
+    const g = new RelationshipGraph(compileSchema(SCHEMA));
+    for (const t of ["group:c#t_member@user:alice", "group:d#t_member@user:bob"]) g.add(r(t));
+    const bob = { type: "user", id: "bob" };
+    const cache = closureCacheOf(g);
+    expect(check(g, { type: "group", id: "c" }, "member", alice)).toBe(true);
+    expect(cache.resultSubjects).toBe(0);
+    expect(check(g, { type: "group", id: "d" }, "member", alice)).toBe(false);
+    expect(cache.resultSubjects).toBe(1);
+    expect(check(g, { type: "group", id: "d" }, "member", bob)).toBe(true);
+    expect(cache.resultSubjects).toBe(1);
+    // A write forgets who was seen: alice's next check is a first one again.
+    g.add(r("group:e#t_member@user:alice"));
+    expect(check(g, { type: "group", id: "e" }, "member", alice)).toBe(true);
+    expect(cache.resultSubjects).toBe(0);
+  });
+
   it("do not hide a cycle: a failing check throws every time and leaves other answers intact", () => {
     const g = new RelationshipGraph(compileSchema(SCHEMA));
     for (const t of ["group:a#t_member@group:b#member", "group:b#t_member@group:a#member", "group:c#t_member@user:alice", "group:a#t_member@user:bob"]) g.add(r(t));

@@ -63,6 +63,8 @@ export const MAX_CACHED_SUBJECTS = 50_000;
 
 /** Subjects whose completed results are kept per graph; beyond this all are dropped. */
 export const MAX_RESULT_SUBJECTS = 10_000;
+/** Subjects remembered as checked once; beyond this the set starts over. */
+const MAX_SEEN_SUBJECTS = 4 * MAX_RESULT_SUBJECTS;
 /** A subject's results table is emptied before use once it holds this many entries. */
 export const MAX_RESULTS_PER_SUBJECT = 4_096;
 /** Emptied tables kept for reuse only up to this capacity (entries), so an outlier does not pin memory. */
@@ -74,6 +76,8 @@ export class ClosureCache {
   private readonly bySubject = new Map<number, Map<number, AnchorClosure>>();
   /** subject code → completed results of its checks. */
   private readonly results = new Map<number, Memo>();
+  /** Subjects checked once since the last write, without a results table yet. */
+  private readonly seen = new Set<number>();
   /**
    * Emptied tables (of evicted subjects, or of every subject after a write), reused before
    * allocating: with distinct subjects every check would otherwise allocate and grow a table,
@@ -102,12 +106,20 @@ export class ClosureCache {
 
   /**
    * The results table of a subject, used as a check's memo: what one check completes, the next one
-   * reuses. A check that fails must `dropResults` (its table holds in-progress marks).
+   * reuses. A check that fails must `dropResults` (its table holds in-progress marks). Undefined on
+   * a subject's first check (the check then uses its evaluation's own table, which is in cache): at
+   * millions of relationships most subjects are seen once, and a table of its own, last touched
+   * thousands of subjects ago, cost a cache miss per entry.
    */
-  resultsFor(subjectCode: number): Memo {
+  resultsFor(subjectCode: number): Memo | undefined {
     this.sync();
     let memo = this.results.get(subjectCode);
     if (!memo) {
+      if (!this.seen.has(subjectCode)) {
+        if (this.seen.size >= MAX_SEEN_SUBJECTS) this.seen.clear();
+        this.seen.add(subjectCode);
+        return undefined;
+      }
       // Full: start over (cheaper per check than evicting one by one, which costs an iterator
       // and leaves deleted entries for the map to rehash away).
       if (this.results.size >= MAX_RESULT_SUBJECTS) this.recycleResults();
@@ -145,6 +157,7 @@ export class ClosureCache {
   private sync(): void {
     if (this.mutations !== this.graph.mutations) {
       this.bySubject.clear();
+      this.seen.clear();
       this.recycleResults();
       this.mutations = this.graph.mutations;
     }

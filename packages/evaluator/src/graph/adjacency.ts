@@ -3,8 +3,10 @@
 //   offsets[k + bias + 1])`, sorted, so a membership test is a scan or binary search of one range
 //   and a bulk load is a few typed-array passes instead of a map entry and a list per key. Keys
 //   spread thinly over a wide range (a few thousand workspaces among millions of nodes) keep a
-//   sorted `keys` array instead, and key k is at its position there (binary search). Either way the
-//   base is three typed arrays, so a checkpoint holds them as they are (`base`, `fromBase`);
+//   sorted `keys` array instead, and key k is at its position there. Either way the base is three
+//   typed arrays, so a checkpoint holds them as they are (`base`, `fromBase`); a sparse base also
+//   gets a hash table from key to position, built on load (at millions of nodes a binary search
+//   over the keys is a dozen dependent reads, the lower half of them cache misses; a probe is one);
 // - an overlay: the whole current list of every key changed since the base was built (it shadows
 //   the key's base range). Short lists are scanned; long ones also get a value → position map,
 //   so membership and removal stay O(1) (a workspace may hold hundreds of thousands of hosts).
@@ -42,6 +44,10 @@ export interface DenseAdjacency {
 export type Values = Int32Array | readonly number[];
 
 const NO_OFFSETS = new Int32Array(1);
+/** Two empty slots: a probe of an adjacency without a sparse base ends at once. */
+const NO_KEY_TABLE = new Int32Array(4);
+/** 2^32 / φ: multiplying by it spreads consecutive keys (node numbers) over the table's slots. */
+const FIBONACCI = 0x9e3779b9 | 0;
 const NO_TARGETS = new Int32Array(0);
 
 /**
@@ -60,6 +66,10 @@ export class Adjacency {
   private targets: Int32Array = NO_TARGETS;
   /** Sorted keys of a sparse base (offsets then has one entry per key, plus one); undefined when dense. */
   private sparseKeys: Int32Array | undefined = undefined;
+  /** Sparse base: (key, position + 1) pairs, open addressing, at most half full; 0 marks an empty slot. */
+  private keyTable: Int32Array = NO_KEY_TABLE;
+  /** 32 − log2(slots of keyTable): a key's home slot is the top bits of its Fibonacci hash. */
+  private keyShift = 32;
   /** Added to a key to index `offsets` (keys may be negative: subject-set codes). */
   private bias = 0;
   /** Keys with values in the base. */
@@ -85,21 +95,35 @@ export class Adjacency {
 
   /** Index of key's range in `offsets`, or -1 when the base has no range for it. */
   private rangeOf(key: number): number {
-    const keys = this.sparseKeys;
-    if (keys === undefined) {
+    if (this.sparseKeys === undefined) {
       const i = key + this.bias;
       return i >= 0 && i + 1 < this.offsets.length ? i : -1;
     }
-    let lo = 0;
-    let hi = keys.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const k = keys[mid]!;
-      if (k === key) return mid;
-      if (k < key) lo = mid + 1;
-      else hi = mid - 1;
+    const table = this.keyTable;
+    const mask = (table.length >>> 1) - 1;
+    for (let i = Math.imul(key, FIBONACCI) >>> this.keyShift; ; i = (i + 1) & mask) {
+      const position = table[2 * i + 1]!;
+      if (position === 0) return -1;
+      if (table[2 * i] === key) return position - 1;
     }
-    return -1;
+  }
+
+  /** Builds `keyTable` over the sparse keys (distinct, as `load` and `fromBase` guarantee). */
+  private indexKeys(keys: Int32Array): void {
+    let slots = 4;
+    while (slots < 2 * keys.length) slots *= 2;
+    const table = new Int32Array(2 * slots);
+    const shift = 32 - Math.log2(slots);
+    const mask = slots - 1;
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      let i = Math.imul(key, FIBONACCI) >>> shift;
+      while (table[2 * i + 1] !== 0) i = (i + 1) & mask;
+      table[2 * i] = key;
+      table[2 * i + 1] = k + 1;
+    }
+    this.keyTable = table;
+    this.keyShift = shift;
   }
 
   /** Key of the base's range i. */
@@ -227,6 +251,8 @@ export class Adjacency {
     this.offsets = NO_OFFSETS;
     this.targets = NO_TARGETS;
     this.sparseKeys = undefined;
+    this.keyTable = NO_KEY_TABLE;
+    this.keyShift = 32;
     this.bias = 0;
     this.baseKeys = 0;
     this.shadowing = 0;
@@ -261,6 +287,7 @@ export class Adjacency {
         offsets[k + 1] = at++;
       }
       this.sparseKeys = present;
+      this.indexKeys(present);
       slotOf = offsets.subarray(1);
     } else {
       for (let k = 1; k <= size; k++) offsets[k]! += offsets[k - 1]!;
@@ -328,6 +355,7 @@ export class Adjacency {
     }
     const adjacency = new Adjacency();
     adjacency.sparseKeys = keys;
+    if (keys !== undefined) adjacency.indexKeys(keys);
     adjacency.offsets = offsets;
     adjacency.targets = targets;
     adjacency.bias = bias;
