@@ -44,8 +44,6 @@ export interface DenseAdjacency {
 export type Values = Int32Array | readonly number[];
 
 const NO_OFFSETS = new Int32Array(1);
-/** Two empty slots: a probe of an adjacency without a sparse base ends at once. */
-const NO_KEY_TABLE = new Int32Array(4);
 /** 2^32 / φ: multiplying by it spreads consecutive keys (node numbers) over the table's slots. */
 const FIBONACCI = 0x9e3779b9 | 0;
 const NO_TARGETS = new Int32Array(0);
@@ -66,8 +64,11 @@ export class Adjacency {
   private targets: Int32Array = NO_TARGETS;
   /** Sorted keys of a sparse base (offsets then has one entry per key, plus one); undefined when dense. */
   private sparseKeys: Int32Array | undefined = undefined;
-  /** Sparse base: (key, position + 1) pairs, open addressing, at most half full; 0 marks an empty slot. */
-  private keyTable: Int32Array = NO_KEY_TABLE;
+  /**
+   * Sparse base: (key, position + 1) pairs, open addressing, at most half full; 0 marks an empty
+   * slot. Built on the first lookup: many indexes (most reverse ones) are never probed by key.
+   */
+  private keyTable: Int32Array | undefined = undefined;
   /** 32 − log2(slots of keyTable): a key's home slot is the top bits of its Fibonacci hash. */
   private keyShift = 32;
   /** Added to a key to index `offsets` (keys may be negative: subject-set codes). */
@@ -95,11 +96,12 @@ export class Adjacency {
 
   /** Index of key's range in `offsets`, or -1 when the base has no range for it. */
   private rangeOf(key: number): number {
-    if (this.sparseKeys === undefined) {
+    const keys = this.sparseKeys;
+    if (keys === undefined) {
       const i = key + this.bias;
       return i >= 0 && i + 1 < this.offsets.length ? i : -1;
     }
-    const table = this.keyTable;
+    const table = this.keyTable ?? this.indexKeys(keys);
     const mask = (table.length >>> 1) - 1;
     for (let i = Math.imul(key, FIBONACCI) >>> this.keyShift; ; i = (i + 1) & mask) {
       const position = table[2 * i + 1]!;
@@ -109,7 +111,7 @@ export class Adjacency {
   }
 
   /** Builds `keyTable` over the sparse keys (distinct, as `load` and `fromBase` guarantee). */
-  private indexKeys(keys: Int32Array): void {
+  private indexKeys(keys: Int32Array): Int32Array {
     let slots = 4;
     while (slots < 2 * keys.length) slots *= 2;
     const table = new Int32Array(2 * slots);
@@ -124,6 +126,7 @@ export class Adjacency {
     }
     this.keyTable = table;
     this.keyShift = shift;
+    return table;
   }
 
   /** Key of the base's range i. */
@@ -251,8 +254,7 @@ export class Adjacency {
     this.offsets = NO_OFFSETS;
     this.targets = NO_TARGETS;
     this.sparseKeys = undefined;
-    this.keyTable = NO_KEY_TABLE;
-    this.keyShift = 32;
+    this.keyTable = undefined;
     this.bias = 0;
     this.baseKeys = 0;
     this.shadowing = 0;
@@ -287,7 +289,6 @@ export class Adjacency {
         offsets[k + 1] = at++;
       }
       this.sparseKeys = present;
-      this.indexKeys(present);
       slotOf = offsets.subarray(1);
     } else {
       for (let k = 1; k <= size; k++) offsets[k]! += offsets[k - 1]!;
@@ -355,7 +356,6 @@ export class Adjacency {
     }
     const adjacency = new Adjacency();
     adjacency.sparseKeys = keys;
-    if (keys !== undefined) adjacency.indexKeys(keys);
     adjacency.offsets = offsets;
     adjacency.targets = targets;
     adjacency.bias = bias;
