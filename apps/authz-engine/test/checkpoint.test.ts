@@ -176,7 +176,14 @@ describe.each(backends)("graph checkpoints on $name", (backend) => {
 
   it("refuses a format-2 checkpoint (the layout before the graph's arrays were stored as they are)", async () => {
     const bytes = formatTwo(await goodCheckpoint());
-    expect(() => decodeCheckpoint(bytes, model, { storeId: store.storeId, schemaHash: schemaHash(model) })).toThrow(/checkpoint format 2, this engine reads 3/);
+    expect(() => decodeCheckpoint(bytes, model, { storeId: store.storeId, schemaHash: schemaHash(model) })).toThrow(/checkpoint format 2, this engine reads 4/);
+    await refusedThenSnapshot(bytes, "old-format");
+  });
+
+  it("refuses a format-3 checkpoint (its id table holds hashes where format 4 holds typed tags)", async () => {
+    const bytes = (await goodCheckpoint()).slice();
+    new DataView(bytes.buffer).setUint32(4, 3, true);
+    expect(() => decodeCheckpoint(bytes, model, { storeId: store.storeId, schemaHash: schemaHash(model) })).toThrow(/checkpoint format 3, this engine reads 4/);
     await refusedThenSnapshot(bytes, "old-format");
   });
 
@@ -259,7 +266,7 @@ describe("engine server with a checkpoint directory", () => {
 /**
  * A format-2 checkpoint as that version wrote it: a 48-byte prefix (magic, version 2, header length,
  * a reserved word, sha256 of everything but the digest), the header JSON padded to 4, then a body.
- * Only the prefix matters to a reader of format 3, which must refuse it by its version.
+ * Only the prefix matters to a reader of a later format, which must refuse it by its version.
  */
 function formatTwo(current: Uint8Array): Uint8Array {
   const view = new DataView(current.buffer, current.byteOffset, current.byteLength);

@@ -217,7 +217,7 @@ describe("graph encoding at a size where the indexes are bulk-loaded", () => {
     const description = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + head))) as { nodes: number; idBytes: number };
     const pad = (n: number) => Math.ceil(n / 8) * 8;
     // The index follows the description, the node types, the id offsets and the id bytes; one of
-    // its (hash, node + 1) pairs is made to repeat another's node.
+    // its (tag, node + 1) pairs is made to repeat another's node.
     const index = 8 + pad(head) + pad(description.nodes * 2) + pad((description.nodes + 1) * 4) + pad(description.idBytes);
     const damaged = bytes.slice();
     const pairs = new Int32Array(damaged.buffer, index, 256);

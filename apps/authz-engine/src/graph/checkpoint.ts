@@ -22,7 +22,8 @@ import type { CheckpointRepository } from "@gatehouse/store";
 
 // 2: the graph body carries its id index and is loaded without rebuilding maps (codec v2).
 // 3: the body is the graph's arrays as held in memory (codec v3), checked by CRC-32.
-export const CHECKPOINT_FORMAT_VERSION = 3;
+// 4: the id table's entries carry the object's type in a tag instead of the bare hash (codec v4).
+export const CHECKPOINT_FORMAT_VERSION = 4;
 const MAGIC = 0x4b434847; // "GHCK" read as a little-endian u32
 const PREFIX_BYTES = 16;
 const CHECKSUM_AT = 12;

@@ -33,6 +33,8 @@ class Checker {
   private permission = "";
   private permissionType = -1;
   private permissionSlot = -1;
+  /** The resource's and the subject's nodes of the running check (`RelationshipGraph.nodesOf`). */
+  readonly nodes = new Int32Array(2);
 
   constructor(readonly graph: RelationshipGraph) {
     this.cache = closureCacheOf(graph);
@@ -103,10 +105,14 @@ export function check(graph: RelationshipGraph, resource: ObjectRef, permission:
   const typeIndex = checker.typeOf(resource.type);
   const slot = checker.slotOf(typeIndex, permission);
   // (A wildcard subject is refused before its type is looked at.)
-  const resolved = resolveSubject(graph, subject, subject.id === WILDCARD_ID ? undefined : checker.subjectTypeOf(subject.type));
+  const subjectType = subject.id === WILDCARD_ID ? undefined : checker.subjectTypeOf(subject.type);
+  // Both objects looked up together: on a large graph their cache misses overlap.
+  const nodes = checker.nodes;
+  if (subjectType !== undefined) graph.nodesOf(typeIndex, resource.id, subjectType, subject.id, nodes);
+  const resolved = resolveSubject(graph, subject, subjectType, subjectType !== undefined ? nodes[1]! : undefined);
   // The subject set itself, even when no relationship mentions it.
   if (resolved.relationSlot === slot && resolved.typeIndex === typeIndex && subject.id === resource.id) return true;
-  const node = graph.nodeOf(typeIndex, resource.id);
+  const node = nodes[0]!;
   // An object in no relationship holds nothing, except that its own subject sets hold what their
   // relation reaches through permissions (`edit = member` for `doc:d#member`): evaluated on node -1,
   // which is then also the subject's node.

@@ -32,8 +32,11 @@ export function resolvePermission(graph: RelationshipGraph, typeIndex: number, n
   return slot;
 }
 
-/** `knownTypeIndex`: the subject type's index when the caller has resolved it already. */
-export function resolveSubject(graph: RelationshipGraph, subject: SubjectRef, knownTypeIndex?: number): ResolvedSubject {
+/**
+ * `knownTypeIndex`: the subject type's index when the caller has resolved it already; `knownNode`:
+ * the subject object's node (or -1) when the caller has looked it up already.
+ */
+export function resolveSubject(graph: RelationshipGraph, subject: SubjectRef, knownTypeIndex?: number, knownNode?: number): ResolvedSubject {
   if (subject.id === WILDCARD_ID) {
     throw new EvaluationError("wildcard-subject", `cannot evaluate for the wildcard subject ${formatSubject(subject)}`);
   }
@@ -44,7 +47,7 @@ export function resolveSubject(graph: RelationshipGraph, subject: SubjectRef, kn
     relationSlot = graph.model.slotOf(typeIndex, relation);
     if (relationSlot < 0) throw new EvaluationError("unknown-relation", `'${subject.type}' has no relation or permission '${relation}'`);
   }
-  const node = graph.nodeOf(typeIndex, subject.id);
+  const node = knownNode ?? graph.nodeOf(typeIndex, subject.id);
   const code = node < 0 ? NOT_FOUND : relationSlot < 0 ? node : graph.usersetCode(node, relationSlot);
   return { ref: subject, typeIndex, node, relationSlot, code, wildcardNode: graph.wildcardNodeOf(typeIndex) };
 }

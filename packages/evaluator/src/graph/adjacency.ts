@@ -5,8 +5,8 @@
 //   spread thinly over a wide range (a few thousand workspaces among millions of nodes) keep a
 //   sorted `keys` array instead, and key k is at its position there. Either way the base is three
 //   typed arrays, so a checkpoint holds them as they are (`base`, `fromBase`); a sparse base also
-//   gets a hash table from key to position, built on load (at millions of nodes a binary search
-//   over the keys is a dozen dependent reads, the lower half of them cache misses; a probe is one);
+//   gets a small directory from key blocks to key positions, built on first use (at millions of
+//   nodes a binary search over the keys is a dozen dependent reads, most of them cache misses);
 // - an overlay: the whole current list of every key changed since the base was built (it shadows
 //   the key's base range). Short lists are scanned; long ones also get a value → position map,
 //   so membership and removal stay O(1) (a workspace may hold hundreds of thousands of hosts).
@@ -44,8 +44,8 @@ export interface DenseAdjacency {
 export type Values = Int32Array | readonly number[];
 
 const NO_OFFSETS = new Int32Array(1);
-/** 2^32 / φ: multiplying by it spreads consecutive keys (node numbers) over the table's slots. */
-const FIBONACCI = 0x9e3779b9 | 0;
+/** Sparse bases: key values per block of the key directory (see `keyBlocks`). */
+const KEY_BLOCK_SHIFT = 6;
 const NO_TARGETS = new Int32Array(0);
 
 /**
@@ -65,12 +65,13 @@ export class Adjacency {
   /** Sorted keys of a sparse base (offsets then has one entry per key, plus one); undefined when dense. */
   private sparseKeys: Int32Array | undefined = undefined;
   /**
-   * Sparse base: (key, position + 1) pairs, open addressing, at most half full; 0 marks an empty
-   * slot. Built on the first lookup: many indexes (most reverse ones) are never probed by key.
+   * Sparse base: a directory over the sorted keys, per block of 2^KEY_BLOCK_SHIFT consecutive key
+   * values from the smallest key, the position of the block's first key (blocks + 1 entries). A
+   * lookup reads one directory entry and scans one short run of keys; neighbouring keys (one
+   * tenant's workspaces, interned together) share the same cache lines, as they do in the offsets
+   * and targets. Built on the first lookup: many indexes (most reverse ones) are never probed by key.
    */
-  private keyTable: Int32Array | undefined = undefined;
-  /** 32 − log2(slots of keyTable): a key's home slot is the top bits of its Fibonacci hash. */
-  private keyShift = 32;
+  private keyBlocks: Int32Array | undefined = undefined;
   /** Added to a key to index `offsets` (keys may be negative: subject-set codes). */
   private bias = 0;
   /** Keys with values in the base. */
@@ -101,32 +102,31 @@ export class Adjacency {
       const i = key + this.bias;
       return i >= 0 && i + 1 < this.offsets.length ? i : -1;
     }
-    const table = this.keyTable ?? this.indexKeys(keys);
-    const mask = (table.length >>> 1) - 1;
-    for (let i = Math.imul(key, FIBONACCI) >>> this.keyShift; ; i = (i + 1) & mask) {
-      const position = table[2 * i + 1]!;
-      if (position === 0) return -1;
-      if (table[2 * i] === key) return position - 1;
+    if (keys.length === 0) return -1;
+    const blocks = this.keyBlocks ?? this.indexKeys(keys);
+    // keys[0] is the smallest; key − keys[0] is exact in a double and below 2^32 when not negative.
+    const offset = key - keys[0]!;
+    if (offset < 0) return -1;
+    const block = offset >>> KEY_BLOCK_SHIFT;
+    if (block + 1 >= blocks.length) return -1;
+    for (let i = blocks[block]!, end = blocks[block + 1]!; i < end; i++) {
+      const k = keys[i]!;
+      if (k >= key) return k === key ? i : -1;
     }
+    return -1;
   }
 
-  /** Builds `keyTable` over the sparse keys (distinct, as `load` and `fromBase` guarantee). */
+  /** Builds `keyBlocks` over the sparse keys (sorted and distinct, as `load` and `fromBase` guarantee). */
   private indexKeys(keys: Int32Array): Int32Array {
-    let slots = 4;
-    while (slots < 2 * keys.length) slots *= 2;
-    const table = new Int32Array(2 * slots);
-    const shift = 32 - Math.log2(slots);
-    const mask = slots - 1;
-    for (let k = 0; k < keys.length; k++) {
-      const key = keys[k]!;
-      let i = Math.imul(key, FIBONACCI) >>> shift;
-      while (table[2 * i + 1] !== 0) i = (i + 1) & mask;
-      table[2 * i] = key;
-      table[2 * i + 1] = k + 1;
+    const smallest = keys[0]!;
+    const count = ((keys[keys.length - 1]! - smallest) >>> KEY_BLOCK_SHIFT) + 1;
+    const blocks = new Int32Array(count + 1);
+    for (let b = 0, p = 0; b <= count; b++) {
+      while (p < keys.length && (keys[p]! - smallest) >>> KEY_BLOCK_SHIFT < b) p++;
+      blocks[b] = p;
     }
-    this.keyTable = table;
-    this.keyShift = shift;
-    return table;
+    this.keyBlocks = blocks;
+    return blocks;
   }
 
   /** Key of the base's range i. */
@@ -254,7 +254,7 @@ export class Adjacency {
     this.offsets = NO_OFFSETS;
     this.targets = NO_TARGETS;
     this.sparseKeys = undefined;
-    this.keyTable = undefined;
+    this.keyBlocks = undefined;
     this.bias = 0;
     this.baseKeys = 0;
     this.shadowing = 0;

@@ -13,7 +13,7 @@ import type { AdjacencyBase } from "./adjacency.js";
 import { RelationshipGraph, type GraphArrays } from "./relationship-graph.js";
 
 /** Version of the body layout below; a decoder refuses any other. */
-export const GRAPH_CODEC_VERSION = 3;
+export const GRAPH_CODEC_VERSION = 4;
 
 /** An index's base: [keyed (1) or dense (0), bias, keys, offsets, targets] (counts of elements). */
 type BaseShape = [keyed: number, bias: number, keys: number, offsets: number, targets: number];

@@ -180,6 +180,11 @@ export class RelationshipGraph {
     return this.nodes.find(typeIndex, id);
   }
 
+  /** `nodeOf` of two objects, into `out[0]` and `out[1]`: faster than two calls on a large graph (see NodeTable.findPair). */
+  nodesOf(typeA: number, idA: string, typeB: number, idB: string, out: Int32Array): void {
+    this.nodes.findPair(typeA, idA, typeB, idB, out);
+  }
+
   /** Node of `type:*`, or -1 if no relationship names the wildcard of that type. */
   wildcardNodeOf(typeIndex: number): number {
     return this.wildcardNodes[typeIndex] ?? -1;
