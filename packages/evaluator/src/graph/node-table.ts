@@ -235,16 +235,20 @@ export class NodeTable {
     const slots = table.length >>> 1;
     if (table.length % 2 !== 0 || slots < MIN_SLOTS || (slots & (slots - 1)) !== 0) return "id index size";
     if (nodes * 4 > slots * 3) return "id index too full";
-    const seen = new Uint8Array(nodes);
+    // Per node, 1 + the type its entry's tag names (0: no entry yet), compared with the node's
+    // type afterwards in node order: one random access per entry instead of two.
+    const seen = typeCount < 0xffff ? new Uint16Array(nodes) : new Uint32Array(nodes);
     let count = 0;
     for (let i = 1; i < table.length; i += 2) {
       const entry = table[i]!;
       if (entry === 0) continue;
-      if (entry < 0 || entry > nodes || seen[entry - 1] === 1 || (table[i - 1]! & 0xffff) !== types[entry - 1]) return "id index entry";
-      seen[entry - 1] = 1;
+      if (entry < 0 || entry > nodes || seen[entry - 1] !== 0) return "id index entry";
+      seen[entry - 1] = (table[i - 1]! & 0xffff) + 1;
       count++;
     }
-    return count === nodes ? undefined : "id index count";
+    if (count !== nodes) return "id index count";
+    for (let n = 0; n < nodes; n++) if (seen[n] !== types[n]! + 1) return "id index entry";
+    return undefined;
   }
 }
 
