@@ -279,6 +279,27 @@ CREATE TABLE gh_pending (
 ALTER TABLE gh_changes ADD COLUMN xid xid8;
 `,
   },
+  {
+    version: 11,
+    name: "checkpoints in parts",
+    sql: `
+-- A checkpoint's bytes in parts of at most 64 MiB (repos/checkpoints.ts): one bytea may not pass
+-- 1 GB, and a bytea is returned as hex text, which a client holds as one string (a 10M-relationship
+-- checkpoint is 632 MiB: 1.26 G characters, past the JavaScript string limit). Stored without
+-- compression (the arrays compress little, and pglz would cost CPU on every write and read).
+-- Rows written before keep their bytes in gh_checkpoints.bytes (parts = 0).
+CREATE TABLE gh_checkpoint_parts (
+  revision bigint NOT NULL REFERENCES gh_checkpoints (revision) ON DELETE CASCADE,
+  part integer NOT NULL,
+  bytes bytea NOT NULL,
+  PRIMARY KEY (revision, part)
+);
+ALTER TABLE gh_checkpoint_parts ALTER COLUMN bytes SET STORAGE EXTERNAL;
+ALTER TABLE gh_checkpoints ADD COLUMN parts integer NOT NULL DEFAULT 0;
+ALTER TABLE gh_checkpoints ADD COLUMN part_bytes integer;
+ALTER TABLE gh_checkpoints ADD COLUMN size bigint;
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

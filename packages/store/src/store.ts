@@ -94,7 +94,7 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
       relationships: relationshipRepository(ctx),
       imports: importRepository(ctx),
       v1: v1Repository(ctx),
-      checkpoints: checkpointRepository(ctx),
+      checkpoints: checkpointRepository(ctx, { partBytes: config.checkpointPartBytes }),
       feed: changeFeed(ctx, followers),
       tokens: ctx.tokens,
       async close() {

@@ -50,6 +50,8 @@ export interface StoreConfig {
   readPoolSize?: number;
   /** Change-feed polling interval when no notification arrives, in ms. Default 1000. */
   pollIntervalMs?: number;
+  /** Bytes per stored part of a checkpoint (`CHECKPOINT_PART_BYTES`, 64 MiB, unless a test asks for small parts). */
+  checkpointPartBytes?: number;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,14 +1,32 @@
-// The engines' graph checkpoints as rows: one bytea per revision, the newest few kept. The bytes
-// are opaque here (authz-engine encodes and verifies them).
+// The engines' graph checkpoints as rows: one row per revision, the newest few kept, its bytes in
+// parts (migration 11): a single bytea may not pass 1 GB, and one comes back as hex text, which the
+// client holds as one string (JavaScript's limit is about 512 M characters, so a value past about
+// 256 MiB could be written but never read back). The bytes are opaque here (authz-engine encodes
+// and verifies them).
 import type { StoreContext } from "../context.js";
 import { StoreError } from "../errors.js";
 import type { CheckpointRepository } from "../types.js";
+
+/** Bytes per part: its hex text (128 M characters) stays well inside one JavaScript string. */
+export const CHECKPOINT_PART_BYTES = 64 * 1024 * 1024;
+
+/** Parts read at once (separate connections of the read pool). */
+const PARALLEL_PARTS = 3;
 
 const requireRevision = (revision: number) => {
   if (!Number.isSafeInteger(revision) || revision < 0) throw new StoreError("invalid-argument", "revision must be a non-negative integer.");
 };
 
-export function checkpointRepository(ctx: StoreContext): CheckpointRepository {
+const view = (bytes: Uint8Array) => new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+export interface CheckpointRepositoryOptions {
+  /** Bytes per stored part (tests use small parts to exercise many). */
+  partBytes?: number;
+}
+
+export function checkpointRepository(ctx: StoreContext, options: CheckpointRepositoryOptions = {}): CheckpointRepository {
+  const partBytes = options.partBytes ?? CHECKPOINT_PART_BYTES;
+  if (!Number.isSafeInteger(partBytes) || partBytes < 1) throw new StoreError("invalid-argument", "checkpoint part size must be a positive integer.");
   return {
     async list() {
       const rows = await ctx.readDb.query<{ revision: string }>("SELECT revision::text AS revision FROM gh_checkpoints ORDER BY revision DESC");
@@ -16,14 +34,49 @@ export function checkpointRepository(ctx: StoreContext): CheckpointRepository {
     },
     async read(revision) {
       requireRevision(revision);
-      const [row] = await ctx.readDb.query<{ bytes: Uint8Array }>("SELECT bytes FROM gh_checkpoints WHERE revision = $1", [revision]);
-      return row ? new Uint8Array(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength) : null;
+      const [row] = await ctx.readDb.query<{ parts: number; part_bytes: number | null; size: string | null; bytes: Uint8Array | null }>(
+        "SELECT parts, part_bytes, size::text AS size, CASE WHEN parts = 0 THEN bytes END AS bytes FROM gh_checkpoints WHERE revision = $1",
+        [revision],
+      );
+      if (!row) return null;
+      if (row.parts === 0) return row.bytes ? view(row.bytes) : null;
+      // One part per statement, each copied into place (no text or buffer of the whole), a few at
+      // a time so the server's encoding and the client's decoding overlap. Parts come as base64:
+      // a third less text than bytea's hex output, and decoded natively.
+      const size = Number(row.size);
+      const step = row.part_bytes ?? 0;
+      if (step < 1 || Math.ceil(size / step) !== row.parts) return null;
+      const out = new Uint8Array(size);
+      const readPart = async (part: number): Promise<boolean> => {
+        const [piece] = await ctx.readDb.query<{ text: string }>("SELECT encode(bytes, 'base64') AS text FROM gh_checkpoint_parts WHERE revision = $1 AND part = $2", [revision, part]);
+        // Gone: a newer checkpoint's write removed this one meanwhile.
+        if (!piece) return false;
+        const bytes = Buffer.from(piece.text, "base64");
+        const at = part * step;
+        if (bytes.byteLength !== Math.min(step, size - at)) return false;
+        out.set(bytes, at);
+        return true;
+      };
+      for (let first = 0; first < row.parts; first += PARALLEL_PARTS) {
+        const batch = Array.from({ length: Math.min(PARALLEL_PARTS, row.parts - first) }, (_, i) => readPart(first + i));
+        if (!(await Promise.all(batch)).every(Boolean)) return null;
+      }
+      return out;
     },
     async write(revision, bytes, keep) {
       requireRevision(revision);
       if (!Number.isInteger(keep) || keep < 1) throw new StoreError("invalid-argument", "keep must be a positive integer.");
+      const parts = Math.ceil(bytes.byteLength / partBytes);
       await ctx.db.transaction(async (tx) => {
-        await tx.query("INSERT INTO gh_checkpoints (revision, bytes) VALUES ($1, $2) ON CONFLICT (revision) DO UPDATE SET bytes = EXCLUDED.bytes, written_at = now()", [revision, bytes]);
+        await tx.query(
+          "INSERT INTO gh_checkpoints (revision, bytes, parts, part_bytes, size) VALUES ($1, '', $2, $3, $4) ON CONFLICT (revision) DO UPDATE SET bytes = '', parts = EXCLUDED.parts, part_bytes = EXCLUDED.part_bytes, size = EXCLUDED.size, written_at = now()",
+          [revision, parts, partBytes, bytes.byteLength],
+        );
+        await tx.query("DELETE FROM gh_checkpoint_parts WHERE revision = $1", [revision]);
+        for (let part = 0; part < parts; part++) {
+          const piece = bytes.subarray(part * partBytes, Math.min(bytes.byteLength, (part + 1) * partBytes));
+          await tx.query("INSERT INTO gh_checkpoint_parts (revision, part, bytes) VALUES ($1, $2, $3)", [revision, part, piece]);
+        }
         await tx.query("DELETE FROM gh_checkpoints WHERE revision NOT IN (SELECT revision FROM gh_checkpoints ORDER BY revision DESC LIMIT $1)", [keep]);
       });
     },
