@@ -96,3 +96,11 @@ describe(".dockerignore", () => {
     for (const pattern of ["**/node_modules", "**/dist", ".git", "**/.env", "**/.env.*"]) expect(ignored).toContain(pattern);
   });
 });
+
+describe("apps/authz-engine/Dockerfile, the engine's memory", () => {
+  it("asks for transparent huge pages for large allocations (the graph's arrays)", () => {
+    const instructions = parseDockerfile(readFileSync(`${ROOT}apps/authz-engine/Dockerfile`, "utf8"));
+    const runtime = instructions.slice(instructions.findLastIndex((i) => i.op === "FROM"));
+    expect(runtime.filter((i) => i.op === "ENV").map((i) => i.args)).toContain("GLIBC_TUNABLES=glibc.malloc.hugetlb=1");
+  });
+});
