@@ -1,13 +1,13 @@
 // The engines' graph checkpoints as rows: one row per revision, the newest few kept, its bytes in
-// parts (migration 11): a single bytea may not pass 1 GB, and one comes back as hex text, which the
-// client holds as one string (JavaScript's limit is about 512 M characters, so a value past about
-// 256 MiB could be written but never read back). The bytes are opaque here (authz-engine encodes
-// and verifies them).
+// parts (migration 11). One bytea per checkpoint failed past about 512 MiB: Postgres sends a bytea
+// as hex text twice its size and refuses to build text past 1 GB (a 700 MiB checkpoint was written,
+// then its read failed), and a client would hold that text as one string besides. The bytes are
+// opaque here (authz-engine encodes and verifies them).
 import type { StoreContext } from "../context.js";
 import { StoreError } from "../errors.js";
 import type { CheckpointRepository } from "../types.js";
 
-/** Bytes per part: its hex text (128 M characters) stays well inside one JavaScript string. */
+/** Bytes per part: its text as read (base64, about 90 M characters) stays well inside one string. */
 export const CHECKPOINT_PART_BYTES = 64 * 1024 * 1024;
 
 /** Parts read at once (separate connections of the read pool). */
