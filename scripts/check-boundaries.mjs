@@ -129,6 +129,15 @@ for (const member of Object.keys(allowed)) {
   for (const cycle of findCycles(files)) problems.push(`${member}: import cycle ${cycle.map((f) => path.relative(base, f)).join(" -> ")}`);
 }
 
+// The repository stands alone: no source, test or bench reads a folder beside the checkout
+// (public test data lives in fixtures/, see fixtures/README.md).
+const outsideRe = /\.\.\/shared\/(?:fixtures|contracts|spec|design)\b|["']shared["'],\s*["']fixtures["']/;
+for (const member of Object.keys(allowed)) {
+  for (const file of walk(path.join(root, member))) {
+    if (outsideRe.test(fs.readFileSync(file, "utf8"))) problems.push(`${path.relative(root, file)}: reads data outside the repository (carry it in fixtures/)`);
+  }
+}
+
 if (problems.length > 0) {
   console.error(`Import boundary violations (${problems.length}):\n${problems.map((p) => `  ${p}`).join("\n")}`);
   process.exit(1);

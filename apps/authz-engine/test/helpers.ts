@@ -29,8 +29,8 @@ import type { FollowHandle, GraphSource } from "../src/graph/source.js";
 import { buildServer, type EngineConfig, type EngineServer } from "../src/index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The shared fixtures sit next to the repository: <repo root>/../shared/fixtures. */
-export const fixturesDir = join(here, "..", "..", "..", "..", "shared", "fixtures");
+/** The public fixtures carried in the repository: <repo root>/fixtures (fixtures/README.md). */
+export const fixturesDir = join(here, "..", "..", "..", "fixtures");
 export const stageSchema = readFileSync(join(fixturesDir, "rbac-config", "stage", "schema.zed"), "utf8");
 
 export interface RunningEngine {

@@ -14,7 +14,7 @@ import { randomExport } from "./support/random-export.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "../../..");
-const schemaPath = path.join(repoRoot, "../shared/fixtures/rbac-config/stage/schema.zed");
+const schemaPath = path.join(repoRoot, "fixtures/rbac-config/stage/schema.zed");
 const examplePath = path.join(here, "../examples/v1-export.json");
 const schemaText = readFileSync(schemaPath, "utf8");
 const catalog = defaultAssetTypes();

@@ -7,7 +7,7 @@ import { rbacConfigRepoDir } from "@gatehouse/role-config/testing";
 import { buildProgram } from "../src/program.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const fixtures = path.resolve(here, "../../..", "../shared/fixtures/rbac-config");
+const fixtures = path.resolve(here, "../../..", "fixtures/rbac-config");
 
 let out = "";
 let err = "";

@@ -9,7 +9,7 @@ import { SpiceDbOracle } from "../test/support/spicedb-oracle.js";
 import { generateStageData, type StageData, type StageDataOptions } from "./stage-data.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const schema = readFileSync(join(here, "../../..", "../shared/fixtures/rbac-config/stage/schema.zed"), "utf8");
+const schema = readFileSync(join(here, "../../..", "fixtures/rbac-config/stage/schema.zed"), "utf8");
 const scale = Number(process.env.BENCH_SCALE ?? "1");
 const FULL: StageDataOptions = {
   workspaces: Math.round(10_000 * scale),

@@ -11,7 +11,7 @@ import { seededRandom } from "../test/support/random-graphs.js";
 import { generateStageData } from "./stage-data.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const schema = readFileSync(join(here, "../../..", "../shared/fixtures/rbac-config/stage/schema.zed"), "utf8");
+const schema = readFileSync(join(here, "../../..", "fixtures/rbac-config/stage/schema.zed"), "utf8");
 const SUBJECT = "relation t_subject: rbac/principal | rbac/group#member";
 if (!schema.includes(SUBJECT)) throw new Error("the stage schema's role binding subject relation changed; update the bench");
 const expiringSchema = `use expiration\n${schema.replace(SUBJECT, "relation t_subject: rbac/principal | rbac/group#member | rbac/principal with expiration | rbac/group#member with expiration")}`;

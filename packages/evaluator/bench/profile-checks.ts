@@ -6,7 +6,7 @@ import { check, compileSchema, RelationshipGraph } from "../src/index.js";
 import { generateStageData } from "./stage-data.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const schema = readFileSync(join(here, "../../..", "../shared/fixtures/rbac-config/stage/schema.zed"), "utf8");
+const schema = readFileSync(join(here, "../../..", "fixtures/rbac-config/stage/schema.zed"), "utf8");
 const scale = Number(process.env.BENCH_SCALE ?? "0.1");
 const data = generateStageData({ workspaces: 10_000 * scale, hosts: 100_000 * scale, bindings: 100_000 * scale, principals: 20_000 * scale, groups: 2_000 * scale });
 const graph = new RelationshipGraph(compileSchema(schema));

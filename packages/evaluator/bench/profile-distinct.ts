@@ -9,7 +9,7 @@ import { seededRandom } from "../test/support/random-graphs.js";
 import { generateStageData, type StageData } from "./stage-data.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const schema = readFileSync(join(here, "../../..", "../shared/fixtures/rbac-config/stage/schema.zed"), "utf8");
+const schema = readFileSync(join(here, "../../..", "fixtures/rbac-config/stage/schema.zed"), "utf8");
 const scale = Number(process.env.BENCH_SCALE ?? "1");
 const data = generateStageData({
   workspaces: Math.round(10_000 * scale),

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { KslSource } from "../src/index.js";
 
-const fixturesRoot = fileURLToPath(new URL("../../../../shared/fixtures/rbac-config/", import.meta.url));
+const fixturesRoot = fileURLToPath(new URL("../../../fixtures/rbac-config/", import.meta.url));
 
 export type Env = "stage" | "prod";
 

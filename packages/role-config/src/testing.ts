@@ -1,14 +1,14 @@
-// Test support: where the public role-configuration repository snapshot lives. Tests read it
-// from the shared fixtures next to the repository root (`<repo>/../shared/fixtures/rbac-config-repo`,
-// RedHatInsights/rbac-config at commit dc11d344f2913e1488322d8abf291227a7788c3c);
+// Test support: where the public role-configuration repository snapshot lives. The repository
+// carries it (`<repo>/fixtures/rbac-config-repo`, RedHatInsights/rbac-config at commit
+// dc11d344f2913e1488322d8abf291227a7788c3c; fixtures/README.md);
 // GATEHOUSE_RBAC_CONFIG_REPO points elsewhere.
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { packageRoot } from "./directory.js";
 
-const FIXTURE = join("shared", "fixtures", "rbac-config-repo");
+const FIXTURE = join("fixtures", "rbac-config-repo");
 
-/** Candidate locations: the override, then `<ancestor>/shared/fixtures/rbac-config-repo` of every ancestor of this package. */
+/** Candidate locations: the override, then `<ancestor>/fixtures/rbac-config-repo` of every ancestor of this package. */
 function candidates(): string[] {
   const out: string[] = [];
   const override = process.env.GATEHOUSE_RBAC_CONFIG_REPO;
@@ -26,7 +26,7 @@ export function rbacConfigRepoDir(): string {
   const found = tried.find((dir) => existsSync(join(dir, "configs", "stage")) && existsSync(join(dir, "schemas", "roles.schema")));
   if (found) return found;
   throw new Error(
-    `The role-configuration repository snapshot was not found (tests expect it at <repo>/../shared/fixtures/rbac-config-repo; ` +
+    `The role-configuration repository snapshot was not found (tests expect it at <repo>/fixtures/rbac-config-repo; ` +
       `set GATEHOUSE_RBAC_CONFIG_REPO to its directory). Looked in:\n  ${tried.join("\n  ")}`,
   );
 }

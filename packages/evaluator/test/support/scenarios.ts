@@ -5,8 +5,8 @@ import { fileURLToPath } from "node:url";
 import { parseRelationship, type ObjectRef, type Relationship, type SubjectRef } from "../../src/index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The shared rbac-config fixtures, next to the repository root. */
-export const fixturesDir = join(here, "../../../..", "../shared/fixtures/rbac-config");
+/** The public rbac-config fixtures carried in the repository (fixtures/README.md). */
+export const fixturesDir = join(here, "../../../..", "fixtures/rbac-config");
 const scenariosDir = join(here, "../scenarios");
 
 export interface Scenario {
