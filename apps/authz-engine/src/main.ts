@@ -37,6 +37,7 @@ const config: EngineConfig = {
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     ...(env.DATABASE_READ_URL ? { readDatabaseUrl: env.DATABASE_READ_URL } : {}),
     ...(env.GATEHOUSE_DATA_DIR ? { dataDir: env.GATEHOUSE_DATA_DIR } : {}),
+    migrations: env.GATEHOUSE_MIGRATE_ON_START ? "apply" : "verify",
   },
   domain: env.GATEHOUSE_DOMAIN,
   port: env.AUTHZ_GRPC_PORT,

@@ -1,10 +1,11 @@
 // The engine's environment variables: one zod schema (see @gatehouse/config), read by main.ts and
 // rendered into the README table and .env.example.
-import { defineConfig, feedRetentionSettings, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
+import { defineConfig, feedRetentionSettings, migrationSettings, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
 import { parseReporters, type Reporters } from "./commands/write-policy.js";
 
 export const engineSettings = defineConfig("authz-engine", {
   ...storeSettings,
+  ...migrationSettings,
   DATABASE_READ_URL: setting.url("a read replica of DATABASE_URL: graph snapshots and database checkpoints are read there, the change feed is followed on the primary", {
     protocols: ["postgres", "postgresql"],
     unset: "everything on DATABASE_URL",

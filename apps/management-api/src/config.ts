@@ -1,5 +1,17 @@
 import { parseSystemUsers, type SystemUsers } from "@gatehouse/auth";
-import { ConfigError, defineConfig, httpServerLimits, httpServerSettings, oidcSettings, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
+import {
+  ConfigError,
+  defineConfig,
+  httpServerLimits,
+  httpServerSettings,
+  migrationSettings,
+  oidcSettings,
+  processSettings,
+  roleConfigSettings,
+  setting,
+  storeSettings,
+  tracingSettings,
+} from "@gatehouse/config";
 import { MAX_WORKSPACE_DEPTH_LIMIT } from "@gatehouse/store";
 import { DEFAULT_HTTP_LIMITS, type HttpServerLimits } from "@gatehouse/telemetry";
 
@@ -11,6 +23,8 @@ export interface ManagementApiConfig {
   databaseUrl?: string;
   /** PGlite data directory; in-memory when absent. */
   dataDir?: string;
+  /** Apply missing migrations at start (default), or refuse to start while any is missing. */
+  migrateOnStart?: boolean;
   /** `<domain>` of tenant and principal ids (`rbac/tenant:<domain>/<org_id>`). */
   domain: string;
   /** Role configuration environment (`stage` or `prod`). */
@@ -69,6 +83,7 @@ export const managementSettings = defineConfig("management-api", {
   PORT: setting.port("HTTP port", DEFAULT_CONFIG.port),
   HOST: setting.string("listen address", { default: DEFAULT_CONFIG.host }),
   ...storeSettings,
+  ...migrationSettings,
   ...roleConfigSettings,
   // Unset: trusted only without OIDC_ISSUER_URL (a forged header must not beat a configured token check).
   TRUST_IDENTITY_HEADER: setting.custom<boolean | undefined>(
@@ -111,6 +126,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementA
     host: v.HOST,
     ...(v.DATABASE_URL ? { databaseUrl: v.DATABASE_URL } : {}),
     ...(v.GATEHOUSE_DATA_DIR ? { dataDir: v.GATEHOUSE_DATA_DIR } : {}),
+    migrateOnStart: v.GATEHOUSE_MIGRATE_ON_START,
     domain: v.GATEHOUSE_DOMAIN,
     env: v.GATEHOUSE_ENV,
     ...(v.GATEHOUSE_ROLE_CONFIG ? { roleConfigDir: v.GATEHOUSE_ROLE_CONFIG } : {}),

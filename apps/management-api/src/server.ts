@@ -187,6 +187,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
         ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
         ...(config.dataDir ? { dataDir: config.dataDir } : {}),
         ...(options.databaseSchema ? { schema: options.databaseSchema } : {}),
+        migrations: config.migrateOnStart === false ? "verify" : "apply",
         domain: config.domain,
         workspaceDepthLimit: config.workspaceMaxDepth,
       }));

@@ -33,7 +33,9 @@ const server = buildServer({
   port: env.PORT,
   host: env.HOST,
   cache: env.REDIS_URL ? { kind: "redis", url: env.REDIS_URL } : { kind: "memory" },
-  source: { store: { databaseUrl: env.DATABASE_URL, dataDir: env.GATEHOUSE_DATA_DIR, domain: env.GATEHOUSE_DOMAIN } },
+  source: {
+    store: { databaseUrl: env.DATABASE_URL, dataDir: env.GATEHOUSE_DATA_DIR, domain: env.GATEHOUSE_DOMAIN, migrations: env.GATEHOUSE_MIGRATE_ON_START ? "apply" : "verify" },
+  },
   auth,
   logLevel: env.LOG_LEVEL,
   shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

@@ -4,4 +4,15 @@
 export { ConfigError, defineConfig, setting } from "./schema.js";
 export type { AppConfig, Setting, SettingDoc } from "./schema.js";
 export { renderConfigTable, renderEnvExample } from "./render.js";
-export { feedRetentionSettings, httpServerLimits, httpServerSettings, LOG_LEVELS, oidcSettings, processSettings, roleConfigSettings, storeSettings, tracingSettings } from "./shared.js";
+export {
+  feedRetentionSettings,
+  httpServerLimits,
+  httpServerSettings,
+  LOG_LEVELS,
+  migrationSettings,
+  oidcSettings,
+  processSettings,
+  roleConfigSettings,
+  storeSettings,
+  tracingSettings,
+} from "./shared.js";

@@ -10,6 +10,17 @@ export const storeSettings = {
   GATEHOUSE_ENV: setting.oneOf("role configuration environment", ["stage", "prod"], "stage"),
 };
 
+/**
+ * Database migrations at start. A deployment that runs them once per release, before the new pods
+ * (infra/'s migrations Job), turns this off so no pod changes the schema the old ones still use.
+ */
+export const migrationSettings = {
+  GATEHOUSE_MIGRATE_ON_START: setting.bool(
+    "apply missing database migrations at start; false: apply none and refuse to start while any is missing (run `node dist/migrate.js` of the management API once per release first)",
+    true,
+  ),
+};
+
 /** Change-feed retention, run by the engines that know the graph checkpoints (docs/SCALING.md). */
 export const feedRetentionSettings = {
   GATEHOUSE_FEED_RETENTION_INTERVAL_SECONDS: setting.int("delete change-feed rows no graph checkpoint needs this often (needs checkpoints; 0 = never)", { default: 600, min: 0 }),

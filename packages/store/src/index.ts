@@ -1,5 +1,5 @@
 // Public entry of @gatehouse/store.
-export { openStore, MAX_WORKSPACE_DEPTH_LIMIT } from "./store.js";
+export { openStore, migrateStore, MAX_WORKSPACE_DEPTH_LIMIT } from "./store.js";
 export { StoreError, isStoreError } from "./errors.js";
 export type { StoreErrorCode } from "./errors.js";
 export { encodeToken, decodeToken } from "./tokens.js";

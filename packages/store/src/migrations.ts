@@ -327,6 +327,17 @@ export async function migrate(db: Db): Promise<number[]> {
   });
 }
 
+/**
+ * Versions of MIGRATIONS the database has not recorded, without changing anything: a process that
+ * does not migrate at start (a deployment runs them once, in a Job, before the new pods) checks
+ * this and refuses to run on a schema older than its code.
+ */
+export async function pendingMigrations(db: Db): Promise<number[]> {
+  const [table] = await db.query<{ found: string | null }>("SELECT to_regclass($1)::text AS found", [`${quoteIdent(db.schema)}.gh_migrations`]);
+  const done = table?.found ? new Set((await db.query<{ version: number }>("SELECT version FROM gh_migrations")).map((r) => r.version)) : new Set<number>();
+  return MIGRATIONS.filter((m) => !done.has(m.version)).map((m) => m.version);
+}
+
 /** Migrations hold no function bodies or quoted semicolons, so `;` at a line end splits them. */
 function splitStatements(sql: string): string[] {
   return sql

@@ -9,7 +9,7 @@ import { openPglite } from "./db/pglite.js";
 import { StoreError } from "./errors.js";
 import { changeFeed } from "./feed.js";
 import { checkpointRepository } from "./repos/checkpoints.js";
-import { migrate } from "./migrations.js";
+import { migrate, pendingMigrations } from "./migrations.js";
 import { groupRepository } from "./repos/groups.js";
 import { hostRepository } from "./repos/hosts.js";
 import { placementRepository } from "./repos/placements.js";
@@ -35,6 +35,27 @@ import { DEFAULT_MAX_DEPTH } from "@gatehouse/evaluator";
  */
 export const MAX_WORKSPACE_DEPTH_LIMIT = Math.min(32, DEFAULT_MAX_DEPTH - 16);
 
+async function assertMigrated(db: Db): Promise<void> {
+  const pending = await pendingMigrations(db);
+  if (pending.length === 0) return;
+  throw new StoreError(
+    "unavailable",
+    `The database schema '${db.schema}' lacks migration${pending.length === 1 ? "" : "s"} ${pending.join(", ")} of this release: run the migrations first (\`migrateStore\`, the deployment's migrations Job), or let the process apply them at start.`,
+  );
+}
+
+/** Applies the missing migrations and closes the connection: what a migrations Job runs once per release. */
+export async function migrateStore(config: Pick<StoreConfig, "databaseUrl" | "schema" | "dataDir"> = {}): Promise<number[]> {
+  const schema = config.schema ?? "public";
+  if (!validSchemaName(schema)) throw new StoreError("invalid-argument", `Invalid schema name '${schema}'.`, "schema");
+  const db: Db = config.databaseUrl ? openPg({ databaseUrl: config.databaseUrl, schema, poolSize: 1 }) : await openPglite({ schema, ...(config.dataDir ? { dataDir: config.dataDir } : {}) });
+  try {
+    return await migrate(db);
+  } finally {
+    await db.close();
+  }
+}
+
 export async function openStore(config: StoreConfig = {}): Promise<Store> {
   const schema = config.schema ?? "public";
   if (!validSchemaName(schema)) throw new StoreError("invalid-argument", `Invalid schema name '${schema}'.`, "schema");
@@ -57,7 +78,8 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
     await db.close();
   };
   try {
-    await migrate(db);
+    if (config.migrations === "verify") await assertMigrated(db);
+    else await migrate(db);
     const [meta] = await db.query<{ value: string }>("SELECT value FROM gh_meta WHERE key = 'store_id'");
     const storeId = meta!.value;
     const channel = feedChannel(schema);

@@ -50,6 +50,11 @@ export interface StoreConfig {
   readPoolSize?: number;
   /** Change-feed polling interval when no notification arrives, in ms. Default 1000. */
   pollIntervalMs?: number;
+  /**
+   * `apply` (default): apply missing migrations at open. `verify`: apply nothing and refuse to open
+   * (`unavailable`) while any is missing, for deployments that migrate once before starting pods.
+   */
+  migrations?: "apply" | "verify";
   /** Bytes per stored part of a checkpoint (`CHECKPOINT_PART_BYTES`, 64 MiB, unless a test asks for small parts). */
   checkpointPartBytes?: number;
 }
