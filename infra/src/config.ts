@@ -55,6 +55,37 @@ export interface TracingConfig {
 /** The services' own default: follow the caller, 1 % of new traces (within 5 % of server CPU per Check). */
 export const DEFAULT_TRACING: TracingConfig = { sampler: "parentbased_traceidratio", samplerRatio: 0.01 };
 
+/** How users reach the management API and console from outside the cluster. */
+export interface ExposeConfig {
+  /** `ingress`: a networking.k8s.io Ingress; `route`: an OpenShift Route (edge TLS). */
+  via: "ingress" | "route";
+  host: string;
+  /** Ingress only: the IngressClass; absent = the cluster's default class. */
+  ingressClassName?: string;
+  /** A Secret with the certificate (`tls.crt`/`tls.key`); absent = the router's or controller's default certificate. */
+  tlsSecretName?: string;
+}
+
+/** Where the engines keep graph checkpoints, so a new replica starts from one instead of the whole snapshot. */
+export type CheckpointConfig = { store: "database"; intervalSeconds: number } | { store: "volume"; claimName: string; intervalSeconds: number };
+
+/** A value held in an external secret manager, as an external-secrets.io `remoteRef`. */
+export interface RemoteRef {
+  key: string;
+  property?: string;
+}
+
+/** The connections Secret made by the External Secrets Operator from a secret store, instead of values in Pulumi config. */
+export interface ExternalSecretsConfig {
+  storeKind: "ClusterSecretStore" | "SecretStore";
+  storeName: string;
+  refreshInterval: string;
+  databaseUrl: RemoteRef;
+  redisUrl: RemoteRef;
+  databaseReadUrl?: RemoteRef;
+  authzClientSecret?: RemoteRef;
+}
+
 export interface GatehouseConfig {
   stack: string;
   environment: "stage" | "prod";
@@ -64,7 +95,14 @@ export interface GatehouseConfig {
   domain: string;
   logLevel: string;
   imageRegistry: string;
+  /** Image digests (`sha256:…`) per service, written by scripts/build-images.sh; required in prod. */
+  imageDigests: Partial<Record<ServiceName, string>>;
   services: Record<ServiceName, ServiceSettings>;
+  /** Ingress or Route for the management API and console; absent = in-cluster only. */
+  expose?: ExposeConfig;
+  /** ServiceMonitors, the PrometheusRule and the dashboard ConfigMap (prometheus-operator CRDs). */
+  monitoring: boolean;
+  checkpoints: CheckpointConfig;
   systemUsers: Record<string, SystemUser>;
   trustIdentityHeader: boolean;
   /** Bearer-token verification for the management API and workspace cache. */
@@ -78,8 +116,10 @@ export interface GatehouseConfig {
   monitoringNamespace: string;
   /** Name of the Kubernetes Secret holding the connections when it is not created by this program. */
   secretName: string;
-  /** Present unless rendering YAML: rendered manifests must not carry secrets, so the Secret is created out of band. */
-  connections?: { databaseUrl: pulumi.Output<string>; redisUrl: pulumi.Output<string> };
+  /** Connection strings as Pulumi secrets (stage only; absent when rendering YAML or with externalSecrets). */
+  connections?: { databaseUrl: pulumi.Output<string>; redisUrl: pulumi.Output<string>; databaseReadUrl?: pulumi.Output<string> };
+  /** The connections from a secret store through an ExternalSecret (required in prod). */
+  externalSecrets?: ExternalSecretsConfig;
   /** A client application's credentials, exported as `AUTHZ_AUTH_*` stack outputs (the secret stays secret). */
   authzClient?: { clientId: string; clientSecret?: pulumi.Output<string> };
   renderYamlTo?: string;
@@ -97,10 +137,21 @@ export class ConfigError extends Error {
 
 export const DEFAULT_RESOURCES: Record<ServiceName, ResourceSpec> = {
   "management-api": { requests: { cpu: "250m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } },
-  // The engine holds the whole relationship graph in memory.
-  "authz-engine": { requests: { cpu: "500m", memory: "1Gi" }, limits: { cpu: "2", memory: "2Gi" } },
+  // The engine holds the whole relationship graph in memory: sized by ENGINE_MEMORY (below).
+  "authz-engine": { requests: { cpu: "1", memory: "6Gi" }, limits: { cpu: "2", memory: "6Gi" } },
   "workspace-cache": { requests: { cpu: "100m", memory: "128Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
 };
+
+/**
+ * The engine's memory as measured in docs/SCALING.md at 10M relationships: peak RSS of a start
+ * (snapshot or checkpoint, huge pages on) 5.02–5.05 GB, and the graph itself 858 MiB, which a
+ * reload (feed truncated, schema change) holds twice while the new one loads. The default limit
+ * covers the peak plus that second graph; memory requests equal limits so the node reserves it.
+ */
+export const ENGINE_MEMORY = { relationships: 10_000_000, peakRssBytes: 5.05e9, graphBytes: 858 * 2 ** 20 };
+
+/** Wall time of an engine start that reads the whole snapshot at 10M (docs/SCALING.md: 115 s). */
+export const ENGINE_SNAPSHOT_START_SECONDS = 115;
 
 /** Where a raw value comes from: plain keys, JSON objects and secrets, as Pulumi config exposes them. */
 export interface ConfigSource {
@@ -131,6 +182,9 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/;
+const DIGEST = /^sha256:[a-f0-9]{64}$/;
+const DNS_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)+$/;
+const DURATION = /^([0-9]+(s|m|h))+$/;
 
 class Reader {
   private readonly problems: string[] = [];
@@ -158,7 +212,10 @@ class Reader {
       domain: domain ?? "",
       logLevel: this.src.get("logLevel") ?? "info",
       imageRegistry: (imageRegistry ?? "").replace(/\/+$/, ""),
+      imageDigests: this.imageDigests(environment === "prod"),
       services: this.services(imageTag ?? ""),
+      monitoring: this.bool(this.src.get("monitoring"), "monitoring", true),
+      checkpoints: this.checkpoints(),
       systemUsers: this.systemUsers(),
       trustIdentityHeader: this.bool(this.src.get("trustIdentityHeader"), "trustIdentityHeader", false),
       authn: this.authn(),
@@ -168,7 +225,8 @@ class Reader {
       monitoringNamespace: this.src.get("monitoringNamespace") ?? "monitoring",
       secretName: this.src.get("secretName") ?? "gatehouse-connections",
       ...this.optional("oidc", this.oidc()),
-      ...this.optional("connections", renderYamlTo ? undefined : this.connections()),
+      ...this.optional("expose", this.expose()),
+      ...this.secrets(environment === "prod", renderYamlTo !== undefined),
       ...this.optional("authzClient", this.authzClient()),
       ...this.optional("renderYamlTo", renderYamlTo),
     } satisfies GatehouseConfig;
@@ -386,10 +444,123 @@ class Reader {
     return out;
   }
 
-  private connections(): GatehouseConfig["connections"] {
+  private imageDigests(prod: boolean): GatehouseConfig["imageDigests"] {
+    const raw = this.src.getObject("imageDigests");
+    const all = isObj(raw) ? raw : {};
+    if (raw !== undefined && !isObj(raw)) this.problem(`${NAMESPACE}:imageDigests must be an object keyed by service name`);
+    const out: GatehouseConfig["imageDigests"] = {};
+    for (const [key, digest] of Object.entries(all)) {
+      if (!(SERVICE_NAMES as readonly string[]).includes(key)) this.problem(`${NAMESPACE}:imageDigests.${key} is not a Gatehouse service (expected ${SERVICE_NAMES.join(", ")})`);
+      else if (typeof digest !== "string" || !DIGEST.test(digest)) this.problem(`${NAMESPACE}:imageDigests.${key} must be an image digest sha256:<64 hex digits>`);
+      else out[key as ServiceName] = digest;
+    }
+    // A tag can be pushed again with other contents; prod runs exactly the images that were built.
+    if (prod) {
+      const missing = SERVICE_NAMES.filter((s) => !out[s] && !(s in all));
+      if (missing.length > 0) {
+        this.problem(`${NAMESPACE}:imageDigests.{${missing.join(",")}} is required in prod (a tag is mutable): run scripts/build-images.sh --push --stack ${this.stack}`);
+      }
+    }
+    return out;
+  }
+
+  private expose(): ExposeConfig | undefined {
+    const raw = this.src.getObject("expose");
+    if (raw === undefined) return undefined;
+    const e = isObj(raw) ? raw : {};
+    const via = e["via"];
+    const host = e["host"];
+    if (via !== "ingress" && via !== "route") this.problem(`${NAMESPACE}:expose.via must be 'ingress' or 'route' (OpenShift), got '${String(via)}'`);
+    if (typeof host !== "string" || !DNS_NAME.test(host)) this.problem(`${NAMESPACE}:expose.host must be a DNS name such as gatehouse.example.com`);
+    const out: ExposeConfig = { via: via === "route" ? "route" : "ingress", host: typeof host === "string" ? host : "" };
+    for (const key of ["ingressClassName", "tlsSecretName"] as const) {
+      const value = e[key];
+      if (value === undefined) continue;
+      if (typeof value !== "string" || !DNS_LABEL.test(value)) this.problem(`${NAMESPACE}:expose.${key} must be a Kubernetes object name`);
+      else out[key] = value;
+    }
+    if (out.ingressClassName && out.via === "route") this.problem(`${NAMESPACE}:expose.ingressClassName applies to via: ingress only`);
+    return out;
+  }
+
+  private checkpoints(): CheckpointConfig {
+    const raw = this.src.getObject("checkpoints");
+    const c = isObj(raw) ? raw : {};
+    if (raw !== undefined && !isObj(raw)) this.problem(`${NAMESPACE}:checkpoints must be an object {store, intervalSeconds, claimName}`);
+    const intervalSeconds = c["intervalSeconds"] === undefined ? 300 : this.int(c["intervalSeconds"], "checkpoints.intervalSeconds", 0);
+    const store = c["store"] ?? "database";
+    if (store === "database") return { store, intervalSeconds };
+    if (store !== "volume") {
+      this.problem(`${NAMESPACE}:checkpoints.store must be 'database' (table gh_checkpoints) or 'volume' (a ReadWriteMany claim the replicas share)`);
+      return { store: "database", intervalSeconds };
+    }
+    const claimName = c["claimName"];
+    if (typeof claimName !== "string" || !DNS_LABEL.test(claimName)) {
+      this.problem(`${NAMESPACE}:checkpoints.claimName is required with store: volume (a ReadWriteMany PersistentVolumeClaim)`);
+      return { store: "volume", claimName: "", intervalSeconds };
+    }
+    return { store: "volume", claimName, intervalSeconds };
+  }
+
+  /** Connection strings: from a secret store (ExternalSecret), or as Pulumi secrets (not in prod, not when rendering). */
+  private secrets(prod: boolean, rendering: boolean): Pick<GatehouseConfig, "connections" | "externalSecrets"> {
+    const raw = this.src.getObject("externalSecrets");
+    if (raw !== undefined) {
+      for (const key of ["databaseUrl", "redisUrl", "databaseReadUrl", "authzClientSecret"]) {
+        if (this.src.getSecret(key) !== undefined) this.problem(`${NAMESPACE}:${key} is set together with ${NAMESPACE}:externalSecrets: the connections come from the secret store, remove it`);
+      }
+      const external = this.externalSecrets(raw);
+      return external ? { externalSecrets: external } : {};
+    }
+    if (prod) {
+      this.problem(`${NAMESPACE}:externalSecrets is required in prod: the connection strings come from the secret store, never from values in the stack`);
+      return {};
+    }
+    if (rendering) return {};
     const databaseUrl = this.requireSecret("databaseUrl", "postgres://user:password@host:5432/gatehouse");
     const redisUrl = this.requireSecret("redisUrl", "redis://:password@host:6379");
-    return databaseUrl && redisUrl ? { databaseUrl, redisUrl } : undefined;
+    const databaseReadUrl = this.src.getSecret("databaseReadUrl");
+    if (!databaseUrl || !redisUrl) return {};
+    return { connections: { databaseUrl, redisUrl, ...(databaseReadUrl ? { databaseReadUrl } : {}) } };
+  }
+
+  private externalSecrets(raw: unknown): ExternalSecretsConfig | undefined {
+    const before = this.problems.length;
+    const e = isObj(raw) ? raw : {};
+    if (!isObj(raw)) this.problem(`${NAMESPACE}:externalSecrets must be an object {storeKind, storeName, refreshInterval, databaseUrl, redisUrl, ...}`);
+    const storeKind = e["storeKind"] ?? "ClusterSecretStore";
+    if (storeKind !== "ClusterSecretStore" && storeKind !== "SecretStore") this.problem(`${NAMESPACE}:externalSecrets.storeKind must be ClusterSecretStore or SecretStore`);
+    const storeName = e["storeName"];
+    if (typeof storeName !== "string" || !DNS_LABEL.test(storeName)) this.problem(`${NAMESPACE}:externalSecrets.storeName is required (the secret store's name)`);
+    const refreshInterval = e["refreshInterval"] ?? "1h";
+    if (typeof refreshInterval !== "string" || !DURATION.test(refreshInterval)) this.problem(`${NAMESPACE}:externalSecrets.refreshInterval must be a duration such as 1h or 15m`);
+    const ref = (key: string, required: boolean): RemoteRef | undefined => {
+      const r = e[key];
+      if (r === undefined) {
+        if (required) this.problem(`${NAMESPACE}:externalSecrets.${key} is required ({key, property}: where the secret store holds it)`);
+        return undefined;
+      }
+      const o = isObj(r) ? r : {};
+      if (typeof o["key"] !== "string" || o["key"] === "" || (o["property"] !== undefined && typeof o["property"] !== "string")) {
+        this.problem(`${NAMESPACE}:externalSecrets.${key} must be {key, property?} naming the value in the secret store`);
+        return undefined;
+      }
+      return o["property"] === undefined ? { key: o["key"] } : { key: o["key"], property: o["property"] as string };
+    };
+    const databaseUrl = ref("databaseUrl", true);
+    const redisUrl = ref("redisUrl", true);
+    const databaseReadUrl = ref("databaseReadUrl", false);
+    const authzClientSecret = ref("authzClientSecret", false);
+    if (this.problems.length > before || !databaseUrl || !redisUrl) return undefined;
+    return {
+      storeKind: storeKind as ExternalSecretsConfig["storeKind"],
+      storeName: storeName as string,
+      refreshInterval: refreshInterval as string,
+      databaseUrl,
+      redisUrl,
+      ...(databaseReadUrl ? { databaseReadUrl } : {}),
+      ...(authzClientSecret ? { authzClientSecret } : {}),
+    };
   }
 
   private authzClient(): GatehouseConfig["authzClient"] {

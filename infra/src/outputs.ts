@@ -2,6 +2,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { GatehouseConfig, ServiceName } from "./config.js";
 import { AUTHZ_ENGINE_PORT } from "./components/authz-engine.js";
+import type { Connections } from "./components/connections.js";
+import { SECRET_KEYS } from "./components/env.js";
+import { publicUrl } from "./components/exposure.js";
 import { MANAGEMENT_API_PORT } from "./components/management-api.js";
 import type { ServiceComponent } from "./components/service-component.js";
 import { WORKSPACE_CACHE_PORT } from "./components/workspace-cache.js";
@@ -23,9 +26,13 @@ export interface StackOutputs {
   authzClientSettings: AuthzClientSettings;
   /** `AUTHZ_AUTH_CLIENT_SECRET`, kept apart so the plain settings above are not masked; always a secret. */
   authzClientSecret?: pulumi.Output<string>;
+  /** With a secret store: where `AUTHZ_AUTH_CLIENT_SECRET` lives instead (the value never passes through Pulumi). */
+  authzClientSecretRef?: { namespace: pulumi.Output<string>; secretName: pulumi.Input<string>; key: string };
+  /** `https://<host>` of the API and console, when exposed by an Ingress or Route. */
+  publicUrl?: string;
 }
 
-export function stackOutputs(cfg: GatehouseConfig, namespace: pulumi.Output<string>, services: Record<ServiceName, ServiceComponent>): StackOutputs {
+export function stackOutputs(cfg: GatehouseConfig, namespace: pulumi.Output<string>, services: Record<ServiceName, ServiceComponent>, conn: Connections): StackOutputs {
   const oidc = cfg.authn.mode === "oidc";
   const settings: AuthzClientSettings = {
     AUTHZ_ENABLED: "true",
@@ -44,5 +51,7 @@ export function stackOutputs(cfg: GatehouseConfig, namespace: pulumi.Output<stri
     authzClientSettings: settings,
   };
   if (cfg.authzClient?.clientSecret) outputs.authzClientSecret = pulumi.secret(cfg.authzClient.clientSecret);
+  if (conn.hasClientSecret) outputs.authzClientSecretRef = { namespace, secretName: conn.secretName, key: SECRET_KEYS.authzClientSecret };
+  if (cfg.expose) outputs.publicUrl = publicUrl(cfg.expose);
   return outputs;
 }

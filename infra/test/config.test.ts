@@ -1,11 +1,17 @@
 // A broken stack configuration fails before any resource is created, naming every key to fix.
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
-import { SECRETS, setupMocks } from "./support/mocks.js";
-import { stackConfig } from "./support/stack-config.js";
+import { PULUMI_SECRETS, SECRETS, releaseConfig, setupMocks } from "./support/mocks.js";
 
-async function load(stack: string, change: (config: Record<string, string>) => void) {
-  const config = { ...stackConfig(stack), ...SECRETS, "gatehouse:authzClientId": "inventory-api" };
+/** The stack's file and release values, the connections from the secret store or (`pulumi`) as Pulumi secrets. */
+async function load(stack: string, change: (config: Record<string, string>) => void, connections: "store" | "pulumi" = "store") {
+  const config = releaseConfig(stack);
+  if (connections === "pulumi") {
+    for (const [k, v] of Object.entries(PULUMI_SECRETS)) {
+      if (v === undefined) delete config[k];
+      else config[k] = v;
+    }
+  }
   change(config);
   const registered = await setupMocks(stack, config, Object.keys(SECRETS));
   return { result: () => loadConfig(), registered };
@@ -38,7 +44,7 @@ describe("required keys", () => {
     ["gatehouse:databaseUrl", /gatehouse:databaseUrl is required as a secret: `pulumi config set --secret gatehouse:databaseUrl/],
     ["gatehouse:redisUrl", /gatehouse:redisUrl is required as a secret/],
   ])("missing %s fails with a message naming it", async (key, message) => {
-    const { result } = await load("stage", (c) => delete c[key]);
+    const { result } = await load("stage", (c) => delete c[key], "pulumi");
     const error = errorOf(result);
     expect(error.message).toMatch(/^Invalid configuration for stack 'stage' \(1 problem\):/);
     expect(error.message).toMatch(message);
@@ -46,10 +52,14 @@ describe("required keys", () => {
   });
 
   it("reports every problem at once", async () => {
-    const { result } = await load("prod", (c) => {
-      delete c["gatehouse:imageTag"];
-      delete c["gatehouse:databaseUrl"];
-    });
+    const { result } = await load(
+      "stage",
+      (c) => {
+        delete c["gatehouse:imageTag"];
+        delete c["gatehouse:databaseUrl"];
+      },
+      "pulumi",
+    );
     expect(errorOf(result).problems.map((p) => p.split(" ")[0])).toEqual(["gatehouse:imageTag", "gatehouse:databaseUrl"]);
   });
 
@@ -61,11 +71,15 @@ describe("required keys", () => {
   });
 
   it("the connection secrets are not needed when rendering YAML", async () => {
-    const { result } = await load("stage", (c) => {
-      delete c["gatehouse:databaseUrl"];
-      delete c["gatehouse:redisUrl"];
-      c["gatehouse:renderYamlTo"] = "rendered/stage";
-    });
+    const { result } = await load(
+      "stage",
+      (c) => {
+        delete c["gatehouse:databaseUrl"];
+        delete c["gatehouse:redisUrl"];
+        c["gatehouse:renderYamlTo"] = "rendered/stage";
+      },
+      "pulumi",
+    );
     expect(result().connections).toBeUndefined();
   });
 });
@@ -102,7 +116,14 @@ describe("invalid values", () => {
     ["a trusted identity header next to OIDC in prod", (c) => (c["gatehouse:trustIdentityHeader"] = "true"), /gatehouse:trustIdentityHeader must be false in prod when gatehouse:oidc is configured/],
     ["a reporter without resource types", patch("gatehouse:reporters", (r) => (r["hbi"] = { allow_any_org: true })), /gatehouse:reporters\.hbi\.resource_types must be/],
     ["a non-boolean flag", patch("gatehouse:authn", (a) => (a["skipClientIdCheck"] = "maybe")), /gatehouse:authn\.skipClientIdCheck must be true or false/],
-    ["a client secret without a client id", (c) => delete c["gatehouse:authzClientId"], /gatehouse:authzClientSecret is set without gatehouse:authzClientId/],
+    [
+      "a client secret without a client id",
+      (c) => {
+        c["gatehouse:authzClientSecret"] = SECRETS["gatehouse:authzClientSecret"];
+        delete c["gatehouse:authzClientId"];
+      },
+      /gatehouse:authzClientSecret is set without gatehouse:authzClientId/,
+    ],
   ])("rejects %s", async (_label, change, message) => {
     const { result } = await load("prod", change);
     expect(errorOf(result).message).toMatch(message);
@@ -129,7 +150,7 @@ describe("invalid values", () => {
     const engine = result().services["authz-engine"];
     expect(engine.imageTag).toBe("0.2.0-rc1");
     expect(engine.resources.limits).toEqual({ cpu: "2", memory: "4Gi" });
-    expect(engine.resources.requests).toEqual({ cpu: "500m", memory: "1Gi" });
+    expect(engine.resources.requests).toEqual({ cpu: "1", memory: "6Gi" });
   });
 });
 

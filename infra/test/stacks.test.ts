@@ -2,11 +2,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_RESOURCES, SERVICE_NAMES } from "../src/config.js";
 import { COMMON, SERVICES, STACKS } from "./support/expectations.js";
-import { runStack, type Run } from "./support/mocks.js";
+import { IMAGE_DIGESTS, runStack, type Run } from "./support/mocks.js";
 import { container, describePeer, envOf, get, portNumber, type K8sObject } from "./support/objects.js";
 import { readStackFile } from "./support/stack-config.js";
 
-const KINDS = ["ServiceAccount", "Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "NetworkPolicy"];
+const KINDS = ["ServiceAccount", "Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "NetworkPolicy", "ServiceMonitor"];
+/** Once per stack: the connections (from the secret store), the migrations Job, the Route, the alert rules and the dashboard. */
+const SHARED = ["ExternalSecret/gatehouse-connections", "Job/gatehouse-migrations-a1b2c3", "Route/gatehouse", "PrometheusRule/gatehouse", "ConfigMap/gatehouse-dashboard"];
 
 describe.each(STACKS)("stack $stack", ({ stack, values }) => {
   let run: Run;
@@ -14,10 +16,10 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
     run = await runStack(stack);
   });
   const namespace = values["gatehouse:namespace"];
-  const secretName = () => get(run, "Secret", "gatehouse-connections-a1b2c3").metadata.name;
+  const secretName = () => get(run, "ExternalSecret", "gatehouse-connections").spec.target.name;
 
-  it("creates the namespace, the connections Secret and six objects per service, nothing else", () => {
-    const expected = [`Namespace/${namespace}`, "Secret/gatehouse-connections-a1b2c3", ...SERVICE_NAMES.flatMap((s) => KINDS.map((k) => `${k}/${s}`))];
+  it("creates the namespace, the shared objects and seven objects per service, nothing else", () => {
+    const expected = [`Namespace/${namespace}`, ...SHARED, ...SERVICE_NAMES.flatMap((s) => KINDS.map((k) => `${k}/${s}`))];
     expect([...run.objects.keys()].sort()).toEqual(expected.sort());
   });
 
@@ -41,7 +43,7 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
       expect(d.spec.template.metadata.labels).toMatchObject({ ...selector, "gatehouse.io/environment": values["gatehouse:environment"] });
       expect(d.spec.replicas).toBeUndefined();
       const c = container(run, name);
-      expect(c.image).toBe(`${COMMON.imageRegistry}/${name}:${COMMON.imageTag}`);
+      expect(c.image).toBe(`${COMMON.imageRegistry}/${name}@${IMAGE_DIGESTS[name]}`);
       expect(Object.fromEntries(c.ports.map((p: K8sObject) => [p.name, p.containerPort]))).toEqual(exp.ports);
       expect(c.resources).toEqual(DEFAULT_RESOURCES[name]);
     });
@@ -56,8 +58,8 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
         allowPrivilegeEscalation: false,
         capabilities: { drop: ["ALL"] },
       });
-      expect(c.volumeMounts).toEqual([{ name: "tmp", mountPath: "/tmp" }]);
-      expect(pod.volumes).toEqual([{ name: "tmp", emptyDir: { sizeLimit: "64Mi" } }]);
+      expect(c.volumeMounts[0]).toEqual({ name: "tmp", mountPath: "/tmp" });
+      expect(pod.volumes[0]).toEqual({ name: "tmp", emptyDir: { sizeLimit: "64Mi" } });
     });
 
     it("drains on termination: a preStop sleep, then SIGTERM with time left for the app's 10 s drain", () => {
@@ -200,7 +202,7 @@ describe("a namespace provided by the platform", () => {
   it("creates no Namespace and still places every object in it", async () => {
     const run = await runStack("prod", { "gatehouse:createNamespace": "false" });
     expect([...run.objects.keys()].filter((k) => k.startsWith("Namespace/"))).toEqual([]);
-    expect(run.objects.size).toBe(1 + SERVICE_NAMES.length * KINDS.length);
+    expect(run.objects.size).toBe(SHARED.length + SERVICE_NAMES.length * KINDS.length);
     for (const [key, obj] of run.objects) expect(obj.metadata.namespace, key).toBe("gatehouse-prod");
   });
 });

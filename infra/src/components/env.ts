@@ -4,7 +4,7 @@ import type { GatehouseConfig, ServiceName } from "../config.js";
 import type { EnvSpec } from "./service-component.js";
 
 /** Keys of the connections Secret. */
-export const SECRET_KEYS = { databaseUrl: "database-url", redisUrl: "redis-url" } as const;
+export const SECRET_KEYS = { databaseUrl: "database-url", redisUrl: "redis-url", databaseReadUrl: "database-read-url", authzClientSecret: "authz-client-secret" } as const;
 
 export function commonEnv(cfg: GatehouseConfig, service: ServiceName, port: number): EnvSpec[] {
   return [
@@ -15,6 +15,8 @@ export function commonEnv(cfg: GatehouseConfig, service: ServiceName, port: numb
     { name: "LOG_LEVEL", value: cfg.logLevel },
     { name: "PORT", value: String(port) },
     { name: "SYSTEM_USERS", value: JSON.stringify(cfg.systemUsers) },
+    // The migrations Job applies them once per release, before these pods start (migrations-job.ts).
+    { name: "GATEHOUSE_MIGRATE_ON_START", value: "false" },
   ];
 }
 

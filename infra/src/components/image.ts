@@ -1,6 +1,10 @@
 import type { GatehouseConfig, ServiceName } from "../config.js";
 
-/** `<registry>/<service>:<tag>`; the tag comes from the stack (or a per-service override). */
+/**
+ * `<registry>/<service>@sha256:…` when the stack names the build's digest (always in prod: a tag can
+ * be pushed again with other contents), else `<registry>/<service>:<tag>`.
+ */
 export function imageFor(cfg: GatehouseConfig, service: ServiceName): string {
-  return `${cfg.imageRegistry}/${service}:${cfg.services[service].imageTag}`;
+  const digest = cfg.imageDigests[service];
+  return digest ? `${cfg.imageRegistry}/${service}@${digest}` : `${cfg.imageRegistry}/${service}:${cfg.services[service].imageTag}`;
 }

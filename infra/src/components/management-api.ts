@@ -7,7 +7,7 @@ import { ServiceComponent, type ServiceContext } from "./service-component.js";
 export const MANAGEMENT_API_PORT = 8000;
 
 /** HTTP/JSON `/api/rbac/v2`; `/metrics` is served on the same port. */
-export function managementApi({ cfg, namespace, secretName, opts }: ServiceContext): ServiceComponent {
+export function managementApi({ cfg, namespace, secretName, before, opts }: ServiceContext): ServiceComponent {
   const name = "management-api";
   return new ServiceComponent(
     {
@@ -21,6 +21,8 @@ export function managementApi({ cfg, namespace, secretName, opts }: ServiceConte
       probes: httpProbes("http"),
       env: [...commonEnv(cfg, name, MANAGEMENT_API_PORT), secretEnv("DATABASE_URL", secretName, "databaseUrl"), ...httpAuthEnv(cfg)],
       ingress: ingressRules(cfg)[name],
+      serviceMonitor: cfg.monitoring,
+      before,
     },
     opts,
   );

@@ -29,10 +29,11 @@ export function httpProbes(port: string): ProbeSet {
  * startup use the HTTP `/livez` of the metrics port, so a long snapshot load or a lagging feed keeps the
  * pod out of rotation but never gets it restarted.
  */
-export function grpcProbes(grpcPort: number, metricsPort: string): ProbeSet {
+export function grpcProbes(grpcPort: number, metricsPort: string, startBudgetSeconds: number): ProbeSet {
+  const period = 5;
   return {
     liveness: { httpGet: { path: "/livez", port: metricsPort }, ...timing, failureThreshold: 3 },
     readiness: { grpc: { port: grpcPort }, ...timing, failureThreshold: 2 },
-    startup: { httpGet: { path: "/livez", port: metricsPort }, ...startupTiming },
+    startup: { httpGet: { path: "/livez", port: metricsPort }, periodSeconds: period, timeoutSeconds: 2, failureThreshold: Math.ceil(startBudgetSeconds / period) },
   };
 }

@@ -1,6 +1,6 @@
 // One Gatehouse service on Kubernetes: ServiceAccount, Deployment, Service, HorizontalPodAutoscaler,
-// PodDisruptionBudget and the NetworkPolicy admitting only its callers. The three services differ only
-// in the arguments they pass here.
+// PodDisruptionBudget, the NetworkPolicy admitting only its callers and, with prometheus-operator, the
+// ServiceMonitor scraping its metrics port. The three services differ only in the arguments they pass here.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { GatehouseConfig, ServiceName, ServiceSettings } from "../config.js";
@@ -23,6 +23,13 @@ export interface PortSpec {
 /** A plain value, or a reference to a key of a Kubernetes Secret (the value never enters the manifest). */
 export type EnvSpec = { name: string; value: string } | { name: string; secretName: pulumi.Input<string>; secretKey: string };
 
+/** A volume mounted into the container besides `/tmp`. */
+export interface VolumeSpec {
+  name: string;
+  mountPath: string;
+  source: Omit<k8s.types.input.core.v1.Volume, "name">;
+}
+
 export interface IngressSpec {
   /** Port names from `ports` this rule opens. */
   ports: string[];
@@ -34,8 +41,12 @@ export interface ServiceContext {
   cfg: GatehouseConfig;
   /** The namespace's name as an output, so every object waits for the Namespace. */
   namespace: pulumi.Input<string>;
-  /** The Secret holding `database-url` and `redis-url`. */
+  /** The Secret holding `database-url`, `redis-url` and, when configured, `database-read-url`. */
   secretName: pulumi.Input<string>;
+  /** Whether that Secret holds `database-read-url`. */
+  hasReadReplica: boolean;
+  /** Objects the pods must wait for (the migrations Job): the Deployments depend on them. */
+  before: pulumi.Resource[];
   opts: pulumi.ComponentResourceOptions;
 }
 
@@ -50,6 +61,13 @@ export interface ServiceComponentArgs {
   probes: { liveness: Probe; readiness: Probe; startup: Probe };
   env: EnvSpec[];
   ingress: IngressSpec[];
+  volumes?: VolumeSpec[];
+  /** Create a ServiceMonitor for the metrics port (prometheus-operator; cluster monitoring ignores `prometheus.io` annotations). */
+  serviceMonitor: boolean;
+  /** Objects the Deployment waits for (the migrations Job). */
+  before: pulumi.Resource[];
+  /** Deployment rollout bound, when the service's start needs more than Kubernetes' default 600 s. */
+  progressDeadlineSeconds?: number;
 }
 
 export class ServiceComponent extends pulumi.ComponentResource {
@@ -59,6 +77,9 @@ export class ServiceComponent extends pulumi.ComponentResource {
   readonly autoscaler: k8s.autoscaling.v2.HorizontalPodAutoscaler;
   readonly disruptionBudget: k8s.policy.v1.PodDisruptionBudget;
   readonly networkPolicy: k8s.networking.v1.NetworkPolicy;
+  readonly serviceMonitor?: k8s.apiextensions.CustomResource;
+  /** What the Deployment waits for before Pulumi creates or updates it (the migrations Job). */
+  readonly waitsFor: pulumi.Resource[];
   /** In-cluster DNS name of the Service. */
   readonly host: pulumi.Output<string>;
 
@@ -80,6 +101,8 @@ export class ServiceComponent extends pulumi.ComponentResource {
       "prometheus.io/port": String(metricsPort),
       "prometheus.io/path": args.metrics.path,
     };
+    const extraVolumes = args.volumes ?? [];
+    this.waitsFor = args.before;
     const meta = (annotations?: Record<string, string>) => ({ name, namespace: args.namespace, labels, ...(annotations ? { annotations } : {}) });
 
     this.serviceAccount = new k8s.core.v1.ServiceAccount(
@@ -98,6 +121,7 @@ export class ServiceComponent extends pulumi.ComponentResource {
           // here would reset the scale on every update.
           selector: { matchLabels: selector },
           revisionHistoryLimit: 5,
+          ...(args.progressDeadlineSeconds ? { progressDeadlineSeconds: args.progressDeadlineSeconds } : {}),
           strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: "25%" } },
           template: {
             metadata: { labels, annotations: scrape },
@@ -106,13 +130,7 @@ export class ServiceComponent extends pulumi.ComponentResource {
               automountServiceAccountToken: false,
               // preStop sleep (endpoints stop routing here) + the app's bounded drain (10 s) fit well inside it.
               terminationGracePeriodSeconds: 30,
-              securityContext: {
-                runAsNonRoot: true,
-                runAsUser: RUN_AS_USER,
-                runAsGroup: RUN_AS_USER,
-                fsGroup: RUN_AS_USER,
-                seccompProfile: { type: "RuntimeDefault" },
-              },
+              securityContext: podSecurityContext(),
               // Spread replicas over nodes and zones so one failure never takes every replica.
               topologySpreadConstraints: ["kubernetes.io/hostname", "topology.kubernetes.io/zone"].map((topologyKey) => ({
                 maxSkew: 1,
@@ -135,23 +153,17 @@ export class ServiceComponent extends pulumi.ComponentResource {
                   // way; sleeping first lets that removal reach every proxy, so no new request arrives after the
                   // app starts draining (readiness 503, in-flight requests and streams finish, then exit).
                   lifecycle: { preStop: { exec: { command: ["sleep", String(PRE_STOP_SLEEP_SECONDS)] } } },
-                  securityContext: {
-                    runAsNonRoot: true,
-                    runAsUser: RUN_AS_USER,
-                    readOnlyRootFilesystem: true,
-                    allowPrivilegeEscalation: false,
-                    capabilities: { drop: ["ALL"] },
-                  },
+                  securityContext: containerSecurityContext(),
                   // The root filesystem is read-only; Node and libraries may still need a scratch directory.
-                  volumeMounts: [{ name: "tmp", mountPath: "/tmp" }],
+                  volumeMounts: [{ name: "tmp", mountPath: "/tmp" }, ...extraVolumes.map((v) => ({ name: v.name, mountPath: v.mountPath }))],
                 },
               ],
-              volumes: [{ name: "tmp", emptyDir: { sizeLimit: "64Mi" } }],
+              volumes: [{ name: "tmp", emptyDir: { sizeLimit: "64Mi" } }, ...extraVolumes.map((v) => ({ name: v.name, ...v.source }))],
             },
           },
         },
       },
-      child,
+      { ...child, dependsOn: this.waitsFor },
     );
 
     this.service = new k8s.core.v1.Service(
@@ -203,13 +215,30 @@ export class ServiceComponent extends pulumi.ComponentResource {
       child,
     );
 
+    if (args.serviceMonitor) {
+      // Scrapes the Service's named metrics port; the scrape job is the Service's name, as the alert rules expect.
+      this.serviceMonitor = new k8s.apiextensions.CustomResource(
+        name,
+        {
+          apiVersion: "monitoring.coreos.com/v1",
+          kind: "ServiceMonitor",
+          metadata: meta(),
+          spec: {
+            selector: { matchLabels: selector },
+            endpoints: [{ port: args.metrics.port, path: args.metrics.path, scheme: "http", interval: "30s" }],
+          },
+        },
+        child,
+      );
+    }
+
     this.host = pulumi.interpolate`${this.service.metadata.name}.${this.service.metadata.namespace}.svc.cluster.local`;
     this.registerOutputs({ host: this.host });
   }
 
   /** Every Kubernetes object of this component. */
   get resources(): pulumi.CustomResource[] {
-    return [this.serviceAccount, this.deployment, this.service, this.autoscaler, this.disruptionBudget, this.networkPolicy];
+    return [this.serviceAccount, this.deployment, this.service, this.autoscaler, this.disruptionBudget, this.networkPolicy, ...(this.serviceMonitor ? [this.serviceMonitor] : [])];
   }
 }
 
@@ -219,6 +248,14 @@ function portNumber(ports: PortSpec[], name: string): number {
   return port.port;
 }
 
-function toEnvVar(e: EnvSpec): EnvVar {
+export function podSecurityContext(): k8s.types.input.core.v1.PodSecurityContext {
+  return { runAsNonRoot: true, runAsUser: RUN_AS_USER, runAsGroup: RUN_AS_USER, fsGroup: RUN_AS_USER, seccompProfile: { type: "RuntimeDefault" } };
+}
+
+export function containerSecurityContext(): k8s.types.input.core.v1.SecurityContext {
+  return { runAsNonRoot: true, runAsUser: RUN_AS_USER, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } };
+}
+
+export function toEnvVar(e: EnvSpec): EnvVar {
   return "value" in e ? { name: e.name, value: e.value } : { name: e.name, valueFrom: { secretKeyRef: { name: e.secretName, key: e.secretKey } } };
 }

@@ -7,7 +7,7 @@ import { ServiceComponent, type ServiceContext } from "./service-component.js";
 export const WORKSPACE_CACHE_PORT = 8001;
 
 /** Root/default workspace lookups and list results cached in Redis; `/metrics` on the same port. */
-export function workspaceCache({ cfg, namespace, secretName, opts }: ServiceContext): ServiceComponent {
+export function workspaceCache({ cfg, namespace, secretName, before, opts }: ServiceContext): ServiceComponent {
   const name = "workspace-cache";
   return new ServiceComponent(
     {
@@ -21,6 +21,8 @@ export function workspaceCache({ cfg, namespace, secretName, opts }: ServiceCont
       probes: httpProbes("http"),
       env: [...commonEnv(cfg, name, WORKSPACE_CACHE_PORT), secretEnv("DATABASE_URL", secretName, "databaseUrl"), secretEnv("REDIS_URL", secretName, "redisUrl"), ...httpAuthEnv(cfg)],
       ingress: ingressRules(cfg)[name],
+      serviceMonitor: cfg.monitoring,
+      before,
     },
     opts,
   );

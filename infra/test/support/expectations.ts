@@ -20,6 +20,14 @@ const perService = (replicas: number, maxReplicas: number[], minAvailable: numbe
   "gatehouse:services.workspace-cache.minAvailable": minAvailable,
 });
 
+/** Each stack reads its own entries of the secret store. */
+const secretStoreKeys = (stack: string) => ({
+  "gatehouse:externalSecrets.databaseUrl.key": `gatehouse/${stack}/postgres`,
+  "gatehouse:externalSecrets.databaseReadUrl.key": `gatehouse/${stack}/postgres`,
+  "gatehouse:externalSecrets.redisUrl.key": `gatehouse/${stack}/redis`,
+  "gatehouse:externalSecrets.authzClientSecret.key": `gatehouse/${stack}/oidc-client`,
+});
+
 export const STACKS: StackExpectation[] = [
   {
     stack: "stage",
@@ -30,6 +38,8 @@ export const STACKS: StackExpectation[] = [
       "gatehouse:oidc.issuerUrl": "https://sso.stage.redhat.com/auth/realms/redhat-external",
       "gatehouse:authn.oidcServerUrl": "https://sso.stage.redhat.com/auth/realms/redhat-external",
       "gatehouse:authn.skipClientIdCheck": true,
+      "gatehouse:expose.host": "gatehouse.apps.stage.example.com",
+      ...secretStoreKeys("stage"),
       ...perService(2, [4, 4, 3], 1),
     },
   },
@@ -42,6 +52,8 @@ export const STACKS: StackExpectation[] = [
       "gatehouse:oidc.issuerUrl": "https://sso.redhat.com/auth/realms/redhat-external",
       "gatehouse:authn.oidcServerUrl": "https://sso.redhat.com/auth/realms/redhat-external",
       "gatehouse:authn.skipClientIdCheck": false,
+      "gatehouse:expose.host": "gatehouse.apps.example.com",
+      ...secretStoreKeys("prod"),
       ...perService(3, [10, 12, 6], 2),
     },
   },
@@ -80,7 +92,7 @@ export const SERVICES: Record<ServiceName, ServiceExpectation> = {
     ports: { grpc: 9091, metrics: 9000 },
     metricsPort: 9000,
     probes: "grpc",
-    secretEnv: { DATABASE_URL: "database-url" },
+    secretEnv: { DATABASE_URL: "database-url", DATABASE_READ_URL: "database-read-url" },
     callers: { 9091: ["authz-clients", "gatehouse:management-api"], 9000: [monitoring] },
   },
   "workspace-cache": {

@@ -48,9 +48,24 @@ export async function setupMocks(stack: string, config: Record<string, string>, 
   return registered;
 }
 
-/** Deploys `stack` from its real `Pulumi.<stack>.yaml`, plus secrets and any overrides. */
+/** What scripts/build-images.sh records per release (the stack files hold none). */
+export const IMAGE_DIGESTS = {
+  "management-api": `sha256:${"1a".repeat(32)}`,
+  "authz-engine": `sha256:${"2b".repeat(32)}`,
+  "workspace-cache": `sha256:${"3c".repeat(32)}`,
+};
+
+/** Overrides for the other way to give the connection strings: as Pulumi secrets, without a secret store (not in prod). */
+export const PULUMI_SECRETS: Record<string, string | undefined> = { "gatehouse:externalSecrets": undefined, ...SECRETS };
+
+/** A stack's real `Pulumi.<stack>.yaml` plus what a release adds: the image digests and a client application's id. */
+export function releaseConfig(stack: string): Record<string, string> {
+  return { ...stackConfig(stack), "gatehouse:authzClientId": "inventory-api", "gatehouse:imageDigests": JSON.stringify(IMAGE_DIGESTS) };
+}
+
+/** Deploys `stack` from its real `Pulumi.<stack>.yaml`, the release's digests and any overrides (undefined removes a key). */
 export async function runStack(stack: string, overrides: Record<string, string | undefined> = {}): Promise<Run> {
-  const config: Record<string, string> = { ...stackConfig(stack), ...SECRETS, "gatehouse:authzClientId": "inventory-api" };
+  const config: Record<string, string> = releaseConfig(stack);
   for (const [k, v] of Object.entries(overrides)) {
     if (v === undefined) delete config[k];
     else config[k] = v;
