@@ -62,8 +62,6 @@ describe("migrations apart from start", { timeout: 600_000 }, () => {
     const migrated = await run("src/migrate.ts", { GATEHOUSE_DATA_DIR: dataDir });
     expect(migrated.output).toContain(`migrations: applied ${MIGRATIONS.map((m) => m.version).join(", ")}`);
     expect(migrated.code).toBe(0);
-    const again = await run("src/migrate.ts", { GATEHOUSE_DATA_DIR: dataDir });
-    expect(again.output).toContain("migrations: the database is up to date");
     const started = await run("src/main.ts", { GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_MIGRATE_ON_START: "false" });
     expect(started.output).toMatch(/management API listening/);
     expect(started.code).toBe(0);
