@@ -55,6 +55,11 @@ describe.each(["stage", "prod"])("stack %s", (stack) => {
     const endpoint = monitor.spec.endpoints[0];
     expect(service.spec.ports.find((p: K8sObject) => p.name === endpoint.port)?.port).toBe(Number(service.metadata.annotations["prometheus.io/port"]));
     expect(endpoint.path).toBe("/metrics");
+    // The Prometheus reading ServiceMonitors may reach that port through the NetworkPolicy.
+    const admitted = get(run, "NetworkPolicy", name).spec.ingress.filter((rule: K8sObject) => rule.ports.some((p: K8sObject) => p.port === Number(service.metadata.annotations["prometheus.io/port"])));
+    expect(admitted.flatMap((rule: K8sObject) => rule.from.map((peer: K8sObject) => peer.namespaceSelector?.matchLabels?.["kubernetes.io/metadata.name"]))).toContain(
+      "openshift-user-workload-monitoring",
+    );
     // The alert rules select `job="<service>"`: without a jobLabel the operator names the job after the Service.
     expect(monitor.spec.jobLabel).toBeUndefined();
     expect(service.metadata.name).toBe(name);

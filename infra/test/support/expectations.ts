@@ -64,7 +64,7 @@ export const COMMON = {
   imageRegistry: "quay.io/gatehouse",
   imageTag: "0.1.0",
   ingressNamespace: "openshift-ingress",
-  monitoringNamespace: "openshift-monitoring",
+  monitoringNamespace: "openshift-user-workload-monitoring",
   authnClientId: "gatehouse-authz",
   otlpEndpoint: "http://otel-collector.openshift-monitoring.svc.cluster.local:4318",
 };
