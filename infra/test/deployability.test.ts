@@ -77,6 +77,7 @@ describe.each(["stage", "prod"])("stack %s", (stack) => {
     const job = get(run, "Job", "gatehouse-migrations-a1b2c3");
     const pod = job.spec.template.spec;
     expect(pod.restartPolicy).toBe("Never");
+    expect(job.metadata.annotations).toEqual({ "pulumi.com/replaceUnready": "true" });
     expect(pod.containers).toHaveLength(1);
     expect(pod.containers[0].image).toBe(`quay.io/gatehouse/management-api@${IMAGE_DIGESTS["management-api"]}`);
     expect(pod.containers[0].command).toEqual(["node", "dist/migrate.js"]);

@@ -1,6 +1,7 @@
 // The database migrations of a release, applied once by a Job before the new pods start (the
 // services run with GATEHOUSE_MIGRATE_ON_START=false and refuse a schema that lacks a migration).
-// Pulumi waits for the Job to complete before it touches the Deployments (they depend on it); the
+// Pulumi waits for the Job to complete before it touches the Deployments (they depend on it, and
+// the Kubernetes provider awaits a Job until its Complete condition, failing on Failed); the
 // Job is auto-named and its pod template names the image, so a new release replaces it and runs again.
 import * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
@@ -23,7 +24,8 @@ export function migrationsJob(
   return new k8s.batch.v1.Job(
     "gatehouse-migrations",
     {
-      metadata: { namespace, labels: jobLabels },
+      // Pulumi waits for the Job to complete (10 minutes at most); one that failed is replaced, so runs again, on the next update.
+      metadata: { namespace, labels: jobLabels, annotations: { "pulumi.com/replaceUnready": "true" } },
       spec: {
         // Each attempt is idempotent (applied versions are recorded, under a lock), so a retry is safe.
         backoffLimit: 3,
