@@ -2,6 +2,8 @@
 // them answers, 503 when neither does) and in gatehouse_workspace_cache_dependency_up.
 import { describe, expect, it } from "vitest";
 import { startThrowawayRedis } from "@gatehouse/cache/testing";
+import { migrateStore } from "@gatehouse/store";
+import { DEFAULT_TEST_DATABASE_URL, dropSchema, randomSchemaName } from "@gatehouse/store/testing";
 import { buildServer } from "@gatehouse/workspace-cache";
 
 const at = "2026-01-01T00:00:00.000000Z";
@@ -71,6 +73,28 @@ describe("workspace-cache degraded state", () => {
       expect(await res.json()).toEqual({ status: "degraded", cache: "up", source: "down" });
     } finally {
       await server.stop();
+    }
+  });
+
+  it("a store that may not migrate (GATEHOUSE_MIGRATE_ON_START=false) on an unmigrated database is a source down, until the migrations run", async () => {
+    const databaseUrl = process.env["DATABASE_URL"] ?? DEFAULT_TEST_DATABASE_URL;
+    const schema = randomSchemaName("gh_wc_verify");
+    const server = buildServer({
+      port: 0,
+      host: "127.0.0.1",
+      auth: { mode: "disabled" },
+      probeIntervalMs: 0,
+      source: { store: { databaseUrl, schema, migrations: "verify" } },
+    });
+    const base = `http://127.0.0.1:${(await server.start()).port}`;
+    const readiness = async () => (await fetch(`${base}/readyz`)).json();
+    try {
+      expect(await readiness()).toEqual({ status: "degraded", cache: "up", source: "down" });
+      await migrateStore({ databaseUrl, schema });
+      expect(await readiness()).toEqual({ status: "ok", cache: "up", source: "up" });
+    } finally {
+      await server.stop();
+      await dropSchema(databaseUrl, schema);
     }
   });
 });
