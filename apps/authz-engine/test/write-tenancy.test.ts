@@ -193,4 +193,29 @@ describe("write tenancy of KesselTupleService", () => {
     await rpc("deleteTuples", byType, await as("rbac-replicator", null));
     expect(await stored(id)).toBe(0);
   });
+
+  async function readAs(filter: Partial<relations.RelationTupleFilter>, metadata: Metadata): Promise<relations.ReadTuplesResponse[]> {
+    const out: relations.ReadTuplesResponse[] = [];
+    for await (const item of tuples.readTuples(relations.ReadTuplesRequest.fromPartial({ filter }), metadata)) out.push(item as relations.ReadTuplesResponse);
+    return out;
+  }
+
+  it("scopes ReadTuples to what the caller may replicate: no reads for others, no other replicator's types, never a lock token", async () => {
+    const id = `t-read-${randomUUID()}`;
+    await rpc("createTuples", createRequest(["rbac", "workspace"], id), await as("rbac-replicator", null));
+    await rpc("createTuples", createRequest(["acm", "cluster"], id), await as("other-app", null));
+    await rpc("acquireLock", { lockId: id }, await as("rbac-replicator", null));
+    const everything = { resourceId: id };
+    for (const [client, org] of [
+      ["random-client", "tenancy-mine"],
+      ["hbi-mine", "tenancy-mine"],
+    ] as const) {
+      expect((await rejection(readAs(everything, await as(client, org)))).code, client).toBe(status.PERMISSION_DENIED);
+    }
+    const seenByOther = await readAs(everything, await as("other-app", null));
+    expect(seenByOther.map((t) => t.tuple?.resource?.type?.name)).toEqual(["cluster"]);
+    expect((await rejection(readAs({ resourceNamespace: "rbac", resourceType: "workspace", resourceId: id }, await as("other-app", null)))).code).toBe(status.PERMISSION_DENIED);
+    const seenByReplicator = await readAs(everything, await as("rbac-replicator", null));
+    expect(seenByReplicator.map((t) => t.tuple?.resource?.type?.name).sort()).toEqual(["cluster", "workspace"]);
+  });
 });

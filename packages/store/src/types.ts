@@ -474,6 +474,8 @@ export interface ReplicatedFilter {
   subjectType?: string;
   subjectId?: string;
   subjectRelation?: string;
+  /** Only these resource types (what the caller may see); absent: every type. */
+  resourceTypes?: readonly string[];
 }
 
 export type ReplicatedWriteOutcome =
