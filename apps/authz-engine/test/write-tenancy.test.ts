@@ -77,10 +77,38 @@ describe("engine write tenancy", () => {
     expect(await hostVisible("t-host-1", "alice")).toBe(false);
   });
 
-  it("refuses a report into another organisation", async () => {
-    const error = await rejection(call(engine.client, "reportResource", report("t-host-2", theirs.defaultWorkspaceId), await as("hbi-mine", "tenancy-mine")));
-    expect(error.code).toBe(status.PERMISSION_DENIED);
+  it("never places a report into another organisation's workspace, and answers it as for a workspace nobody created", async () => {
+    const mineAs = await as("hbi-mine", "tenancy-mine");
+    await call(engine.client, "reportResource", report("t-host-2", theirs.defaultWorkspaceId), mineAs);
+    await call(engine.client, "reportResource", report("t-host-2b", randomUUID()), mineAs);
     expect(await hostVisible("t-host-2", "bob")).toBe(false);
+    expect(await store.placements.get("hbi/host", "t-host-2")).toMatchObject({ reporterOrg: "tenancy-mine" });
+    // Both are held reports of mine: dropped alike.
+    await call(engine.client, "deleteResource", { reference: host("t-host-2") }, mineAs);
+    await call(engine.client, "deleteResource", { reference: host("t-host-2b") }, mineAs);
+    expect(await hostVisible("t-host-2", "bob")).toBe(false);
+  });
+
+  it("answers a delete of another organisation's resource exactly as one of a resource that never existed", async () => {
+    await call(engine.client, "reportResource", report("t-host-oracle", theirs.defaultWorkspaceId), await as("hbi-global", null));
+    const mineAs = await as("hbi-mine", "tenancy-mine");
+    const theirsHost = await rejection(call(engine.client, "deleteResource", { reference: host("t-host-oracle") }, mineAs));
+    const never = await rejection(call(engine.client, "deleteResource", { reference: host("t-host-nevr") }, mineAs));
+    expect({ code: theirsHost.code, details: theirsHost.details.replace("t-host-oracle", "ID") }).toEqual({ code: never.code, details: never.details.replace("t-host-nevr", "ID") });
+    expect(never.code).toBe(status.NOT_FOUND);
+    expect(await hostVisible("t-host-oracle", "bob")).toBe(true);
+  });
+
+  it("never names another organisation's resource reported into mine, nor moves it", async () => {
+    await call(engine.client, "reportResource", report("t-host-named", theirs.defaultWorkspaceId), await as("hbi-global", null));
+    const error = await rejection(call(engine.client, "reportResource", report("t-host-named", mine.defaultWorkspaceId), await as("hbi-mine", "tenancy-mine")));
+    expect(error.code).toBe(status.PERMISSION_DENIED);
+    expect(error.details).not.toMatch(/t-host-named|tenant|tenancy-theirs/);
+    // Not even a reporter allowed into every organisation moves a resource across tenants.
+    const global = await rejection(call(engine.client, "reportResource", report("t-host-named", mine.defaultWorkspaceId), await as("hbi-global", null)));
+    expect(global.code).toBe(status.PERMISSION_DENIED);
+    expect(await hostVisible("t-host-named", "bob")).toBe(true);
+    expect(await hostVisible("t-host-named", "alice")).toBe(false);
   });
 
   it("refuses a report from a token without an organisation unless the reporter may act for any", async () => {
@@ -93,7 +121,7 @@ describe("engine write tenancy", () => {
   it("refuses a delete of another organisation's resource, which stays", async () => {
     await call(engine.client, "reportResource", report("t-host-4", theirs.defaultWorkspaceId), await as("hbi-global", null));
     const error = await rejection(call(engine.client, "deleteResource", { reference: host("t-host-4") }, await as("hbi-mine", "tenancy-mine")));
-    expect(error.code).toBe(status.PERMISSION_DENIED);
+    expect(error.code).toBe(status.NOT_FOUND);
     expect(await hostVisible("t-host-4", "bob")).toBe(true);
   });
 

@@ -459,8 +459,10 @@ export interface PlacementRepository {
   /**
    * Holds the report (replacing an earlier held one for the resource). false = the workspace
    * exists after all (created meanwhile): nothing held, place it the ordinary way.
+   * `foreignWorkspace`: the workspace is another tenant's, so it is held as if the workspace did
+   * not exist (the reporter learns nothing) and, bound to the reporter's tenant, never placed there.
    */
-  hold(placement: { resourceType: string; resourceId: string; workspaceId: string; reporterOrg: string | null }): Promise<Written<boolean>>;
+  hold(placement: { resourceType: string; resourceId: string; workspaceId: string; reporterOrg: string | null; foreignWorkspace?: boolean }): Promise<Written<boolean>>;
   /** DeleteResource of a held report; a known reporter tenant releases only its own (or anonymous) reports. */
   release(resourceType: string, resourceId: string, reporterOrg: string | null): Promise<Written<boolean>>;
   get(resourceType: string, resourceId: string): Promise<PendingPlacement | undefined>;
