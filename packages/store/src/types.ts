@@ -420,6 +420,13 @@ export interface PrincipalRepository {
    * principal is in the platform-default group, org admins also in the admin-default group).
    */
   upsert(orgId: string, principals: PrincipalInput[]): Promise<Written<Principal[]>>;
+  /**
+   * Makes the stored principal what this request's identity says (the admin flag above all):
+   * read every time (no cache, so every replica sees the last change), written only when it
+   * differs. `value`: whether it was written; `revision`: one at which the stored state holds
+   * (the write's, else the head).
+   */
+  record(orgId: string, principal: PrincipalInput): Promise<Written<boolean>>;
   get(orgId: string, userId: string): Promise<Principal>;
   list(orgId: string, query?: { username?: string; type?: PrincipalType; orderBy?: "username" | "-username"; limit?: number; offset?: number }): Promise<Page<Principal>>;
   /** Removes the principal, its memberships and its direct binding subjects. */
