@@ -54,6 +54,7 @@ const workspaceTuples = (ws: string) => read({ filter: { resourceNamespace: "rba
 beforeAll(async () => {
   engine = await startEngine();
   gatehouseTenant = (await engine.store.tenants.bootstrap("gatehouse-org")).value;
+  await engine.store.roles.seedSystemRoles([{ name: "Replication target", platform_default: true, access: [{ permission: "inventory:hosts:read" }] }]);
   tuples = new relations.KesselTupleServiceClient(`127.0.0.1:${engine.port}`, credentials.createInsecure());
 });
 
@@ -162,6 +163,67 @@ describe("KesselTupleService", () => {
     await remove({ filter: { resourceNamespace: "rbac", resourceType: "workspace", resourceId: managed } });
     const own = await engine.store.relationships.read("gatehouse-org", { resourceType: "rbac/workspace", resourceId: managed });
     expect(own.length).toBeGreaterThan(0);
+  });
+
+  it("never lets replicated tuples reach Gatehouse's objects: platform, tenants, seeded roles, workspaces, groups (refused whole, nothing written)", async () => {
+    const seeded = (await engine.store.roles.list(gatehouseTenant.orgId, { name: "Replication target", kinds: ["seeded"] })).data[0]!;
+    const x = randomUUID();
+    // A binding of the replicator's own: a role it defines, granted to an outsider.
+    const ownBinding = [
+      tuple(ref("rbac", "role", `r-${x}`), "inventory_hosts_write", ref("rbac", "principal", "*")),
+      tuple(ref("rbac", "role_binding", `b-${x}`), "role", ref("rbac", "role", `r-${x}`)),
+      tuple(ref("rbac", "role_binding", `b-${x}`), "subject", ref("rbac", "principal", "redhat/outsider")),
+    ];
+    const escapes: Record<string, relations.Relationship[]> = {
+      "a binding on the platform": [...ownBinding, tuple(ref("rbac", "platform", "local"), "binding", ref("rbac", "role_binding", `b-${x}`))],
+      "a binding on a Gatehouse tenant": [...ownBinding, tuple(ref("rbac", "tenant", gatehouseTenant.tenantId), "binding", ref("rbac", "role_binding", `b-${x}`))],
+      "a binding on a tenant Gatehouse may serve later": [...ownBinding, tuple(ref("rbac", "tenant", "redhat/not-yet-served"), "binding", ref("rbac", "role_binding", `b-${x}`))],
+      "a binding on a tenant's workspace": [...ownBinding, tuple(ref("rbac", "workspace", gatehouseTenant.defaultWorkspaceId), "binding", ref("rbac", "role_binding", `b-${x}`))],
+      "a permission on a seeded role": [tuple(ref("rbac", "role", seeded.id), "inventory_hosts_write", ref("rbac", "principal", "*"))],
+      "a workspace hung under a tenant's workspace": [tuple(ref("rbac", "workspace", `w-${x}`), "parent", ref("rbac", "workspace", gatehouseTenant.defaultWorkspaceId))],
+      "a workspace hung under a Gatehouse tenant": [tuple(ref("rbac", "workspace", `w-${x}`), "parent", ref("rbac", "tenant", gatehouseTenant.tenantId))],
+      "a binding to a tenant's group": [...ownBinding, tuple(ref("rbac", "role_binding", `b-${x}`), "subject", ref("rbac", "group", gatehouseTenant.platformDefaultGroupId), "member")],
+      "a binding of a seeded role": [tuple(ref("rbac", "role_binding", `b-${x}`), "role", ref("rbac", "role", seeded.id))],
+      "a member in a tenant's group": [tuple(ref("rbac", "group", gatehouseTenant.adminDefaultGroupId), "member", ref("rbac", "principal", "redhat/outsider"))],
+    };
+    for (const [name, attempt] of Object.entries(escapes)) {
+      for (const upsert of [false, true]) {
+        const refused = await rejection(create({ upsert, tuples: attempt }));
+        expect([name, refused.code]).toEqual([name, status.PERMISSION_DENIED]);
+        expect(refused.details).toMatch(/^tuples\[\d+\] names an object Gatehouse manages/);
+      }
+    }
+    // All or nothing: not even the replicator's own tuples of a refused call were written.
+    expect(await read({ filter: { resourceNamespace: "rbac", resourceType: "role_binding", resourceId: `b-${x}` } })).toEqual([]);
+    const outsider = { subject: { resource: principal("outsider") } };
+    const onTenant = await call(engine.client, "checkForUpdate", { object: workspace(gatehouseTenant.defaultWorkspaceId), relation: "inventory_host_update", ...outsider });
+    expect(onTenant.allowed).toBe(Allowed.ALLOWED_FALSE);
+    const tenantUser = await call(engine.client, "checkForUpdate", {
+      object: workspace(gatehouseTenant.defaultWorkspaceId),
+      relation: "inventory_host_update",
+      subject: { resource: principal("plain-user") },
+    });
+    expect(tenantUser.allowed).toBe(Allowed.ALLOWED_FALSE);
+  });
+
+  it("keeps lock fencing AcquireLock's alone: lock tuples cannot be written, deleted or read through the tuple calls", async () => {
+    const lockId = `lock-${randomUUID()}`;
+    const current = (await lock(lockId)).lockToken;
+    const forged = await rejection(create({ upsert: true, tuples: [tuple(ref("kessel", "lock", lockId), "version", ref("kessel", "lockversion", "forged"))] }));
+    expect(forged.code).toBe(status.PERMISSION_DENIED);
+    const ws = randomUUID();
+    const fenced = await rejection(create({ tuples: replicatedGrant(ws, `b-${ws}`), fencingCheck: { lockId, lockToken: "forged" } }));
+    expect(fenced.code).toBe(status.FAILED_PRECONDITION);
+    expect(await workspaceTuples(ws)).toEqual([]);
+
+    expect(await read({ filter: { resourceNamespace: "kessel", resourceType: "lock", resourceId: lockId } })).toEqual([]);
+    const everything = await read({ filter: { relation: "version" } });
+    expect(everything.filter((t) => t.tuple?.resource?.type?.namespace === "kessel")).toEqual([]);
+    // A delete cannot drop the lock either: its token still fences.
+    await remove({ filter: { resourceNamespace: "kessel", resourceType: "lock", resourceId: lockId } });
+    await remove({ filter: { relation: "version" } });
+    await create({ tuples: replicatedGrant(ws, `b-${ws}`), fencingCheck: { lockId, lockToken: current } });
+    expect(await workspaceTuples(ws)).toHaveLength(2);
   });
 
   it("places a host reported into a workspace that replication creates later, in the reporter's org", async () => {

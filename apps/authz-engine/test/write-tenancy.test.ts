@@ -77,10 +77,38 @@ describe("engine write tenancy", () => {
     expect(await hostVisible("t-host-1", "alice")).toBe(false);
   });
 
-  it("refuses a report into another organisation", async () => {
-    const error = await rejection(call(engine.client, "reportResource", report("t-host-2", theirs.defaultWorkspaceId), await as("hbi-mine", "tenancy-mine")));
-    expect(error.code).toBe(status.PERMISSION_DENIED);
+  it("never places a report into another organisation's workspace, and answers it as for a workspace nobody created", async () => {
+    const mineAs = await as("hbi-mine", "tenancy-mine");
+    await call(engine.client, "reportResource", report("t-host-2", theirs.defaultWorkspaceId), mineAs);
+    await call(engine.client, "reportResource", report("t-host-2b", randomUUID()), mineAs);
     expect(await hostVisible("t-host-2", "bob")).toBe(false);
+    expect(await store.placements.get("hbi/host", "t-host-2")).toMatchObject({ reporterOrg: "tenancy-mine" });
+    // Both are held reports of mine: dropped alike.
+    await call(engine.client, "deleteResource", { reference: host("t-host-2") }, mineAs);
+    await call(engine.client, "deleteResource", { reference: host("t-host-2b") }, mineAs);
+    expect(await hostVisible("t-host-2", "bob")).toBe(false);
+  });
+
+  it("answers a delete of another organisation's resource exactly as one of a resource that never existed", async () => {
+    await call(engine.client, "reportResource", report("t-host-oracle", theirs.defaultWorkspaceId), await as("hbi-global", null));
+    const mineAs = await as("hbi-mine", "tenancy-mine");
+    const theirsHost = await rejection(call(engine.client, "deleteResource", { reference: host("t-host-oracle") }, mineAs));
+    const never = await rejection(call(engine.client, "deleteResource", { reference: host("t-host-nevr") }, mineAs));
+    expect({ code: theirsHost.code, details: theirsHost.details.replace("t-host-oracle", "ID") }).toEqual({ code: never.code, details: never.details.replace("t-host-nevr", "ID") });
+    expect(never.code).toBe(status.NOT_FOUND);
+    expect(await hostVisible("t-host-oracle", "bob")).toBe(true);
+  });
+
+  it("never names another organisation's resource reported into mine, nor moves it", async () => {
+    await call(engine.client, "reportResource", report("t-host-named", theirs.defaultWorkspaceId), await as("hbi-global", null));
+    const error = await rejection(call(engine.client, "reportResource", report("t-host-named", mine.defaultWorkspaceId), await as("hbi-mine", "tenancy-mine")));
+    expect(error.code).toBe(status.PERMISSION_DENIED);
+    expect(error.details).not.toMatch(/t-host-named|tenant|tenancy-theirs/);
+    // Not even a reporter allowed into every organisation moves a resource across tenants.
+    const global = await rejection(call(engine.client, "reportResource", report("t-host-named", mine.defaultWorkspaceId), await as("hbi-global", null)));
+    expect(global.code).toBe(status.PERMISSION_DENIED);
+    expect(await hostVisible("t-host-named", "bob")).toBe(true);
+    expect(await hostVisible("t-host-named", "alice")).toBe(false);
   });
 
   it("refuses a report from a token without an organisation unless the reporter may act for any", async () => {
@@ -93,7 +121,7 @@ describe("engine write tenancy", () => {
   it("refuses a delete of another organisation's resource, which stays", async () => {
     await call(engine.client, "reportResource", report("t-host-4", theirs.defaultWorkspaceId), await as("hbi-global", null));
     const error = await rejection(call(engine.client, "deleteResource", { reference: host("t-host-4") }, await as("hbi-mine", "tenancy-mine")));
-    expect(error.code).toBe(status.PERMISSION_DENIED);
+    expect(error.code).toBe(status.NOT_FOUND);
     expect(await hostVisible("t-host-4", "bob")).toBe(true);
   });
 
@@ -192,5 +220,30 @@ describe("write tenancy of KesselTupleService", () => {
     expect(await stored(id)).toBe(1);
     await rpc("deleteTuples", byType, await as("rbac-replicator", null));
     expect(await stored(id)).toBe(0);
+  });
+
+  async function readAs(filter: Partial<relations.RelationTupleFilter>, metadata: Metadata): Promise<relations.ReadTuplesResponse[]> {
+    const out: relations.ReadTuplesResponse[] = [];
+    for await (const item of tuples.readTuples(relations.ReadTuplesRequest.fromPartial({ filter }), metadata)) out.push(item as relations.ReadTuplesResponse);
+    return out;
+  }
+
+  it("scopes ReadTuples to what the caller may replicate: no reads for others, no other replicator's types, never a lock token", async () => {
+    const id = `t-read-${randomUUID()}`;
+    await rpc("createTuples", createRequest(["rbac", "workspace"], id), await as("rbac-replicator", null));
+    await rpc("createTuples", createRequest(["acm", "cluster"], id), await as("other-app", null));
+    await rpc("acquireLock", { lockId: id }, await as("rbac-replicator", null));
+    const everything = { resourceId: id };
+    for (const [client, org] of [
+      ["random-client", "tenancy-mine"],
+      ["hbi-mine", "tenancy-mine"],
+    ] as const) {
+      expect((await rejection(readAs(everything, await as(client, org)))).code, client).toBe(status.PERMISSION_DENIED);
+    }
+    const seenByOther = await readAs(everything, await as("other-app", null));
+    expect(seenByOther.map((t) => t.tuple?.resource?.type?.name)).toEqual(["cluster"]);
+    expect((await rejection(readAs({ resourceNamespace: "rbac", resourceType: "workspace", resourceId: id }, await as("other-app", null)))).code).toBe(status.PERMISSION_DENIED);
+    const seenByReplicator = await readAs(everything, await as("rbac-replicator", null));
+    expect(seenByReplicator.map((t) => t.tuple?.resource?.type?.name).sort()).toEqual(["cluster", "workspace"]);
   });
 });

@@ -79,11 +79,22 @@ afterAll(async () => {
 });
 
 describe("role configuration reload", () => {
-  it("an unchanged configuration reloads with no role rewritten", async () => {
-    const res = await http("POST", "/role-config/reload");
-    expect(res.status, JSON.stringify(res.json)).toBe(200);
-    expect(res.json).toMatchObject({ added: [], removed: [], seeding: { created: [], updated: [] } });
-    expect(res.json.seeding.unchanged).toHaveLength(62);
+  it("an unchanged configuration reloads with no role rewritten, no new revision and no path of the server", async () => {
+    const head = await gh.store.feed.headRevision();
+    const loadedAt = ((await (await fetch(`${base}/role-config`)).json()) as { loaded_at: string }).loaded_at;
+    for (let i = 0; i < 2; i++) {
+      const res = await http("POST", "/role-config/reload");
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      expect(res.json).toMatchObject({ changed: false, added: [], removed: [], seeding: { created: [], updated: [] } });
+      expect(res.json.seeding.unchanged).toHaveLength(62);
+      expect(res.json.revision).toBe(head);
+      expect(JSON.stringify(res.json)).not.toContain(scratch);
+      expect(res.json).not.toHaveProperty("dir");
+    }
+    expect(await gh.store.feed.headRevision()).toBe(head);
+    const info = await (await fetch(`${base}/role-config`)).text();
+    expect(info).not.toContain(scratch);
+    expect((JSON.parse(info) as { loaded_at: string }).loaded_at).toBe(loadedAt);
   });
 
   it("a reload that adds a permission (and raises the role's version) is visible in Check without a restart", async () => {

@@ -110,8 +110,8 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
       res.status(503).json({ status: "starting" });
       return;
     }
-    const { hash, dir, loadedAt } = activeConfig.identity;
-    res.json({ hash, dir, loaded_at: loadedAt.toISOString(), system_roles: activeConfig.systemRoles.length });
+    const { hash, loadedAt } = activeConfig.identity;
+    res.json({ hash, loaded_at: loadedAt.toISOString(), system_roles: activeConfig.systemRoles.length });
   });
   // Reload: the same directory (or built-in environment), checked and applied atomically; one at a time.
   let reloading: Promise<ReloadResult> | null = null;
@@ -121,12 +121,24 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     const current = services;
     const started = performance.now();
     const next = await loadRoleConfiguration(config.env, config.roleConfigDir);
-    const result = await applyRoleConfiguration(current.store, running, next);
-    await current.authz.replaceModel(next.model);
-    current.catalogue = next.catalogue;
-    publishIdentity(next);
+    const result = await applyRoleConfiguration(current.store, { schemaAst: running.schemaAst, hash: running.identity.hash }, next);
+    // The same files as running: the graph, catalogue and identity (loaded_at) stay as they are.
+    if (next.identity.hash !== running.identity.hash) {
+      await current.authz.replaceModel(next.model);
+      current.catalogue = next.catalogue;
+      publishIdentity(next);
+    }
     logger.info(
-      { hash: result.hash, revision: result.revision, added: result.diff.added.length, removed: result.diff.removed.length, seeding: result.seeding, ms: Math.round(performance.now() - started) },
+      {
+        hash: result.hash,
+        dir: result.dir,
+        changed: result.changed,
+        revision: result.revision,
+        added: result.diff.added.length,
+        removed: result.diff.removed.length,
+        seeding: result.seeding,
+        ms: Math.round(performance.now() - started),
+      },
       "role configuration reloaded",
     );
     return result;
@@ -142,9 +154,10 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     }
     reload().then((r) => {
       res.setHeader("x-gatehouse-consistency-token", services!.store.tokens.encode(r.revision));
+      // The directory stays in the server's log: a path of the host is nobody else's business.
       res.json({
         hash: r.hash,
-        dir: r.dir,
+        changed: r.changed,
         loaded_at: r.loadedAt.toISOString(),
         revision: r.revision,
         added: r.diff.added.map(describeElement),
@@ -196,7 +209,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     // (a removal still in use refuses to start), the same single transaction.
     const recorded = await store.roleConfig.active();
     if (recorded && recorded.hash !== roleConfiguration.identity.hash) {
-      const applied = await applyRoleConfiguration(store, { schemaAst: parseSchema(recorded.schemaZed) }, roleConfiguration);
+      const applied = await applyRoleConfiguration(store, { schemaAst: parseSchema(recorded.schemaZed), hash: recorded.hash }, roleConfiguration);
       logger.info({ hash: applied.hash, previous: recorded.hash, seeding: applied.seeding }, "role configuration changed since the last run; applied");
     } else if (roleConfiguration.systemRoles.length > 0) {
       const { value: seeded } = await store.roles.seedSystemRoles(roleConfiguration.systemRoles);

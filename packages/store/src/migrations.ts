@@ -300,6 +300,15 @@ ALTER TABLE gh_checkpoints ADD COLUMN part_bytes integer;
 ALTER TABLE gh_checkpoints ADD COLUMN size bigint;
 `,
   },
+  {
+    version: 15,
+    name: "tuples by object",
+    sql: `
+-- Replication refuses tuples on or pointing at an object any Gatehouse partition holds
+-- (repos/replicated.ts): that look-up is by object, across partitions.
+CREATE INDEX gh_tuples_object ON gh_tuples (resource_type, resource_id);
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

@@ -425,6 +425,13 @@ export interface PrincipalRepository {
    * principal is in the platform-default group, org admins also in the admin-default group).
    */
   upsert(orgId: string, principals: PrincipalInput[]): Promise<Written<Principal[]>>;
+  /**
+   * Makes the stored principal what this request's identity says (the admin flag above all):
+   * read every time (no cache, so every replica sees the last change), written only when it
+   * differs. `value`: whether it was written; `revision`: one at which the stored state holds
+   * (the write's, else the head).
+   */
+  record(orgId: string, principal: PrincipalInput): Promise<Written<boolean>>;
   get(orgId: string, userId: string): Promise<Principal>;
   list(orgId: string, query?: { username?: string; type?: PrincipalType; orderBy?: "username" | "-username"; limit?: number; offset?: number }): Promise<Page<Principal>>;
   /** Removes the principal, its memberships and its direct binding subjects. */
@@ -464,8 +471,10 @@ export interface PlacementRepository {
   /**
    * Holds the report (replacing an earlier held one for the resource). false = the workspace
    * exists after all (created meanwhile): nothing held, place it the ordinary way.
+   * `foreignWorkspace`: the workspace is another tenant's, so it is held as if the workspace did
+   * not exist (the reporter learns nothing) and, bound to the reporter's tenant, never placed there.
    */
-  hold(placement: { resourceType: string; resourceId: string; workspaceId: string; reporterOrg: string | null }): Promise<Written<boolean>>;
+  hold(placement: { resourceType: string; resourceId: string; workspaceId: string; reporterOrg: string | null; foreignWorkspace?: boolean }): Promise<Written<boolean>>;
   /** DeleteResource of a held report; a known reporter tenant releases only its own (or anonymous) reports. */
   release(resourceType: string, resourceId: string, reporterOrg: string | null): Promise<Written<boolean>>;
   get(resourceType: string, resourceId: string): Promise<PendingPlacement | undefined>;
@@ -479,6 +488,8 @@ export interface ReplicatedFilter {
   subjectType?: string;
   subjectId?: string;
   subjectRelation?: string;
+  /** Only these resource types (what the caller may see); absent: every type. */
+  resourceTypes?: readonly string[];
 }
 
 export type ReplicatedWriteOutcome =

@@ -41,7 +41,13 @@ describe.each(backends)("replicated tuples on $name", (backend) => {
     expect((await store.replicated.create([t], { upsert: true, fencing: { lockId: "l-1", lockToken: second } })).value).toEqual({ ok: true, count: 1 });
     expect((await store.replicated.delete({ resourceId: "g-1" }, { fencing: { lockId: "l-1", lockToken: first } })).value).toEqual({ ok: false, reason: "lock-mismatch" });
     expect((await store.replicated.delete({ resourceId: "g-1" }, { fencing: { lockId: "l-1", lockToken: second } })).value).toEqual({ ok: true, count: 1 });
-    expect(await store.replicated.read({ resourceType: "kessel/lock", resourceId: "l-1" })).toEqual([rel("kessel/lock", "l-1", "t_version", "kessel/lockversion", second)]);
+    // Lock tuples are AcquireLock's alone: never read, never written or deleted through a filter.
+    expect(await store.replicated.read({ resourceType: "kessel/lock", resourceId: "l-1" })).toEqual([]);
+    await expect(store.replicated.create([rel("kessel/lock", "l-1", "t_version", "kessel/lockversion", "forged")], { upsert: true })).rejects.toSatisfy((e: unknown) =>
+      isStoreError(e, "cross-tenant"),
+    );
+    expect((await store.replicated.delete({ resourceType: "kessel/lock" }, {})).value).toEqual({ ok: true, count: 0 });
+    expect((await store.replicated.create([t], { upsert: true, fencing: { lockId: "l-1", lockToken: second } })).value).toEqual({ ok: true, count: 1 });
   });
 
   it("pages in key order strictly after a tuple", async () => {

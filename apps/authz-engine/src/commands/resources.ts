@@ -68,22 +68,52 @@ export async function reportResource(ctx: EngineContext, report: ReportedResourc
     throw new EngineError("unknown-type", `unknown resource type: ${type} is not a reportable type of the schema`);
   }
   if (report.workspaceId === undefined) return;
+  // Refused before existence is told: an unregistered caller or type learns nothing.
+  const heldOrg = ctx.writePolicy.heldOrg(report.caller, type);
   let orgId = await orgOf(ctx, report.workspaceId);
-  if (orgId === undefined) {
+  // Another tenant's workspace answers exactly as one nobody has created: the report is held,
+  // bound to the reporter's tenant, so it is never placed there (no existence oracle).
+  const foreign = orgId !== undefined && !mayWrite(ctx, report.caller, type, orgId);
+  if (orgId === undefined || foreign) {
     // Held reports obey the same write tenancy: bound to the reporter's tenant unless it may write
     // into any, so a workspace of another tenant created later never receives it.
-    const heldOrg = ctx.writePolicy.heldOrg(report.caller, type);
-    const hold = await ctx.writer.holdPlacement(report.resource, report.workspaceId, heldOrg);
+    const hold = await ctx.writer.holdPlacement(report.resource, report.workspaceId, heldOrg, foreign);
     if (hold.held) return;
     // Created between our look and the hold: it is in the store, so catch up and place it.
     orgId = await requireOrgOf(ctx, report.workspaceId);
   }
   ctx.writePolicy.authorize(report.caller, type, orgId);
+  requireOwnTenant(ctx, report.resource, orgId);
   const revision =
     report.resource.type === HOST_TYPE
       ? await orTuples(ctx.writer.reportHost(orgId, report.resource.id, report.workspaceId), () => placeByTuple(ctx, orgId, report.resource, report.workspaceId!))
       : await placeByTuple(ctx, orgId, report.resource, report.workspaceId);
   if (report.immediate) await ctx.graph.waitFor(revision, ctx.freshnessTimeoutMs);
+}
+
+function mayWrite(ctx: EngineContext, caller: WriteCaller | null, definition: string, orgId: string): boolean {
+  try {
+    ctx.writePolicy.authorize(caller, definition, orgId);
+    return true;
+  } catch (error) {
+    if (error instanceof EngineError && error.code === "permission-denied") return false;
+    throw error;
+  }
+}
+
+/** The text of every refusal that would otherwise say a resource exists in another tenant. */
+const NOT_YOURS = "the resource cannot be reported into this workspace";
+
+/**
+ * A resource stays in its tenant: a report may move it between workspaces of one tenant, never
+ * into another's (it would then be reachable from both). The text names neither the resource nor
+ * the tenant. Hosts are checked again in the store's transaction.
+ */
+function requireOwnTenant(ctx: EngineContext, resource: ObjectRef, orgId: string): void {
+  for (const ws of workspacesOf(ctx.graph, resource)) {
+    const current = orgOfWorkspace(ctx.graph, ws, ctx.domain);
+    if (current !== undefined && current !== orgId) throw new EngineError("permission-denied", NOT_YOURS);
+  }
 }
 
 const placementTuple = (resource: ObjectRef, workspaceId: string): Relationship => ({
@@ -113,19 +143,21 @@ async function orTuples(write: Promise<number>, fallback: () => Promise<number>)
   }
 }
 
-/** Removes the resource from its workspace (or drops its held report); an unknown resource is NOT_FOUND. */
+/**
+ * Removes the resource from its workspace (or drops its held report). An unknown resource and
+ * one in a tenant the caller may not write into are the same NOT_FOUND (no existence oracle).
+ */
 export async function deleteResource(ctx: EngineContext, resource: ObjectRef, caller: WriteCaller | null): Promise<void> {
   await ensureConsistency(ctx, { kind: "fully-consistent" });
   const workspaces = workspacesOf(ctx.graph, resource);
   const first = workspaces[0];
   // Refused before existence is told: a caller that may not write this type learns nothing.
   const reporterOrg = ctx.writePolicy.heldOrg(caller, resource.type);
-  if (first === undefined) {
+  const orgId = first === undefined ? undefined : await orgOf(ctx, first);
+  if (orgId === undefined || !mayWrite(ctx, caller, resource.type, orgId)) {
     if (await ctx.writer.releasePlacement(resource, reporterOrg)) return;
     throw new EngineError("not-found", `resource not found: ${resource.type}:${resource.id}`);
   }
-  const orgId = await requireOrgOf(ctx, first);
-  ctx.writePolicy.authorize(caller, resource.type, orgId);
   const removeTuples = () => ctx.writer.writeRelationships(orgId, { touch: [], delete: workspaces.map((ws) => placementTuple(resource, ws)) });
   await (resource.type === HOST_TYPE ? orTuples(ctx.writer.deleteHost(orgId, resource.id), removeTuples) : removeTuples());
   // A later report into a workspace not created yet must not bring it back.

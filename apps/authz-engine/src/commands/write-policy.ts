@@ -36,6 +36,11 @@ export interface WritePolicy {
    * resource types it is registered for (`"*"`: a delete filter naming no type needs every type).
    */
   authorizeReplication(caller: WriteCaller | null, definitions: readonly string[] | "*"): void;
+  /**
+   * ReadTuples: the resource types of the replicated partition the caller may read, i.e. those it
+   * may replicate (`"*"`: all); throws `permission-denied` for a caller that may not replicate.
+   */
+  replicationScope(caller: WriteCaller | null): ReadonlySet<string> | "*";
 }
 
 /** Unauthenticated mode (local use): anyone may write, as anyone may check. */
@@ -44,9 +49,16 @@ export const openWritePolicy: WritePolicy = {
   // The caller's tenant when its credentials name one, as before write tenancy existed.
   heldOrg: (caller) => caller?.orgId ?? null,
   authorizeReplication() {},
+  replicationScope: () => "*",
 };
 
 export function reporterWritePolicy(reporters: Reporters): WritePolicy {
+  const replicationScope = (caller: WriteCaller | null): ReadonlySet<string> | "*" => {
+    const grant = caller ? (reporters.get(caller.clientId ?? "") ?? reporters.get(caller.userId)) : undefined;
+    if (!caller || !grant) throw new EngineError("permission-denied", "the caller is not a registered reporter");
+    if (!grant.allowAnyOrg) throw new EngineError("permission-denied", "the caller may not replicate tuples (it is not allowed into every organisation)");
+    return grant.resourceTypes;
+  };
   return {
     authorize(caller, definition, orgId) {
       const grant = caller ? (reporters.get(caller.clientId ?? "") ?? reporters.get(caller.userId)) : undefined;
@@ -69,15 +81,13 @@ export function reporterWritePolicy(reporters: Reporters): WritePolicy {
       return caller.orgId;
     },
     authorizeReplication(caller, definitions) {
-      const grant = caller ? (reporters.get(caller.clientId ?? "") ?? reporters.get(caller.userId)) : undefined;
-      if (!caller || !grant) throw new EngineError("permission-denied", "the caller is not a registered reporter");
-      if (!grant.allowAnyOrg) throw new EngineError("permission-denied", "the caller may not replicate tuples (it is not allowed into every organisation)");
-      if (grant.resourceTypes === "*") return;
-      const allowed = grant.resourceTypes;
+      const allowed = replicationScope(caller);
+      if (allowed === "*") return;
       if (definitions === "*" || definitions.some((definition) => !allowed.has(definition))) {
         throw new EngineError("permission-denied", "the caller may not write tuples of this resource type");
       }
     },
+    replicationScope,
   };
 }
 

@@ -57,7 +57,7 @@ export interface ResourceWriter {
    * Holds a report into a workspace id nobody has created: placed when the workspace appears, in
    * its tenant, if that is the reporter's (when known). false = the workspace exists after all.
    */
-  holdPlacement(resource: { type: string; id: string }, workspaceId: string, reporterOrg: string | null): Promise<{ held: boolean; revision: number }>;
+  holdPlacement(resource: { type: string; id: string }, workspaceId: string, reporterOrg: string | null, foreignWorkspace?: boolean): Promise<{ held: boolean; revision: number }>;
   /** Drops a held report; false when none is held (for this reporter's tenant). */
   releasePlacement(resource: { type: string; id: string }, reporterOrg: string | null): Promise<boolean>;
 }

@@ -47,8 +47,8 @@ export function storeResourceWriter(store: Store): ResourceWriter {
     async writeRelationships(orgId, write) {
       return (await store.relationships.write(orgId, write)).revision;
     },
-    async holdPlacement(resource, workspaceId, reporterOrg) {
-      const written = await store.placements.hold({ resourceType: resource.type, resourceId: resource.id, workspaceId, reporterOrg });
+    async holdPlacement(resource, workspaceId, reporterOrg, foreignWorkspace) {
+      const written = await store.placements.hold({ resourceType: resource.type, resourceId: resource.id, workspaceId, reporterOrg, ...(foreignWorkspace ? { foreignWorkspace } : {}) });
       return { held: written.value, revision: written.revision };
     },
     async releasePlacement(resource, reporterOrg) {

@@ -3,7 +3,7 @@
 import type { relations } from "@gatehouse/proto";
 import type { Relationship } from "@gatehouse/evaluator";
 import type { ReplicatedFilter, ReplicatedRepository } from "@gatehouse/store";
-import { acquireLock, createTuples, deleteTuples, readTuples, storedRelation, wireRelation, type Fencing } from "../commands/tuples.js";
+import { acquireLock, createTuples, deleteTuples, readTuples, storedRelation, wireRelation, type Fencing, type TupleScope } from "../commands/tuples.js";
 import type { EngineContext } from "../commands/context.js";
 import { EngineError, invalidArgument } from "../errors.js";
 import type { CallContext, StreamWriter } from "../grpc/calls.js";
@@ -98,27 +98,24 @@ function fencing(value: relations.FencingCheck | undefined): Fencing | undefined
 }
 
 export function tupleHandlers(repo: ReplicatedRepository, ctx: EngineContext) {
+  const scope = (context: CallContext): TupleScope => ({ repo, writePolicy: ctx.writePolicy, caller: context.identity });
   return {
     async createTuples(request: relations.CreateTuplesRequest, context: CallContext): Promise<relations.CreateTuplesResponse> {
       const tuples = request.tuples.map((t, i) => toStored(t, `tuples[${i}]`));
-      ctx.writePolicy.authorizeReplication(context.identity, [...new Set(tuples.map((t) => t.resourceType))]);
-      const token = await createTuples(repo, tuples, request.upsert, fencing(request.fencingCheck));
+      const token = await createTuples(scope(context), tuples, request.upsert, fencing(request.fencingCheck));
       return { consistencyToken: { token } };
     },
 
     async deleteTuples(request: relations.DeleteTuplesRequest, context: CallContext): Promise<relations.DeleteTuplesResponse> {
       const filter = toFilter(request.filter);
       if (Object.keys(filter).length === 0) throw invalidArgument("filter", "filter.not_empty", "at least one filter field must be set");
-      ctx.writePolicy.authorizeReplication(context.identity, filter.resourceType ? [filter.resourceType] : "*");
-      const token = await deleteTuples(repo, filter, fencing(request.fencingCheck));
+      const token = await deleteTuples(scope(context), filter, fencing(request.fencingCheck));
       return { consistencyToken: { token } };
     },
 
     async acquireLock(request: relations.AcquireLockRequest, context: CallContext): Promise<relations.AcquireLockResponse> {
       const lockId = requireString(request.lockId, "lock_id");
-      // A lock fences every replicated write out, so it takes the right to write every type.
-      ctx.writePolicy.authorizeReplication(context.identity, "*");
-      return { lockToken: await acquireLock(repo, lockId) };
+      return { lockToken: await acquireLock(scope(context), lockId) };
     },
 
     async readTuples(request: relations.ReadTuplesRequest, context: CallContext, write: StreamWriter<relations.ReadTuplesResponse>): Promise<void> {
@@ -138,7 +135,7 @@ export function tupleHandlers(repo: ReplicatedRepository, ctx: EngineContext) {
         if (consistency.atLeastAsFresh !== undefined) ctx.source.decodeToken(requireString(consistency.atLeastAsFresh.token, "consistency.at_least_as_fresh.token", FIELD_LIMITS.token));
       }
       const consistencyToken = { token: ctx.source.encodeToken(await ctx.source.headRevision()) };
-      for await (const { tuple, cursor } of readTuples(repo, filter, page)) {
+      for await (const { tuple, cursor } of readTuples(scope(context), filter, page)) {
         if (context.cancelled()) return;
         const pending = write({ tuple: toWire(tuple), pagination: { continuationToken: cursor }, consistencyToken });
         if (pending) await pending;

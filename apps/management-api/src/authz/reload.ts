@@ -44,17 +44,26 @@ export interface ReloadResult {
   dir: string;
   loadedAt: Date;
   revision: number;
+  /** false: the files are what is active already; nothing was recorded (no new revision). */
+  changed: boolean;
   diff: SchemaDiff;
   seeding: Omit<SeedReport, "roles">;
 }
 
-/** Checks and applies `next` (schema activation + role seeding, one transaction); throws ReloadRefusedError. */
-export async function applyRoleConfiguration(store: Store, running: Pick<RoleConfiguration, "schemaAst">, next: RoleConfiguration): Promise<ReloadResult> {
+/**
+ * Checks and applies `next` (schema activation + role seeding, one transaction); throws
+ * ReloadRefusedError. Files identical to the active configuration (the one a reload recorded, else
+ * the running one) record nothing: roles are still seeded (a missing one comes back), which takes
+ * a revision only if that changed something.
+ */
+export async function applyRoleConfiguration(store: Store, running: { schemaAst: SchemaAst; hash: string }, next: RoleConfiguration): Promise<ReloadResult> {
   const diff = diffSchemas(running.schemaAst, next.schemaAst);
   const inUse = await store.roleConfig.inUse(diff.removed);
   if (inUse.length > 0) throw new ReloadRefusedError(inUse);
   const { hash, dir, loadedAt } = next.identity;
-  const { value, revision } = await store.roles.seedSystemRoles(next.systemRoles, { activate: { hash, dir, loadedAt, schemaZed: next.schemaZed } });
+  const active = (await store.roleConfig.active())?.hash ?? running.hash;
+  const changed = active !== hash;
+  const { value, revision } = await store.roles.seedSystemRoles(next.systemRoles, changed ? { activate: { hash, dir, loadedAt, schemaZed: next.schemaZed } } : {});
   const { roles: _roles, ...seeding } = value;
-  return { hash, dir, loadedAt, revision, diff, seeding };
+  return { hash, dir, loadedAt, revision, changed, diff, seeding };
 }

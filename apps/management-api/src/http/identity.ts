@@ -84,13 +84,14 @@ const ORG_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * Resolves the caller and its tenant. The first request of an unknown organisation bootstraps
- * the tenant; a user seen for the first time (or whose admin flag changed) is recorded as a
- * principal so that default-group bindings apply to it.
+ * the tenant; every request records the caller as a principal (written only when it differs from
+ * the stored one) so that default-group bindings, the admin one included, follow the identity at
+ * once, on every replica: the stored principal is read per request, never cached.
  */
 export function identityMiddleware(store: Store, options: IdentityOptions): RequestHandler {
-  // Bounded (lru-cache): forgetting an entry only costs one idempotent bootstrap or upsert.
+  // Bounded (lru-cache): forgetting an entry only costs one idempotent bootstrap. Tenants never
+  // change once bootstrapped; principals do (the admin flag), so they are not cached.
   const tenants = new LRUCache<string, Promise<{ tenant: Tenant; revision: number }>>({ max: 100_000 });
-  const principals = new LRUCache<string, Promise<number>>({ max: 100_000 });
 
   const tenantOf = (orgId: string) => {
     let pending = tenants.get(orgId);
@@ -102,25 +103,15 @@ export function identityMiddleware(store: Store, options: IdentityOptions): Requ
     return pending;
   };
 
-  const principalRevision = (caller: Caller) => {
-    const key = JSON.stringify([caller.orgId, caller.userId, caller.username, caller.isOrgAdmin, caller.isServiceAccount]);
-    let pending = principals.get(key);
-    if (!pending) {
-      pending = store.principals
-        .upsert(caller.orgId, [
-          {
-            userId: caller.userId,
-            username: caller.username,
-            type: caller.isServiceAccount ? "service-account" : "user",
-            isOrgAdmin: caller.isOrgAdmin,
-          },
-        ])
-        .then((written) => written.revision);
-      principals.set(key, pending);
-      pending.catch(() => principals.delete(key));
-    }
-    return pending;
-  };
+  const principalRevision = async (caller: Caller) =>
+    (
+      await store.principals.record(caller.orgId, {
+        userId: caller.userId,
+        username: caller.username,
+        type: caller.isServiceAccount ? "service-account" : "user",
+        isOrgAdmin: caller.isOrgAdmin,
+      })
+    ).revision;
 
   return (req: Request, res: Response, next: NextFunction) => {
     (async () => {

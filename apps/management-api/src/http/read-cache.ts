@@ -41,7 +41,13 @@ export function readCache(options: ReadCacheOptions): RequestHandler {
       entries.clear();
       cachedRevision = revision;
     }
-    const { caller } = contextOf(res);
+    const { caller, minRevision } = contextOf(res);
+    // Behind what this request must see (its principal changed, maybe on another replica): no
+    // cached answer, the route catches the graph up first.
+    if (revision < minRevision) {
+      next();
+      return;
+    }
     const key = `${caller.orgId}\u0000${caller.userId}\u0000${caller.isOrgAdmin ? 1 : 0}${caller.isSystemUser ? 1 : 0}\u0000${req.originalUrl}`;
     const hit = entries.get(key);
     if (hit !== undefined) {

@@ -33,7 +33,7 @@ export function hostRepository(ctx: StoreContext): HostRepository {
       return runWrite(ctx, orgId, "report_resource", async (w) => {
         await loadWorkspace(w.tx, orgId, wsId, "workspace_id");
         const [existing] = await w.tx.query<HostRow>("SELECT * FROM gh_hosts WHERE id = $1", [id]);
-        if (existing && existing.org_id !== orgId) throw new StoreError("cross-tenant", `Host '${id}' belongs to another tenant.`, "resource_id");
+        if (existing && existing.org_id !== orgId) throw new StoreError("cross-tenant", "The resource cannot be reported into this workspace.", "resource_id");
         if (existing && existing.workspace_id === wsId) {
           // Reported where it already is: still the latest report, so an earlier held one is void.
           await dropHeld(w.tx, [{ resourceType: "hbi/host", resourceId: id }]);

@@ -29,11 +29,13 @@ export function placementRepository(ctx: StoreContext): PlacementRepository {
       const resourceId = requireText(placement.resourceId, idRe, "resource_id");
       const workspaceId = requireText(placement.workspaceId, idRe, "workspace_id");
       const reporterOrg = placement.reporterOrg === null ? "" : requireOrgId(placement.reporterOrg);
+      // Held in another tenant's workspace only when bound to the reporter's tenant (never placed there).
+      if (placement.foreignWorkspace && reporterOrg === "") throw new StoreError("invalid-argument", "A report held in another tenant's workspace needs the reporter's tenant.", "reporter_org");
       return runWrite(ctx, null, "hold_placement", async (w) => {
         w.markUnchanged();
         await lockWorkspaceId(w.tx, [workspaceId]);
         // Created meanwhile: the caller places it the ordinary way.
-        if (await workspaceExists(w.tx, workspaceId)) return false;
+        if (!placement.foreignWorkspace && (await workspaceExists(w.tx, workspaceId))) return false;
         await w.tx.query(
           `INSERT INTO gh_pending_placements (resource_type, resource_id, workspace_id, reporter_org) VALUES ($1, $2, $3, $4)
            ON CONFLICT (resource_type, resource_id) DO UPDATE

@@ -45,7 +45,7 @@ export function requirePrincipal(p: PrincipalInput, i: number): Required<Princip
 }
 
 export function principalRepository(ctx: StoreContext): PrincipalRepository {
-  return {
+  const repository: PrincipalRepository = {
     async upsert(orgId, principals) {
       requireOrgId(orgId);
       if (!Array.isArray(principals) || principals.length === 0) throw new StoreError("invalid-argument", "At least one principal is required.", "principals");
@@ -72,6 +72,23 @@ export function principalRepository(ctx: StoreContext): PrincipalRepository {
         }
         return out;
       });
+    },
+
+    async record(orgId, principal) {
+      requireOrgId(orgId);
+      const p = requirePrincipal(principal, 0);
+      // One round trip: the stored row and the head, so an unchanged principal costs no write.
+      const [row] = await ctx.db.query<{ username: string | null; type: string | null; is_org_admin: boolean | null; head: string }>(
+        `SELECT p.username, p.type, p.is_org_admin, (SELECT head::text FROM gh_revision) AS head
+         FROM (SELECT 1) AS one LEFT JOIN gh_principals p ON p.org_id = $1 AND p.user_id = $2`,
+        [orgId, p.userId],
+      );
+      if (row && row.username === p.username && row.type === p.type && row.is_org_admin === p.isOrgAdmin) {
+        const revision = Number(row.head);
+        return { value: false, revision, token: ctx.tokens.encode(revision) };
+      }
+      const written = await repository.upsert(orgId, [p]);
+      return { value: true, revision: written.revision, token: written.token };
     },
 
     async get(orgId, userId) {
@@ -119,4 +136,5 @@ export function principalRepository(ctx: StoreContext): PrincipalRepository {
       });
     },
   };
+  return repository;
 }

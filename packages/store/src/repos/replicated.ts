@@ -12,6 +12,18 @@ import { rowToRelationship, runWrite } from "../write.js";
 
 export const REPLICATED_PARTITION = "~relations";
 const LOCK = { resourceType: "kessel/lock", relation: "t_version", subjectType: "kessel/lockversion" };
+/**
+ * What replication may never name, whatever the id: the platform every tenant points at and the
+ * lock tuples (only AcquireLock writes them, or a fencing token could be forged).
+ */
+const RESERVED_TYPES: ReadonlySet<string> = new Set(["rbac/platform", LOCK.resourceType, LOCK.subjectType]);
+/**
+ * Never a replicated tuple's resource: a tenant's id is its org id, so a tuple on `rbac/tenant:<d>/<org>`
+ * (a binding, a platform) would reach that org's tenant once Gatehouse serves it, if not already.
+ */
+const TENANT = "rbac/tenant";
+/** Identities, not objects anyone manages: replicated bindings and groups may name them. */
+const PRINCIPAL = "rbac/principal";
 const MAX_TUPLES = 10_000;
 const MAX_PAGE = 1000;
 
@@ -28,7 +40,8 @@ function requireTuples(list: Relationship[]): Relationship[] {
 
 /** WHERE clause of a filter over the partition; params[0] is the partition. */
 function filterSql(filter: ReplicatedFilter, params: unknown[]): string {
-  const where = ["org_id = $1"];
+  // Lock tuples are AcquireLock's alone: no filter reads or deletes them.
+  const where = ["org_id = $1", `resource_type <> '${LOCK.resourceType}'`];
   const add = (column: string, value: string | undefined) => {
     if (value === undefined) return;
     params.push(value);
@@ -40,6 +53,10 @@ function filterSql(filter: ReplicatedFilter, params: unknown[]): string {
   add("subject_type", filter.subjectType);
   add("subject_id", filter.subjectId);
   add("subject_relation", filter.subjectRelation);
+  if (filter.resourceTypes !== undefined) {
+    params.push(filter.resourceTypes);
+    where.push(`resource_type = ANY($${params.length}::text[])`);
+  }
   return where.join(" AND ");
 }
 
@@ -54,6 +71,39 @@ async function lockHolds(tx: Queryable, fencing: { lockId: string; lockToken: st
 
 const columns = (rels: Relationship[], pick: (r: Relationship) => string) => rels.map(pick);
 
+/**
+ * The index of the first tuple that touches a Gatehouse object, or undefined. The replicated plane
+ * lives beside Gatehouse's tenants, never inside them: a tuple whose resource is Gatehouse's would
+ * change who may do what there (a binding on the platform or a seeded role grants in every
+ * tenant), and one whose subject is Gatehouse's would hang replicated objects under it (a
+ * workspace under a tenant's workspace inherits into, and receives reports of, that tenant).
+ * Gatehouse's objects: the reserved types, any tenant as a resource, and every object that is the
+ * resource of a tuple in a Gatehouse partition (tenants, workspaces, roles seeded or custom,
+ * groups, bindings, reported resources). Principals are identities, not objects: always allowed
+ * as subjects.
+ */
+async function firstGatehouseObject(tx: Queryable, rels: Relationship[]): Promise<number | undefined> {
+  const types: string[] = [];
+  const ids: string[] = [];
+  const owners: number[] = [];
+  for (const [i, r] of rels.entries()) {
+    if (RESERVED_TYPES.has(r.resourceType) || RESERVED_TYPES.has(r.subjectType) || r.resourceType === TENANT) return i;
+    types.push(r.resourceType);
+    ids.push(r.resourceId);
+    owners.push(i);
+    if (r.subjectType === PRINCIPAL) continue;
+    types.push(r.subjectType);
+    ids.push(r.subjectId);
+    owners.push(i);
+  }
+  const [row] = await tx.query<{ i: number }>(
+    `SELECT min(d.i) AS i FROM unnest($1::text[], $2::text[], $3::int[]) AS d(ot, oid, i)
+     WHERE EXISTS (SELECT 1 FROM gh_tuples t WHERE t.resource_type = d.ot AND t.resource_id = d.oid AND t.org_id <> $4)`,
+    [types, ids, owners, REPLICATED_PARTITION],
+  );
+  return row?.i ?? undefined;
+}
+
 export function replicatedRepository(ctx: StoreContext): ReplicatedRepository {
   return {
     async create(tuples, options) {
@@ -61,14 +111,9 @@ export function replicatedRepository(ctx: StoreContext): ReplicatedRepository {
       return runWrite<ReplicatedWriteOutcome>(ctx, REPLICATED_PARTITION, "replicate_tuples", async (w) => {
         w.markUnchanged();
         if (!(await lockHolds(w.tx, options.fencing))) return { ok: false, reason: "lock-mismatch" };
-        // Objects a Gatehouse tenant manages are not the replicated plane's to extend.
-        const managed = await w.tx.query<{ resource_type: string; resource_id: string }>(
-          `SELECT DISTINCT t.resource_type, t.resource_id FROM gh_tuples t, unnest($1::text[], $2::text[]) AS d(rt, rid)
-           WHERE t.resource_type = d.rt AND t.resource_id = d.rid AND t.org_id NOT IN ($3, '') LIMIT 1`,
-          [columns(rels, (r) => r.resourceType), columns(rels, (r) => r.resourceId), REPLICATED_PARTITION],
-        );
-        if (managed[0]) {
-          throw new StoreError("cross-tenant", `${managed[0].resource_type}:${managed[0].resource_id} is managed by a Gatehouse tenant.`, "tuples");
+        const owned = await firstGatehouseObject(w.tx, rels);
+        if (owned !== undefined) {
+          throw new StoreError("cross-tenant", `tuples[${owned}] names an object Gatehouse manages; replicated tuples may not reach it.`, "tuples");
         }
         if (!options.upsert) {
           const [existing] = await w.tx.query<Row>(
