@@ -9,6 +9,9 @@ import { buildServer } from "./server.js";
 
 const url = process.env["DATABASE_URL"];
 const pool = url ? new pg.Pool({ connectionString: url, max: 16 }) : null;
+// An idle client the server drops (a restart, a killed backend) emits on the pool; unhandled, it
+// would end the process. The next query takes a new connection (or fails, answered as an error).
+pool?.on("error", (error) => console.error(`inventory database connection lost: ${error.message}`));
 const db: SqlClient & { close(): Promise<void> } = pool
   ? { query: <R>(text: string, params?: unknown[]) => pool.query(text, params) as unknown as Promise<{ rows: R[] }>, close: () => pool.end() }
   : await PGlite.create();

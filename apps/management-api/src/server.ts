@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createOidcVerifier } from "@gatehouse/auth";
 import { parseSchema } from "@gatehouse/evaluator";
 import { openStore, type Store } from "@gatehouse/store";
-import { applyServerLimits, cachedProbe, createLogger, createMetrics, drainHttpServer, httpTracing, type Logger, metricsContentType } from "@gatehouse/telemetry";
+import { cachedProbe, createBoundedHttpServer, createLogger, createMetrics, drainHttpServer, httpTracing, type Logger, metricsContentType } from "@gatehouse/telemetry";
 import express, { type Express, type RequestHandler } from "express";
 import { Authorizer } from "./authz/authorizer.js";
 import { loadRoleConfiguration, type RoleConfiguration } from "./authz/role-config.js";
@@ -229,8 +229,8 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
     v2.use(v2MethodNotAllowed, workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services), accessRoutes(services));
     v1.use(groupRoutes(services), principalRoutes(services), v1Routes(services));
-    const listening = app.listen(config.port, config.host);
-    applyServerLimits(listening, config.http);
+    const listening = createBoundedHttpServer(app, config.http);
+    listening.listen(config.port, config.host);
     server = listening;
     await new Promise<void>((resolve, reject) => {
       listening.once("listening", resolve);

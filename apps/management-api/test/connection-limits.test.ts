@@ -1,8 +1,9 @@
 // Idle and excess connections are closed (bounded counts and generous deadlines, never timings).
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { encodeIdentityHeader } from "@gatehouse/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_HTTP_LIMITS } from "@gatehouse/telemetry";
+import { closedWithin, MALFORMED_FRAMINGS, openSocket, statusLineOf, trickleClosedWithin } from "@gatehouse/telemetry/testing";
 import { startApp, V2, type TestApp } from "./helpers.js";
 
 let app: TestApp;
@@ -13,27 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.stop());
 
-function open(): Promise<Socket> {
-  const url = new URL(app.baseUrl);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname, () => resolve(socket));
-    socket.on("error", () => undefined);
-    socket.once("error", reject);
-  });
-}
-
-/** Resolves true once the server closes the socket, false if it is still open after `withinMs`. */
-function closedWithin(socket: Socket, withinMs: number): Promise<boolean> {
-  if (socket.destroyed || socket.readableEnded) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), withinMs);
-    socket.once("close", () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-    socket.resume();
-  });
-}
+const open = (): Promise<Socket> => openSocket(Number(new URL(app.baseUrl).port));
 
 describe("HTTP connection limits", () => {
   it("closes a connection that never sends a request", async () => {
@@ -95,5 +76,27 @@ describe("bytes after a complete request", () => {
     socket.write("[]\r\n\r\n");
     expect(await closedWithin(socket, 10_000)).toBe(true);
     expect(Buffer.concat(received).toString("latin1").split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request");
+  });
+});
+
+describe("slow senders are cut within their configured bounds", () => {
+  // Node's own check runs every 30 s by default: a trickle was cut 30 s late. Bound: 20 periods.
+  const port = () => Number(new URL(app.baseUrl).port);
+  it("cuts a client that trickles header lines at the headers timeout", async () => {
+    expect(await trickleClosedWithin(port(), `GET ${V2}/workspaces/ HTTP/1.1\r\nHost: x\r\n`, "X-Slow: 1\r\n", 50, 20 * limits.headersTimeoutMs)).toBe(true);
+  });
+
+  it("cuts a client that trickles its body at the request timeout", async () => {
+    const head = `POST ${V2}/workspaces/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`;
+    expect(await trickleClosedWithin(port(), head, " ", 50, 20 * limits.requestTimeoutMs)).toBe(true);
+  });
+});
+
+describe("malformed framing", () => {
+  // Both were left hanging with no status line until the socket timed out.
+  it.each(MALFORMED_FRAMINGS)("answers %s with 400 and closes", async (_name, framing) => {
+    const identity = encodeIdentityHeader({ orgId: "framing-org", userId: "framing-admin", username: "framing-admin", isOrgAdmin: true });
+    const head = `POST ${V2}/workspaces/ HTTP/1.1\r\nHost: x\r\nx-rh-identity: ${identity}\r\nContent-Type: application/json\r\n`;
+    expect(await statusLineOf(Number(new URL(app.baseUrl).port), head, framing, 10_000)).toBe("HTTP/1.1 400 Bad Request");
   });
 });

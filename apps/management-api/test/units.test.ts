@@ -100,6 +100,7 @@ describe("store error mapping", () => {
     ["immutable", 400],
     ["not-assignable", 400],
     ["conflict", 409],
+    ["already-exists", 409],
     ["unavailable", 503],
     ["internal", 500],
   ] as const)("maps %s to %i", (code, status) => {
@@ -110,6 +111,13 @@ describe("store error mapping", () => {
 
   it("answers lost races with insights-rbac's plain body", () => {
     expect(toApiError(new StoreError("conflict", "x")).options.plainBody).toEqual({ detail: "Too many concurrent updates. Please retry." });
+  });
+
+  it("answers a duplicate key with what it is, never with 'retry'", () => {
+    const error = toApiError(new StoreError("already-exists", "The organisation already exists (unique key gh_tenants_pkey)."));
+    expect(error.status).toBe(409);
+    expect(error.options.plainBody).toBeUndefined();
+    expect(error.errors[0]!.message).toBe("The organisation already exists (unique key gh_tenants_pkey).");
   });
 });
 

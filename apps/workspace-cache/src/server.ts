@@ -4,8 +4,8 @@ import express from "express";
 import { type Cache, type CacheMetrics, type RedisCache, createMemoryCache, createRedisCache } from "@gatehouse/cache";
 import { type Store, type StoreConfig, openStore } from "@gatehouse/store";
 import {
-  applyServerLimits,
   cachedProbe,
+  createBoundedHttpServer,
   createLogger,
   createMetrics,
   DEFAULT_HTTP_LIMITS,
@@ -182,8 +182,8 @@ export function buildServer(config: WorkspaceCacheConfig): WorkspaceCacheServer 
       if ("waitUntilReady" in cache) {
         await cache.waitUntilReady(2_000).catch((err: unknown) => logger.warn({ err }, "Redis not ready; serving from the store until it is"));
       }
-      const listening = app.listen(port, config.host ?? "0.0.0.0");
-      applyServerLimits(listening, { ...DEFAULT_HTTP_LIMITS, ...config.http });
+      const listening = createBoundedHttpServer(app, { ...DEFAULT_HTTP_LIMITS, ...config.http });
+      listening.listen(port, config.host ?? "0.0.0.0");
       server = listening;
       await new Promise<void>((resolve, reject) => {
         listening.once("listening", resolve);

@@ -1,11 +1,13 @@
 // Idle and excess connections are closed (bounded counts and generous deadlines, never timings).
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closedWithin, MALFORMED_FRAMINGS, openSocket, statusLineOf, trickleClosedWithin } from "@gatehouse/telemetry/testing";
 import { buildServer } from "@gatehouse/workspace-cache";
 
 let port: number;
 let stop: () => Promise<void>;
 const maxConnections = 4;
+const limits = { idleTimeoutMs: 300, headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 300, maxConnections };
 
 beforeAll(async () => {
   const server = buildServer({
@@ -13,27 +15,14 @@ beforeAll(async () => {
     host: "127.0.0.1",
     source: { directory: { builtInWorkspaces: async () => null } },
     auth: { mode: "disabled" },
-    http: { idleTimeoutMs: 300, headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 300, maxConnections },
+    http: limits,
   });
   port = (await server.start()).port;
   stop = server.stop;
 });
 afterAll(() => stop());
 
-const open = () =>
-  new Promise<Socket>((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => resolve(socket));
-    socket.on("error", () => undefined);
-    socket.once("error", reject);
-  });
-
-const closedWithin = (socket: Socket, withinMs: number) =>
-  new Promise<boolean>((resolve) => {
-    if (socket.destroyed) return resolve(true);
-    const timer = setTimeout(() => resolve(false), withinMs);
-    socket.once("close", () => (clearTimeout(timer), resolve(true)));
-    socket.resume();
-  });
+const open = (): Promise<Socket> => openSocket(port);
 
 describe("HTTP connection limits", () => {
   it("closes idle, half-sent and kept-alive connections", async () => {
@@ -49,5 +38,21 @@ describe("HTTP connection limits", () => {
     const held = await Promise.all(Array.from({ length: maxConnections }, () => open()));
     expect(await closedWithin(await open(), 5_000)).toBe(true);
     for (const socket of held) socket.destroy();
+  });
+});
+
+describe("slow senders and malformed framing", () => {
+  // Bounds are 20 configured periods; Node's default check (every 30 s) cut trickles 30 s late.
+  it("cuts a client that trickles header lines at the headers timeout", async () => {
+    expect(await trickleClosedWithin(port, "GET /api/rbac/v2/workspaces/?type=root HTTP/1.1\r\nHost: x\r\n", "X-Slow: 1\r\n", 50, 20 * limits.headersTimeoutMs)).toBe(true);
+  });
+
+  it("cuts a client that trickles its body at the request timeout", async () => {
+    const head = "POST /api/rbac/v2/workspaces/ HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n";
+    expect(await trickleClosedWithin(port, head, " ", 50, 20 * limits.requestTimeoutMs)).toBe(true);
+  });
+
+  it.each(MALFORMED_FRAMINGS)("answers %s with 400 and closes", async (_name, framing) => {
+    expect(await statusLineOf(port, "POST /api/rbac/v2/workspaces/ HTTP/1.1\r\nHost: x\r\n", framing, 10_000)).toBe("HTTP/1.1 400 Bad Request");
   });
 });

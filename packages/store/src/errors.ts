@@ -17,6 +17,7 @@ export type StoreErrorCode =
   | "timeout" // waitForRevision gave up
   | "feed-truncated" // the change feed no longer holds the changes after this revision (retention): start from a snapshot
   | "conflict" // concurrent update lost (serialization failure, deadlock); retry
+  | "already-exists" // a row with the same key exists (a unique violation that is not a name): retrying will not help
   | "unavailable" // database unreachable
   | "internal"; // anything else (a bug)
 
@@ -43,6 +44,31 @@ interface DriverError {
   message?: string;
 }
 
+/** What each unique constraint (other than names) guards, by its name in the migrations. */
+const UNIQUE_KEYS: Readonly<Record<string, string>> = {
+  gh_tenants_pkey: "The organisation already exists",
+  gh_tenants_tenant_id_key: "The organisation already exists",
+  gh_workspaces_pkey: "A workspace with this id already exists",
+  gh_workspaces_org_id_key: "A workspace with this id already exists",
+  gh_workspaces_one_builtin: "The organisation already has this built-in workspace",
+  gh_roles_pkey: "A role with this id already exists",
+  gh_groups_pkey: "A group with this id already exists",
+  gh_groups_org_id_key: "A group with this id already exists",
+  gh_groups_one_default: "The organisation already has this default group",
+  gh_principals_pkey: "The principal already exists",
+  gh_principals_unique_username: "The username is taken by another principal",
+  gh_role_bindings_pkey: "A role binding with this id already exists",
+  gh_role_bindings_org_id_key: "A role binding with this id already exists",
+  gh_role_bindings_one_per_role_resource: "A role binding of this role on this resource already exists",
+};
+
+/** Names the key a unique violation is about; constraint names are ours (identifiers, at most 63 bytes). */
+function alreadyExists(constraint: string, cause: unknown): StoreError {
+  const name = /^[a-z0-9_]{1,63}$/.test(constraint) ? constraint : "";
+  const what = UNIQUE_KEYS[name] ?? "A resource with the same key already exists";
+  return new StoreError("already-exists", name ? `${what} (unique key ${name}).` : `${what}.`, undefined, { cause });
+}
+
 const connectionCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"]);
 
 /**
@@ -58,7 +84,7 @@ export function fromDriverError(e: unknown): StoreError {
       if (constraint.includes("sibling_name") || constraint.includes("_name")) {
         return new StoreError("duplicate-name", "A resource with the same name already exists.", "name", { cause: e });
       }
-      return new StoreError("conflict", "The resource already exists.", undefined, { cause: e });
+      return alreadyExists(constraint, e);
     case "23503":
       if (constraint.includes("parent")) return new StoreError("unknown-parent", "Parent workspace doesn't exist in tenant.", "parent_id", { cause: e });
       return new StoreError("not-found", "A referenced resource does not exist in this tenant.", undefined, { cause: e });

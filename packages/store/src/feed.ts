@@ -125,7 +125,10 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
     if (!Number.isSafeInteger(fromRevision) || fromRevision < 0) throw new StoreError("invalid-argument", "fromRevision must be a non-negative integer.");
     const batchSize = options.batchSize ?? 1000;
     const pollMs = options.pollIntervalMs ?? ctx.pollIntervalMs;
+    // Set by every error reported, cleared (with onResumed) by the next successful read.
+    let failing = false;
     const report = (e: unknown) => {
+      failing = true;
       try {
         options.onError?.(e);
       } catch {
@@ -174,6 +177,10 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
         let delivered = 0;
         try {
           const changes = await changesSince(last, batchSize);
+          if (failing) {
+            failing = false;
+            options.onResumed?.();
+          }
           if (changes.length > 0 && !stopped) {
             await onBatch(changes);
             last = changes[changes.length - 1]!.revision;

@@ -73,3 +73,5 @@ async function reachable(databaseUrl: string): Promise<boolean> {
     await client.end().catch(() => undefined);
   }
 }
+
+export { postgresBinDir, startPrivatePostgres, type PrivatePostgres } from "./private-postgres.js";

@@ -564,6 +564,8 @@ export interface FollowOptions {
   pollIntervalMs?: number;
   /** Called on errors the follower survives (dropped connection, failing `onBatch`). */
   onError?: (error: unknown) => void;
+  /** Called once when a read of the feed succeeds again after one or more errors. */
+  onResumed?: () => void;
   /**
    * Called once when the feed no longer holds the changes after the follower's position
    * (retention deleted them, `feed-truncated`); the follower has stopped. Default: `onError`.

@@ -110,10 +110,11 @@ describe.each(backends)("change feed on $name", (backend) => {
     expect(tuples.some((t) => t.relation === "t_inventory_hosts_read")).toBe(true);
   });
 
-  it("follow redelivers a batch whose handler threw, and waitForRevision times out with a typed error", async () => {
+  it("follow redelivers a batch whose handler threw (and reports when it reads again), and waitForRevision times out with a typed error", async () => {
     await store.tenants.bootstrap("retry");
     const from = await store.feed.headRevision();
     let calls = 0;
+    let resumed = 0;
     const got: number[] = [];
     const errors: unknown[] = [];
     const f = store.feed.follow(
@@ -123,13 +124,15 @@ describe.each(backends)("change feed on $name", (backend) => {
         if (calls === 1) throw new Error("handler failed once");
         got.push(...changes.map((c) => c.revision));
       },
-      { pollIntervalMs: 10, onError: (e) => errors.push(e) },
+      { pollIntervalMs: 10, onError: (e) => errors.push(e), onResumed: () => resumed++ },
     );
     const { revision } = await store.workspaces.create("retry", { name: "R" });
     await until(() => f.revision === revision);
     await f.stop();
     expect(got).toEqual([revision]);
     expect(errors).toHaveLength(1);
+    // The read after the failure says the follower is healthy again, once.
+    expect(resumed).toBe(1);
     expect(await store.feed.waitForRevision(revision, 100)).toBeGreaterThanOrEqual(revision);
     const e = await store.feed.waitForRevision(revision + 1000, 30).catch((x: unknown) => x);
     expect(isStoreError(e, "timeout")).toBe(true);

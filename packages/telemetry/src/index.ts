@@ -33,5 +33,5 @@ export {
 } from "./tracing.js";
 export type { ServerSpan, Tracing, TracingSettings, TracesExporter, TracesSampler } from "./tracing.js";
 export { httpTracing } from "./http-tracing.js";
-export { applyServerLimits, DEFAULT_HTTP_LIMITS } from "./server-limits.js";
+export { applyServerLimits, connectionsCheckingInterval, createBoundedHttpServer, DEFAULT_HTTP_LIMITS } from "./server-limits.js";
 export type { HttpServerLimits } from "./server-limits.js";

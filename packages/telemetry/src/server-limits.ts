@@ -1,6 +1,6 @@
 // HTTP server bounds shared by the HTTP apps (management API, workspace-cache): timeouts, a
 // connection cap, and how unreadable bytes on a connection are answered.
-import type { Server, ServerResponse } from "node:http";
+import { createServer, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 
 /** Bounds on what a client may hold open; without them idle sockets pile up until file descriptors run out. */
@@ -25,6 +25,22 @@ export const DEFAULT_HTTP_LIMITS: HttpServerLimits = {
   maxConnections: 10_000,
 };
 
+/**
+ * How often Node looks for requests past their headers or request timeout. Its default (30 s) cuts
+ * a client that trickles headers 30 s late at worst; a tenth of the shorter timeout (10 ms to 1 s)
+ * keeps the cut within about 10 % of the configured bound at the cost of a cheap periodic scan.
+ */
+export function connectionsCheckingInterval(limits: HttpServerLimits): number {
+  return Math.max(10, Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 10)));
+}
+
+/** An HTTP server with the limits applied, including the checking interval only creation can set. */
+export function createBoundedHttpServer(handler: RequestListener, limits: HttpServerLimits): Server {
+  const server = createServer({ connectionsCheckingInterval: connectionsCheckingInterval(limits) }, handler);
+  applyServerLimits(server, limits);
+  return server;
+}
+
 export function applyServerLimits(server: Server, limits: HttpServerLimits): void {
   // Node requires headersTimeout ≤ requestTimeout.
   server.requestTimeout = limits.requestTimeoutMs;
@@ -48,7 +64,8 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
  * Node's default writes its 400 at once, ahead of that request's own response, so a client is
  * told "400" about a request that was carried out. Here the request in flight answers first and
  * the connection closes after it; otherwise the answer is Node's usual one (a status only when
- * nothing was written on the connection yet, then the connection is closed).
+ * nothing was written on the connection yet, then the connection is closed). Bytes that belong
+ * to the body of the request in flight are answered at once with 400: that request cannot finish.
  */
 const finishing = new WeakSet<Duplex>();
 
@@ -56,6 +73,15 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   // Later chunks of the same unreadable bytes report again: the connection is already closing.
   if (finishing.has(socket)) return;
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (inFlight && !inFlight.writableEnded && inFlight.req && !inFlight.req.complete) {
+    // The unreadable bytes are the body of the request being served (a chunk size that is not
+    // hex, a Transfer-Encoding other than chunked): it can never complete, so waiting for its
+    // answer would hold the connection until a timeout. It is answered here instead.
+    finishing.add(socket);
+    if (!inFlight.headersSent && socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+    socket.destroy();
+    return;
+  }
   if (inFlight && !inFlight.writableEnded) {
     finishing.add(socket);
     socket.pause();

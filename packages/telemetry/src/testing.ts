@@ -152,3 +152,5 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+export { closedWithin, MALFORMED_FRAMINGS, openSocket, statusLineOf, trickleClosedWithin } from "./slow-clients.js";

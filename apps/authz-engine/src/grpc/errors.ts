@@ -78,6 +78,7 @@ const STORE_CODES: Record<StoreErrorCode, status> = {
   "not-empty": status.FAILED_PRECONDITION,
   "not-assignable": status.FAILED_PRECONDITION,
   conflict: status.ABORTED,
+  "already-exists": status.ALREADY_EXISTS,
   timeout: status.UNAVAILABLE,
   "feed-truncated": status.INTERNAL, // the engine's own follower, never a client request
   unavailable: status.UNAVAILABLE,

@@ -43,8 +43,18 @@ export class Authorizer {
     const snapshot = await this.store.feed.snapshot();
     for await (const batch of snapshot.batches) for (const tuple of batch) this.addTuple(tuple);
     this.setRevision(snapshot.revision);
+    // One error line per outage (the follower retries every poll), one info line when it ends.
+    let failing = false;
     this.follower = this.store.feed.follow(snapshot.revision, (changes) => this.apply(changes), {
-      onError: (error) => this.logger.warn({ err: error }, "change feed follower error"),
+      onError: (error) => {
+        if (failing) return;
+        failing = true;
+        this.logger.error({ err: error }, "change feed unreadable: permissions stay as of the last change applied until it can be read again");
+      },
+      onResumed: () => {
+        failing = false;
+        this.logger.info({ revision: this.applied }, "change feed readable again");
+      },
     });
   }
 

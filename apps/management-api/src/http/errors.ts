@@ -27,6 +27,7 @@ const STORE_STATUS: Partial<Record<StoreErrorCode, number>> = {
   "malformed-token": 400,
   "foreign-token": 400,
   conflict: 409,
+  "already-exists": 409,
   unavailable: 503,
 };
 

@@ -36,10 +36,33 @@ export function openPg(o: PgOptions): Db {
   pool.on("error", () => undefined);
   const q = asQueryable(pool, o.schema);
 
-  async function inClient<T>(begin: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  /**
+   * A client out of the pool. The pool listens for 'error' only on idle clients: one checked out
+   * (in a transaction between statements) that the server terminates (57P01 on a restart, a
+   * killed backend) would emit 'error' with no listener and end the process. `broken` holds that
+   * error so the client is destroyed, not returned, on release.
+   */
+  async function checkOut(): Promise<{ client: pg.PoolClient; release: (error?: unknown) => void }> {
     const client = await pool.connect().catch((e: unknown) => {
       throw fromDriverError(e);
     });
+    let lost: Error | undefined;
+    const onError = (e: Error) => {
+      lost ??= e;
+    };
+    client.on("error", onError);
+    return {
+      client,
+      release(error?: unknown) {
+        client.removeListener("error", onError);
+        const reason = lost ?? (error instanceof Error ? error : undefined);
+        client.release(reason);
+      },
+    };
+  }
+
+  async function inClient<T>(begin: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const { client, release } = await checkOut();
     let broken: unknown;
     try {
       await client.query(begin);
@@ -52,7 +75,7 @@ export function openPg(o: PgOptions): Db {
       });
       throw fromDriverError(e);
     } finally {
-      client.release(broken instanceof Error ? broken : undefined);
+      release(broken);
     }
   }
 
@@ -68,13 +91,11 @@ export function openPg(o: PgOptions): Db {
     },
     transaction: (fn) => inClient("BEGIN", fn),
     async readTransaction() {
-      const client = await pool.connect().catch((e: unknown) => {
-        throw fromDriverError(e);
-      });
+      const { client, release } = await checkOut();
       try {
         await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       } catch (e) {
-        client.release(e instanceof Error ? e : undefined);
+        release(e);
         throw fromDriverError(e);
       }
       let released = false;
@@ -87,7 +108,7 @@ export function openPg(o: PgOptions): Db {
           await client.query("COMMIT").catch((e: unknown) => {
             broken = e instanceof Error ? e : new Error(String(e));
           });
-          client.release(broken);
+          release(broken);
         },
       };
     },

@@ -1,10 +1,11 @@
 // Embedded PGlite backend. PGlite has a single connection, so transactions (and the queries
 // outside them) are serialized in-process with a mutex; a transaction then owns the connection.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { Db, Queryable, Row, Subscription } from "./db.js";
 import { quoteIdent } from "./db.js";
+import { type DataDirLock, lockDataDir } from "./data-dir-lock.js";
 import { fromDriverError, StoreError } from "../errors.js";
 import { tracedQuery } from "./tracing.js";
 
@@ -45,9 +46,20 @@ export function assertDataDirMajor(dataDir: string): void {
 }
 
 export async function openPglite(o: PgliteOptions): Promise<Db> {
-  if (o.dataDir) assertDataDirMajor(o.dataDir);
-  const db = o.dataDir ? await PGlite.create(o.dataDir) : await PGlite.create();
-  await db.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(o.schema)}; SET search_path TO ${quoteIdent(o.schema)}, public;`);
+  let lock: DataDirLock | null = null;
+  let db: PGlite;
+  try {
+    if (o.dataDir) {
+      assertDataDirMajor(o.dataDir);
+      mkdirSync(o.dataDir, { recursive: true });
+      lock = lockDataDir(o.dataDir);
+    }
+    db = o.dataDir ? await PGlite.create(o.dataDir) : await PGlite.create();
+    await db.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(o.schema)}; SET search_path TO ${quoteIdent(o.schema)}, public;`);
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
   const mutex = new Mutex();
   const raw: Queryable = {
     async query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]> {
@@ -114,7 +126,11 @@ export async function openPglite(o: PgliteOptions): Promise<Db> {
       return exclusive(() => fn(raw));
     },
     async close() {
-      await exclusive(() => db.close());
+      try {
+        await exclusive(() => db.close());
+      } finally {
+        lock?.release();
+      }
     },
   };
 }
