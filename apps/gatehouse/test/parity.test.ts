@@ -274,7 +274,7 @@ describe("gatehouse parity --from-store", () => {
     const planned = JSON.parse(await run(["parity", "--input", examplePath, "--data-dir", dataDir, "--from-plan", "--json", "-"]));
     expect(planned.source.kind).toBe("plan");
     expect(planned.ok).toBe(true);
-  }, 180_000);
+  });
 
   it("needs a store for --from-store", async () => {
     await expect(run(["parity", "--input", examplePath, "--from-store"])).rejects.toThrow(/--from-store needs --database-url or --data-dir/);
