@@ -251,7 +251,7 @@ describe("engine server with a checkpoint directory", () => {
       expect(allowed.allowed).toBe(Allowed.ALLOWED_TRUE);
       // The graph moved past the (refused) file's revision: a real checkpoint replaces it.
       const written = await store.relationships.write("ckpt-server", { touch: readGrant(tenant.defaultWorkspaceId, "frank") });
-      await expect.poll(async () => (await files.list())[0]?.revision, { timeout: 5000 }).toBe(written.revision);
+      await expect.poll(async () => (await files.list())[0]?.revision, { timeout: 600_000 }).toBe(written.revision);
       const bytes = await files.read((await files.list())[0]!.key);
       const { header } = decodeCheckpoint(bytes, model, { storeId: store.storeId, schemaHash: schemaHash(model) });
       expect(header.revision).toBe(written.revision);

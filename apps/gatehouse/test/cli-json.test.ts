@@ -23,7 +23,7 @@ describe("gatehouse check / list --json against the demo organisation", () => {
     gh = await startGatehouse({ dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: "redhat", env: "stage", seedDemo: true }, createSilentLogger());
     target = `127.0.0.1:${gh.ports.grpc}`;
     workspaces = gh.demo!.workspaces;
-  }, 120_000);
+  });
   afterAll(() => gh?.stop());
 
   it("check --json prints the verdict as one object (exit 0 allowed, 1 denied)", async () => {

@@ -135,7 +135,7 @@ beforeAll(async () => {
     representations: { metadata: { localResourceId: HOST_ID, apiHref: `https://inventory.example/hosts/${HOST_ID}` }, common: { workspace_id: ids["payments"] } },
     writeVisibility: 2,
   });
-}, 120_000);
+});
 
 afterAll(async () => {
   grpc?.close();

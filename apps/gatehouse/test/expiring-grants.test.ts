@@ -63,7 +63,7 @@ beforeAll(async () => {
   frankUuid = (await http("GET", `${V2}/principals/?username=frank`)).json.data[0].uuid;
   workspaceId = (await http("POST", `${V2}/workspaces/`, { name: "On call" })).json.id;
   roleId = (await http("POST", `${V2}/roles/`, { name: "On-call host editor", permissions: [{ application: "inventory", resource_type: "hosts", operation: "write" }] })).json.id;
-}, 120_000);
+});
 
 afterAll(async () => {
   grpc?.close();

@@ -97,7 +97,7 @@ describe("migrate --from-url against Gatehouse's own v1 endpoints", () => {
       defaultAccess: { default: [{ key: "hosts" }, { seeded: "Notifications viewer" }] },
     });
     expect(value.changed).toBe(true);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await api?.stop();
@@ -147,7 +147,7 @@ describe("migrate --from-url against Gatehouse's own v1 endpoints", () => {
     const second = JSON.parse((await run(args)).out) as { rolesCreated: number; rolesUpdated: number; revision?: number }[];
     expect(second[0]).toMatchObject({ rolesCreated: 0, rolesUpdated: 0 });
     expect(second[0]!.revision).toBeUndefined();
-  }, 120_000);
+  });
 });
 
 /** A stub answering in insights-rbac's v1 OpenAPI shapes (RoleOut/RoleWithAccess, GroupOut, Principal, ListPagination). */
@@ -316,7 +316,7 @@ describe("migrate --from-url against a stub in insights-rbac's v1 shapes", () =>
     } finally {
       await store.close();
     }
-  }, 120_000);
+  });
 
   it("refuses a wrong token with the source's answer, and bad options before any request", async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "migrate-stub-"));

@@ -45,5 +45,5 @@ describe("gatehouse migrate", () => {
       expect(r).toMatchObject({ rolesCreated: 0, rolesUpdated: 0, groupsCreated: 0 });
       expect(r.revision).toBeUndefined();
     }
-  }, 120_000);
+  });
 });

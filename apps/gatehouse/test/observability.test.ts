@@ -83,7 +83,7 @@ beforeAll(async () => {
   exposed.set("management-api", await scrape(running.ports.http));
   exposed.set("authz-engine", await scrape(running.ports.metrics));
   exposed.set("workspace-cache", await scrape(running.ports.cache));
-}, 120_000);
+});
 
 afterAll(async () => {
   await running?.stop();

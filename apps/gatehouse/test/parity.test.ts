@@ -136,6 +136,81 @@ describe("gatehouse parity (CLI)", () => {
   });
 });
 
+describe("gatehouse parity: unverified grants are not OK", () => {
+  afterEach(() => {
+    process.exitCode = undefined;
+    vi.restoreAllMocks();
+  });
+
+  async function run(args: string[]): Promise<{ out: string; err: string; code: number }> {
+    let out = "";
+    let err = "";
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => ((out += String(chunk)), true));
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk) => ((err += String(chunk)), true));
+    await buildProgram().parseAsync(["node", "gatehouse", ...args]);
+    vi.restoreAllMocks();
+    const code = Number(process.exitCode ?? 0);
+    process.exitCode = undefined;
+    return { out, err, code };
+  }
+
+  // compliance is one of the applications the real role-configuration repository models and the built-in configuration does not.
+  const complianceExport = () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "parity-")), "compliance.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        system_roles: [],
+        tenants: [
+          {
+            org_id: "o1",
+            principals: [{ user_id: "alice" }],
+            roles: [{ name: "Compliance readers", access: [{ permission: "compliance:policy:read" }, { permission: "advisor:exports:read" }] }],
+            groups: [{ name: "Readers", principals: ["alice"], roles: ["Compliance readers"] }],
+          },
+        ],
+      }),
+    );
+    return file;
+  };
+
+  it("the example export is fully verified under the default (built-in) configuration", async () => {
+    const { out, code } = await run(["parity", "--input", examplePath]);
+    expect(out).toContain("every held v1 grant verified");
+    expect(out).not.toContain("Not verified");
+    expect(code).toBe(0);
+  });
+
+  it("exits 1 and says what to configure when a held grant's application is not modelled", async () => {
+    const input = complianceExport();
+    const refused = await run(["parity", "--input", input]);
+    expect(refused.code).toBe(1);
+    expect(refused.out).not.toMatch(/^OK/m);
+    expect(refused.out).toContain("NOT VERIFIED");
+    expect(refused.out).toMatch(/compliance:policy:read\s+compliance_policy_view\s+rbac\/workspace\s+1/);
+    expect(refused.err).toMatch(/1 held v1 grant\(s\) could not be verified \(applications: compliance\)/);
+    expect(refused.err).toContain("--config-dir");
+    expect(refused.err).toContain("--accept-unverified");
+
+    const report = JSON.parse((await run(["parity", "--input", input, "--json", "-"])).out);
+    expect(report).toMatchObject({ ok: true, verified: false, summary: { grantsUnverified: 1 } });
+
+    const accepted = await run(["parity", "--input", input, "--accept-unverified"]);
+    expect(accepted.code).toBe(0);
+    expect(accepted.out).toContain("NOT verified (accepted by --accept-unverified)");
+
+    // The public role-configuration repository models compliance: everything is verified there.
+    const modelled = await run(["parity", "--input", input, "--config-dir", path.join(repoRoot, "fixtures/rbac-config-repo/configs/stage")]);
+    expect(modelled.out).toContain("every held v1 grant verified");
+    expect(modelled.code).toBe(0);
+  });
+
+  it("refuses --schema with --config-dir", async () => {
+    await expect(run(["parity", "--input", examplePath, "--schema", schemaPath, "--config-dir", "x"])).rejects.toThrow(/exclude each other/);
+  });
+});
+
 describe("gatehouse parity --from-store", () => {
   afterEach(() => {
     process.exitCode = undefined;
@@ -199,7 +274,7 @@ describe("gatehouse parity --from-store", () => {
     const planned = JSON.parse(await run(["parity", "--input", examplePath, "--data-dir", dataDir, "--from-plan", "--json", "-"]));
     expect(planned.source.kind).toBe("plan");
     expect(planned.ok).toBe(true);
-  }, 180_000);
+  });
 
   it("needs a store for --from-store", async () => {
     await expect(run(["parity", "--input", examplePath, "--from-store"])).rejects.toThrow(/--from-store needs --database-url or --data-dir/);

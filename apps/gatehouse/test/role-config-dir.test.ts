@@ -48,7 +48,7 @@ beforeAll(async () => {
     expect(ws.status, JSON.stringify(ws.json)).toBe(201);
     ids[name] = ws.json.id;
   }
-}, 120_000);
+});
 
 afterAll(async () => {
   grpc?.close();

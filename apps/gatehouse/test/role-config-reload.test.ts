@@ -70,7 +70,7 @@ beforeAll(async () => {
     requests: [{ resource: { id: team, type: "workspace" }, subject: { id: groupId, type: "group" }, role: { id: role.id } }],
   });
   expect(bound.status, JSON.stringify(bound.json)).toBe(201);
-}, 120_000);
+});
 
 afterAll(async () => {
   grpc?.close();

@@ -30,4 +30,4 @@ it("seeds the prod snapshot's roles with progress, then a second run writes noth
   await seed("--json");
   expect(JSON.parse(output.out)).toMatchObject({ created: [], updated: [], changed: false });
   expect(JSON.parse(output.out).unchanged).toHaveLength(62);
-}, 60_000);
+});

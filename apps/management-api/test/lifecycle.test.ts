@@ -56,7 +56,7 @@ describe("SIGTERM", () => {
       });
       child.once("exit", (code) => reject(new Error(`the server exited (${code}) before listening`)));
     });
-  }, 120_000);
+  });
 
   afterAll(() => {
     if (child.exitCode === null) child.kill("SIGKILL");
@@ -87,5 +87,5 @@ describe("SIGTERM", () => {
     expect(answered.status).toBeLessThan(500);
     expect(() => JSON.parse(answered.text)).not.toThrow();
     expect(await exited).toBe(0);
-  }, 60_000);
+  });
 });

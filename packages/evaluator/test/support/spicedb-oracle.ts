@@ -65,14 +65,18 @@ export class SpiceDbOracle {
     return [...new Set(responses.map((r) => r.resourceObjectId))].sort();
   }
 
-  /** Lookups have a deadline: on some cyclic graphs SpiceDB's lookups grow without bound. */
-  lookupDeadlineMs = 3000;
+  /**
+   * No deadline by default: a slow machine must not fail a comparison. Only callers for whom a
+   * missing answer means "not comparable" (the random-schema differential, on cyclic data where
+   * SpiceDB's lookups can grow without bound) set one.
+   */
+  lookupDeadlineMs: number | undefined = undefined;
 
   private stream<T>(method: "lookupResources" | "lookupSubjects", request: unknown): Promise<T[]> {
-    const client = (this.db as unknown as { streamingClient: Record<string, (r: unknown, o: { deadline: number }) => NodeJS.EventEmitter> }).streamingClient;
+    const client = (this.db as unknown as { streamingClient: Record<string, (r: unknown, o: { deadline?: number }) => NodeJS.EventEmitter> }).streamingClient;
     return new Promise((resolve, reject) => {
       const out: T[] = [];
-      const call = client[method]!(request, { deadline: Date.now() + this.lookupDeadlineMs });
+      const call = client[method]!(request, this.lookupDeadlineMs === undefined ? {} : { deadline: Date.now() + this.lookupDeadlineMs });
       call.on("data", (d: T) => out.push(d));
       call.on("error", reject);
       call.on("end", () => resolve(out));
