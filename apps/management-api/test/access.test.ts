@@ -126,7 +126,7 @@ describe("access explorer endpoints", () => {
     expect(res.body.allowed).toBe(false);
     expect(res.body.target_level).toBe("root");
     expect(res.body.summary).toContain("bound at the Production workspace");
-    expect(res.body.summary).toContain("this application checks at the Default Workspace");
+    expect(res.body.summary).toContain("this application checks each resource in its own workspace (here the Root Workspace)");
     expect(res.body.evaluator_summary).toContain("grants inherit downward only");
     expect(res.body.grants).toEqual([]);
     expect(res.body.summary).toContain("grants inherit downward only, so that binding does not reach the Root Workspace");
@@ -147,6 +147,51 @@ describe("access explorer endpoints", () => {
     expect(none.body.allowed).toBe(false);
     expect(none.body.summary).toContain("no role binding grants patch_system_edit");
     expect(none.body.suggestions.map((x: any) => [x.permission, x.resource.id, x.subject.id])).toEqual([["patch_system_edit_assigned", ids["default"], "bob"]]);
+  });
+
+  it("says where the application checks against the target asked about", async () => {
+    const production = { type: "workspace", id: ids["production"]! };
+    const hostLevel = await explain({ subject: { type: "user", id: "bob" }, permission: "patch_system_edit", resource: production });
+    expect(hostLevel.body.summary).toContain("this application checks each resource in its own workspace (here the Production workspace)");
+    expect(hostLevel.body.summary).not.toContain("checks at the Default Workspace");
+    expect(hostLevel.body.permission.checked_at_label).toBe("resource's own workspace");
+    const defaultLevel = await explain({ subject: { type: "user", id: "bob" }, permission: "content_sources_repository_edit", resource: production });
+    expect(defaultLevel.body.summary).toContain("this application checks at the Default Workspace, not at the Production workspace");
+    // The fix goes where the application checks, not on the target.
+    expect(defaultLevel.body.fixes.map((f: any) => f.resource.id)).toEqual([ids["default"]]);
+  });
+
+  it("fixes bob's mis-levelled grant narrowly: a role with exactly that permission, at the Root Workspace, for the group he held it through; applied and undone through the calls it shows", async () => {
+    const bobAdvisor = { subject: { type: "user", id: "bob" }, permission: "advisor_disable_recommendations_edit", resource: { type: "workspace", id: ids["root"]! } };
+    const denied = await explain(bobAdvisor);
+    expect(denied.body.allowed).toBe(false);
+    expect(denied.body.fixes).toHaveLength(1);
+    const fix = denied.body.fixes[0];
+    expect(fix.role).toBeNull();
+    expect(fix.new_role).toMatchObject({ name: "Advisor recommendation switches (legacy) (Root Workspace)", permissions: ["advisor:disable-recommendations:write"] });
+    expect(fix.subject).toEqual({ type: "group", id: ids["viewers"], name: "Viewers" });
+    expect(fix.resource.id).toBe(ids["root"]);
+    expect(fix.preview.also_grants).toEqual([]);
+    expect(fix.preview.also_members).toEqual([]);
+    expect(fix.preview.also_reaches).toEqual(expect.arrayContaining(["Default Workspace", "Production", "Production EU"]));
+    expect(fix.steps.map((s: any) => `${s.method} ${s.path}`)).toEqual(["POST /api/rbac/v2/roles/", "POST /api/rbac/v2/role-bindings:batchCreate/"]);
+    expect(fix.undo_roles).toEqual([]);
+
+    // Apply exactly the shown calls, the created role's id in place of the placeholder.
+    const created = await call(fix.steps[0].method, fix.steps[0].path, alice, fix.steps[0].body);
+    expect(created.status).toBe(201);
+    const bind = JSON.parse(JSON.stringify(fix.steps[1].body).replaceAll("{created_role_id}", created.body.uuid ?? created.body.id));
+    expect((await call(fix.steps[1].method, fix.steps[1].path, alice, bind)).status).toBe(201);
+    expect((await explain(bobAdvisor)).body.allowed).toBe(true);
+    const parity = await call("GET", `${V2}/access:parity/`, alice);
+    expect(parity.body.report.lost.filter((l: any) => l.userId === "bob")).toEqual([]);
+
+    // Undo: the group's roles on the Root Workspace back to what they were, then the created role.
+    const undo = `${V2}/role-bindings/by-subject/?resource_type=workspace&resource_id=${ids["root"]}&subject_type=group&subject_id=${ids["viewers"]}`;
+    expect((await call("PUT", undo, alice, { roles: fix.undo_roles.map((id: string) => ({ id })) })).status).toBe(200);
+    expect((await call("POST", `${V2}/roles:batchDelete/`, alice, { ids: [created.body.uuid ?? created.body.id] })).status).toBe(204);
+    expect((await explain(bobAdvisor)).body.allowed).toBe(false);
+    expect((await call("GET", `${V2}/access:parity/`, alice)).body.report.lost.filter((l: any) => l.userId === "bob")).toHaveLength(1);
   });
 
   it("answers bad input with problem+json 400s", async () => {
