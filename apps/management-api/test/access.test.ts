@@ -249,10 +249,36 @@ describe("access explorer endpoints", () => {
     expect(asCarol.type).toContain("application/problem+json");
     expect((await explain(body, null)).status).toBe(401);
     expect((await call("GET", `${V2}/access:parity/`, carol)).status).toBe(403);
-    expect((await call("GET", `${V2}/access:permissions/`, carol)).status).toBe(403);
+    // The permission catalogue is the schema's, no tenant data: any signed-in user reads it.
+    expect((await call("GET", `${V2}/access:permissions/`, carol)).status).toBe(200);
     const sa = await explain(body, { org: ORG, user: "svc-console", serviceAccount: true });
     expect(sa.status).toBe(200);
     expect(sa.body.allowed).toBe(true);
+  });
+
+  it("answers any user about their own access only, without other members, the raw tree or API calls", async () => {
+    const bob: Who = { org: ORG, user: "bob" };
+    const self = (body: unknown, as: Who | null = bob) => call("POST", `${V2}/access:explain-self/`, as, body);
+    const denied = await self({ permission: "advisor_disable_recommendations_edit", resource: { type: "workspace", id: ids["root"]! } });
+    expect(denied.status).toBe(200);
+    expect(denied.body.allowed).toBe(false);
+    expect(denied.body.subject).toMatchObject({ type: "user", id: "bob" });
+    expect(denied.body.summary).toContain("bound at the Default Workspace");
+    expect(denied.body.ask).toEqual(["Ask an organisation administrator to bind a role holding exactly advisor:disable-recommendations:write to your group Viewers on Root Workspace."]);
+    for (const hidden of ["tree", "fixes", "suggestions", "evaluator_summary"]) expect(denied.body).not.toHaveProperty(hidden);
+    const allowed = await self({ permission: "patch_system_edit", resource: { type: "workspace", id: ids["production"]! } }, carol);
+    expect(allowed.body.allowed).toBe(true);
+    expect(allowed.body.grants[0].via_group.name).toBe("Patch operators");
+    // A subject in the body is refused, not obeyed: nobody asks about someone else here.
+    const other = await self({ subject: { type: "user", id: "carol" }, permission: "patch_system_edit", resource: { type: "workspace", id: ids["production"]! } });
+    expect(other.status).toBe(400);
+    expect(other.body.errors.map((e: any) => e.field)).toContain("subject");
+    // Another tenant's workspace is unknown; bad input is a 400; no credentials a 401.
+    expect((await self({ permission: "patch_system_edit", resource: { type: "workspace", id: ids["otherWorkspace"]! } })).status).toBe(404);
+    const bad = await self({ permission: "x".repeat(500), resource: { type: "tenant" } });
+    expect(bad.status).toBe(400);
+    expect(bad.text.length).toBeLessThan(2000);
+    expect((await self({ permission: "patch_system_edit", resource: { type: "tenant" } }, null)).status).toBe(401);
   });
 
   it("lists the active catalogue's permissions with their v1 forms", async () => {
@@ -280,5 +306,6 @@ describe("access explorer endpoints", () => {
     expect(doc.body.paths[`${V2}/access:explain/`].post.operationId).toBe("Access_explain");
     expect(doc.body.paths[`${V2}/access:explain/`].post.responses["400"]).toBeDefined();
     expect(doc.body.paths[`${V2}/access:parity/`].get.operationId).toBe("Access_parity");
+    expect(doc.body.paths[`${V2}/access:explain-self/`].post.operationId).toBe("Access_explainSelf");
   });
 });

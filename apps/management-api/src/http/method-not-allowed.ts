@@ -17,6 +17,7 @@ const V2_METHODS: [RegExp, string[]][] = [
   [/^\/principals\/[^/]+\/$/, ["GET"]],
   // Gatehouse's own (the console's) endpoints.
   [/^\/access:explain\/$/, ["POST"]],
+  [/^\/access:explain-self\/$/, ["POST"]],
   [/^\/access:permissions\/$/, ["GET"]],
   [/^\/access:parity\/$/, ["GET"]],
 ];

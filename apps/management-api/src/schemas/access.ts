@@ -26,6 +26,9 @@ export const explainBody = z
   .meta({ id: "AccessExplainRequest" });
 export type ExplainBody = z.output<typeof explainBody>;
 
+/** The caller's own access: the explain request without a subject. */
+export const explainSelfBody = explainBody.omit({ subject: true }).meta({ id: "AccessExplainSelfRequest" });
+
 const namedRef = z.object({ type: z.string(), id: z.string(), name: z.string().nullable() });
 const levelEnum = z.enum(["tenant", "root", "default"]);
 const explainNode: z.ZodType = z.lazy(() => z.object({ kind: z.string(), label: z.string(), allowed: z.boolean(), children: z.array(explainNode) }));
@@ -71,6 +74,11 @@ export const explainResult = z
     tree: explainNode,
   })
   .meta({ id: "AccessExplanation" });
+
+export const explainSelfResult = explainResult
+  .pick({ allowed: true, revision: true, consistency_token: true, subject: true, resource: true, permission: true, grants: true, summary: true })
+  .extend({ ask: z.array(z.string()) })
+  .meta({ id: "AccessSelfExplanation" });
 
 export const permissionListSchema = z
   .object({
