@@ -281,6 +281,18 @@ describe("access explorer endpoints", () => {
     expect((await self({ permission: "patch_system_edit", resource: { type: "tenant" } }, null)).status).toBe(401);
   });
 
+  it("tells the local sign-in whether an organisation exists, without creating it", async () => {
+    const probe = (org: string) => call("GET", `${V2}/access:organisation/?org_id=${encodeURIComponent(org)}`, null);
+    expect((await probe(ORG)).status).toBe(204);
+    const typo = await probe("o-explian");
+    expect(typo.status).toBe(404);
+    expect(typo.type).toContain("application/problem+json");
+    expect(await store.tenants.find("o-explian")).toBeUndefined();
+    const bad = await probe("x".repeat(300));
+    expect(bad.status).toBe(400);
+    expect(bad.text).not.toContain("x".repeat(65));
+  });
+
   it("lists the active catalogue's permissions with their v1 forms", async () => {
     const res = await call("GET", `${V2}/access:permissions/`, alice);
     expect(res.status).toBe(200);

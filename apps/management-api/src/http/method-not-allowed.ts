@@ -18,6 +18,7 @@ const V2_METHODS: [RegExp, string[]][] = [
   // Gatehouse's own (the console's) endpoints.
   [/^\/access:explain\/$/, ["POST"]],
   [/^\/access:explain-self\/$/, ["POST"]],
+  [/^\/access:organisation\/$/, ["GET"]],
   [/^\/access:permissions\/$/, ["GET"]],
   [/^\/access:parity\/$/, ["GET"]],
 ];
