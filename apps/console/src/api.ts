@@ -60,9 +60,11 @@ export async function api<T>(method: Method, path: string, body?: unknown): Prom
   const text = await res.text();
   const parsed = text ? (JSON.parse(text) as unknown) : null;
   if (!res.ok) {
-    const problem = parsed as { errors?: FieldError[]; detail?: string } | null;
-    const detail = problem?.errors?.map((e) => (e.field && e.field !== "detail" ? `${e.field}: ${e.message}` : e.message)).join("; ") ?? problem?.detail;
-    throw new ApiProblem(res.status, detail || (res.status === 401 ? "Sign in to use the console." : `HTTP ${res.status}`), problem?.errors ?? []);
+    // v2 problems name the field and message; v1 errors (as insights-rbac's) say source and detail.
+    const problem = parsed as { errors?: { field?: string; message?: string; source?: string; detail?: string }[]; detail?: string } | null;
+    const errors: FieldError[] = (problem?.errors ?? []).map((e) => ({ field: e.field ?? e.source ?? "detail", message: e.message ?? e.detail ?? "" }));
+    const detail = errors.length > 0 ? errors.map((e) => (e.field !== "detail" ? `${e.field}: ${e.message}` : e.message)).join("; ") : problem?.detail;
+    throw new ApiProblem(res.status, detail || (res.status === 401 ? "Sign in to use the console." : `HTTP ${res.status}`), errors);
   }
   return parsed as T;
 }

@@ -64,7 +64,7 @@ function treeView(node: ExplainNode, budget = { left: 300 }): HTMLElement {
 
 /** A toggle that builds the raw tree on first open. */
 export function rawTree(summary: string, tree: ExplainNode): HTMLElement {
-  const body = h("div", { class: "tree-scroll" });
+  const body = h("div", { class: "tree-scroll", tabindex: 0, role: "region", "aria-label": "Raw evaluation tree" });
   const details = h("details", { class: "raw-tree" }, h("summary", {}, "Raw evaluation tree"), h("p", { class: "meta" }, summary), body);
   details.addEventListener("toggle", () => {
     if (details.open && !body.firstChild) body.append(h("ul", { class: "tree-view" }, treeView(tree)));
