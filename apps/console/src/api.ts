@@ -5,10 +5,17 @@ const STORAGE_KEY = "gatehouse.console.credential";
 
 export type Credential = { kind: "identity"; orgId: string; userId: string; orgAdmin: boolean } | { kind: "bearer"; token: string };
 
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
 export class ApiProblem extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The API's own validation errors, by field (`name`, `requests[0].role.id`, ...). */
+    readonly errors: FieldError[] = [],
   ) {
     super(message);
   }
@@ -44,16 +51,20 @@ function authHeaders(credential: Credential | null): Record<string, string> {
 /** `../api/...` relative to /console/, so the console works behind a path prefix too. */
 const apiUrl = (path: string): string => new URL(`..${path}`, document.baseURI).toString();
 
-export async function api<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export async function api<T>(method: Method, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json", ...authHeaders(loadCredential()) };
   if (body !== undefined) headers["content-type"] = "application/json";
   const res = await fetch(apiUrl(path), { method, headers, credentials: "same-origin", ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   const text = await res.text();
   const parsed = text ? (JSON.parse(text) as unknown) : null;
   if (!res.ok) {
-    const problem = parsed as { errors?: { message: string; field: string }[]; detail?: string } | null;
-    const detail = problem?.errors?.map((e) => (e.field && e.field !== "detail" ? `${e.field}: ${e.message}` : e.message)).join("; ") ?? problem?.detail;
-    throw new ApiProblem(res.status, detail || (res.status === 401 ? "Sign in to use the console." : `HTTP ${res.status}`));
+    // v2 problems name the field and message; v1 errors (as insights-rbac's) say source and detail.
+    const problem = parsed as { errors?: { field?: string; message?: string; source?: string; detail?: string }[]; detail?: string } | null;
+    const errors: FieldError[] = (problem?.errors ?? []).map((e) => ({ field: e.field ?? e.source ?? "detail", message: e.message ?? e.detail ?? "" }));
+    const detail = errors.length > 0 ? errors.map((e) => (e.field !== "detail" ? `${e.field}: ${e.message}` : e.message)).join("; ") : problem?.detail;
+    throw new ApiProblem(res.status, detail || (res.status === 401 ? "Sign in to use the console." : `HTTP ${res.status}`), errors);
   }
   return parsed as T;
 }
@@ -66,6 +77,41 @@ export interface Workspace {
   name: string;
   type: string;
   parent_id: string | null;
+  description?: string | null;
+}
+
+/** Whether a local sign-in's organisation exists (asked without creating it). */
+export async function organisationExists(orgId: string): Promise<boolean> {
+  const res = await fetch(apiUrl(`${V2}/access:organisation/?org_id=${encodeURIComponent(orgId)}`), { headers: { accept: "application/json" } });
+  if (res.status === 204) return true;
+  if (res.status === 404) return false;
+  throw new ApiProblem(res.status, res.status === 400 ? "Enter an organisation id of 1-64 letters, digits, '-' or '_'." : `HTTP ${res.status}`);
+}
+
+/** One management API call, as a fix or a form sends it (and shows it to copy). */
+export interface ApiCall {
+  method: Method;
+  path: string;
+  body?: unknown;
+}
+
+const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;
+
+/** The call as curl, with the same identity header the console sends (or a placeholder for a token). */
+export function curlOf(call: ApiCall): string {
+  const url = apiUrl(call.path);
+  const credential = loadCredential();
+  const auth = credential?.kind === "bearer" ? '-H "authorization: Bearer $TOKEN"' : `-H ${shellQuote(`x-rh-identity: ${authHeaders(credential)["x-rh-identity"] ?? "$IDENTITY"}`)}`;
+  const body = call.body !== undefined ? ` -H 'content-type: application/json' --data ${shellQuote(JSON.stringify(call.body))}` : "";
+  return `curl -X ${call.method} ${shellQuote(url)} ${auth}${body}`;
+}
+
+/** The call as the CLI's generic API command. */
+export function cliOf(call: ApiCall): string {
+  const credential = loadCredential();
+  const who = credential?.kind === "identity" ? ` --org ${shellQuote(credential.orgId)} --user ${shellQuote(credential.userId)}${credential.orgAdmin ? " --org-admin" : ""}` : ' --token "$TOKEN"';
+  const body = call.body !== undefined ? ` --data ${shellQuote(JSON.stringify(call.body))}` : "";
+  return `gatehouse api ${call.method} ${shellQuote(call.path)} --url ${shellQuote(new URL("..", document.baseURI).origin)}${who}${body}`;
 }
 
 export interface Page<T> {

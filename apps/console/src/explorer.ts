@@ -1,5 +1,6 @@
-import { allWorkspaces, api, V1, V2, type Page, type Workspace } from "./api.js";
+import { allWorkspaces, api, V1, V2, type ApiCall, type Page, type Workspace } from "./api.js";
 import { field, h, liveRegion, render, uid } from "./dom.js";
+import { fixPanel, undoView, type Fix } from "./fix.js";
 
 interface Permission {
   name: string;
@@ -28,7 +29,7 @@ interface Explanation {
   grants: { grants: string; role: NamedRef; bound_at: NamedRef; via_group: NamedRef | null; inherited_through: NamedRef[] }[];
   summary: string;
   evaluator_summary: string;
-  suggestions: { permission: string; role: NamedRef; resource: NamedRef; subject: NamedRef }[];
+  fixes: Fix[];
   tree: ExplainNode;
 }
 
@@ -46,6 +47,7 @@ function splitRef(value: string): { type: string; id: string } {
   return { type: value.slice(0, at), id: value.slice(at + 1) };
 }
 
+/** The evaluator's raw tree, built only when asked for (it can be thousands of nodes). */
 function treeView(node: ExplainNode, budget = { left: 300 }): HTMLElement {
   budget.left--;
   const item = h("li", {}, h("span", { class: node.allowed ? "yes" : "no" }, node.allowed ? "✓ " : "✗ "), h("code", {}, node.label));
@@ -60,29 +62,45 @@ function treeView(node: ExplainNode, budget = { left: 300 }): HTMLElement {
   return item;
 }
 
-function pathView(result: Explanation): HTMLElement {
+/** A toggle that builds the raw tree on first open. */
+export function rawTree(summary: string, tree: ExplainNode): HTMLElement {
+  const body = h("div", { class: "tree-scroll", tabindex: 0, role: "region", "aria-label": "Raw evaluation tree" });
+  const details = h("details", { class: "raw-tree" }, h("summary", {}, "Raw evaluation tree"), h("p", { class: "meta" }, summary), body);
+  details.addEventListener("toggle", () => {
+    if (details.open && !body.firstChild) body.append(h("ul", { class: "tree-view" }, treeView(tree)));
+  });
+  return details;
+}
+
+/** Each grant as one named chain: user → group → role binding → role → workspace → … → target. */
+export function pathView(result: Pick<Explanation, "grants" | "subject">): HTMLElement {
   if (result.grants.length === 0) return h("p", {}, "No role binding grants it.");
+  const step = (kind: string, name: string) => h("li", { class: "step" }, h("span", { class: "kind" }, kind), " ", name);
   return h(
-    "ol",
-    { class: "path", "aria-label": "Access path" },
+    "div",
+    { role: "list", "aria-label": "Access path" },
     result.grants.map((g) =>
       h(
-        "li",
-        {},
-        h("span", { class: "step" }, `${result.subject.type === "group" ? "members of " : ""}${nameOf(result.subject)}`),
-        " → ",
-        g.via_group ? [h("span", { class: "step" }, `group ${nameOf(g.via_group)}`), " → "] : null,
-        h("span", { class: "step" }, `role binding (${nameOf(g.role)})`),
-        " on ",
-        h("span", { class: "step" }, `${g.bound_at.type} ${nameOf(g.bound_at)}`),
-        g.inherited_through.length > 1 ? [" → inherited down to ", h("span", { class: "step" }, g.inherited_through.slice(1).map(nameOf).join(" → "))] : null,
-        h("small", { class: "hint" }, ` grants ${g.grants}`),
+        "ol",
+        { class: "path", role: "listitem", "aria-label": `Path through ${nameOf(g.role)}` },
+        step(result.subject.type === "group" ? "members of" : "user", nameOf(result.subject)),
+        g.via_group ? step("group", nameOf(g.via_group)) : null,
+        step("role binding", `(${nameOf(g.role)})`),
+        step(g.bound_at.type, nameOf(g.bound_at)),
+        g.inherited_through.length > 1 ? g.inherited_through.slice(1).map((w) => step(`inherited by ${w.type}`, nameOf(w))) : null,
+        h("li", { class: "grants" }, h("small", { class: "hint" }, `grants ${g.grants}`)),
       ),
     ),
   );
 }
 
-function resultView(result: Explanation): HTMLElement {
+function checkLevelLine(p: Explanation["permission"], resource: NamedRef): HTMLElement {
+  if (p.pattern === null) return h("p", {}, "This permission's application is not classified: its check level is unknown.");
+  if (p.pattern <= 2) return h("p", {}, `This application uses Pattern ${p.pattern} (${p.pattern_name}): it checks each resource in its own workspace (here ${resource.type} ${nameOf(resource)}).`);
+  return h("p", {}, `This application uses Pattern ${p.pattern} (${p.pattern_name}) and checks at the ${p.checked_at_label}.`);
+}
+
+function resultView(result: Explanation, fixed: (undo: ApiCall[]) => Promise<void>): HTMLElement {
   const p = result.permission;
   return h(
     "section",
@@ -96,20 +114,9 @@ function resultView(result: Explanation): HTMLElement {
     h("p", { class: "meta" }, `Evaluated at revision ${result.revision}`),
     h("h3", {}, result.allowed ? "Path" : "Why not"),
     result.allowed ? pathView(result) : h("p", { class: "summary" }, result.summary),
-    p.pattern !== null
-      ? h("p", {}, `This application uses Pattern ${p.pattern} (${p.pattern_name}) and checks at the ${p.checked_at_label}.`)
-      : h("p", {}, "This permission's application is not classified: its check level is unknown."),
-    !result.allowed && result.suggestions.length > 0
-      ? [
-          h("h3", {}, "What would grant it"),
-          h(
-            "ul",
-            {},
-            result.suggestions.map((s) => h("li", {}, `Bind role ${nameOf(s.role)} to ${s.subject.type} ${nameOf(s.subject)} on ${s.resource.type} ${nameOf(s.resource)} (for ${s.permission}).`)),
-          ),
-        ]
-      : null,
-    h("details", {}, h("summary", {}, "Evaluation tree"), h("p", { class: "meta" }, result.evaluator_summary), h("ul", { class: "tree-view" }, treeView(result.tree))),
+    checkLevelLine(p, result.resource),
+    !result.allowed && result.fixes.length > 0 ? [h("h3", {}, "What would grant it"), fixPanel(result.fixes, fixed)] : null,
+    rawTree(result.evaluator_summary, result.tree),
   );
 }
 
@@ -163,6 +170,7 @@ export async function explorerScreen(main: HTMLElement, query: ExplorerQuery): P
     hostField.hidden = targetSelect.value !== "host:";
   });
   const output = h("div", { id: "explain-result" });
+  const applied = h("div", { id: "fix-applied", "aria-live": "polite" });
   const form = h(
     "form",
     { class: "card explorer-form", "aria-label": "Explain access" },
@@ -188,7 +196,19 @@ export async function explorerScreen(main: HTMLElement, query: ExplorerQuery): P
         // The tenant is the caller's own organisation.
         resource: resource.type === "tenant" ? { type: "tenant" } : resource,
       });
-      render(output, resultView(result));
+      render(
+        output,
+        resultView(result, async (undo) => {
+          render(
+            applied,
+            undoView("Fix applied: the answer below is asked again.", undo, async () => {
+              render(applied, h("p", { role: "status" }, "Fix undone: the answer below is asked again."));
+              await run();
+            }),
+          );
+          await run();
+        }),
+      );
       status.textContent = result.allowed ? "Allowed." : "Denied.";
     } catch (error) {
       render(output, h("p", { class: "error", role: "alert" }, error instanceof Error ? error.message : String(error)));
@@ -199,7 +219,7 @@ export async function explorerScreen(main: HTMLElement, query: ExplorerQuery): P
     event.preventDefault();
     void run();
   });
-  main.append(form, output);
+  main.append(form, applied, output);
 
   // Prefilled from a link (the parity page opens a case here).
   if (query.subject && query.permission && query.resource) {

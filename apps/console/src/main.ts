@@ -1,6 +1,8 @@
-import { ApiProblem, loadCredential, saveCredential, type Credential } from "./api.js";
-import { field, h, render } from "./dom.js";
+import { ApiProblem, loadCredential, organisationExists, saveCredential, type Credential } from "./api.js";
+import { apiField, field, h, onSubmit, render } from "./dom.js";
 import { explorerScreen } from "./explorer.js";
+import { groupsScreen, rolesScreen } from "./manage.js";
+import { selfServiceScreen } from "./me.js";
 import { parityScreen } from "./parity.js";
 import { playgroundScreen } from "./playground.js";
 import "./style.css";
@@ -10,10 +12,14 @@ const main = document.getElementById("main")!;
 const who = document.getElementById("who")!;
 
 function signInForm(message: string): HTMLElement {
-  const orgId = h("input", { autocomplete: "off", required: true, value: "12345" });
-  const userId = h("input", { autocomplete: "username", required: true, value: "alice" });
-  const admin = h("input", { type: "checkbox", checked: true });
+  // Nothing pre-filled and nobody an administrator unless they say so.
+  const orgId = h("input", { autocomplete: "off", required: true });
+  const userId = h("input", { autocomplete: "username", required: true });
+  const admin = h("input", { type: "checkbox" });
+  const createOrg = h("input", { type: "checkbox" });
+  const createField = h("div", { class: "field inline", hidden: true }, createOrg, h("label", { for: (createOrg.id = "signin-create-org") }, "Create this new, empty organisation"));
   const token = h("textarea", { rows: 3, autocomplete: "off" });
+  const errors = h("div", {});
   const form = h(
     "form",
     { class: "card signin", "aria-labelledby": "signin-h" },
@@ -23,19 +29,28 @@ function signInForm(message: string): HTMLElement {
       "fieldset",
       {},
       h("legend", {}, "Identity (local, or behind a trusted gateway)"),
-      field("Organisation id", orgId),
+      apiField("Organisation id", orgId, "org_id"),
+      createField,
       field("User id", userId),
       h("div", { class: "field inline" }, admin, h("label", { for: (admin.id = "signin-admin") }, "Org admin")),
       h("button", { type: "submit", name: "identity" }, "Use this identity"),
     ),
     h("fieldset", {}, h("legend", {}, "Or a bearer token"), field("Token", token), h("button", { type: "submit", name: "bearer" }, "Use this token")),
+    errors,
   );
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const submitter = (event as SubmitEvent).submitter as HTMLButtonElement | null;
-    const credential: Credential =
-      submitter?.name === "bearer" ? { kind: "bearer", token: token.value.trim() } : { kind: "identity", orgId: orgId.value.trim(), userId: userId.value.trim(), orgAdmin: admin.checked };
-    saveCredential(credential);
+  onSubmit(form, errors, async (submitter) => {
+    if (submitter === "bearer") {
+      saveCredential({ kind: "bearer", token: token.value.trim() });
+    } else {
+      const org = orgId.value.trim();
+      // The API creates an organisation on its first request: a mistyped id must not become one silently.
+      if (!createOrg.checked && !(await organisationExists(org).catch(() => true))) {
+        createField.hidden = false;
+        throw new ApiProblem(404, "", [{ field: "org_id", message: `No organisation has the id '${org.slice(0, 64)}'. Check it, or tick the box below to create it.` }]);
+      }
+      const credential: Credential = { kind: "identity", orgId: org, userId: userId.value.trim(), orgAdmin: admin.checked };
+      saveCredential(credential);
+    }
     void route();
   });
   return form;
@@ -60,13 +75,22 @@ async function route(): Promise<void> {
   }
   try {
     if (path === "/playground") playgroundScreen(main);
-    else if (path === "/tree") await treeScreen(main);
+    else if (path === "/tree") await treeScreen(main, query);
+    else if (path === "/groups") await groupsScreen(main, query);
+    else if (path === "/roles") await rolesScreen(main);
     else if (path === "/parity") await parityScreen(main);
+    else if (path === "/me") await selfServiceScreen(main);
     else await explorerScreen(main, query);
   } catch (error) {
     if (error instanceof ApiProblem && error.status === 401) render(main, signInForm(error.message));
     else if (error instanceof ApiProblem && error.status === 403)
-      render(main, h("h1", {}, "Not permitted"), h("p", { role: "alert" }, "This screen is for organisation admins and service accounts."), signInForm("Sign in as someone else:"));
+      render(
+        main,
+        h("h1", {}, "Not permitted"),
+        h("p", { role: "alert" }, "This screen is for organisation admins and service accounts."),
+        h("p", {}, h("a", { href: "#/me" }, "Ask why you can't do something"), " — about your own access."),
+        signInForm("Sign in as someone else:"),
+      );
     else render(main, h("h1", {}, "Something went wrong"), h("p", { role: "alert", class: "error" }, error instanceof Error ? error.message : String(error)));
   }
 }

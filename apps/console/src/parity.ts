@@ -1,5 +1,6 @@
-import { api, V2 } from "./api.js";
+import { api, V2, type ApiCall } from "./api.js";
 import { h, liveRegion, render, svg } from "./dom.js";
+import { fixPanel, undoView, type Fix } from "./fix.js";
 
 interface Lost {
   userId: string;
@@ -43,11 +44,79 @@ function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[
   return out;
 }
 
+/** The explain request of a lost grant: the user, the v1 permission, the object the application checks. */
+function explainRequest(l: Lost) {
+  return { subject: { type: "user", id: l.userId }, permission: l.permission, resource: l.checkObject.type === "rbac/tenant" ? { type: "tenant" } : { type: "workspace", id: l.checkObject.id } };
+}
+
 /** The explorer, opened on the object the application checks. */
 function explorerLink(userId: string, permission: string, object: { type: string; id: string }): string {
   const resource = object.type === "rbac/tenant" ? "tenant:" : `workspace:${object.id}`;
   const q = new URLSearchParams({ subject: `user:${userId}`, permission, resource });
   return `#/explorer?${q.toString()}`;
+}
+
+/** Most lost grants one "fix all" asks about (one explain each). */
+const FIX_ALL_MAX = 50;
+
+/** The planned fixes of some lost grants, the same fix (same calls) once. */
+async function fixesFor(rows: Lost[]): Promise<Fix[]> {
+  const out = new Map<string, Fix>();
+  for (const l of rows.slice(0, FIX_ALL_MAX)) {
+    const answer = await api<{ allowed: boolean; fixes: Fix[] }>("POST", `${V2}/access:explain/`, explainRequest(l));
+    for (const fix of answer.allowed ? [] : answer.fixes) out.set(JSON.stringify(fix.steps), fix);
+  }
+  return [...out.values()];
+}
+
+/** Guidance for a permission parity cannot check yet. */
+function unverifiedView(report: ParityAnswer["report"]): HTMLElement[] {
+  const byApp = groupBy(
+    [...report.unclassified.map((u) => ({ ...u, why: "unclassified" as const })), ...report.notInSchema.map((u) => ({ ...u, why: "schema" as const }))],
+    (u) => u.permission.split(":")[0] ?? "",
+  );
+  return [
+    h(
+      "p",
+      {},
+      "Parity cannot check these yet. ",
+      h("strong", {}, "Unclassified"),
+      ": no asset type gives the application a pattern, so where it checks is unknown — classify the application's resource in the asset-type catalogue (the CLI's ",
+      h("code", {}, "advise"),
+      " command picks the pattern from a few facts). ",
+      h("strong", {}, "Not in the schema"),
+      ": the v2 permission is missing from the role configuration's schema — add it to the application's KSL file and reload the configuration.",
+    ),
+    h(
+      "ul",
+      { class: "compact unverified" },
+      [...byApp].map(([app, rows]) =>
+        h(
+          "li",
+          {},
+          h(
+            "details",
+            {},
+            h("summary", {}, `${app} (${rows.length})`),
+            h(
+              "ul",
+              {},
+              rows.map((u) =>
+                h(
+                  "li",
+                  {},
+                  h("code", {}, u.permission),
+                  u.why === "unclassified"
+                    ? " — unclassified: add its asset type and pattern"
+                    : ` — ${"v2Permission" in u ? u.v2Permission : ""} is not in the schema of ${"objectType" in u ? u.objectType : ""}: add it to the KSL`,
+                ),
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
+  ];
 }
 
 function chart(kept: number, lost: number, over: number): Element {
@@ -71,9 +140,9 @@ function chart(kept: number, lost: number, over: number): Element {
   return chartSvg;
 }
 
-export async function parityScreen(main: HTMLElement): Promise<void> {
+export async function parityScreen(main: HTMLElement, banner: HTMLElement | null = null): Promise<void> {
   const status = liveRegion();
-  render(main, h("h1", {}, "Migration parity"), h("p", { class: "lede" }, "Every v1 grant of the organisation, checked in v2 where its application checks it."), status);
+  render(main, h("h1", {}, "Migration parity"), h("p", { class: "lede" }, "Every v1 grant of the organisation, checked in v2 where its application checks it."), banner, status);
   status.textContent = "Computing the parity report…";
   const answer = await api<ParityAnswer>("GET", `${V2}/access:parity/`);
   const { report } = answer;
@@ -82,12 +151,40 @@ export async function parityScreen(main: HTMLElement): Promise<void> {
   status.textContent = report.ok ? "No v1 grant is lost." : s["lost"] === 1 ? "1 v1 grant is lost." : `${s["lost"]} v1 grants are lost.`;
 
   const byPermission = groupBy(report.lost, (l) => l.permission);
+  // After a fix the report is computed again, with the undo on top.
+  const applied = async (undo: ApiCall[]) => {
+    const bar = h("div", {});
+    render(
+      bar,
+      undoView("Fix applied: the report below is computed again.", undo, async () => {
+        await parityScreen(main, h("p", { role: "status", class: "card" }, "Fix undone: the report below is computed again."));
+      }),
+    );
+    await parityScreen(main, bar);
+  };
+  const fixArea = h("div", { id: "fix-all" });
+  const fixAll = h("button", { type: "button" }, `Fix all ${report.lost.length} lost grants…`);
+  fixAll.addEventListener("click", () => {
+    fixAll.disabled = true;
+    render(fixArea, h("p", { role: "status" }, "Planning the fixes…"));
+    fixesFor(report.lost).then(
+      (fixes) => render(fixArea, fixes.length > 0 ? fixPanel(fixes, applied) : h("p", {}, "No binding can restore these grants where their applications check.")),
+      (error: unknown) => render(fixArea, h("p", { class: "error", role: "alert" }, error instanceof Error ? error.message : String(error))),
+    );
+  });
+  const fixOne = (l: Lost, cell: HTMLElement, button: HTMLButtonElement) => {
+    button.disabled = true;
+    fixesFor([l]).then(
+      (fixes) => cell.append(fixes.length > 0 ? fixPanel(fixes, applied) : h("p", {}, "No binding can restore it where the application checks.")),
+      (error: unknown) => cell.append(h("p", { class: "error", role: "alert" }, error instanceof Error ? error.message : String(error))),
+    );
+  };
 
   main.append(
     h(
       "section",
       { class: "card" },
-      h("h2", {}, report.ok ? "Parity holds" : "Parity is broken"),
+      h("h2", { id: "parity-verdict" }, report.ok ? "Parity kept: v2 grants every v1 grant" : "Parity broken: v2 denies some v1 grants"),
       h("p", { class: "meta" }, `Revision ${answer.revision} · ${answer.v1_assignments} v1 group-to-role assignments · ${s["principals"]} principals · ${s["grantsVerified"]} grants verified`),
       chart(kept, s["lost"] ?? 0, s["overGrants"] ?? 0),
       answer.truncated ? h("p", { class: "meta" }, "Lists are cut at 1000 rows.") : null,
@@ -96,7 +193,7 @@ export async function parityScreen(main: HTMLElement): Promise<void> {
       "section",
       { class: "card", "aria-labelledby": "lost-h" },
       h("h2", { id: "lost-h" }, `Lost grants (${report.lost.length})`),
-      report.lost.length === 0 ? h("p", {}, "None: v2 grants every v1 grant.") : null,
+      report.lost.length === 0 ? h("p", {}, "None: v2 grants every v1 grant.") : [h("div", { class: "buttons" }, fixAll), fixArea],
       [...byPermission].map(([permission, rows]) =>
         h(
           "div",
@@ -120,7 +217,13 @@ export async function parityScreen(main: HTMLElement): Promise<void> {
                   h("td", {}, l.userId),
                   h("td", {}, l.heldVia.join("; ")),
                   h("td", {}, l.reason, l.explain ? h("details", {}, h("summary", {}, "Evaluator"), h("small", {}, l.explain)) : null),
-                  h("td", {}, h("a", { href: explorerLink(l.userId, l.permission, l.checkObject) }, `Explain ${l.userId}`)),
+                  (() => {
+                    const cell = h("td", {}, h("a", { href: explorerLink(l.userId, l.permission, l.checkObject) }, `Explain ${l.userId}`), " ");
+                    const button = h("button", { type: "button", class: "secondary" }, `Fix ${l.userId}'s grant…`);
+                    button.addEventListener("click", () => fixOne(l, cell, button));
+                    cell.append(button);
+                    return cell;
+                  })(),
                 ),
               ),
             ),
@@ -143,16 +246,6 @@ export async function parityScreen(main: HTMLElement): Promise<void> {
             ),
           ),
     ),
-    h(
-      "section",
-      { class: "card", "aria-labelledby": "unv-h" },
-      h("h2", { id: "unv-h" }, `Unverified permissions (${report.unclassified.length + report.notInSchema.length})`),
-      h(
-        "ul",
-        { class: "compact" },
-        report.unclassified.map((u) => h("li", {}, h("code", {}, u.permission), " — no asset type classifies it, so its check level is unknown")),
-        report.notInSchema.map((u) => h("li", {}, h("code", {}, u.permission), ` — ${u.v2Permission} is not in the schema of ${u.objectType}`)),
-      ),
-    ),
+    h("section", { class: "card", "aria-labelledby": "unv-h" }, h("h2", { id: "unv-h" }, `Unverified permissions (${report.unclassified.length + report.notInSchema.length})`), unverifiedView(report)),
   );
 }

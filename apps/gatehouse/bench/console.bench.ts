@@ -2,8 +2,10 @@
 //   - explain endpoint latency p50/p99 (allowed, denied, group), beside a plain GET /workspaces/
 //     baseline in the same run, sequential requests over keep-alive;
 //   - the console bundle's size, raw and gzip;
-//   - time to first render of the explorer in Chromium (navigation → form ready), median of runs.
-// Usage: pnpm --filter @gatehouse/gatehouse bench   (BENCH_REQUESTS, BENCH_RENDERS, CHROMIUM_PATH)
+//   - time to first render of the explorer in Chromium (navigation → form ready), median of runs;
+//   - click to answer in Chromium: Explain (click → verdict shown) beside the same explain request
+//     sent from the page alone, and Grant / Revoke in the workspace tree (click → tree redrawn).
+// Usage: pnpm --filter @gatehouse/gatehouse bench   (BENCH_REQUESTS, BENCH_RENDERS, BENCH_CLICKS, CHROMIUM_PATH)
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +19,7 @@ import { demoIdentityHeader } from "../src/start/banner.js";
 
 const requests = Number(process.env["BENCH_REQUESTS"] ?? 2000);
 const renders = Number(process.env["BENCH_RENDERS"] ?? 15);
+const clicks = Number(process.env["BENCH_CLICKS"] ?? 20);
 const consoleDir = fileURLToPath(new URL("../../console/", import.meta.url));
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -87,6 +90,67 @@ if (executablePath) {
   }
   times.sort((a, b) => a - b);
   console.log(`explorer first render (navigation → form ready, data loaded): median ${ms(pct(times, 50))}, max ${ms(times[times.length - 1]!)} (${renders} runs)`);
+
+  // Click to answer. Each sample clears the previous answer first, so the wait is for this one.
+  const page = await context.newPage();
+  const summary = (name: string, samples: number[]) => {
+    samples.sort((a, b) => a - b);
+    console.log(`${name.padEnd(44)} p50 ${ms(pct(samples, 50)).padStart(9)}  p90 ${ms(pct(samples, 90)).padStart(9)}  (${samples.length} clicks)`);
+    return pct(samples, 50);
+  };
+  await page.goto(`${base}/console/#/explorer`);
+  await page.getByRole("button", { name: "Explain", exact: true }).waitFor();
+  await page.getByLabel("Subject (user or group)").fill("user: carol");
+  await page.getByLabel("Permission", { exact: true }).fill("patch_system_edit");
+  await page.getByLabel("Target").selectOption(`workspace:${production}`);
+  const clickExplain: number[] = [];
+  const fetchExplain: number[] = [];
+  const body = JSON.stringify(explain({ type: "user", id: "carol" }, { type: "workspace", id: production }));
+  for (let i = 0; i < clicks + 2; i++) {
+    await page.locator("#explain-result").evaluate((el) => el.replaceChildren());
+    const t = performance.now();
+    await page.getByRole("button", { name: "Explain", exact: true }).click();
+    await page.locator("#explain-result .verdict").waitFor();
+    const clicked = performance.now() - t;
+    // The same request from the page, without rendering: the baseline of this run.
+    const fetched = await page.evaluate(
+      async ([identity, json]) => {
+        const t0 = performance.now();
+        const res = await fetch("/api/rbac/v2/access:explain/", { method: "POST", headers: { "content-type": "application/json", "x-rh-identity": identity! }, body: json! });
+        await res.text();
+        return performance.now() - t0;
+      },
+      [identity, body],
+    );
+    if (i >= 2) {
+      clickExplain.push(clicked);
+      fetchExplain.push(fetched);
+    }
+  }
+  const explainClick = summary("click Explain → verdict shown", clickExplain);
+  const explainFetch = summary("the explain request alone, from the page", fetchExplain);
+  console.log(`click / request median ratio: ${(explainClick / explainFetch).toFixed(2)}x`);
+
+  const staging = gh.demo!.workspaces["staging"]!;
+  const grants: number[] = [];
+  const revokes: number[] = [];
+  await page.goto(`${base}/console/#/tree?workspace=${staging}`);
+  for (let i = 0; i < clicks; i++) {
+    const detail = page.locator("#node-detail");
+    await detail.getByLabel("Group", { exact: true }).selectOption({ label: "Viewers" });
+    await detail.getByLabel("Role", { exact: true }).selectOption({ label: "Patch administrator" });
+    let t = performance.now();
+    await detail.getByRole("button", { name: "Grant" }).click();
+    await page.getByRole("button", { name: "Revoke Patch administrator from group Viewers" }).waitFor();
+    grants.push(performance.now() - t);
+    t = performance.now();
+    await page.getByRole("button", { name: "Revoke Patch administrator from group Viewers" }).click();
+    await page.getByText("Revoked Patch administrator from group Viewers.").waitFor();
+    revokes.push(performance.now() - t);
+  }
+  summary("click Grant → tree redrawn with the binding", grants);
+  summary("click Revoke → tree redrawn without it", revokes);
+  await page.close();
   await context.close();
   rmSync(profile, { recursive: true, force: true });
 } else {

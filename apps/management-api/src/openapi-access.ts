@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { explainBody, explainResult, parityResult, permissionListSchema } from "./schemas/access.js";
+import { explainBody, explainResult, explainSelfBody, explainSelfResult, parityResult, permissionListSchema } from "./schemas/access.js";
 
 type Json = Record<string, unknown>;
 
@@ -10,7 +10,7 @@ export interface OpenApiHelpers {
   body(schema: z.ZodType): Json;
 }
 
-/** The access explorer's operations (org admins and service accounts only). */
+/** The access explorer's operations (org admins and service accounts, except the caller's own explanation and the permission catalogue). */
 export function accessPaths(v2: string, { op, json, body }: OpenApiHelpers): Record<string, Record<string, unknown>> {
   const tag = "Access";
   return {
@@ -18,6 +18,12 @@ export function accessPaths(v2: string, { op, json, body }: OpenApiHelpers): Rec
       post: op("Access_explain", tag, {
         requestBody: body(explainBody),
         responses: { "200": json(explainResult, "Allowed or denied at the evaluated revision, with the granting bindings or the reason and a binding that would grant it") },
+      }),
+    },
+    [`${v2}/access:explain-self/`]: {
+      post: op("Access_explainSelf", tag, {
+        requestBody: body(explainSelfBody),
+        responses: { "200": json(explainSelfResult, "The caller's own access (any signed-in user): allowed or denied, the granting bindings or the reason, and what to ask an administrator for") },
       }),
     },
     [`${v2}/access:permissions/`]: {

@@ -13,6 +13,7 @@ import { DEFAULT_CONFIG, type ManagementApiConfig } from "./config.js";
 import { startExpirySweep, type ExpirySweep } from "./expiry-sweep.js";
 import { problemMiddleware } from "./http/errors.js";
 import { identityMiddleware } from "./http/identity.js";
+import { organisationProbe } from "./http/organisation-probe.js";
 import { readCache } from "./http/read-cache.js";
 import { isLoopbackAddress } from "./http/loopback.js";
 import { v2MethodNotAllowed } from "./http/method-not-allowed.js";
@@ -188,7 +189,11 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     });
     router.use((req, res, next) => (cache ? cache(req, res, next) : next()));
   }
-  app.use(API_V2_PREFIX, v2);
+  app.use(
+    API_V2_PREFIX,
+    organisationProbe(() => services?.store ?? null, config.trustIdentityHeader),
+    v2,
+  );
   app.use(API_V1_PREFIX, v1);
   app.use((_req, _res, next) => next(new ApiError(404, [{ message: "Not found.", field: "detail" }])));
   app.use(problemMiddleware(logger));

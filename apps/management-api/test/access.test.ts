@@ -126,7 +126,7 @@ describe("access explorer endpoints", () => {
     expect(res.body.allowed).toBe(false);
     expect(res.body.target_level).toBe("root");
     expect(res.body.summary).toContain("bound at the Production workspace");
-    expect(res.body.summary).toContain("this application checks at the Default Workspace");
+    expect(res.body.summary).toContain("this application checks each resource in its own workspace (here the Root Workspace)");
     expect(res.body.evaluator_summary).toContain("grants inherit downward only");
     expect(res.body.grants).toEqual([]);
     expect(res.body.summary).toContain("grants inherit downward only, so that binding does not reach the Root Workspace");
@@ -147,6 +147,51 @@ describe("access explorer endpoints", () => {
     expect(none.body.allowed).toBe(false);
     expect(none.body.summary).toContain("no role binding grants patch_system_edit");
     expect(none.body.suggestions.map((x: any) => [x.permission, x.resource.id, x.subject.id])).toEqual([["patch_system_edit_assigned", ids["default"], "bob"]]);
+  });
+
+  it("says where the application checks against the target asked about", async () => {
+    const production = { type: "workspace", id: ids["production"]! };
+    const hostLevel = await explain({ subject: { type: "user", id: "bob" }, permission: "patch_system_edit", resource: production });
+    expect(hostLevel.body.summary).toContain("this application checks each resource in its own workspace (here the Production workspace)");
+    expect(hostLevel.body.summary).not.toContain("checks at the Default Workspace");
+    expect(hostLevel.body.permission.checked_at_label).toBe("resource's own workspace");
+    const defaultLevel = await explain({ subject: { type: "user", id: "bob" }, permission: "content_sources_repository_edit", resource: production });
+    expect(defaultLevel.body.summary).toContain("this application checks at the Default Workspace, not at the Production workspace");
+    // The fix goes where the application checks, not on the target.
+    expect(defaultLevel.body.fixes.map((f: any) => f.resource.id)).toEqual([ids["default"]]);
+  });
+
+  it("fixes bob's mis-levelled grant narrowly: a role with exactly that permission, at the Root Workspace, for the group he held it through; applied and undone through the calls it shows", async () => {
+    const bobAdvisor = { subject: { type: "user", id: "bob" }, permission: "advisor_disable_recommendations_edit", resource: { type: "workspace", id: ids["root"]! } };
+    const denied = await explain(bobAdvisor);
+    expect(denied.body.allowed).toBe(false);
+    expect(denied.body.fixes).toHaveLength(1);
+    const fix = denied.body.fixes[0];
+    expect(fix.role).toBeNull();
+    expect(fix.new_role).toMatchObject({ name: "Advisor recommendation switches (legacy) (Root Workspace)", permissions: ["advisor:disable-recommendations:write"] });
+    expect(fix.subject).toEqual({ type: "group", id: ids["viewers"], name: "Viewers" });
+    expect(fix.resource.id).toBe(ids["root"]);
+    expect(fix.preview.also_grants).toEqual([]);
+    expect(fix.preview.also_members).toEqual([]);
+    expect(fix.preview.also_reaches).toEqual(expect.arrayContaining(["Default Workspace", "Production", "Production EU"]));
+    expect(fix.steps.map((s: any) => `${s.method} ${s.path}`)).toEqual(["POST /api/rbac/v2/roles/", "POST /api/rbac/v2/role-bindings:batchCreate/"]);
+    expect(fix.undo_roles).toEqual([]);
+
+    // Apply exactly the shown calls, the created role's id in place of the placeholder.
+    const created = await call(fix.steps[0].method, fix.steps[0].path, alice, fix.steps[0].body);
+    expect(created.status).toBe(201);
+    const bind = JSON.parse(JSON.stringify(fix.steps[1].body).replaceAll("{created_role_id}", created.body.uuid ?? created.body.id));
+    expect((await call(fix.steps[1].method, fix.steps[1].path, alice, bind)).status).toBe(201);
+    expect((await explain(bobAdvisor)).body.allowed).toBe(true);
+    const parity = await call("GET", `${V2}/access:parity/`, alice);
+    expect(parity.body.report.lost.filter((l: any) => l.userId === "bob")).toEqual([]);
+
+    // Undo: the group's roles on the Root Workspace back to what they were, then the created role.
+    const undo = `${V2}/role-bindings/by-subject/?resource_type=workspace&resource_id=${ids["root"]}&subject_type=group&subject_id=${ids["viewers"]}`;
+    expect((await call("PUT", undo, alice, { roles: fix.undo_roles.map((id: string) => ({ id })) })).status).toBe(200);
+    expect((await call("POST", `${V2}/roles:batchDelete/`, alice, { ids: [created.body.uuid ?? created.body.id] })).status).toBe(204);
+    expect((await explain(bobAdvisor)).body.allowed).toBe(false);
+    expect((await call("GET", `${V2}/access:parity/`, alice)).body.report.lost.filter((l: any) => l.userId === "bob")).toHaveLength(1);
   });
 
   it("answers bad input with problem+json 400s", async () => {
@@ -204,10 +249,48 @@ describe("access explorer endpoints", () => {
     expect(asCarol.type).toContain("application/problem+json");
     expect((await explain(body, null)).status).toBe(401);
     expect((await call("GET", `${V2}/access:parity/`, carol)).status).toBe(403);
-    expect((await call("GET", `${V2}/access:permissions/`, carol)).status).toBe(403);
+    // The permission catalogue is the schema's, no tenant data: any signed-in user reads it.
+    expect((await call("GET", `${V2}/access:permissions/`, carol)).status).toBe(200);
     const sa = await explain(body, { org: ORG, user: "svc-console", serviceAccount: true });
     expect(sa.status).toBe(200);
     expect(sa.body.allowed).toBe(true);
+  });
+
+  it("answers any user about their own access only, without other members, the raw tree or API calls", async () => {
+    const bob: Who = { org: ORG, user: "bob" };
+    const self = (body: unknown, as: Who | null = bob) => call("POST", `${V2}/access:explain-self/`, as, body);
+    const denied = await self({ permission: "advisor_disable_recommendations_edit", resource: { type: "workspace", id: ids["root"]! } });
+    expect(denied.status).toBe(200);
+    expect(denied.body.allowed).toBe(false);
+    expect(denied.body.subject).toMatchObject({ type: "user", id: "bob" });
+    expect(denied.body.summary).toContain("bound at the Default Workspace");
+    expect(denied.body.ask).toEqual(["Ask an organisation administrator to bind a role holding exactly advisor:disable-recommendations:write to your group Viewers on Root Workspace."]);
+    for (const hidden of ["tree", "fixes", "suggestions", "evaluator_summary"]) expect(denied.body).not.toHaveProperty(hidden);
+    const allowed = await self({ permission: "patch_system_edit", resource: { type: "workspace", id: ids["production"]! } }, carol);
+    expect(allowed.body.allowed).toBe(true);
+    expect(allowed.body.grants[0].via_group.name).toBe("Patch operators");
+    // A subject in the body is refused, not obeyed: nobody asks about someone else here.
+    const other = await self({ subject: { type: "user", id: "carol" }, permission: "patch_system_edit", resource: { type: "workspace", id: ids["production"]! } });
+    expect(other.status).toBe(400);
+    expect(other.body.errors.map((e: any) => e.field)).toContain("subject");
+    // Another tenant's workspace is unknown; bad input is a 400; no credentials a 401.
+    expect((await self({ permission: "patch_system_edit", resource: { type: "workspace", id: ids["otherWorkspace"]! } })).status).toBe(404);
+    const bad = await self({ permission: "x".repeat(500), resource: { type: "tenant" } });
+    expect(bad.status).toBe(400);
+    expect(bad.text.length).toBeLessThan(2000);
+    expect((await self({ permission: "patch_system_edit", resource: { type: "tenant" } }, null)).status).toBe(401);
+  });
+
+  it("tells the local sign-in whether an organisation exists, without creating it", async () => {
+    const probe = (org: string) => call("GET", `${V2}/access:organisation/?org_id=${encodeURIComponent(org)}`, null);
+    expect((await probe(ORG)).status).toBe(204);
+    const typo = await probe("o-explian");
+    expect(typo.status).toBe(404);
+    expect(typo.type).toContain("application/problem+json");
+    expect(await store.tenants.find("o-explian")).toBeUndefined();
+    const bad = await probe("x".repeat(300));
+    expect(bad.status).toBe(400);
+    expect(bad.text).not.toContain("x".repeat(65));
   });
 
   it("lists the active catalogue's permissions with their v1 forms", async () => {
@@ -235,5 +318,6 @@ describe("access explorer endpoints", () => {
     expect(doc.body.paths[`${V2}/access:explain/`].post.operationId).toBe("Access_explain");
     expect(doc.body.paths[`${V2}/access:explain/`].post.responses["400"]).toBeDefined();
     expect(doc.body.paths[`${V2}/access:parity/`].get.operationId).toBe("Access_parity");
+    expect(doc.body.paths[`${V2}/access:explain-self/`].post.operationId).toBe("Access_explainSelf");
   });
 });

@@ -129,3 +129,4 @@ export {
   type ShadowResult,
   type ShadowSink,
 } from "./shadow.js";
+export { grantedPermissions, planGrantFix, type FixRole, type FixRoleChoice, type GrantFix, type GrantFixInput, type HeldGrant } from "./grant-fix.js";

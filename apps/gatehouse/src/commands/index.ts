@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { registerAdvise } from "./advise.js";
+import { registerApiCommand } from "./api.js";
 import { registerMigrate } from "./migrate.js";
 import { registerParity } from "./parity.js";
 import { registerQueryCommands } from "./query.js";
@@ -11,4 +12,13 @@ import { registerStartCommand } from "./start.js";
 export type RegisterCommand = (program: Command) => void;
 
 // One line per command module (keep sorted).
-export const commands: RegisterCommand[] = [registerAdvise, registerMigrate, registerParity, registerQueryCommands, registerRolesCommand, registerSchemaCommand, registerStartCommand];
+export const commands: RegisterCommand[] = [
+  registerAdvise,
+  registerApiCommand,
+  registerMigrate,
+  registerParity,
+  registerQueryCommands,
+  registerRolesCommand,
+  registerSchemaCommand,
+  registerStartCommand,
+];

@@ -1,12 +1,13 @@
 import { explain, lookupResources, type ExplainNode, type ObjectRef, type Relationship, type RelationshipGraph, type SubjectRef } from "@gatehouse/evaluator";
 import { roleGrants, type BindingLevel } from "@gatehouse/rbac";
-import { isStoreError, type Role } from "@gatehouse/store";
+import { isStoreError } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { ApiError, notFound } from "../http/problem.js";
 import { checkResource, requireSubject } from "../commands/binding-access.js";
 import { graphReady, type Services } from "../commands/services.js";
 import type { ExplainBody } from "../schemas/access.js";
 import { levelLabel, type CheckablePermission, type PermissionIndex } from "./catalogue.js";
+import { planFixes, type ExplainFix, type FixTarget } from "./fix.js";
 
 /** Most grants (role bindings) one answer lists; the evaluator bounds its own tree (500 nodes). */
 export const EXPLAIN_MAX_GRANTS = 20;
@@ -60,6 +61,8 @@ export interface ExplainResult {
   /** The evaluator's one-line summary. */
   evaluator_summary: string;
   suggestions: ExplainSuggestion[];
+  /** For a denial: the narrowest binding(s) that would grant it, with their preview and API calls. */
+  fixes: ExplainFix[];
   tree: ExplainNode;
 }
 
@@ -173,12 +176,6 @@ function withMember<T>(graph: RelationshipGraph, member: Relationship | undefine
   }
 }
 
-/** 0 when the role names one of the permissions exactly, more the broader its wildcards (prefer the narrowest role). */
-function breadth(role: Role, forms: string[]): number {
-  if (role.permissions.some((p) => forms.includes(p))) return 0;
-  return role.permissions.includes("*:*:*") ? 2 : 1;
-}
-
 /** "the Default Workspace", "the Production workspace". */
 function workspacePhrase(name: string): string {
   return /workspace$/i.test(name) ? `the ${name}` : `the ${name} workspace`;
@@ -247,6 +244,7 @@ export async function explainAccess(services: Services, index: PermissionIndex, 
 
   let summary: string;
   const suggestions: ExplainSuggestion[] = [];
+  const fixes: ExplainFix[] = [];
   const checkedAt = entry.checkedAt ? levelLabel(entry.checkedAt) : null;
   if (explanation.allowed) {
     const first = grants[0];
@@ -269,25 +267,23 @@ export async function explainAccess(services: Services, index: PermissionIndex, 
     } else {
       reasons.push(`no role binding grants ${entry.name} to ${subject.named.type === "group" ? "members of " : ""}${subject.named.name ?? subject.named.id} anywhere in the organisation`);
     }
-    if (checkedAt) reasons.push(`this application checks at the ${checkedAt}`);
+    reasons.push(checkLevelPhrase(entry, target));
     const missing = missingParts(explanation.tree, entry.name);
     if (missing.length > 0 && missing[0] !== entry.name) reasons.push(`missing ${describeList(missing)}`);
-    // A binding must use a role scoped for the level of the resource it is attached to.
-    const bindAt = target.named.type === "host" ? target.chain[target.chain.length - 1]! : target.named;
-    const scope = target.level ?? "default";
-    const roles = (await services.store.roles.list(org, { kinds: ["custom", "seeded"], limit: -1 })).data;
-    const unbindable: string[] = [];
-    for (const part of missing) {
-      const forms = index.v1For(part);
-      const carrying = roles.filter((r) => forms.some((p) => roleGrants(r.permissions, p)));
-      const role = carrying.filter((r) => r.scope === scope).sort((a, b) => breadth(a, forms) - breadth(b, forms) || a.permissions.length - b.permissions.length)[0];
-      if (role) suggestions.push({ permission: part, role: { type: "role", id: role.id, name: role.displayName ?? role.name }, resource: bindAt, subject: subject.named });
-      else if (carrying.length > 0) unbindable.push(part);
+    const bindAt = await fixTarget(services, ctx, entry, target);
+    fixes.push(...(await planFixes(services, index, ctx, { named: subject.named, userId: subject.named.type === "user" ? subject.named.id : null, groups: subject.groups }, bindAt, missing)));
+    for (const fix of fixes) {
+      suggestions.push({ permission: fix.permission, role: fix.role ?? { type: "role", id: "", name: fix.new_role?.name ?? null }, resource: fix.resource, subject: fix.subject });
     }
-    if (unbindable.length > 0) {
-      reasons.push(
-        `no role carrying ${describeList(unbindable)} can be bound at ${bindAt.type === "tenant" ? "the organisation" : workspacePhrase(bindAt.name ?? bindAt.id)}: such roles are scoped to ${describeList([...new Set(roles.filter((r) => unbindable.some((part) => index.v1For(part).some((p) => roleGrants(r.permissions, p)))).map((r) => levelLabel(r.scope)))])}`,
-      );
+    const unfixed = missing.filter((part) => !fixes.some((f) => f.permission === part));
+    if (unfixed.length > 0) {
+      const roles = (await services.store.roles.list(org, { kinds: ["custom", "seeded"], limit: -1 })).data;
+      const carrying = roles.filter((r) => unfixed.some((part) => index.v1For(part).some((p) => roleGrants(r.permissions, p))));
+      if (carrying.length > 0) {
+        reasons.push(
+          `no role carrying ${describeList(unfixed)} can be bound at ${bindAt.resource.type === "tenant" ? "the organisation" : workspacePhrase(bindAt.resource.name ?? bindAt.resource.id)}: such roles are scoped to ${describeList([...new Set(carrying.map((r) => levelLabel(r.scope)))])}`,
+        );
+      }
     }
     summary = `${reasons.join("; ")}.`;
   }
@@ -304,13 +300,42 @@ export async function explainAccess(services: Services, index: PermissionIndex, 
       pattern: entry.pattern,
       pattern_name: entry.patternName,
       checked_at: entry.checkedAt,
-      checked_at_label: checkedAt,
+      checked_at_label: checkedAt && entry.pattern !== null && entry.pattern <= 2 ? "resource's own workspace" : checkedAt,
     },
     target_level: target.level,
     grants,
     summary,
     evaluator_summary: explanation.summary,
     suggestions,
+    fixes,
     tree: explanation.tree,
   };
+}
+
+/** Patterns 1 and 2 check the asset (or its workspace) itself; 3 to 5 check one fixed object of the organisation. */
+const checksResourceItself = (entry: CheckablePermission): boolean => entry.pattern === null || entry.pattern <= 2;
+
+/** Where the application checks, said against the target asked about. */
+function checkLevelPhrase(entry: CheckablePermission, target: Target): string {
+  const targetName = target.named.name ?? target.named.id;
+  if (checksResourceItself(entry)) {
+    if (entry.pattern === null) return "this permission's application is not classified, so where it checks is unknown";
+    return `this application checks each resource in its own workspace (here ${target.named.type === "workspace" ? workspacePhrase(targetName) : `${target.named.type} ${targetName}`}), so a binding must be there or above it`;
+  }
+  const level = entry.checkedAt!;
+  const at = `this application checks at the ${levelLabel(level)}`;
+  return target.level === level ? at : `${at}, not at ${target.named.type === "workspace" ? workspacePhrase(targetName) : `${target.named.type} ${targetName}`}`;
+}
+
+/** Where a fixing binding goes: the level the application checks (Patterns 3-5), else the target's workspace. */
+async function fixTarget(services: Services, ctx: RequestContext, entry: CheckablePermission, target: Target): Promise<FixTarget> {
+  if (!checksResourceItself(entry) && entry.checkedAt) {
+    const level = entry.checkedAt;
+    if (level === "tenant") return { level, resource: { type: "tenant", id: ctx.tenant.tenantId, name: `Organization ${ctx.tenant.orgId}` } };
+    const id = level === "root" ? ctx.tenant.rootWorkspaceId : ctx.tenant.defaultWorkspaceId;
+    const ws = await services.store.workspaces.get(ctx.tenant.orgId, id);
+    return { level, resource: { type: "workspace", id, name: ws.name } };
+  }
+  const resource = target.named.type === "host" ? target.chain[target.chain.length - 1]! : target.named;
+  return { level: target.level ?? "default", resource };
 }

@@ -17,6 +17,8 @@ const V2_METHODS: [RegExp, string[]][] = [
   [/^\/principals\/[^/]+\/$/, ["GET"]],
   // Gatehouse's own (the console's) endpoints.
   [/^\/access:explain\/$/, ["POST"]],
+  [/^\/access:explain-self\/$/, ["POST"]],
+  [/^\/access:organisation\/$/, ["GET"]],
   [/^\/access:permissions\/$/, ["GET"]],
   [/^\/access:parity\/$/, ["GET"]],
 ];

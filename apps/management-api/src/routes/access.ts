@@ -7,7 +7,8 @@ import { contextOf, type RequestContext } from "../http/identity.js";
 import { forbidden } from "../http/problem.js";
 import { route, sendJson } from "../http/respond.js";
 import { parseBody } from "../http/validate.js";
-import { explainBody } from "../schemas/access.js";
+import { explainBody, explainSelfBody } from "../schemas/access.js";
+import { selfView } from "../access/explain-self.js";
 
 /** Explaining anyone's access reveals the whole organisation's grants: org admins and service accounts only. */
 function requireExplainer(ctx: RequestContext): void {
@@ -29,10 +30,20 @@ export function accessRoutes(services: Services): Router {
     }),
   );
 
+  // Any signed-in user may ask about their own access ("why can't I ...?"), and nobody else's.
+  router.post(
+    "/access\\:explain-self/",
+    route(async (req, res) => {
+      const ctx = contextOf(res);
+      const body = parseBody(explainSelfBody, req);
+      sendJson(res, 200, selfView(await explainAccess(services, index, ctx, { ...body, subject: { type: "user", id: ctx.caller.userId } })));
+    }),
+  );
+
+  // The schema's permission catalogue holds no tenant data: every signed-in user may read it (the self-service picker).
   router.get(
     "/access\\:permissions/",
     route(async (_req, res) => {
-      requireExplainer(contextOf(res));
       sendJson(res, 200, {
         data: index.list.map((p) => ({ name: p.name, v1: p.v1, pattern: p.pattern, pattern_name: p.patternName, checked_at: p.checkedAt, granted: p.granted })),
       });

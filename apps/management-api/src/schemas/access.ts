@@ -26,9 +26,29 @@ export const explainBody = z
   .meta({ id: "AccessExplainRequest" });
 export type ExplainBody = z.output<typeof explainBody>;
 
+/** The caller's own access: the explain request without a subject. */
+export const explainSelfBody = explainBody.omit({ subject: true }).meta({ id: "AccessExplainSelfRequest" });
+
 const namedRef = z.object({ type: z.string(), id: z.string(), name: z.string().nullable() });
 const levelEnum = z.enum(["tenant", "root", "default"]);
 const explainNode: z.ZodType = z.lazy(() => z.object({ kind: z.string(), label: z.string(), allowed: z.boolean(), children: z.array(explainNode) }));
+
+const explainFix = z.object({
+  permission: z.string(),
+  role: namedRef.nullable(),
+  new_role: z.object({ name: z.string(), description: z.string(), permissions: z.array(z.string()) }).nullable(),
+  subject: namedRef,
+  resource: namedRef,
+  preview: z.object({
+    also_grants: z.array(z.string()),
+    also_members: z.array(z.string()),
+    also_members_total: z.number().int(),
+    also_reaches: z.array(z.string()),
+    also_reaches_total: z.number().int(),
+  }),
+  steps: z.array(z.object({ method: z.enum(["POST", "PUT"]), path: z.string(), body: z.unknown() })),
+  undo_roles: z.array(z.string()),
+});
 
 export const explainResult = z
   .object({
@@ -50,9 +70,15 @@ export const explainResult = z
     summary: z.string(),
     evaluator_summary: z.string(),
     suggestions: z.array(z.object({ permission: z.string(), role: namedRef, resource: namedRef, subject: namedRef })),
+    fixes: z.array(explainFix),
     tree: explainNode,
   })
   .meta({ id: "AccessExplanation" });
+
+export const explainSelfResult = explainResult
+  .pick({ allowed: true, revision: true, consistency_token: true, subject: true, resource: true, permission: true, grants: true, summary: true })
+  .extend({ ask: z.array(z.string()) })
+  .meta({ id: "AccessSelfExplanation" });
 
 export const permissionListSchema = z
   .object({
