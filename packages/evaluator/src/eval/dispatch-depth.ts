@@ -58,7 +58,9 @@ export function guardDispatchDepth(evaluation: WalkEvaluation, target: number, m
   // A subject's pass holds until the next write (`mutations` counts every add or remove that changes the graph).
   let passes = passed.get(graph);
   if (!passes || passes.mutations !== graph.mutations) passed.set(graph, (passes = { mutations: graph.mutations, keys: new Set() }));
-  const passKey = `${subject.code},${subject.wildcardNode},${target},${maxDepth}`;
+  // Keyed by node and relation, not by code: every subject set that appears in no relationship
+  // shares the code NOT_FOUND, and one's pass must not stand for another's.
+  const passKey = `${subject.typeIndex},${subject.node},${subject.relationSlot},${subject.wildcardNode},${target},${maxDepth}`;
   if (passes.keys.has(passKey)) return;
   const index = reverseIndexOf(graph.model);
   const triggers = index.triggersFor(target);

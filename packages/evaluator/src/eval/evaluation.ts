@@ -136,9 +136,11 @@ export class Evaluation {
       // progress, undecided or out of depth. Relations without subject sets (leaves) end here.
       if (this.hasTuple(node, slot)) return true;
       if (this.leaf[slot] === 1) return false;
-    } else if (s.op!.k === "slot") {
+    } else if (s.op!.k === "slot" && slot !== subject.relationSlot) {
       // A permission that only names another (`view = member`) is an alias in SpiceDB's check: no
       // dispatch, no depth, and no memo entry of its own (the named slot's entry stands for it).
+      // Not when the subject is a set of that very permission: SpiceDB then dispatches the alias
+      // (it must look for the subject set there), which costs a level.
       return this.evalSlot(node, s.op!.slot, depth);
     }
     const memo = this.memo ?? (this.memo = this.own = acquireMemo());
@@ -294,16 +296,23 @@ export class Evaluation {
     throw error;
   }
 
-  /** Does the batch of `slot` among `sets` find the subject before dispatching further (itself, a direct or wildcard tuple)? */
+  /**
+   * Does the batch of `slot` among `sets` find the subject before dispatching further: the subject
+   * set itself, a direct or wildcard tuple of a relation, or, for an alias, the subject set of the
+   * relation it names (SpiceDB tests a computed reference's target against the subject before
+   * dispatching it; the named relation's tuples need that dispatch).
+   */
   private foundAtFirstLevel(sets: Iterable<number>, slot: number): boolean {
     const { graph, subject } = this;
-    const stored = this.slots[slot]!.stored;
+    const named = this.slots[slot]!;
+    const stored = named.stored;
+    const aliased = !stored && named.op!.k === "slot" ? named.op!.slot : -1;
     const forward = graph.forward[slot]!;
     for (const code of sets) {
       const u = -code - 1;
       if (graph.usersetSlot[u] !== slot) continue;
       const node = graph.usersetNode[u]!;
-      if (slot === subject.relationSlot && node === subject.node) return true;
+      if (node === subject.node && (slot === subject.relationSlot || aliased === subject.relationSlot)) return true;
       if (stored && (forward.has(node, subject.code) || (subject.wildcardNode >= 0 && forward.has(node, subject.wildcardNode)))) return true;
     }
     return false;
@@ -398,7 +407,8 @@ export class Evaluation {
     if (typeIndex < 0) return undefined;
     const slot = op.targetByType[typeIndex]!;
     const anchor = slot >= 0 ? this.index.anchorOf[slot]! : -1;
-    if (anchor < 0) return undefined;
+    // A subject set of the target permission holds it on its own object without the anchor.
+    if (anchor < 0 || slot === this.subject.relationSlot) return undefined;
     if (anchor === this.lastAnchor) return this.lastClosure;
     let closure = anchor === this.otherAnchor ? this.otherClosure : this.anchored?.get(anchor);
     if (!closure) {
