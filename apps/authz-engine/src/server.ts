@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import type { Model } from "@gatehouse/evaluator";
 import { compileRoleModel, compileRoleSchema, loadConfigDirectory, modelOf as roleConfigModel, type ConfigIdentity } from "@gatehouse/role-config";
-import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
+import { HealthService, inventoryTuples, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
 import { cachedProbe, createLogger, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import type { EngineContext } from "./commands/context.js";
 import { LookupCache } from "./commands/lookup-cache.js";
@@ -230,15 +230,22 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       strictUtf8Requests(acceptEncodedResponses(memoizeResponseBytes(KesselInventoryServiceService, ["check", "checkSelf", "checkForUpdate"]), ["streamedListObjects"])),
       inventoryService(ctx, resolved, deps),
     );
-    // relations-api's tuple replication (a management plane such as insights-rbac writing into Gatehouse).
+    // relations-api's tuple replication (a management plane such as insights-rbac writing into
+    // Gatehouse), under its own name and under inventory-api's, which took the RPCs over: one set of
+    // handlers, two wire definitions (the messages are the same but for field numbers).
     const tuples = tupleHandlers(store.replicated, ctx);
-    const tupleDeps: CallDeps = { ...deps, service: "kessel.relations.v1beta1.KesselTupleService" };
-    grpcServer.addService(strictUtf8Requests(relations.KesselTupleServiceService), {
-      createTuples: unary("CreateTuples", tupleDeps, tuples.createTuples),
-      deleteTuples: unary("DeleteTuples", tupleDeps, tuples.deleteTuples),
-      acquireLock: unary("AcquireLock", tupleDeps, tuples.acquireLock),
-      readTuples: serverStream("ReadTuples", tupleDeps, tuples.readTuples),
-    });
+    for (const [name, definition] of [
+      ["kessel.relations.v1beta1.KesselTupleService", relations.KesselTupleServiceService],
+      ["kessel.inventory.v1beta2.KesselTupleService", inventoryTuples.KesselTupleServiceService],
+    ] as const) {
+      const tupleDeps: CallDeps = { ...deps, service: name };
+      grpcServer.addService(strictUtf8Requests(definition), {
+        createTuples: unary("CreateTuples", tupleDeps, tuples.createTuples),
+        deleteTuples: unary("DeleteTuples", tupleDeps, tuples.deleteTuples),
+        acquireLock: unary("AcquireLock", tupleDeps, tuples.acquireLock),
+        readTuples: serverStream("ReadTuples", tupleDeps, tuples.readTuples),
+      });
+    }
     const kesselHealth = kesselHealthHandlers(readiness);
     const probeDeps: CallDeps = { ...deps, authenticator: probeAuthenticator, service: "kessel.inventory.v1.KesselInventoryHealthService" };
     grpcServer.addService(KesselInventoryHealthServiceService, {
