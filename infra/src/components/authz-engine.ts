@@ -7,7 +7,10 @@ import { ServiceComponent, type ServiceContext } from "./service-component.js";
 export const AUTHZ_ENGINE_PORT = 9091;
 export const AUTHZ_ENGINE_METRICS_PORT = 9000;
 
-/** gRPC kessel.inventory.v1beta2 on 9091 with grpc.health.v1; metrics and HTTP health on 9000. */
+/**
+ * gRPC kessel.inventory.v1beta2 on 9091 with grpc.health.v1; on 9000 (port `http`) inventory-api's
+ * HTTP/JSON interface under /api/kessel/ (browser access checks), metrics and HTTP health.
+ */
 export function authzEngine({ cfg, namespace, secretName, opts }: ServiceContext): ServiceComponent {
   const name = "authz-engine";
   return new ServiceComponent(
@@ -19,10 +22,10 @@ export function authzEngine({ cfg, namespace, secretName, opts }: ServiceContext
       settings: cfg.services[name],
       ports: [
         { name: "grpc", port: AUTHZ_ENGINE_PORT, appProtocol: "grpc" },
-        { name: "metrics", port: AUTHZ_ENGINE_METRICS_PORT, appProtocol: "http" },
+        { name: "http", port: AUTHZ_ENGINE_METRICS_PORT, appProtocol: "http" },
       ],
-      metrics: { port: "metrics", path: "/metrics" },
-      probes: grpcProbes(AUTHZ_ENGINE_PORT, "metrics"),
+      metrics: { port: "http", path: "/metrics" },
+      probes: grpcProbes(AUTHZ_ENGINE_PORT, "http"),
       env: [
         // Only what the engine reads (its schema: apps/authz-engine/src/settings.ts): its ports are
         // AUTHZ_GRPC_PORT / AUTHZ_METRICS_PORT, not PORT, and it uses no Redis.
