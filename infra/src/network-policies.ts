@@ -30,7 +30,10 @@ export function ingressRules(cfg: GatehouseConfig): Record<ServiceName, IngressS
     ],
     "authz-engine": [
       { ports: ["grpc"], from: [authzClients, gatehouse("management-api")] },
-      { ports: ["metrics"], from: [monitoring] },
+      // The HTTP/JSON checks (/api/kessel/v1beta2/checkself...) come from browsers through the ingress
+      // controller and from applications; the same port serves /metrics to monitoring.
+      { ports: ["http"], from: [namespace(cfg.ingressNamespace), authzClients] },
+      { ports: ["http"], from: [monitoring] },
     ],
     "workspace-cache": [
       { ports: ["http"], from: [authzClients] },

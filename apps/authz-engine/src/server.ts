@@ -3,12 +3,13 @@ import type { AddressInfo } from "node:net";
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import type { Model } from "@gatehouse/evaluator";
 import { compileRoleModel, compileRoleSchema, loadConfigDirectory, modelOf as roleConfigModel, type ConfigIdentity } from "@gatehouse/role-config";
-import { HealthService, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
-import { cachedProbe, createLogger, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { HealthService, inventoryTuples, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
+import { applyServerLimits, cachedProbe, createLogger, DEFAULT_HTTP_LIMITS, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { API_PREFIX, kesselHttpApi } from "./http/api.js";
 import type { EngineContext } from "./commands/context.js";
 import { LookupCache } from "./commands/lookup-cache.js";
 import { openWritePolicy, reporterWritePolicy } from "./commands/write-policy.js";
-import { resolveConfig, type EngineConfig, type ResolvedConfig } from "./config.js";
+import { resolveConfig, type EngineConfig } from "./config.js";
 import { EngineError } from "./errors.js";
 import { createAuthenticator, probeAuthenticator } from "./grpc/authn.js";
 import { serverStream, unary, type CallDeps } from "./grpc/calls.js";
@@ -52,10 +53,9 @@ function modelOf(config: EngineConfig): { model: Model; identity?: ConfigIdentit
   return { model: compileRoleModel(config.environment ?? "stage") };
 }
 
-function inventoryService(ctx: EngineContext, resolved: ResolvedConfig, deps: CallDeps): UntypedServiceImplementation {
-  const checks = checkHandlers(ctx, resolved.domain);
+function inventoryService(ctx: EngineContext, handlers: InventoryHandlers, deps: CallDeps): UntypedServiceImplementation {
+  const { checks, resources } = handlers;
   const lists = listHandlers(ctx);
-  const resources = resourceHandlers(ctx);
   return {
     check: unary("Check", deps, checks.check),
     checkForUpdate: unary("CheckForUpdate", deps, checks.checkForUpdate),
@@ -70,7 +70,15 @@ function inventoryService(ctx: EngineContext, resolved: ResolvedConfig, deps: Ca
   };
 }
 
+/** The unary handlers both ports serve (gRPC, and HTTP/JSON through http/api.ts). */
+interface InventoryHandlers {
+  checks: ReturnType<typeof checkHandlers>;
+  resources: ReturnType<typeof resourceHandlers>;
+}
+
 /**
+ * The engine's HTTP listener: inventory-api's HTTP/JSON interface under `/api/kessel/` (as upstream
+ * serves it beside `/metrics` on its one HTTP port), and the operational endpoints.
  * `/livez`: the process answers. `/readyz`: the snapshot is loaded, the engine is not stopping and
  * not reloading after its follower fell behind the feed's retention (EngineGraph.recovering),
  * so Check, CheckBulk, CheckSelf* and StreamedList* with minimize_latency are answered from memory.
@@ -78,10 +86,19 @@ function inventoryService(ctx: EngineContext, resolved: ResolvedConfig, deps: Ca
  * `/metrics`, refreshed on each scrape: degraded, not unready. `/role-config`: the active role
  * configuration's identity.
  */
-function metricsServer(metrics: EngineMetrics, readiness: Readiness, storeAnswers: () => Promise<boolean>, logger: Logger, identity: () => ConfigIdentity | undefined): HttpServer {
+function httpServerOf(
+  metrics: EngineMetrics,
+  readiness: Readiness,
+  storeAnswers: () => Promise<boolean>,
+  logger: Logger,
+  identity: () => ConfigIdentity | undefined,
+  api: ReturnType<typeof kesselHttpApi>,
+): HttpServer {
   return createHttpServer((request, response) => {
-    const path = (request.url ?? "/").split("?")[0];
-    if (request.method !== "GET") {
+    const path = (request.url ?? "/").split("?")[0] ?? "/";
+    if (path.startsWith(API_PREFIX)) {
+      api(request, response, path);
+    } else if (request.method !== "GET") {
       response.writeHead(405).end();
     } else if (path === "/metrics") {
       storeAnswers()
@@ -226,19 +243,27 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     };
 
     grpcServer = new Server({ "grpc.max_concurrent_streams": resolved.streams.maxPerConnection });
+    const handlers: InventoryHandlers = { checks: checkHandlers(ctx, resolved.domain), resources: resourceHandlers(ctx) };
     grpcServer.addService(
       strictUtf8Requests(acceptEncodedResponses(memoizeResponseBytes(KesselInventoryServiceService, ["check", "checkSelf", "checkForUpdate"]), ["streamedListObjects"])),
-      inventoryService(ctx, resolved, deps),
+      inventoryService(ctx, handlers, deps),
     );
-    // relations-api's tuple replication (a management plane such as insights-rbac writing into Gatehouse).
+    // relations-api's tuple replication (a management plane such as insights-rbac writing into
+    // Gatehouse), under its own name and under inventory-api's, which took the RPCs over: one set of
+    // handlers, two wire definitions (the messages are the same but for field numbers).
     const tuples = tupleHandlers(store.replicated, ctx);
-    const tupleDeps: CallDeps = { ...deps, service: "kessel.relations.v1beta1.KesselTupleService" };
-    grpcServer.addService(strictUtf8Requests(relations.KesselTupleServiceService), {
-      createTuples: unary("CreateTuples", tupleDeps, tuples.createTuples),
-      deleteTuples: unary("DeleteTuples", tupleDeps, tuples.deleteTuples),
-      acquireLock: unary("AcquireLock", tupleDeps, tuples.acquireLock),
-      readTuples: serverStream("ReadTuples", tupleDeps, tuples.readTuples),
-    });
+    for (const [name, definition] of [
+      ["kessel.relations.v1beta1.KesselTupleService", relations.KesselTupleServiceService],
+      ["kessel.inventory.v1beta2.KesselTupleService", inventoryTuples.KesselTupleServiceService],
+    ] as const) {
+      const tupleDeps: CallDeps = { ...deps, service: name };
+      grpcServer.addService(strictUtf8Requests(definition), {
+        createTuples: unary("CreateTuples", tupleDeps, tuples.createTuples),
+        deleteTuples: unary("DeleteTuples", tupleDeps, tuples.deleteTuples),
+        acquireLock: unary("AcquireLock", tupleDeps, tuples.acquireLock),
+        readTuples: serverStream("ReadTuples", tupleDeps, tuples.readTuples),
+      });
+    }
     const kesselHealth = kesselHealthHandlers(readiness);
     const probeDeps: CallDeps = { ...deps, authenticator: probeAuthenticator, service: "kessel.inventory.v1.KesselInventoryHealthService" };
     grpcServer.addService(KesselInventoryHealthServiceService, {
@@ -257,13 +282,16 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const server = grpcServer;
     const port = await new Promise<number>((resolve, reject) => server.bindAsync(`${resolved.host}:${resolved.port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
 
-    const http = (httpServer = metricsServer(
+    const api = kesselHttpApi({ ...handlers, health: kesselHealth, authenticator, logger, metrics: metrics.metrics });
+    const http = (httpServer = httpServerOf(
       metrics,
       readiness,
       cachedProbe(() => source.headRevision()),
       logger,
       () => activeIdentity,
+      api,
     ));
+    applyServerLimits(http, DEFAULT_HTTP_LIMITS);
     const metricsPort = await new Promise<number>((resolve, reject) => {
       http.once("error", reject);
       http.listen(resolved.metricsPort, resolved.host, () => resolve((http.address() as AddressInfo).port));

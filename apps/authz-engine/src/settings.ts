@@ -13,7 +13,7 @@ export const engineSettings = defineConfig("authz-engine", {
   }),
   ...roleConfigSettings,
   AUTHZ_GRPC_PORT: setting.port("gRPC port", 9091),
-  AUTHZ_METRICS_PORT: setting.port("HTTP port of `/metrics`, `/livez`, `/readyz`", 9092),
+  AUTHZ_METRICS_PORT: setting.port("HTTP port: inventory-api's HTTP/JSON interface under `/api/kessel/` (browser access checks), `/metrics`, `/livez`, `/readyz`", 9092),
   AUTHN_MODE: setting.custom<"unauthenticated" | "oidc" | undefined>(
     "`unauthenticated` (also `none`, as infra/ writes it) or `oidc` (bearer JWT in `authorization` metadata verified against AUTHN_OIDC_SERVER_URL's JWKS); unset: `oidc` when AUTHN_OIDC_SERVER_URL is set",
     undefined,

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { credentials, Metadata, status, type ServiceError } from "@grpc/grpc-js";
 import { encodeIdentityHeader } from "@gatehouse/auth";
-import { Allowed, relations, WriteVisibility } from "@gatehouse/proto";
+import { Allowed, inventoryTuples, relations, WriteVisibility } from "@gatehouse/proto";
 import type { Tenant } from "@gatehouse/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, host, principal, rejection, startEngine, workspace, type RunningEngine } from "./helpers.js";
@@ -266,5 +266,59 @@ describe("KesselTupleService", () => {
       expect(error.details).not.toContain("xxxxxxxxxx");
     }
     expect(await workspaceTuples("ws-1")).toEqual([]);
+  });
+});
+
+describe("kessel.inventory.v1beta2.KesselTupleService (inventory-api's name for the same RPCs)", () => {
+  let v1beta2: inventoryTuples.KesselTupleServiceClient;
+  beforeAll(() => {
+    v1beta2 = new inventoryTuples.KesselTupleServiceClient(`127.0.0.1:${engine.port}`, credentials.createInsecure());
+  });
+  afterAll(() => v1beta2?.close());
+
+  function v1beta2Call<Res>(method: Unary, request: object): Promise<Res> {
+    const fn = v1beta2[method] as unknown as (r: object, cb: (e: ServiceError | null, res: Res) => void) => void;
+    return new Promise((resolve, reject) => fn.call(v1beta2, request, (error, response) => (error ? reject(error) : resolve(response))));
+  }
+  async function v1beta2Read(request: Partial<inventoryTuples.ReadTuplesRequest>): Promise<inventoryTuples.ReadTuplesResponse[]> {
+    const out: inventoryTuples.ReadTuplesResponse[] = [];
+    for await (const item of v1beta2.readTuples(inventoryTuples.ReadTuplesRequest.fromPartial(request))) out.push(item as inventoryTuples.ReadTuplesResponse);
+    return out;
+  }
+
+  it("writes, reads, fences and deletes the same tuples as kessel.relations.v1beta1 (one implementation)", async () => {
+    const ws = randomUUID();
+    const written = await v1beta2Call<inventoryTuples.CreateTuplesResponse>("createTuples", inventoryTuples.CreateTuplesRequest.fromPartial({ tuples: replicatedGrant(ws, `b-${ws}`) }));
+    // Field 1 in inventory-api's response (2 in relations-api's): decoded, the token is there.
+    expect(written.consistencyToken?.token).toBeTruthy();
+    expect(await aliceViews(ws)).toBe(true);
+
+    const viaInventory = await v1beta2Read({ filter: { resourceNamespace: "rbac", resourceType: "workspace", resourceId: ws } });
+    const viaRelations = await workspaceTuples(ws);
+    expect(viaInventory.map((r) => r.tuple)).toEqual(viaRelations.map((r) => r.tuple));
+    expect(viaInventory).toHaveLength(2);
+
+    // The same rules: an existing tuple without upsert, and a fenced write with a superseded token.
+    expect((await rejection(v1beta2Call("createTuples", { tuples: replicatedGrant(ws, `b-${ws}`) }))).code).toBe(status.ALREADY_EXISTS);
+    const first = await v1beta2Call<inventoryTuples.AcquireLockResponse>("acquireLock", { lockId: `lock-${ws}` });
+    await lock(`lock-${ws}`);
+    const fenced = await rejection(
+      v1beta2Call("deleteTuples", { filter: { resourceNamespace: "rbac", resourceType: "workspace", resourceId: ws }, fencingCheck: { lockId: `lock-${ws}`, lockToken: first.lockToken } }),
+    );
+    expect(fenced.code).toBe(status.FAILED_PRECONDITION);
+    expect(await workspaceTuples(ws)).toHaveLength(2);
+
+    const deleted = await v1beta2Call<inventoryTuples.DeleteTuplesResponse>("deleteTuples", { filter: { resourceNamespace: "rbac", resourceType: "workspace", resourceId: ws } });
+    expect(deleted.consistencyToken?.token).toBeTruthy();
+    expect(await workspaceTuples(ws)).toEqual([]);
+  });
+
+  it("refuses the same bad input with INVALID_ARGUMENT and writes nothing", async () => {
+    const ws = randomUUID();
+    const bad = await rejection(v1beta2Call("createTuples", { tuples: [tuple(ref("rbac", "workspace", ws), "", ref("rbac", "tenant", "redhat/repl-org"))] }));
+    expect(bad.code).toBe(status.INVALID_ARGUMENT);
+    expect((await rejection(v1beta2Call("deleteTuples", { filter: {} }))).code).toBe(status.INVALID_ARGUMENT);
+    expect((await rejection(v1beta2Call("acquireLock", { lockId: "" }))).code).toBe(status.INVALID_ARGUMENT);
+    expect(await workspaceTuples(ws)).toEqual([]);
   });
 });

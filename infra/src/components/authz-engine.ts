@@ -8,7 +8,10 @@ import { type EnvSpec, ServiceComponent, type ServiceContext, type VolumeSpec } 
 export const AUTHZ_ENGINE_PORT = 9091;
 export const AUTHZ_ENGINE_METRICS_PORT = 9000;
 
-/** gRPC kessel.inventory.v1beta2 on 9091 with grpc.health.v1; metrics and HTTP health on 9000. */
+/**
+ * gRPC kessel.inventory.v1beta2 on 9091 with grpc.health.v1; on 9000 (port `http`) inventory-api's
+ * HTTP/JSON interface under /api/kessel/ (browser access checks), metrics and HTTP health.
+ */
 export function authzEngine({ cfg, namespace, secretName, hasReadReplica, before, opts }: ServiceContext): ServiceComponent {
   const name = "authz-engine";
   const checkpoints = checkpointSetup(cfg);
@@ -21,10 +24,10 @@ export function authzEngine({ cfg, namespace, secretName, hasReadReplica, before
       settings: cfg.services[name],
       ports: [
         { name: "grpc", port: AUTHZ_ENGINE_PORT, appProtocol: "grpc" },
-        { name: "metrics", port: AUTHZ_ENGINE_METRICS_PORT, appProtocol: "http" },
+        { name: "http", port: AUTHZ_ENGINE_METRICS_PORT, appProtocol: "http" },
       ],
-      metrics: { port: "metrics", path: "/metrics" },
-      probes: grpcProbes(AUTHZ_ENGINE_PORT, "metrics", ENGINE_START_BUDGET_SECONDS),
+      metrics: { port: "http", path: "/metrics" },
+      probes: grpcProbes(AUTHZ_ENGINE_PORT, "http", ENGINE_START_BUDGET_SECONDS),
       env: [
         // Only what the engine reads (its schema: apps/authz-engine/src/settings.ts): its ports are
         // AUTHZ_GRPC_PORT / AUTHZ_METRICS_PORT, not PORT, and it uses no Redis.

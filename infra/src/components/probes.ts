@@ -26,14 +26,14 @@ export function httpProbes(port: string): ProbeSet {
 /**
  * The authz-engine: readiness uses the standard `grpc.health.v1.Health` service on the gRPC port, which
  * reports SERVING only once the graph snapshot is loaded and the change feed is healthy. Liveness and
- * startup use the HTTP `/livez` of the metrics port, so a long snapshot load or a lagging feed keeps the
+ * startup use the HTTP `/livez` of the engine's HTTP port, so a long snapshot load or a lagging feed keeps the
  * pod out of rotation but never gets it restarted.
  */
-export function grpcProbes(grpcPort: number, metricsPort: string, startBudgetSeconds: number): ProbeSet {
+export function grpcProbes(grpcPort: number, httpPort: string, startBudgetSeconds: number): ProbeSet {
   const period = 5;
   return {
-    liveness: { httpGet: { path: "/livez", port: metricsPort }, ...timing, failureThreshold: 3 },
+    liveness: { httpGet: { path: "/livez", port: httpPort }, ...timing, failureThreshold: 3 },
     readiness: { grpc: { port: grpcPort }, ...timing, failureThreshold: 2 },
-    startup: { httpGet: { path: "/livez", port: metricsPort }, periodSeconds: period, timeoutSeconds: 2, failureThreshold: Math.ceil(startBudgetSeconds / period) },
+    startup: { httpGet: { path: "/livez", port: httpPort }, periodSeconds: period, timeoutSeconds: 2, failureThreshold: Math.ceil(startBudgetSeconds / period) },
   };
 }

@@ -89,11 +89,11 @@ export const SERVICES: Record<ServiceName, ServiceExpectation> = {
     callers: { 8000: [`namespace:${COMMON.ingressNamespace}`, "authz-clients", monitoring] },
   },
   "authz-engine": {
-    ports: { grpc: 9091, metrics: 9000 },
+    ports: { grpc: 9091, http: 9000 },
     metricsPort: 9000,
     probes: "grpc",
     secretEnv: { DATABASE_URL: "database-url", DATABASE_READ_URL: "database-read-url" },
-    callers: { 9091: ["authz-clients", "gatehouse:management-api"], 9000: [monitoring] },
+    callers: { 9091: ["authz-clients", "gatehouse:management-api"], 9000: [`namespace:${COMMON.ingressNamespace}`, "authz-clients", monitoring] },
   },
   "workspace-cache": {
     ports: { http: 8001 },

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeDescriptors } from "./write-descriptors.mjs";
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const committedDir = join(packageDir, "src", "gen");
@@ -28,6 +29,7 @@ try {
   execFileSync(buf, ["generate", "--output", freshDir], { cwd: packageDir, stdio: "inherit" });
   // buf writes to <output>/<plugin out>, i.e. <freshDir>/src/gen.
   const freshGen = join(freshDir, "src", "gen");
+  writeDescriptors(freshGen);
   const committed = listFiles(committedDir);
   const fresh = listFiles(freshGen);
   const problems = [];

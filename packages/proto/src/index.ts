@@ -80,6 +80,8 @@ export {
 } from "./gen/grpc/health/v1/health.js";
 export { Status } from "./gen/google/rpc/status.js";
 export * as relations from "./relations.js";
+export * as inventoryTuples from "./inventory-tuples.js";
+export { protoJsonCodec, ProtoJsonError, type BinaryMessageFns, type ProtoJsonCodec } from "./json.js";
 
 /**
  * The `.proto` sources these messages were generated from (shipped with the package), for servers
@@ -91,5 +93,6 @@ export const SERVICE_PROTO_FILES = [
   "kessel/inventory/v1beta2/inventory_service.proto",
   "kessel/inventory/v1/health.proto",
   "kessel/relations/v1beta1/relation_tuples.proto",
+  "kessel/inventory/v1beta2/tuple_service.proto",
   "grpc/health/v1/health.proto",
 ] as const;

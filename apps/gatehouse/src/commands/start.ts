@@ -12,7 +12,7 @@ export function registerStartCommand(program: Command): void {
     .option("--http-port <port>", "management API port (env PORT, default 8000)")
     .option("--grpc-port <port>", "authz-engine gRPC port (env GRPC_PORT, default 9091)")
     .option("--cache-port <port>", "workspace-cache port (env WORKSPACE_CACHE_PORT, default 8001)")
-    .option("--metrics-port <port>", "authz-engine metrics port (env METRICS_PORT, default 9092)")
+    .option("--metrics-port <port>", "authz-engine HTTP port: HTTP/JSON checks, metrics (env METRICS_PORT, default 9092)")
     .option("--host <host>", "interface to listen on (env HOST, default 127.0.0.1)")
     .option("--no-seed", "do not seed the demo organisation")
     .option(

@@ -20,7 +20,7 @@ export function startBanner(running: RunningGatehouse, config: StartConfig): str
     `  console          http://${host}:${http}/console/   (access explorer, workspace tree, migration parity, playground)`,
     `  authz-engine     ${host}:${grpc}  gRPC kessel.inventory.v1beta2 (plaintext h2c, unauthenticated)`,
     `  workspace-cache  http://${host}:${cache}/api/rbac/v2/workspaces/?type=root`,
-    `  engine metrics   http://${host}:${metrics}/metrics`,
+    `  engine HTTP      http://${host}:${metrics}/api/kessel/v1beta2/   (inventory-api's HTTP/JSON checks; /metrics)`,
     `  store            ${backend}`,
     `  cache            ${cacheBackend}`,
   ];
@@ -43,6 +43,9 @@ export function startBanner(running: RunningGatehouse, config: StartConfig): str
       "  # 3. StreamedListObjects: which workspaces may bob see hosts in?",
       `  pnpm gatehouse list --target ${host}:${grpc} --type rbac/workspace --relation inventory_host_view --subject bob`,
       `  grpcurl -plaintext -d '{"object_type":{"resource_type":"workspace","reporter_type":"rbac"},"relation":"inventory_host_view","subject":{"resource":{"resource_type":"principal","resource_id":"${config.domain}/bob","reporter":{"type":"rbac"}}}}' ${host}:${grpc} kessel.inventory.v1beta2.KesselInventoryService/StreamedListObjects`,
+      "",
+      "  # 4. What a browser front end asks (HTTP/JSON, as inventory-api serves it): may carol edit patch systems in Production?",
+      `  curl -s -H 'x-rh-identity: ${demoIdentityHeader(demo.orgId, "carol", false)}' -H 'content-type: application/json' -d '{"object":{"resourceType":"workspace","resourceId":"${production}","reporter":{"type":"rbac"}},"relation":"patch_system_edit"}' http://${host}:${metrics}/api/kessel/v1beta2/checkself`,
     );
   }
   lines.push("", "Press Ctrl+C to stop.", "");

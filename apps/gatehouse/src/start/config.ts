@@ -54,7 +54,7 @@ export const startSettings = defineConfig("start", {
   PORT: setting.port("management API port", 8000),
   GRPC_PORT: setting.port("authz-engine gRPC port", 9091),
   WORKSPACE_CACHE_PORT: setting.port("workspace-cache port", 8001),
-  METRICS_PORT: setting.port("authz-engine metrics port", 9092),
+  METRICS_PORT: setting.port("authz-engine HTTP port (inventory-api's HTTP/JSON checks under `/api/kessel/`, metrics)", 9092),
   GATEHOUSE_DOMAIN: storeSettings.GATEHOUSE_DOMAIN,
   GATEHOUSE_ENV: storeSettings.GATEHOUSE_ENV,
   ...roleConfigSettings,
