@@ -54,6 +54,10 @@ export interface ManagementApiConfig {
   /** How often expired time-bound grants are deleted from the store, ms; 0 = never. */
   expiredGrantSweepIntervalMs: number;
   logLevel?: string;
+  /** Applications whose permissions custom roles may hold (v1 `allowed_only`); undefined = every application. */
+  roleCreateAllowList?: string[];
+  /** The source commit `/api/rbac/v1/status/` reports. */
+  buildCommit: string;
   /** Timeouts and the connection cap of the HTTP server. */
   http: HttpServerLimits;
 }
@@ -74,6 +78,7 @@ export const DEFAULT_CONFIG: ManagementApiConfig = {
   http: DEFAULT_HTTP_LIMITS,
   shutdownTimeoutMs: 10_000,
   expiredGrantSweepIntervalMs: 60_000,
+  buildCommit: "unknown",
 };
 
 export { ConfigError };
@@ -113,6 +118,17 @@ export const managementSettings = defineConfig("management-api", {
     default: DEFAULT_CONFIG.expiredGrantSweepIntervalMs,
     min: 0,
   }),
+  ROLE_CREATE_ALLOW_LIST: setting.custom<string[] | undefined>(
+    "comma list of applications whose permissions custom roles may hold (insights-rbac's setting; `allowed_only=true` of v1 `/permissions/`)",
+    undefined,
+    "unset → every application of the role configuration",
+    (value) =>
+      value
+        .split(",")
+        .map((app) => app.trim())
+        .filter((app) => app !== ""),
+  ),
+  BUILD_COMMIT: setting.string("source commit of this build, reported by `/api/rbac/v1/status/`", { default: DEFAULT_CONFIG.buildCommit }),
   ...httpServerSettings,
   ...processSettings,
   ...tracingSettings,
@@ -152,6 +168,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ManagementA
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     expiredGrantSweepIntervalMs: v.EXPIRED_GRANT_SWEEP_INTERVAL_MS,
     logLevel: v.LOG_LEVEL,
+    ...(v.ROLE_CREATE_ALLOW_LIST ? { roleCreateAllowList: v.ROLE_CREATE_ALLOW_LIST } : {}),
+    buildCommit: v.BUILD_COMMIT,
     http: httpServerLimits(v),
   };
 }

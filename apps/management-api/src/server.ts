@@ -27,6 +27,7 @@ import { groupRoutes, principalRoutes } from "./routes/groups.js";
 import { roleBindingRoutes } from "./routes/role-bindings.js";
 import { roleRoutes } from "./routes/roles.js";
 import { v1Routes } from "./routes/v1.js";
+import { v1PermissionRoutes, v1PublicRoutes } from "./routes/v1-catalogue.js";
 import { workspaceRoutes } from "./routes/workspaces.js";
 
 export const API_V2_PREFIX = "/api/rbac/v2";
@@ -170,6 +171,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   app.get(`${API_V2_PREFIX}/openapi.json`, (_req, res) => {
     res.json(buildOpenApiDocument());
   });
+  app.use(API_V1_PREFIX, v1PublicRoutes(config));
 
   app.use(CONSOLE_PREFIX, consoleStatic(options.consoleDir === undefined ? defaultConsoleDir() : options.consoleDir));
   app.use(observeRequest!);
@@ -233,7 +235,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     });
     if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
     v2.use(v2MethodNotAllowed, workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services), accessRoutes(services));
-    v1.use(groupRoutes(services), principalRoutes(services), v1Routes(services));
+    v1.use(groupRoutes(services), principalRoutes(services), v1Routes(services), v1PermissionRoutes(services));
     const listening = createBoundedHttpServer(app, config.http);
     listening.listen(config.port, config.host);
     server = listening;

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startApp, type TestApp } from "./helpers.js";
 import { CaseRun, loadCaseFiles } from "./conformance/runner.js";
 
-// insights-rbac's own v2 view tests as data, replayed over HTTP on each backend.
+// insights-rbac's own v2 and v1 view tests as data, replayed over HTTP on each backend.
 const files = loadCaseFiles();
 const backends: ("pglite" | "pg")[] = process.env["CI"] || process.env["DATABASE_URL"] ? ["pglite", "pg"] : ["pglite"];
 

@@ -5,7 +5,7 @@ import { parse } from "yaml";
 
 /**
  * Validates every /api/rbac/v2 and /api/rbac/v1 answer the tests receive against insights-rbac's
- * own v2 and v1 OpenAPI documents (vendored in fixtures/insights-rbac/, sources in its README).
+ * own v2 and v1 OpenAPI documents (v2 vendored in fixtures/insights-rbac/, v1 in ../openapi/; sources in their READMEs).
  * Where a document contradicts insights-rbac's code, the code is followed and the difference is
  * listed, with its reason, in fixtures/insights-rbac/openapi-exceptions.json — the one reviewed
  * list (an entry without `document` is about the v2 document).
@@ -77,9 +77,9 @@ export function reportOpenApiStats(): void {
   if (statsFile) appendFileSync(statsFile, `${JSON.stringify({ ...openApiStats, v1: openApiStatsV1 })}\n`);
 }
 
-function loadDocument(name: DocumentName, file: string, prefix: string, stats: Stats) {
-  const text = readFileSync(new URL(file, FIXTURES), "utf8");
-  const spec = (file.endsWith(".json") ? JSON.parse(text) : parse(text)) as Spec;
+function loadDocument(name: DocumentName, file: URL, prefix: string, stats: Stats) {
+  const text = readFileSync(file, "utf8");
+  const spec = (file.pathname.endsWith(".json") ? JSON.parse(text) : parse(text)) as Spec;
   const patched = withExceptions(name, spec);
   ajv.addSchema(spec as object, name);
   ajv.addSchema(patched as object, `${name}-patched`);
@@ -90,7 +90,11 @@ function loadDocument(name: DocumentName, file: string, prefix: string, stats: S
   return { name, prefix, spec, patched, templates, stats };
 }
 
-const documents = [loadDocument("v2", "openapi-v2.yaml", "/api/rbac/v2", openApiStats), loadDocument("v1", "openapi-v1.json", "/api/rbac/v1", openApiStatsV1)];
+// The v1 document is the one the service serves at /api/rbac/v1/openapi.json (vendored beside the sources).
+const documents = [
+  loadDocument("v2", new URL("openapi-v2.yaml", FIXTURES), "/api/rbac/v2", openApiStats),
+  loadDocument("v1", new URL("../openapi/insights-rbac-v1.json", import.meta.url), "/api/rbac/v1", openApiStatsV1),
+];
 
 const pointer = (part: string) => part.replace(/~/g, "~0").replace(/\//g, "~1");
 const compiled = new Map<string, ValidateFunction>();

@@ -3,7 +3,7 @@ import type { SchemaAst } from "@gatehouse/role-config";
 import { defaultAssetTypes, permissionLevelsFromCatalog, roleGrants } from "@gatehouse/rbac";
 import { loadConfigDirectory, loadRoleConfig, modelOf, type ConfigIdentity, type Environment, type RoleConfig, type RoleDefinition } from "@gatehouse/role-config";
 import type { SystemRoleDefinition } from "@gatehouse/store";
-import { createPermissionCatalogue, type PermissionCatalogue, type PermissionScope } from "./catalogue.js";
+import { createPermissionCatalogue, permissionRecord, type PermissionCatalogue, type PermissionScope } from "./catalogue.js";
 
 /** What the management API takes from the role configuration of one environment. */
 export interface RoleConfiguration {
@@ -76,7 +76,18 @@ export function toSystemRole(role: RoleDefinition, scopeOf: (permission: string)
 
 /** Schema, permission catalogue and system roles of a loaded configuration. */
 export function roleConfigurationOf(config: RoleConfig): RoleConfiguration {
-  const permissions = Object.entries(config.permissions).flatMap(([app, resources]) => Object.entries(resources).flatMap(([resource, verbs]) => verbs.map((v) => `${app}:${resource}:${v.verb}`)));
+  // As insights-rbac seeds them: `requires` names verbs of the same application and resource.
+  const permissions = Object.entries(config.permissions).flatMap(([app, resources]) =>
+    Object.entries(resources).flatMap(([resource, verbs]) =>
+      verbs.map((v) =>
+        permissionRecord(
+          `${app}:${resource}:${v.verb}`,
+          v.description ?? "",
+          verbs.filter((other) => other.verb !== v.verb && (v.requires ?? []).includes(other.verb)).map((other) => `${app}:${resource}:${other.verb}`),
+        ),
+      ),
+    ),
+  );
   const catalogue = createPermissionCatalogue(permissions, defaultScopeOf(), defaultOnlyOf());
   return {
     model: modelOf(config),

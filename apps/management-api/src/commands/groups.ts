@@ -56,7 +56,7 @@ async function groupDetail(services: Services, ctx: RequestContext, group: Group
   return { ...record, principals, roles, roleCount: roles.length };
 }
 
-async function groupRecord(services: Services, ctx: RequestContext, group: Group, memberIds?: string[]): Promise<GroupRecord> {
+export async function groupRecord(services: Services, ctx: RequestContext, group: Group, memberIds?: string[]): Promise<GroupRecord> {
   const members = memberIds ?? (await services.store.groups.members(ctx.tenant.orgId, group.id));
   return {
     uuid: group.id,
@@ -86,12 +86,6 @@ async function loadGroup(services: Services, ctx: RequestContext, id: string): P
     if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
     throw error;
   });
-}
-
-export async function listGroups(services: Services, ctx: RequestContext, name: string | undefined, page: { limit: number; offset: number }) {
-  await requireOnTenant(services, ctx, "rbac_groups_read");
-  const result = await services.store.groups.list(ctx.tenant.orgId, { ...(name ? { name } : {}), limit: page.limit, offset: page.offset });
-  return { count: result.count, data: await Promise.all(result.data.map((g) => groupRecord(services, ctx, g))) };
 }
 
 export async function getGroup(services: Services, ctx: RequestContext, id: string): Promise<GroupDetail> {

@@ -1,6 +1,7 @@
 import { isStoreError, type Workspace, type WorkspaceListQuery, type WorkspaceType, type Written } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { ApiError, badRequest, forbidden, workspaceNotFound } from "../http/problem.js";
+import { UUID_PATTERN } from "../schemas/common.js";
 import { canOnWorkspace, graphReady, isAdmin, settled, type Services } from "./services.js";
 
 export interface WorkspaceRecord {
@@ -129,6 +130,22 @@ function rootPeerRule(services: Services, parent: Workspace): void {
   }
 }
 
+/**
+ * The create check as insights-rbac runs it, before the body is validated: `create` on the
+ * parent the body names (when it is one of the tenant's workspaces) or on the Default Workspace.
+ * An unknown or malformed parent is left to validation, which reports it.
+ */
+export async function authorizeWorkspaceCreate(services: Services, ctx: RequestContext, body: unknown): Promise<void> {
+  const named = typeof body === "object" && body !== null ? (body as { parent_id?: unknown }).parent_id : undefined;
+  const parentId = typeof named === "string" && UUID_PATTERN.test(named) ? named.toLowerCase() : named == null ? ctx.tenant.defaultWorkspaceId : null;
+  if (parentId === null) return;
+  const parent = await services.store.workspaces.get(ctx.tenant.orgId, parentId).catch((error: unknown) => {
+    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) return null;
+    throw error;
+  });
+  if (parent && !(await canOnWorkspace(services, ctx, parent.id, "create"))) throw forbidden();
+}
+
 export async function createWorkspace(
   services: Services,
   ctx: RequestContext,
@@ -163,15 +180,17 @@ export interface WorkspaceChange {
   parentId?: string | null | undefined;
 }
 
-/** PUT (`replace`: name required, parent_id required for standard/default) and PATCH. */
+/** The workspace a PUT or PATCH changes, once the caller may edit it (checked before the body, as upstream). */
+export const workspaceToEdit = (services: Services, ctx: RequestContext, id: string): Promise<Workspace> => loadAuthorized(services, ctx, id, "edit");
+
+/** PUT (`replace`: name required, parent_id required for standard/default) and PATCH of a workspace from `workspaceToEdit`. */
 export async function updateWorkspace(
   services: Services,
   ctx: RequestContext,
-  id: string,
+  ws: Workspace,
   change: WorkspaceChange,
   replace: boolean,
 ): Promise<Written<WorkspaceRecord> | { value: WorkspaceRecord; revision: null }> {
-  const ws = await loadAuthorized(services, ctx, id, "edit");
   if (ws.type === "root") throw badRequest("The root workspace cannot be updated.");
   if (ws.type === "ungrouped-hosts") throw badRequest("The ungrouped-hosts workspace cannot be updated.");
   if (replace && change.parentId === undefined) throw badRequest("This field is required.", "parent_id");

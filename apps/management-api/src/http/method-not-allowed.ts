@@ -34,5 +34,10 @@ export function v2MethodNotAllowed(req: Request, _res: Response, next: NextFunct
     next();
     return;
   }
-  next(new ApiError(405, [{ message: `Method "${req.method}" not allowed.`, field: "detail" }], { headers: { allow: [...entry[1], "HEAD", "OPTIONS"].join(", ") } }));
+  next(methodNotAllowed(req.method, entry[1]));
+}
+
+/** DRF's 405 for `method` on a path that answers `allowed`. */
+export function methodNotAllowed(method: string, allowed: readonly string[]): ApiError {
+  return new ApiError(405, [{ message: `Method "${method}" not allowed.`, field: "detail" }], { headers: { allow: [...allowed, "HEAD", "OPTIONS"].join(", ") } });
 }

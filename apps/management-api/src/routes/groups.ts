@@ -1,5 +1,6 @@
 import { Router } from "express";
-import { addGroupPrincipals, createGroup, deleteGroup, getGroup, groupPrincipals, listGroups, removeGroupPrincipals } from "../commands/groups.js";
+import { addGroupPrincipals, createGroup, deleteGroup, getGroup, groupPrincipals, removeGroupPrincipals } from "../commands/groups.js";
+import { listV1Groups } from "../commands/v1-group-list.js";
 import { getPrincipal, listPrincipals } from "../commands/principals.js";
 import type { Services } from "../commands/services.js";
 import { contextOf } from "../http/identity.js";
@@ -8,6 +9,7 @@ import { route, sendJson } from "../http/respond.js";
 import { parseBody, parseQuery } from "../http/validate.js";
 import { groupBody, groupListQuery, groupPrincipalsBody, groupPrincipalsDeleteQuery, groupPrincipalsListQuery } from "../schemas/groups.js";
 import { principalListQuery } from "../schemas/principals.js";
+import { v1GroupListQuery } from "./v1-group-query.js";
 
 export const PRINCIPAL_PAGE_MAX = 1000;
 
@@ -47,7 +49,7 @@ export function groupRoutes(services: Services): Router {
     route(async (req, res) => {
       const query = parseQuery(groupListQuery, req);
       const page = parseOffsetPage(query, PRINCIPAL_PAGE_MAX);
-      const result = await listGroups(services, contextOf(res), query.name, page);
+      const result = await listV1Groups(services, contextOf(res), v1GroupListQuery(req), page);
       sendJson(res, 200, offsetEnvelope(req, page, result.count, result.data));
     }),
   );

@@ -1,5 +1,5 @@
 import { Router } from "express";
-import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces, moveWorkspace, updateWorkspace } from "../commands/workspaces.js";
+import { authorizeWorkspaceCreate, createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces, moveWorkspace, updateWorkspace, workspaceToEdit } from "../commands/workspaces.js";
 import type { Services } from "../commands/services.js";
 import { contextOf } from "../http/identity.js";
 import { offsetEnvelope, parseOffsetPage } from "../http/pagination.js";
@@ -71,6 +71,8 @@ export function workspaceRoutes(services: Services): Router {
   router.post(
     "/workspaces/",
     route(async (req, res) => {
+      // insights-rbac refuses a caller without the right before it looks at the body.
+      await authorizeWorkspaceCreate(services, contextOf(res), req.body);
       const body = parseBody(workspaceCreateBody, req);
       const written = await createWorkspace(services, contextOf(res), {
         name: body.name,
@@ -93,11 +95,12 @@ export function workspaceRoutes(services: Services): Router {
   const update = (replace: boolean) =>
     route(async (req, res) => {
       const { id } = parseWith(workspaceIdParams, req.params);
+      const ws = await workspaceToEdit(services, contextOf(res), id);
       const body = replace ? parseBody(workspaceUpdateBody, req) : parseBody(workspacePatchBody, req);
       const written = await updateWorkspace(
         services,
         contextOf(res),
-        id,
+        ws,
         {
           name: body.name,
           description: body.description,

@@ -19,7 +19,7 @@ export const roleBody = z
       .max(175, "Ensure this field has no more than 175 characters.")
       .refine((name) => !name.includes("*"), "Role name must not contain asterisks (*)."),
     description: z.string().max(1000).nullable().optional(),
-    permissions: z.array(permissionSchema).min(1, "At least one permission is required.").max(1000),
+    permissions: z.array(permissionSchema).min(1, "permissions is required").max(1000),
   })
   .meta({ id: "RoleWrite" });
 

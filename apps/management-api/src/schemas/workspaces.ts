@@ -35,6 +35,9 @@ export const ancestorSchema = z.object({ id: z.string(), name: z.string(), paren
 export const workspaceDetailSchema = workspaceSchema.extend({ ancestry: z.array(ancestorSchema).optional() }).meta({ id: "WorkspaceDetail" });
 export const workspaceListSchema = offsetPageSchema(workspaceSchema, "WorkspaceList");
 
+// insights-rbac's wording lists the types as Python prints its list.
+const UPSTREAM_TYPE_ORDER = "['standard', 'default', 'root', 'ungrouped-hosts', 'all']";
+
 const typeFilter = z.string().transform((value, ctx) => {
   const types = value
     .split(",")
@@ -42,7 +45,7 @@ const typeFilter = z.string().transform((value, ctx) => {
     .filter((t) => t !== "");
   for (const type of types) {
     if (!(WORKSPACE_TYPE_FILTERS as readonly string[]).includes(type)) {
-      ctx.addIssue({ code: "custom", message: `'${type}' is not a valid workspace type. Valid types: ${WORKSPACE_TYPE_FILTERS.join(", ")}.` });
+      ctx.addIssue({ code: "custom", message: `type query parameter value '${echo(type)}' is invalid. Allowed values are ${UPSTREAM_TYPE_ORDER}.` });
       return z.NEVER;
     }
   }

@@ -1,0 +1,141 @@
+// GET /api/rbac/v1/groups/ with insights-rbac's filters (GroupFilter, get_group_queryset) and
+// ordering. An organisation's groups are few, so they are filtered and ordered in memory.
+import type { Group } from "@gatehouse/store";
+import type { RequestContext } from "../http/identity.js";
+import { ApiError, badRequest } from "../http/problem.js";
+import { echo, UUID_PATTERN } from "../schemas/common.js";
+import { groupRecord, type GroupRecord } from "./groups.js";
+import { isAdmin, requireOnTenant, type Services } from "./services.js";
+import { findPrincipalByUsername, validKey } from "./v1-access.js";
+
+export interface V1GroupListQuery {
+  name?: string | undefined;
+  nameMatch?: string | undefined;
+  uuid?: string | undefined;
+  roleNames?: string | undefined;
+  roleDiscriminator?: string | undefined;
+  principals?: string | undefined;
+  system?: string | undefined;
+  platformDefault?: string | undefined;
+  adminDefault?: string | undefined;
+  username?: string | undefined;
+  excludeUsername?: string | undefined;
+  orderBy?: string | undefined;
+}
+
+/** Orderings upstream's OrderingFilter accepts; any other `order_by` is ignored (default: name). */
+const ORDER_FIELDS = ["name", "modified", "principalCount", "policyCount"] as const;
+type OrderField = (typeof ORDER_FIELDS)[number];
+
+/** django-filter's BooleanFilter values; an empty value does not filter. */
+function booleanFilter(name: string, raw: string | undefined): boolean | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  const lower = raw.toLowerCase();
+  if (lower === "true" || lower === "1") return true;
+  if (lower === "false" || lower === "0") return false;
+  throw badRequest("Enter a valid boolean.", name);
+}
+
+const commaList = (raw: string) => raw.split(",").map((v) => v.trim().toLowerCase());
+
+type Listed = GroupRecord & { policyCount: number };
+
+function compareBy(field: OrderField, desc: boolean): (a: Listed, b: Listed) => number {
+  const sign = desc ? -1 : 1;
+  const byName = (a: Listed, b: Listed) => a.name.localeCompare(b.name, "en", { sensitivity: "base" }) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return (a, b) => {
+    const x = a[field];
+    const y = b[field];
+    const primary = field === "name" ? byName(a, b) : x < y ? -1 : x > y ? 1 : 0;
+    return sign * primary || byName(a, b);
+  };
+}
+
+export async function listV1Groups(services: Services, ctx: RequestContext, query: V1GroupListQuery, page: { limit: number; offset: number }): Promise<{ count: number; data: Listed[] }> {
+  await requireOnTenant(services, ctx, "rbac_groups_read");
+  const org = ctx.tenant.orgId;
+  if (query.username && query.excludeUsername) throw badRequest("Not possible to use both parameters [username, exclude_username].");
+  const nameMatch = query.name ? validKey("name_match", query.nameMatch ?? "partial", ["partial", "exact"], true) : undefined;
+  const uuids = query.uuid === undefined || query.uuid === "" ? undefined : query.uuid.split(",");
+  for (const id of uuids ?? []) if (!UUID_PATTERN.test(id)) throw new ApiError(400, [{ message: `${echo(id)} is not a valid UUID.`, field: "groups uuid filter" }]);
+  if (query.roleNames === "") throw new ApiError(400, [{ message: "No value of roles provided to filter groups!", field: "groups_filter" }]);
+  if (query.principals === "") throw new ApiError(400, [{ message: "No principals provided to filter groups!", field: "groups_filter" }]);
+  const discriminator = query.roleNames ? validKey("role_discriminator", query.roleDiscriminator ?? "any", ["any", "all"], true) : undefined;
+  const system = booleanFilter("system", query.system);
+  const platformDefault = booleanFilter("platform_default", query.platformDefault);
+  const adminDefault = booleanFilter("admin_default", query.adminDefault);
+
+  let groups = (await services.store.groups.list(org, { limit: -1 })).data;
+  if (query.username) {
+    // The principal's own groups, the platform-default group unless it is a service account,
+    // and the admin-default group when it is an org admin.
+    const principal = await findPrincipalByUsername(services, org, query.username);
+    if (!principal) throw badRequest(`No data found for principal with username '${echo(query.username)}'.`);
+    const own = new Set(await services.store.groups.groupsOf(org, principal.userId));
+    const isUser = principal.type === "user";
+    groups = groups.filter((g) => own.has(g.id) || (isUser && g.kind === "platform-default") || (isUser && principal.isOrgAdmin && g.kind === "admin-default"));
+  } else if (query.excludeUsername) {
+    const principal = await findPrincipalByUsername(services, org, query.excludeUsername);
+    const own = new Set(principal ? await services.store.groups.groupsOf(org, principal.userId) : []);
+    groups = groups.filter((g) => g.kind === "standard" && !own.has(g.id));
+  } else if (!isAdmin(ctx)) {
+    // As upstream: the admin-default group is listed to org admins only.
+    groups = groups.filter((g) => g.kind !== "admin-default");
+  }
+  if (query.name) {
+    const wanted = query.name.toLowerCase();
+    groups = groups.filter((g) => (nameMatch === "exact" ? g.name.toLowerCase() === wanted : g.name.toLowerCase().includes(wanted)));
+  }
+  if (uuids) {
+    const wanted = new Set(uuids.map((id) => id.toLowerCase()));
+    groups = groups.filter((g) => wanted.has(g.id));
+  }
+  if (query.principals) {
+    const members = await principalsOf(services, org, groups);
+    const wanted = commaList(query.principals);
+    groups = groups.filter((g) => wanted.every((name) => members.get(g.id)?.has(name)));
+  }
+  const roleNames = await roleNamesOf(services, org, groups);
+  if (query.roleNames) {
+    const wanted = commaList(query.roleNames);
+    groups = groups.filter((g) => {
+      const held = roleNames.get(g.id) ?? [];
+      const holds = (name: string) => held.some((r) => r.includes(name));
+      return discriminator === "all" ? wanted.every(holds) : wanted.some(holds);
+    });
+  }
+  const records: Listed[] = await Promise.all(groups.map(async (g) => ({ ...(await groupRecord(services, ctx, g)), policyCount: (roleNames.get(g.id)?.length ?? 0) > 0 ? 1 : 0 })));
+  const filtered = records.filter(
+    (r) =>
+      (system === undefined || r.system === system) && (platformDefault === undefined || r.platform_default === platformDefault) && (adminDefault === undefined || r.admin_default === adminDefault),
+  );
+  const order = query.orderBy ?? "name";
+  const field = order.replace(/^-/, "");
+  const known = (ORDER_FIELDS as readonly string[]).includes(field);
+  const sorted = filtered.sort(compareBy(known ? (field as OrderField) : "name", known && order.startsWith("-")));
+  const end = page.limit === -1 ? undefined : page.offset + page.limit;
+  return { count: sorted.length, data: sorted.slice(page.offset, end) };
+}
+
+/** Lower-cased role names bound to each group (through its v1 policy). */
+async function roleNamesOf(services: Services, org: string, groups: Group[]): Promise<Map<string, string[]>> {
+  const roles = new Map((await services.store.roles.list(org, { kinds: ["custom", "seeded"], limit: -1 })).data.map((r) => [r.id, r.name.toLowerCase()]));
+  const out = new Map<string, string[]>();
+  for (const g of groups) {
+    const ids = await services.store.v1.rolesOfGroup(org, g.id);
+    out.set(
+      g.id,
+      ids.map((id) => roles.get(id)).filter((n): n is string => n !== undefined),
+    );
+  }
+  return out;
+}
+
+/** Lower-cased usernames of each group's members. */
+async function principalsOf(services: Services, org: string, groups: Group[]): Promise<Map<string, Set<string>>> {
+  const all = (await services.store.principals.list(org, { limit: -1 })).data;
+  const names = new Map(all.map((p) => [p.userId, p.username.toLowerCase()]));
+  const out = new Map<string, Set<string>>();
+  for (const g of groups) out.set(g.id, new Set((await services.store.groups.members(org, g.id)).map((id) => names.get(id) ?? "")));
+  return out;
+}

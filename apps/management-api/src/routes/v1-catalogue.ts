@@ -1,0 +1,67 @@
+import { readFileSync } from "node:fs";
+import type { Request } from "express";
+import { Router } from "express";
+import type { ManagementApiConfig } from "../config.js";
+import type { Services } from "../commands/services.js";
+import { listV1Permissions, v1PermissionOptions, type V1PermissionFilter } from "../commands/v1-permissions.js";
+import { contextOf } from "../http/identity.js";
+import { methodNotAllowed } from "../http/method-not-allowed.js";
+import { offsetEnvelope, parseOffsetPage } from "../http/pagination.js";
+import { route, sendJson } from "../http/respond.js";
+import { param } from "./v1.js";
+
+const PERMISSION_PAGE_MAX = 1000;
+
+const permissionFilter = (req: Request): V1PermissionFilter => ({
+  application: param(req, "application"),
+  resourceType: param(req, "resource_type"),
+  verb: param(req, "verb"),
+  permission: param(req, "permission"),
+  excludeGlobals: param(req, "exclude_globals"),
+  excludeRoles: param(req, "exclude_roles"),
+  allowedOnly: param(req, "allowed_only"),
+});
+
+/** v1 `/permissions/` and `/permissions/options/`: the active role configuration's catalogue. */
+export function v1PermissionRoutes(services: Services): Router {
+  const router = Router({ strict: true, caseSensitive: true });
+  router.get(
+    "/permissions/",
+    route(async (req, res) => {
+      const page = parseOffsetPage({ limit: param(req, "limit"), offset: param(req, "offset") }, PERMISSION_PAGE_MAX);
+      const records = await listV1Permissions(services, contextOf(res), permissionFilter(req), param(req, "order_by"));
+      const end = page.limit === -1 ? undefined : page.offset + page.limit;
+      sendJson(res, 200, offsetEnvelope(req, page, records.length, records.slice(page.offset, end)));
+    }),
+  );
+  router.get(
+    "/permissions/options/",
+    route(async (req, res) => {
+      const values = await v1PermissionOptions(services, contextOf(res), param(req, "field"), permissionFilter(req));
+      // Without `limit`, upstream answers up to its maximum page.
+      const page = parseOffsetPage({ limit: param(req, "limit") ?? String(PERMISSION_PAGE_MAX), offset: param(req, "offset") }, PERMISSION_PAGE_MAX);
+      const end = page.limit === -1 ? undefined : page.offset + page.limit;
+      sendJson(res, 200, offsetEnvelope(req, page, values.length, values.slice(page.offset, end)));
+    }),
+  );
+  router.all(["/permissions/", "/permissions/options/"], (req, _res, next) => {
+    next(req.method === "OPTIONS" ? undefined : methodNotAllowed(req.method, ["GET"]));
+  });
+  return router;
+}
+
+const V1_DOCUMENT = new URL("../../openapi/insights-rbac-v1.json", import.meta.url);
+let v1Document: unknown;
+
+/** `/status/` and `/openapi.json`, which insights-rbac answers without authentication. */
+export function v1PublicRoutes(config: Pick<ManagementApiConfig, "buildCommit">): Router {
+  const router = Router({ strict: true, caseSensitive: true });
+  router.get("/status/", (_req, res) => {
+    res.json({ api_version: 1, commit: config.buildCommit });
+  });
+  router.get("/openapi.json", (_req, res) => {
+    v1Document ??= JSON.parse(readFileSync(V1_DOCUMENT, "utf8"));
+    res.json(v1Document);
+  });
+  return router;
+}

@@ -1,0 +1,19 @@
+import type { Request } from "express";
+import type { V1GroupListQuery } from "../commands/v1-group-list.js";
+import { param } from "./v1.js";
+
+/** The v1 group list's filters, read as upstream reads them (the last of a repeated parameter). */
+export const v1GroupListQuery = (req: Request): V1GroupListQuery => ({
+  name: param(req, "name"),
+  nameMatch: param(req, "name_match"),
+  uuid: param(req, "uuid"),
+  roleNames: param(req, "role_names"),
+  roleDiscriminator: param(req, "role_discriminator"),
+  principals: param(req, "principals"),
+  system: param(req, "system"),
+  platformDefault: param(req, "platform_default"),
+  adminDefault: param(req, "admin_default"),
+  username: param(req, "username"),
+  excludeUsername: param(req, "exclude_username"),
+  orderBy: param(req, "order_by"),
+});
