@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { registerAdvise } from "./advise.js";
 import { registerMigrate } from "./migrate.js";
+import { registerOrgModeCommand } from "./org-mode.js";
 import { registerParity } from "./parity.js";
 import { registerQueryCommands } from "./query.js";
 import { registerRolesCommand } from "./roles.js";
@@ -11,4 +12,13 @@ import { registerStartCommand } from "./start.js";
 export type RegisterCommand = (program: Command) => void;
 
 // One line per command module (keep sorted).
-export const commands: RegisterCommand[] = [registerAdvise, registerMigrate, registerParity, registerQueryCommands, registerRolesCommand, registerSchemaCommand, registerStartCommand];
+export const commands: RegisterCommand[] = [
+  registerAdvise,
+  registerMigrate,
+  registerOrgModeCommand,
+  registerParity,
+  registerQueryCommands,
+  registerRolesCommand,
+  registerSchemaCommand,
+  registerStartCommand,
+];

@@ -8,7 +8,7 @@ import { offsetEnvelope, parseOffsetPage } from "../http/pagination.js";
 import { route, sendJson } from "../http/respond.js";
 
 /** A query parameter; when repeated, the last value (as Django's `QueryDict.get` upstream). */
-function param(req: Request, name: string): string | undefined {
+export function param(req: Request, name: string): string | undefined {
   const value = req.query[name];
   if (typeof value === "string") return value;
   if (Array.isArray(value)) {
