@@ -28,6 +28,9 @@ import { roleBindingRoutes } from "./routes/role-bindings.js";
 import { roleRoutes } from "./routes/roles.js";
 import { v1Routes } from "./routes/v1.js";
 import { v1PermissionRoutes, v1PublicRoutes } from "./routes/v1-catalogue.js";
+import { v1RoleWriteRoutes } from "./routes/v1-role-writes.js";
+import { orgModeRoutes } from "./routes/org-mode.js";
+import { createParityUpkeep } from "./commands/parity-upkeep.js";
 import { workspaceRoutes } from "./routes/workspaces.js";
 
 export const API_V2_PREFIX = "/api/rbac/v2";
@@ -168,6 +171,12 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
       });
     }, next);
   });
+  const parityUpkeep = createParityUpkeep(metrics);
+  // Operators see and set an organisation's v1 / v2 mode (local host only, as the reload).
+  app.use(
+    "/admin",
+    orgModeRoutes(() => services),
+  );
   app.get(`${API_V2_PREFIX}/openapi.json`, (_req, res) => {
     res.json(buildOpenApiDocument());
   });
@@ -227,6 +236,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     await authz.start();
     sweep = startExpirySweep(store, config.expiredGrantSweepIntervalMs, logger);
     services = { store, authz, catalogue: roleConfiguration.catalogue, config };
+    services.parity = parityUpkeep.observe(services);
     storeAnswers = cachedProbe(() => store.feed.headRevision());
     identity = identityMiddleware(store, {
       trustIdentityHeader: config.trustIdentityHeader,
@@ -235,7 +245,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     });
     if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
     v2.use(v2MethodNotAllowed, workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services), accessRoutes(services));
-    v1.use(groupRoutes(services), principalRoutes(services), v1Routes(services), v1PermissionRoutes(services));
+    v1.use(groupRoutes(services), principalRoutes(services), v1Routes(services), v1PermissionRoutes(services), v1RoleWriteRoutes(services));
     const listening = createBoundedHttpServer(app, config.http);
     listening.listen(config.port, config.host);
     server = listening;

@@ -68,6 +68,7 @@ export {
   type PermissionLevelOf,
   type PlannedBinding,
 } from "./binding-plan.js";
+export { isInventoryWorkspaceFilter, planV1RolePlacement, type V1AccessInput, type V1RolePlacement } from "./v1-placement.js";
 export { deterministicId } from "./ids.js";
 export {
   bindingTuples,

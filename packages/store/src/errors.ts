@@ -16,6 +16,7 @@ export type StoreErrorCode =
   | "foreign-token" // consistency token of another store
   | "timeout" // waitForRevision gave up
   | "feed-truncated" // the change feed no longer holds the changes after this revision (retention): start from a snapshot
+  | "v2-activated" // a v1 role write in an organisation switched to v2 (insights-rbac's tenant mapping)
   | "conflict" // concurrent update lost (serialization failure, deadlock); retry
   | "already-exists" // a row with the same key exists (a unique violation that is not a name): retrying will not help
   | "unavailable" // database unreachable

@@ -26,6 +26,17 @@ export {
 } from "./relationships.js";
 export { WORKSPACE_TYPES, ROLE_CONFIG_CHANGE } from "./types.js";
 export type {
+  AuditEntry,
+  AuditLogQuery,
+  AuditLogRecord,
+  AuditLogRepository,
+  AuditOf,
+  OrgApiVersion,
+  OrgModeRepository,
+  OrgModeState,
+  V1RoleTargets,
+  V1RoleWrite,
+  V1WriteRepository,
   CheckpointRepository,
   Relationship,
   Revision,

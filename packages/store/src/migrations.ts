@@ -301,6 +301,36 @@ ALTER TABLE gh_checkpoints ADD COLUMN size bigint;
 `,
   },
   {
+    version: 12,
+    name: "organisation api version",
+    sql: `
+-- v1 or v2 mode per organisation (repos/org-mode.ts): set once, by the organisation's first v2
+-- role or role-binding write or by an operator; from then on v1 role writes are refused. Read and
+-- set inside the tenant's write transaction, so no v1 write commits after the activation.
+ALTER TABLE gh_tenants ADD COLUMN v2_write_activated_at timestamptz;
+`,
+  },
+  {
+    version: 13,
+    name: "audit log",
+    sql: `
+-- insights-rbac's audit log of management writes (repos/audit-log.ts), written in the write's
+-- own transaction and read newest first per organisation.
+CREATE TABLE gh_audit_logs (
+  id bigserial PRIMARY KEY,
+  org_id text NOT NULL REFERENCES gh_tenants (org_id),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  principal_username text NOT NULL,
+  description text NOT NULL,
+  resource_type text NOT NULL,
+  resource_uuid uuid,
+  secondary_resource_uuid uuid,
+  action text NOT NULL
+);
+CREATE INDEX gh_audit_logs_org_created ON gh_audit_logs (org_id, created_at, id);
+`,
+  },
+  {
     version: 15,
     name: "tuples by object",
     sql: `

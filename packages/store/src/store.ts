@@ -22,6 +22,9 @@ import { roleRepository } from "./repos/roles.js";
 import { roleConfigRepository } from "./repos/role-config.js";
 import { tenantRepository } from "./repos/tenants.js";
 import { v1Repository } from "./repos/v1.js";
+import { v1WriteRepository } from "./repos/v1-writes.js";
+import { orgModeRepository } from "./repos/org-mode.js";
+import { auditLogRepository } from "./repos/audit-log.js";
 import { workspaceRepository } from "./repos/workspaces.js";
 import { RevisionNumbering } from "./revisions.js";
 import { tokenCodec } from "./tokens.js";
@@ -116,6 +119,9 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
       relationships: relationshipRepository(ctx),
       imports: importRepository(ctx),
       v1: v1Repository(ctx),
+      v1Writes: v1WriteRepository(ctx),
+      orgMode: orgModeRepository(ctx),
+      auditLog: auditLogRepository(ctx),
       checkpoints: checkpointRepository(ctx, { partBytes: config.checkpointPartBytes }),
       feed: changeFeed(ctx, followers),
       tokens: ctx.tokens,

@@ -385,14 +385,14 @@ export interface Group {
 }
 
 export interface GroupRepository {
-  create(orgId: string, input: { name: string; description?: string | null }): Promise<Written<Group>>;
+  create(orgId: string, input: { name: string; description?: string | null }, audit?: AuditOf<Group>): Promise<Written<Group>>;
   get(orgId: string, id: string): Promise<Group>;
   list(orgId: string, query?: { name?: string; limit?: number; offset?: number }): Promise<Page<Group>>;
   /** Standard groups only; also removes their memberships and binding subjects. */
-  delete(orgId: string, id: string): Promise<Written<{ id: string }>>;
+  delete(orgId: string, id: string, audit?: AuditOf<Group>): Promise<Written<{ id: string }>>;
   /** Principals (user ids) must exist in the tenant. Idempotent. Standard groups only. */
-  addMembers(orgId: string, groupId: string, userIds: string[]): Promise<Written<{ added: string[] }>>;
-  removeMembers(orgId: string, groupId: string, userIds: string[]): Promise<Written<{ removed: string[] }>>;
+  addMembers(orgId: string, groupId: string, userIds: string[], audit?: AuditOf<{ added: string[] }>): Promise<Written<{ added: string[] }>>;
+  removeMembers(orgId: string, groupId: string, userIds: string[], audit?: AuditOf<{ removed: string[] }>): Promise<Written<{ removed: string[] }>>;
   /** User ids of the members (for default groups: as implied by the principals). */
   members(orgId: string, groupId: string): Promise<string[]>;
   /** Ids of every group the principal belongs to, default groups included. */
@@ -729,6 +729,11 @@ export interface Store {
   readonly imports: ImportRepository;
   /** Reads with insights-rbac's v1 semantics (groups → roles → access). */
   readonly v1: V1Repository;
+  /** v1 role and group writes with their dual write into v2 bindings. */
+  readonly v1Writes: V1WriteRepository;
+  /** v1 / v2 mode per organisation. */
+  readonly orgMode: OrgModeRepository;
+  readonly auditLog: AuditLogRepository;
   /** The engines' graph checkpoints (opaque bytes by revision). */
   readonly checkpoints: CheckpointRepository;
   readonly feed: ChangeFeed;
@@ -789,4 +794,93 @@ export interface CheckpointRepository {
   read(revision: Revision): Promise<Uint8Array | null>;
   /** Stores (or replaces) the checkpoint of `revision` and removes all but the newest `keep`. */
   write(revision: Revision, bytes: Uint8Array, keep: number): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// v1 writes, organisation mode, audit log
+
+/** v1 (role writes through /api/rbac/v1 allowed) or v2 (activated: v1 role writes refused). */
+export type OrgApiVersion = "v1" | "v2";
+
+export interface OrgModeState {
+  orgId: string;
+  mode: OrgApiVersion;
+  v2ActivatedAt: Date | null;
+}
+
+export interface OrgModeRepository {
+  get(orgId: string): Promise<OrgModeState>;
+  /** Puts the organisation in v2 mode (no-op when it is); `changed` says whether this call did. */
+  activate(orgId: string, audit?: AuditEntry): Promise<Written<OrgModeState & { changed: boolean }>>;
+}
+
+/** One audit-log row, as insights-rbac's `AuditLog` keeps it. */
+export interface AuditEntry {
+  principalUsername: string;
+  description: string;
+  resourceType: "group" | "role" | "user" | "permission" | "role_v2" | "workspace" | "role_binding";
+  action: "create" | "edit" | "delete" | "add" | "remove";
+  resourceUuid?: string | null;
+  secondaryResourceUuid?: string | null;
+}
+
+export interface AuditLogRecord extends AuditEntry {
+  id: string;
+  created: Date;
+}
+
+export interface AuditLogQuery {
+  principalUsername?: string;
+  /** Exact (case-insensitive) username instead of a substring. */
+  exactUsername?: boolean;
+  resourceTypes?: string[];
+  actions?: string[];
+  /** created (default -created), principal_username, resource_type, action; `-` for descending. */
+  orderBy?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export interface AuditLogRepository {
+  list(orgId: string, query?: AuditLogQuery): Promise<Page<AuditLogRecord>>;
+}
+
+/** Where a v1 role is bound for each group holding it (computed by `planV1RolePlacement`). */
+export interface V1RoleTargets {
+  /** Organisation levels (tenant, Root Workspace, Default Workspace). */
+  levels: RoleScope[];
+  /** Workspaces of the tenant (inventory `group.id` definitions). */
+  workspaceIds: string[];
+  /** Also the ungrouped-hosts workspace, when the tenant has one. */
+  ungrouped?: boolean;
+}
+
+export interface V1RoleWrite {
+  name: string;
+  displayName: string;
+  description: string | null;
+  access: V1AccessEntry[];
+  /** The role's level (its scope). */
+  scope: RoleScope;
+  targets: V1RoleTargets;
+}
+
+/** Audit rows of a write, made from what it wrote. */
+export type AuditOf<T> = (value: T) => AuditEntry[];
+
+/**
+ * v1 role and group writes with their dual write: every write commits, in its one transaction,
+ * the role bindings and tuples that make v2 grant what v1 grants, plus its audit rows. Role writes
+ * and group-role changes are refused (`v2-activated`) once the organisation is in v2 mode.
+ */
+export interface V1WriteRepository {
+  createRole(orgId: string, input: V1RoleWrite, audit?: AuditOf<Role>): Promise<Written<Role>>;
+  /** Replaces name, display name, description and access; the role's bindings follow its new targets. */
+  updateRole(orgId: string, id: string, input: V1RoleWrite, audit?: AuditOf<Role>): Promise<Written<Role>>;
+  deleteRole(orgId: string, id: string, audit?: AuditOf<Role>): Promise<Written<Role>>;
+  /** Binds each role to the group at its targets. */
+  addGroupRoles(orgId: string, groupId: string, roles: { roleId: string; targets: V1RoleTargets }[], audit?: AuditOf<Role[]>): Promise<Written<Role[]>>;
+  /** Removes every binding of these roles to the group. */
+  removeGroupRoles(orgId: string, groupId: string, roleIds: string[], audit?: AuditOf<Role[]>): Promise<Written<Role[]>>;
+  updateGroup(orgId: string, groupId: string, input: { name: string; description: string | null }, audit?: AuditOf<Group>): Promise<Written<Group>>;
 }

@@ -77,6 +77,7 @@ const STORE_CODES: Record<StoreErrorCode, status> = {
   immutable: status.FAILED_PRECONDITION,
   "not-empty": status.FAILED_PRECONDITION,
   "not-assignable": status.FAILED_PRECONDITION,
+  "v2-activated": status.FAILED_PRECONDITION, // v1 role writes are HTTP only; listed for completeness
   conflict: status.ABORTED,
   "already-exists": status.ALREADY_EXISTS,
   timeout: status.UNAVAILABLE,

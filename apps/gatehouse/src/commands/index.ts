@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { registerAdvise } from "./advise.js";
 import { registerApiCommand } from "./api.js";
 import { registerMigrate } from "./migrate.js";
+import { registerOrgModeCommand } from "./org-mode.js";
 import { registerParity } from "./parity.js";
 import { registerQueryCommands } from "./query.js";
 import { registerRolesCommand } from "./roles.js";
@@ -16,6 +17,7 @@ export const commands: RegisterCommand[] = [
   registerAdvise,
   registerApiCommand,
   registerMigrate,
+  registerOrgModeCommand,
   registerParity,
   registerQueryCommands,
   registerRolesCommand,

@@ -18,6 +18,8 @@ export interface PermissionCatalogue {
   readonly records: readonly PermissionRecord[];
   /** True when the literal `app:resource:verb` string exists in the catalogue. */
   has(permission: string): boolean;
+  /** True when the permission exists or is a wildcard granting at least one that does (a v1 role may hold it). */
+  names(permission: string): boolean;
   scopeOf(permission: string): PermissionScope;
   /**
    * True for a DEFAULT-scoped permission that is checked at the Default Workspace only (insights-rbac's
@@ -41,6 +43,17 @@ export function createPermissionCatalogue(
   return {
     records,
     has: (permission) => known.has(permission),
+    names: (permission) => {
+      if (known.has(permission)) return true;
+      // A whole-part wildcard names the catalogue entries of its application it matches.
+      const [app, resource, verb, extra] = permission.split(":");
+      if (extra !== undefined || !app || !resource || !verb) return false;
+      for (const p of known) {
+        const [a, r, v] = p.split(":");
+        if (a === app && (resource === "*" || resource === r) && (verb === "*" || verb === v)) return true;
+      }
+      return false;
+    },
     scopeOf: scope,
     defaultOnly: (permission) => scope(permission) === "default" && defaultOnly(permission),
   };

@@ -8,6 +8,7 @@ import { listPrincipalsByIds, type PrincipalRecord } from "./principals.js";
 import { isAdmin, requireOnTenant, settled, type Services } from "./services.js";
 import { validKey } from "./v1-access.js";
 import { rolesOfGroupV1, type V1RoleRecord } from "./v1-roles.js";
+import { audit } from "./audit-log.js";
 
 export interface GroupRecord {
   uuid: string;
@@ -80,7 +81,7 @@ async function isCustomisedDefaultGroup(services: Services, ctx: RequestContext,
   return held.size !== parents.length || parents.some((id) => !held.has(id));
 }
 
-async function loadGroup(services: Services, ctx: RequestContext, id: string): Promise<Group> {
+export async function loadGroup(services: Services, ctx: RequestContext, id: string): Promise<Group> {
   if (!UUID_PATTERN.test(id)) throw badRequest(`'${id}' is not a valid UUID.`, "uuid");
   return services.store.groups.get(ctx.tenant.orgId, id.toLowerCase()).catch((error: unknown) => {
     if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
@@ -95,10 +96,12 @@ export async function getGroup(services: Services, ctx: RequestContext, id: stri
 
 export async function createGroup(services: Services, ctx: RequestContext, input: { name: string; description?: string | null | undefined }): Promise<Written<GroupRecord>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
-  const written = await services.store.groups.create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null }).catch((error: unknown) => {
-    if (isStoreError(error, "duplicate-name")) throw badRequest(`A group with the name '${input.name}' already exists.`, "name");
-    throw error;
-  });
+  const written = await services.store.groups
+    .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null }, (g) => audit.created(ctx, "group", g))
+    .catch((error: unknown) => {
+      if (isStoreError(error, "duplicate-name")) throw badRequest(`A group with the name '${input.name}' already exists.`, "name");
+      throw error;
+    });
   await settled(services, written);
   return { ...written, value: await groupRecord(services, ctx, written.value) };
 }
@@ -107,7 +110,7 @@ export async function deleteGroup(services: Services, ctx: RequestContext, id: s
   await requireOnTenant(services, ctx, "rbac_groups_write");
   const group = await loadGroup(services, ctx, id);
   if (group.kind !== "standard") throw badRequest("Default groups may not be deleted.");
-  return settled(services, await services.store.groups.delete(ctx.tenant.orgId, group.id));
+  return settled(services, await services.store.groups.delete(ctx.tenant.orgId, group.id, (g) => audit.deleted(ctx, "group", g)));
 }
 
 /**
@@ -228,7 +231,7 @@ async function resolveServiceAccounts(services: Services, ctx: RequestContext, c
 }
 
 /** Members of default groups follow the principals; refused in upstream's words (a customised default group is no longer a system group). */
-async function protectDefaultGroup(services: Services, ctx: RequestContext, group: Group, action: string): Promise<void> {
+export async function protectDefaultGroup(services: Services, ctx: RequestContext, group: Group, action: string): Promise<void> {
   if (group.kind === "standard") return;
   const system = group.kind !== "platform-default" || !(await isCustomisedDefaultGroup(services, ctx, group));
   throw badRequest(`${action.toUpperCase()} cannot be performed on ${system ? "system" : "platform_default"} groups.`, "group");
@@ -240,7 +243,7 @@ async function protectDefaultGroup(services: Services, ctx: RequestContext, grou
  * `rbac_groups_write` could otherwise make themselves or others administrators. Refused in
  * upstream's words, with its source key.
  */
-async function protectUserAccessAdminGroup(services: Services, ctx: RequestContext, group: Group, source: string): Promise<void> {
+export async function protectUserAccessAdminGroup(services: Services, ctx: RequestContext, group: Group, source: string): Promise<void> {
   if (isAdmin(ctx)) return;
   const roleIds = await services.store.v1.rolesOfGroup(ctx.tenant.orgId, group.id);
   const access = await services.store.v1.accessOf(roleIds);
@@ -264,7 +267,10 @@ export async function addGroupPrincipals(services: Services, ctx: RequestContext
     ctx,
     refs.flatMap((r): { username?: string; userId?: string }[] => (r.type === "user" ? [{ username: r.username }] : r.type === "user-id" ? [{ userId: r.userId }] : [])),
   );
-  const written = await settled(services, await services.store.groups.addMembers(ctx.tenant.orgId, group.id, [...new Set([...accountIds, ...userIds])]));
+  const ids = [...new Set([...accountIds, ...userIds])];
+  // As upstream, every principal the request names is logged.
+  const entries = audit.members(ctx, group, await principalsOf(services, ctx, ids), "add");
+  const written = await settled(services, await services.store.groups.addMembers(ctx.tenant.orgId, group.id, ids, () => entries));
   return { ...written, value: await groupDetail(services, ctx, group) };
 }
 
@@ -305,5 +311,12 @@ export async function removeGroupPrincipals(
     if (missing.length > 0) throw new ApiError(404, [{ message: `User(s) ${pySet(missing)} not found in the group '${group.name}'.`, field: "principals" }]);
     remove.push(...named.usernames.map((n) => byName.get(n.toLowerCase())!));
   }
-  return settled(services, await services.store.groups.removeMembers(ctx.tenant.orgId, group.id, [...new Set(remove)]));
+  const removing = [...new Set(remove)];
+  const entries = audit.members(
+    ctx,
+    group,
+    members.filter((m) => removing.includes(m.userId)),
+    "remove",
+  );
+  return settled(services, await services.store.groups.removeMembers(ctx.tenant.orgId, group.id, removing, () => entries));
 }

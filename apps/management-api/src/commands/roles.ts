@@ -34,7 +34,8 @@ export function roleRecord(role: Role, inputOrder?: string[]): RoleRecord {
   return {
     id: role.id,
     name: role.name,
-    description: role.description,
+    // v2 roles always carry a description; a v1 role written without one has none.
+    description: role.description ?? "",
     permissions_count: role.permissions.length,
     permissions: orderedPermissions(role.permissions, inputOrder).map((p) => {
       const [application = "", resource_type = "", operation = ""] = p.split(":");

@@ -11,6 +11,13 @@ export interface Services {
   authz: Authorizer;
   catalogue: PermissionCatalogue;
   config: ManagementApiConfig;
+  /** Told of each committed v1 write (parity upkeep; absent: not kept). */
+  parity?: V1WriteObserver;
+}
+
+/** Recomputes what a v1 write may have changed; answers the organisation's lost grants, if known. */
+export interface V1WriteObserver {
+  afterV1Write(ctx: RequestContext, written: Written<unknown>): Promise<number | undefined>;
 }
 
 /** Org admins (identity flag) and admin system users may do everything in their own org. */

@@ -26,6 +26,7 @@ const STORE_STATUS: Partial<Record<StoreErrorCode, number>> = {
   "not-assignable": 400,
   "malformed-token": 400,
   "foreign-token": 400,
+  "v2-activated": 403,
   conflict: 409,
   "already-exists": 409,
   unavailable: 503,

@@ -182,7 +182,8 @@ export class CaseRun {
   async call(line: string, as: string | undefined, body: unknown, org?: string): Promise<TestResponse> {
     const [method, ...rest] = line.trim().split(/\s+/);
     const target = String(substitute(rest.join(" "), this.vars));
-    const path = target.startsWith("/api/") ? target : `${V2}${target}`;
+    // Absolute paths: another API version, or the operator endpoints (/admin/..., local callers).
+    const path = target.startsWith("/api/") || target.startsWith("/admin/") ? target : `${V2}${target}`;
     const payload = body === undefined ? {} : { body: substitute(body, this.vars) };
     return this.app.request(method!, path, { as: null, headers: this.headers(as, org), ...payload });
   }

@@ -8,6 +8,7 @@ import { groupMember, owner, tenantResourceId } from "../relationships.js";
 import type { Group, GroupKind, GroupRepository } from "../types.js";
 import { namePattern, optionalDescription, pageBounds, requireOrgId, requireUuid } from "../validate.js";
 import { requireTenantRow, runWrite } from "../write.js";
+import { recordAudit } from "./audit-log.js";
 import { groupIdsOf, removeSubjectEverywhere } from "./role-bindings.js";
 
 export interface GroupRow {
@@ -21,7 +22,7 @@ export interface GroupRow {
   [k: string]: unknown;
 }
 
-const toGroup = (r: GroupRow): Group => ({
+export const toGroup = (r: GroupRow): Group => ({
   id: r.id,
   orgId: r.org_id,
   kind: r.kind,
@@ -31,7 +32,7 @@ const toGroup = (r: GroupRow): Group => ({
   modified: r.modified_at,
 });
 
-async function loadGroup(tx: Queryable, orgId: string, id: string): Promise<GroupRow> {
+export async function loadGroup(tx: Queryable, orgId: string, id: string): Promise<GroupRow> {
   const [row] = await tx.query<GroupRow>("SELECT * FROM gh_groups WHERE id = $1", [id]);
   if (row && row.org_id === orgId) return row;
   if (row) throw new StoreError("cross-tenant", `Group '${id}' does not exist.`, "group_id");
@@ -52,7 +53,7 @@ function requireUserIds(userIds: unknown): string[] {
 
 export function groupRepository(ctx: StoreContext): GroupRepository {
   return {
-    async create(orgId, input) {
+    async create(orgId, input, audit) {
       requireOrgId(orgId);
       const name = requireGroupName(input?.name);
       const description = optionalDescription(input.description);
@@ -67,7 +68,9 @@ export function groupRepository(ctx: StoreContext): GroupRepository {
           description,
         ]);
         await w.touch([owner("rbac/group", row!.id, tenantResourceId(ctx.domain, orgId))]);
-        return toGroup(row!);
+        const created = toGroup(row!);
+        if (audit) await recordAudit(w, orgId, audit(created));
+        return created;
       });
     },
 
@@ -92,7 +95,7 @@ export function groupRepository(ctx: StoreContext): GroupRepository {
       return { data: rows.map(toGroup), count: count?.n ?? 0 };
     },
 
-    async delete(orgId, id) {
+    async delete(orgId, id, audit) {
       requireOrgId(orgId);
       const groupId = requireUuid(id, "id");
       return runWrite(ctx, orgId, "delete_group", async (w) => {
@@ -102,11 +105,12 @@ export function groupRepository(ctx: StoreContext): GroupRepository {
         const members = await w.tx.query<{ user_id: string }>("DELETE FROM gh_group_members WHERE group_id = $1 RETURNING user_id", [groupId]);
         await w.remove([...members.map((m) => groupMember(groupId, m.user_id, ctx.domain)), owner("rbac/group", groupId, tenantResourceId(ctx.domain, orgId))]);
         await w.tx.query("DELETE FROM gh_groups WHERE id = $1", [groupId]);
+        if (audit) await recordAudit(w, orgId, audit(toGroup(group)));
         return { id: groupId };
       });
     },
 
-    async addMembers(orgId, groupId, userIds) {
+    async addMembers(orgId, groupId, userIds, audit) {
       requireOrgId(orgId);
       const gid = requireUuid(groupId, "group_id");
       const users = requireUserIds(userIds);
@@ -123,11 +127,13 @@ export function groupRepository(ctx: StoreContext): GroupRepository {
         );
         await w.touch(added.map((a) => groupMember(gid, a.user_id, ctx.domain)));
         if (added.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [gid]);
-        return { added: added.map((a) => a.user_id) };
+        const result = { added: added.map((a) => a.user_id) };
+        if (audit) await recordAudit(w, orgId, audit(result));
+        return result;
       });
     },
 
-    async removeMembers(orgId, groupId, userIds) {
+    async removeMembers(orgId, groupId, userIds, audit) {
       requireOrgId(orgId);
       const gid = requireUuid(groupId, "group_id");
       const users = requireUserIds(userIds);
@@ -137,7 +143,9 @@ export function groupRepository(ctx: StoreContext): GroupRepository {
         const removed = await w.tx.query<{ user_id: string }>("DELETE FROM gh_group_members WHERE group_id = $1 AND user_id = ANY($2::text[]) RETURNING user_id", [gid, users]);
         await w.remove(removed.map((r) => groupMember(gid, r.user_id, ctx.domain)));
         if (removed.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [gid]);
-        return { removed: removed.map((r) => r.user_id) };
+        const result = { removed: removed.map((r) => r.user_id) };
+        if (audit) await recordAudit(w, orgId, audit(result));
+        return result;
       });
     },
 

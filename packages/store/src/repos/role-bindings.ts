@@ -10,6 +10,7 @@ import type { BindingResource, BindingSubject, BoundSubject, Page, RoleBinding, 
 import { pageBounds, requireOrgId, requireUuid } from "../validate.js";
 import { EXPIRES_MS, requireTenantRow, runWrite, type TenantRow, type WriteContext } from "../write.js";
 import { loadRole, loadWorkspace } from "./loaders.js";
+import { ensureV2WriteActivated } from "./org-mode.js";
 
 export interface BindingRow {
   id: string;
@@ -233,6 +234,8 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
         throw new StoreError("invalid-argument", "Between 1 and 100 role binding requests are required.", "requests");
       }
       return runWrite(ctx, orgId, "batch_create_role_binding", async (w) => {
+        // A v2 role-binding write: the organisation's first one puts it in v2 mode (upstream's rule).
+        await ensureV2WriteActivated(w, orgId);
         const tenant = await requireTenantRow(w.tx, orgId);
         // A batch usually repeats resources and roles: resolve each distinct one once.
         const memo = new Map<string, Promise<unknown>>();
@@ -352,6 +355,8 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
       const expiresAt = requireFutureExpiry(options.expiresAt, "expires_at");
       const wanted = [...new Set(roleIds.map((r) => requireUuid(r, "roles")))];
       return runWrite(ctx, orgId, "update_role_bindings_for_subject", async (w) => {
+        // A v2 role-binding write: the organisation's first one puts it in v2 mode (upstream's rule).
+        await ensureV2WriteActivated(w, orgId);
         const tenant = await requireTenantRow(w.tx, orgId);
         const { resource, level } = await resolveResource(w.tx, tenant, resourceIn);
         const subject = await resolveSubject(w.tx, orgId, subjectIn);

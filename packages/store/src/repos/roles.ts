@@ -12,6 +12,7 @@ import type { Page, Role, RoleInput, RoleKind, RoleListQuery, RoleRepository, Ro
 import { namePattern, pageBounds, requireOrgId, requireUuid } from "../validate.js";
 import { requireTenantRow, runWrite, type WriteContext } from "../write.js";
 import { loadRole, type RoleRow } from "./loaders.js";
+import { ensureV2WriteActivated } from "./org-mode.js";
 import { deleteBindingsWhere } from "./role-bindings.js";
 
 export const toRole = (r: RoleRow): Role => ({
@@ -172,6 +173,8 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
       const scope = requireScope(input.scope);
       const description = input.description ?? null;
       return runWrite(ctx, orgId, "create_custom_role", async (w) => {
+        // A v2 role write: the organisation's first one puts it in v2 mode (upstream's rule).
+        await ensureV2WriteActivated(w, orgId);
         await requireTenantRow(w.tx, orgId);
         await assertNameFree(w.tx, orgId, name, null);
         const [row] = await w.tx.query<RoleRow>(`INSERT INTO gh_roles (id, org_id, kind, name, description, scope, permissions) VALUES ($1, $2, 'custom', $3, $4, $5, $6::text[]) RETURNING *`, [
@@ -194,6 +197,7 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
       const permissions = requirePermissions(input.permissions);
       const description = input.description ?? null;
       return runWrite(ctx, orgId, "update_custom_role", async (w) => {
+        await ensureV2WriteActivated(w, orgId);
         const old = await loadRole(w.tx, orgId, roleId, "id");
         if (old.kind !== "custom") throw new StoreError("immutable", "System roles may not be updated.", "id");
         const scope = input.scope === undefined ? old.scope : requireScope(input.scope);
@@ -213,6 +217,7 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
       if (!Array.isArray(ids) || ids.length === 0) throw new StoreError("invalid-argument", "At least one role id is required.", "ids");
       const roleIds = [...new Set(ids.map((i) => requireUuid(i, "ids")))];
       return runWrite(ctx, orgId, "delete_custom_roles", async (w) => {
+        await ensureV2WriteActivated(w, orgId);
         const rows: RoleRow[] = [];
         for (const id of roleIds) rows.push(await loadRole(w.tx, orgId, id, "ids"));
         if (rows.some((r) => r.kind !== "custom")) throw new StoreError("immutable", "System roles may not be deleted.", "ids");

@@ -1,0 +1,356 @@
+// insights-rbac's v1 role and group writes (`/api/rbac/v1/roles/`, `/groups/{uuid}/` PUT,
+// `/groups/{uuid}/roles/`), in upstream's statuses and words. Every write goes through one store
+// transaction that also writes the v2 bindings the migration rule gives (dual write, placed by
+// `planV1RolePlacement` of @gatehouse/rbac, the rule `gatehouse migrate` applies) and its audit row.
+import { defaultAssetTypes, grantsUserAccessAboveRead, permissionLevelsFromCatalog, planV1RolePlacement, type V1RolePlacement } from "@gatehouse/rbac";
+import { isStoreError, type Group, type Role, type V1AccessEntry, type V1RoleTargets, type V1RoleWrite, type Written } from "@gatehouse/store";
+import type { RequestContext } from "../http/identity.js";
+import { ApiError, badRequest, forbidden, notFound } from "../http/problem.js";
+import { echo, UUID_PATTERN } from "../schemas/common.js";
+import { audit } from "./audit-log.js";
+import { groupRecord, loadGroup, protectDefaultGroup, protectUserAccessAdminGroup, type GroupRecord } from "./groups.js";
+import { isAdmin, requireOnTenant, settled, type Services } from "./services.js";
+import { getV1Role, rolesOfGroupV1, type V1RoleRecord } from "./v1-roles.js";
+
+/** upstream's texts for writes refused in v2 mode. */
+export const V1_ROLE_WRITE_BLOCKED = "V1 write operations are not allowed for orgs using workspaces.";
+export const V1_GROUP_ROLES_BLOCKED = "V1 role-to-group assignment operations are not allowed for orgs using workspaces. Use v2 role bindings instead.";
+
+const PATCH_FIELDS = ["name", "display_name", "description"];
+/** Bounds of a role body (input is never unbounded). */
+const MAX_ACCESS = 1000;
+const MAX_DEFINITIONS = 100;
+const MAX_VALUES = 1000;
+const NAME_MAX = 150;
+
+const levelOf = permissionLevelsFromCatalog(defaultAssetTypes());
+
+/** Python's type name of a JSON value, as upstream's messages print it. */
+const pyType = (v: unknown) =>
+  v === null || v === undefined
+    ? "NoneType"
+    : Array.isArray(v)
+      ? "list"
+      : typeof v === "string"
+        ? "str"
+        : typeof v === "object"
+          ? "dict"
+          : typeof v === "boolean"
+            ? "bool"
+            : Number.isInteger(v)
+              ? "int"
+              : "float";
+
+const v1Blocked = (message: string) => (error: unknown) => {
+  if (isStoreError(error, "v2-activated")) throw new ApiError(403, [{ message, field: "detail" }]);
+  throw error;
+};
+
+/**
+ * The fast, non-locking check upstream's permission class makes before anything else; the write's
+ * own transaction checks again under the tenant's lock (a v2 activation may land in between).
+ */
+async function refuseInV2Mode(services: Services, ctx: RequestContext, message: string): Promise<void> {
+  if ((await services.store.orgMode.get(ctx.tenant.orgId)).mode === "v2") throw new ApiError(403, [{ message, field: "detail" }]);
+}
+
+function roleNotFound(error: unknown): never {
+  if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
+  throw error;
+}
+
+function requireUuidParam(id: string): string {
+  if (!UUID_PATTERN.test(id)) throw badRequest(`${echo(id)} is not a valid UUID.`, "uuid");
+  return id.toLowerCase();
+}
+
+function requireString(body: Record<string, unknown>, field: string, required: boolean, allowBlank: boolean): string | undefined {
+  const value = body[field];
+  if (value === undefined) {
+    if (required) throw badRequest("This field is required.", field);
+    return undefined;
+  }
+  if (typeof value !== "string") throw badRequest("Not a valid string.", field);
+  if (!allowBlank && value.trim() === "") throw badRequest("This field may not be blank.", field);
+  if (value.length > NAME_MAX) throw badRequest(`Ensure this field has no more than ${NAME_MAX} characters.`, field);
+  return value;
+}
+
+function optionalDescription(body: Record<string, unknown>): string | null | undefined {
+  const value = body["description"];
+  if (value === undefined || value === null) return value as null | undefined;
+  if (typeof value !== "string") throw badRequest("Not a valid string.", "description");
+  if (value.length > 255) throw badRequest("Ensure this field has no more than 255 characters.", "description");
+  return value;
+}
+
+/** upstream's ResourceDefinitionSerializer checks of one attribute filter. */
+function validateFilter(filter: unknown): V1AccessEntry["resourceDefinitions"][number]["attributeFilter"] {
+  const f = filter as Record<string, unknown> | null;
+  const keys = f && typeof f === "object" && !Array.isArray(f) ? Object.keys(f).sort() : [];
+  if (keys.join(",") !== "key,operation,value") throw badRequest("attributeFilter fields must be {'key', 'value', 'operation'}", "format");
+  const op = f!["operation"];
+  if (op !== "in" && op !== "equal") throw badRequest("attributeFilter operation must be one of ['in', 'equal']", "format");
+  const value = f!["value"];
+  if (op === "in" && !Array.isArray(value)) throw badRequest("attributeFilter operation 'in' expects a List value", "format");
+  if (op === "equal" && typeof value !== "string" && value !== null) throw badRequest("attributeFilter operation 'equal' expects a String value or None", "format");
+  if (Array.isArray(value) && value.length > MAX_VALUES) throw badRequest(`attributeFilter value may list at most ${MAX_VALUES} values.`, "format");
+  if (typeof f!["key"] !== "string" || (f!["key"] as string).length > 256) throw badRequest("attributeFilter key must be a string.", "format");
+  if (f!["key"] === "group.id") {
+    const values = Array.isArray(value) ? value : [value];
+    const invalid = values.filter((v) => v !== null && !(typeof v === "string" && UUID_PATTERN.test(v)));
+    if (invalid.length > 0) {
+      throw badRequest(
+        op === "in"
+          ? `attributeFilter with key 'group.id' must contain only valid UUIDs or None, invalid values: [${invalid
+              .slice(0, 10)
+              .map((v) => `'${echo(v)}'`)
+              .join(", ")}]`
+          : `attributeFilter with key 'group.id' must be a valid UUID or None, got: ${echo(value)}`,
+        "format",
+      );
+    }
+  }
+  return { key: f!["key"] as string, operation: op, value: value as string | string[] | null };
+}
+
+/** The access list of a role body, checked as upstream's `validate_role` and serializers do. */
+function validateAccess(services: Services, ctx: RequestContext, raw: unknown): V1AccessEntry[] {
+  if (!Array.isArray(raw)) throw badRequest(`A list of access is expected, but ${pyType(raw)} is found.`, "access");
+  if (raw.length > MAX_ACCESS) throw badRequest(`A role may list at most ${MAX_ACCESS} access entries.`, "access");
+  const entries = raw.map((item: unknown): V1AccessEntry => {
+    const a = item as Record<string, unknown> | null;
+    if (!a || typeof a !== "object" || Array.isArray(a)) throw badRequest("Invalid data. Expected a dictionary.", "access");
+    if (typeof a["permission"] !== "string") throw badRequest("This field is required.", "permission");
+    const permission = a["permission"];
+    if (permission.split(":").length !== 3 || permission.length > 300) throw badRequest('Permission must be of the format "application:resource_type:operation".', "format");
+    if (!Array.isArray(a["resourceDefinitions"])) throw badRequest(a["resourceDefinitions"] === undefined ? "This field is required." : "Expected a list of items.", "resourceDefinitions");
+    if (a["resourceDefinitions"].length > MAX_DEFINITIONS) throw badRequest(`At most ${MAX_DEFINITIONS} resource definitions per permission.`, "resourceDefinitions");
+    const resourceDefinitions = a["resourceDefinitions"].map((d: unknown) => ({ attributeFilter: validateFilter((d as Record<string, unknown> | null)?.["attributeFilter"]) }));
+    return { permission, resourceDefinitions };
+  });
+  for (const { permission } of entries) {
+    if (!services.catalogue.names(permission)) throw badRequest(`Permission does not exist: ${echo(permission)}`, "role");
+    // Only org admins may give a custom role more than read on user access itself.
+    if (!isAdmin(ctx) && grantsUserAccessAboveRead(permission)) throw badRequest(`Custom roles cannot be created for ${echo(permission.split(":")[0])}`, "role");
+  }
+  return entries;
+}
+
+/** Where the role's groups are bound, by the migration rule. */
+function placement(access: readonly V1AccessEntry[]): { placed: V1RolePlacement; targets: V1RoleTargets } {
+  const placed = planV1RolePlacement(access, levelOf);
+  return { placed, targets: { levels: [...placed.levels], workspaceIds: [...placed.workspaceIds], ungrouped: placed.ungrouped } };
+}
+
+/** The store's targets of a role already stored (system roles: their configured scope). */
+async function targetsOf(services: Services, role: Role): Promise<V1RoleTargets> {
+  if (role.kind !== "custom") return { levels: [role.scope], workspaceIds: [] };
+  const access = (await services.store.v1.accessOf([role.id])).get(role.id) ?? [];
+  return placement(access).targets;
+}
+
+/** Workspaces named by `group.id` must be the organisation's (upstream's RHCLOUD-35481 check). */
+async function requireOwnWorkspaces(services: Services, ctx: RequestContext, access: readonly V1AccessEntry[], workspaceIds: readonly string[]): Promise<void> {
+  if (workspaceIds.length === 0) return;
+  const own = new Set((await services.store.workspaces.list(ctx.tenant.orgId, { limit: -1 })).data.map((w) => w.id));
+  const invalid = workspaceIds.filter((id) => !own.has(id));
+  if (invalid.length === 0) return;
+  const permission = access.find((a) => a.resourceDefinitions.some((d) => d.attributeFilter.key === "group.id"))?.permission ?? "";
+  throw badRequest(
+    `user from org '${ctx.tenant.orgId}' cannot add permission '${echo(permission)}' to workspace outside their org. Invalid workspace IDs: ${invalid.sort().slice(0, 10).join(", ")}`,
+    "role",
+  );
+}
+
+function bodyObject(body: unknown): Record<string, unknown> {
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("Invalid data. Expected a dictionary, but got list.", "detail");
+  return body as Record<string, unknown>;
+}
+
+async function roleWrite(services: Services, ctx: RequestContext, raw: unknown): Promise<V1RoleWrite> {
+  const body = bodyObject(raw);
+  const name = requireString(body, "name", true, false)!;
+  const displayName = requireString(body, "display_name", false, true);
+  const description = optionalDescription(body);
+  const access = validateAccess(services, ctx, body["access"]);
+  const { placed, targets } = placement(access);
+  await requireOwnWorkspaces(services, ctx, access, targets.workspaceIds);
+  return { name, displayName: displayName || name, description: description ?? null, access, scope: placed.level, targets };
+}
+
+async function afterWrite(services: Services, ctx: RequestContext, written: Written<Role>): Promise<Written<V1RoleRecord>> {
+  await settled(services, written);
+  return { ...written, value: await getV1Role(services, { ...ctx, minRevision: written.revision }, written.value.id) };
+}
+
+export async function createV1Role(services: Services, ctx: RequestContext, body: unknown): Promise<Written<V1RoleRecord>> {
+  await requireOnTenant(services, ctx, "rbac_roles_write");
+  await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
+  const input = await roleWrite(services, ctx, body);
+  const written = await services.store.v1Writes.createRole(ctx.tenant.orgId, input, (r) => audit.created(ctx, "role", r)).catch(v1Blocked(V1_ROLE_WRITE_BLOCKED));
+  return afterWrite(services, ctx, written);
+}
+
+async function loadRoleForWrite(services: Services, ctx: RequestContext, id: string): Promise<Role> {
+  return services.store.roles.get(ctx.tenant.orgId, requireUuidParam(id)).catch(roleNotFound);
+}
+
+export async function updateV1Role(services: Services, ctx: RequestContext, id: string, body: unknown): Promise<Written<V1RoleRecord>> {
+  await requireOnTenant(services, ctx, "rbac_roles_write");
+  await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
+  requireUuidParam(id);
+  // As upstream: the body is validated before the role is looked up.
+  const input = await roleWrite(services, ctx, body);
+  const before = await loadRoleForWrite(services, ctx, id);
+  if (before.kind !== "custom") throw badRequest("System roles may not be updated.", "role.update");
+  const written = await services.store.v1Writes
+    .updateRole(ctx.tenant.orgId, before.id, input, () => audit.edited(ctx, "role", before, bodyObject(body)))
+    .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
+    .catch(roleNotFound);
+  return afterWrite(services, ctx, written);
+}
+
+/** PATCH: name, display name and description only; the access list stays. */
+export async function patchV1Role(services: Services, ctx: RequestContext, id: string, raw: unknown): Promise<Written<V1RoleRecord>> {
+  await requireOnTenant(services, ctx, "rbac_roles_write");
+  await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
+  const body = bodyObject(raw ?? {});
+  const unsupported = Object.keys(body).find((k) => !PATCH_FIELDS.includes(k));
+  if (unsupported !== undefined) throw badRequest(`Field '${echo(unsupported)}' is not supported. Please use one or more of: ['name', 'display_name', 'description'].`, "role");
+  const before = await loadRoleForWrite(services, ctx, id);
+  if (before.kind !== "custom") throw badRequest("System roles may not be updated.", "role.update");
+  const access = (await services.store.v1.accessOf([before.id])).get(before.id) ?? [];
+  const name = requireString(body, "name", false, false) ?? before.name;
+  const displayName = requireString(body, "display_name", false, true) ?? before.displayName ?? before.name;
+  const description = optionalDescription(body);
+  const { placed, targets } = placement(access);
+  const input: V1RoleWrite = { name, displayName, description: description === undefined ? before.description : description, access, scope: placed.level, targets };
+  const written = await services.store.v1Writes
+    .updateRole(ctx.tenant.orgId, before.id, input, () => audit.edited(ctx, "role", before, { ...body, name, display_name: displayName, description: input.description }))
+    .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
+    .catch(roleNotFound);
+  return afterWrite(services, ctx, written);
+}
+
+export async function deleteV1Role(services: Services, ctx: RequestContext, id: string): Promise<Written<{ id: string }>> {
+  await requireOnTenant(services, ctx, "rbac_roles_write");
+  await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
+  const before = await loadRoleForWrite(services, ctx, id);
+  if (before.kind !== "custom") throw badRequest("System roles cannot be deleted.", "role");
+  const written = await services.store.v1Writes
+    .deleteRole(ctx.tenant.orgId, before.id, (r) => audit.deleted(ctx, "role", r))
+    .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
+    .catch(roleNotFound);
+  return settled(services, { ...written, value: { id: before.id } });
+}
+
+/** The admin-default group's roles are the platform's; upstream's words. */
+function protectAdminDefault(group: Group): void {
+  if (group.kind === "admin-default") throw badRequest("Default admin access cannot be modified.", "group");
+}
+
+/**
+ * Roles named for a group, as upstream's `_roles_by_query_or_ids`: every id must be a UUID (400);
+ * ids the organisation cannot see (unknown, another tenant's, platform parents) are left out, and
+ * when none is left the answer is 404.
+ */
+async function rolesNamed(services: Services, ctx: RequestContext, ids: unknown): Promise<Role[]> {
+  if (!Array.isArray(ids)) throw badRequest(ids === undefined ? "This field is required." : `Expected a list of items but got type "${pyType(ids)}".`, "roles");
+  if (ids.length > MAX_ACCESS) throw badRequest(`At most ${MAX_ACCESS} roles per request.`, "roles");
+  for (const id of ids) if (typeof id !== "string" || !UUID_PATTERN.test(id)) throw badRequest("Must be a valid UUID.", "roles");
+  const roles: Role[] = [];
+  for (const id of new Set((ids as string[]).map((i) => i.toLowerCase()))) {
+    const role = await services.store.roles.get(ctx.tenant.orgId, id).catch((error: unknown) => {
+      if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) return null;
+      throw error;
+    });
+    if (role && role.kind !== "platform") roles.push(role);
+  }
+  if (roles.length === 0) throw notFound();
+  return roles;
+}
+
+/** Only org admins may put a role granting more than read on user access into a group. */
+async function protectEscalatingRoles(services: Services, ctx: RequestContext, roles: Role[], source: string): Promise<void> {
+  if (isAdmin(ctx)) return;
+  const access = await services.store.v1.accessOf(roles.map((r) => r.id));
+  if ([...access.values()].some((entries) => entries.some((e) => grantsUserAccessAboveRead(e.permission)))) {
+    throw badRequest("Non org admin users are not allowed to create, modify, or delete a group with higher than 'read' RBAC permission.", source);
+  }
+}
+
+export async function addGroupRoles(services: Services, ctx: RequestContext, groupId: string, raw: unknown): Promise<Written<{ data: V1RoleRecord[] }>> {
+  await requireOnTenant(services, ctx, "rbac_groups_write");
+  const group = await loadGroup(services, ctx, groupId);
+  await refuseInV2Mode(services, ctx, V1_GROUP_ROLES_BLOCKED);
+  const body = bodyObject(raw);
+  protectAdminDefault(group);
+  await protectUserAccessAdminGroup(services, ctx, group, "add_role");
+  const roles = await rolesNamed(services, ctx, body["roles"]);
+  await protectEscalatingRoles(services, ctx, roles, "add_role");
+  const items = await Promise.all(roles.map(async (r) => ({ roleId: r.id, targets: await targetsOf(services, r) })));
+  const written = await services.store.v1Writes
+    .addGroupRoles(ctx.tenant.orgId, group.id, items, (added) =>
+      audit.assigned(
+        ctx,
+        group,
+        "role",
+        added.map((r) => ({ id: r.id, name: r.name })),
+        "add",
+      ),
+    )
+    .catch(v1Blocked(V1_GROUP_ROLES_BLOCKED));
+  await settled(services, written);
+  return { ...written, value: { data: await rolesOfGroupV1(services, { ...ctx, minRevision: written.revision }, group.id) } };
+}
+
+export async function removeGroupRoles(services: Services, ctx: RequestContext, groupId: string, rolesParam: string | undefined): Promise<Written<{ removed: number }>> {
+  await requireOnTenant(services, ctx, "rbac_groups_write");
+  const group = await loadGroup(services, ctx, groupId);
+  await refuseInV2Mode(services, ctx, V1_GROUP_ROLES_BLOCKED);
+  protectAdminDefault(group);
+  await protectUserAccessAdminGroup(services, ctx, group, "remove_role");
+  if (rolesParam === undefined) throw badRequest("Query parameter roles is required.");
+  const roles = await rolesNamed(services, ctx, rolesParam.split(","));
+  const written = await services.store.v1Writes
+    .removeGroupRoles(
+      ctx.tenant.orgId,
+      group.id,
+      roles.map((r) => r.id),
+      (removed) =>
+        audit.assigned(
+          ctx,
+          group,
+          "role",
+          removed.map((r) => ({ id: r.id, name: r.name })),
+          "remove",
+        ),
+    )
+    .catch(v1Blocked(V1_GROUP_ROLES_BLOCKED));
+  return settled(services, { ...written, value: { removed: written.value.length } });
+}
+
+/** PUT /groups/{uuid}/: name and description of a standard group. */
+export async function updateGroup(services: Services, ctx: RequestContext, groupId: string, raw: unknown): Promise<Written<GroupRecord>> {
+  await requireOnTenant(services, ctx, "rbac_groups_write");
+  const group = await loadGroup(services, ctx, groupId);
+  await protectDefaultGroup(services, ctx, group, "update");
+  await protectUserAccessAdminGroup(services, ctx, group, "update_group");
+  const body = bodyObject(raw);
+  const name = requireString(body, "name", true, false)!.trim();
+  const description = optionalDescription(body);
+  const written = await services.store.v1Writes
+    .updateGroup(ctx.tenant.orgId, group.id, { name, description: description === undefined ? group.description : description }, () =>
+      audit.edited(ctx, "group", group, { name, description: description === undefined ? group.description : description }),
+    )
+    .catch((error: unknown) => {
+      if (isStoreError(error, "duplicate-name")) throw badRequest(`A group with the name '${echo(name)}' already exists.`, "name");
+      throw error;
+    });
+  return { ...written, value: await groupRecord(services, ctx, written.value) };
+}
+
+export const forbiddenUnlessAdmin = (ctx: RequestContext) => {
+  if (!isAdmin(ctx)) throw forbidden();
+};

@@ -1,0 +1,226 @@
+// v1 role and group writes (insights-rbac's /api/rbac/v1) with their dual write: the role row
+// keeps the v1 access list, and in the SAME transaction every group holding the role is bound at
+// the role's targets (organisation levels and inventory workspaces), so v2 checks grant what v1
+// grants at every revision. Role writes are refused once the organisation is in v2 mode.
+import { randomUUID } from "node:crypto";
+import type { StoreContext } from "../context.js";
+import { StoreError } from "../errors.js";
+import { owner, tenantResourceId } from "../relationships.js";
+import type { AuditOf, BindingResource, BindingSubject, Group, Role, RoleScope, V1RoleTargets, V1RoleWrite, V1WriteRepository } from "../types.js";
+import { optionalDescription, requireOrgId, requireUuid } from "../validate.js";
+import { requireTenantRow, runWrite, type TenantRow, type WriteContext } from "../write.js";
+import { recordAudit } from "./audit-log.js";
+import { loadGroup, requireGroupName, toGroup } from "./groups.js";
+import { loadRole, loadWorkspace, type RoleRow } from "./loaders.js";
+import { assertV1WriteAllowed } from "./org-mode.js";
+import { addSubject, deleteBindingsWhere, findOrCreateBinding, removeSubject, type BindingRow } from "./role-bindings.js";
+import { requirePermission, requireRoleName, requireScope, syncPermissionTuples, toRole } from "./roles.js";
+
+const levelResource = (tenant: TenantRow, level: RoleScope): BindingResource =>
+  level === "tenant" ? { type: "tenant", id: tenant.tenant_id } : { type: "workspace", id: level === "root" ? tenant.root_workspace_id : tenant.default_workspace_id };
+
+const resourceKey = (r: BindingResource) => `${r.type}:${r.id}`;
+
+/** The binding resources of a role's targets, every workspace checked to be the tenant's. */
+async function resolveTargets(w: WriteContext, tenant: TenantRow, targets: V1RoleTargets): Promise<BindingResource[]> {
+  const out = new Map<string, BindingResource>();
+  for (const level of targets.levels) {
+    const r = levelResource(tenant, requireScope(level));
+    out.set(resourceKey(r), r);
+  }
+  for (const id of targets.workspaceIds) {
+    const ws = await loadWorkspace(w.tx, tenant.org_id, requireUuid(id, "access"), "access");
+    out.set(`workspace:${ws.id}`, { type: "workspace", id: ws.id });
+  }
+  if (targets.ungrouped) {
+    const [ws] = await w.tx.query<{ id: string }>("SELECT id FROM gh_workspaces WHERE org_id = $1 AND type = 'ungrouped-hosts'", [tenant.org_id]);
+    if (ws) out.set(`workspace:${ws.id}`, { type: "workspace", id: ws.id });
+  }
+  return [...out.values()];
+}
+
+/** Group subjects of every binding of the role, with the binding rows. */
+async function groupBindingsOf(w: WriteContext, orgId: string, roleId: string, groupId?: string): Promise<(BindingRow & { subject_id: string })[]> {
+  return w.tx.query<BindingRow & { subject_id: string }>(
+    `SELECT b.*, s.subject_id FROM gh_role_bindings b JOIN gh_role_binding_subjects s ON s.binding_id = b.id AND s.subject_type = 'group'
+     WHERE b.org_id = $1 AND b.role_id = $2 AND ($3::text IS NULL OR s.subject_id = $3)`,
+    [orgId, roleId, groupId ?? null],
+  );
+}
+
+/**
+ * Binds the role to each group exactly at `resources`: bindings elsewhere are removed (a role whose
+ * permissions changed its level moves), missing ones added.
+ */
+async function placeRole(ctx: StoreContext, w: WriteContext, orgId: string, roleId: string, resources: BindingResource[], onlyGroup?: string): Promise<void> {
+  const current = await groupBindingsOf(w, orgId, roleId, onlyGroup);
+  const wanted = new Set(resources.map(resourceKey));
+  const groups = new Set(current.map((b) => b.subject_id));
+  if (onlyGroup) groups.add(onlyGroup);
+  for (const b of current) {
+    if (!wanted.has(resourceKey({ type: b.resource_type, id: b.resource_id }))) await removeSubject(ctx, w, orgId, b, { type: "group", id: b.subject_id });
+  }
+  for (const resource of resources) {
+    const bindingId = await findOrCreateBinding(ctx, w, orgId, roleId, resource);
+    for (const g of groups) await addSubject(ctx, w, orgId, bindingId, { type: "group", id: g } satisfies BindingSubject);
+  }
+}
+
+function validateRoleWrite(input: V1RoleWrite): V1RoleWrite & { permissions: string[] } {
+  const name = requireRoleName(input?.name);
+  if (!Array.isArray(input.access)) throw new StoreError("invalid-argument", "access must be an array.", "access");
+  const permissions = [...new Set(input.access.map((a) => requirePermission(a?.permission, "access")))];
+  const displayName = typeof input.displayName === "string" && input.displayName.length > 0 ? input.displayName : name;
+  return { ...input, name, displayName, description: optionalDescription(input.description), scope: requireScope(input.scope), permissions };
+}
+
+async function assertRoleNameFree(w: WriteContext, orgId: string, name: string, displayName: string, exceptId: string | null): Promise<void> {
+  const rows = await w.tx.query<{ org_id: string | null; name: string; display_name: string | null }>(
+    `SELECT org_id, name, display_name FROM gh_roles WHERE (org_id = $1 OR org_id IS NULL) AND kind <> 'platform' AND ($4::uuid IS NULL OR id <> $4::uuid)
+       AND (lower(name) IN (lower($2), lower($3)) OR lower(coalesce(display_name, name)) IN (lower($2), lower($3)))`,
+    [orgId, name, displayName, exceptId],
+  );
+  const same = (a: string | null, b: string) => a !== null && a.toLowerCase() === b.toLowerCase();
+  // insights-rbac's words: a system role's name or display name, else the tenant's unique constraint.
+  const system = rows.filter((r) => r.org_id === null);
+  if (system.some((r) => same(r.name, name) || same(r.display_name, name))) throw new StoreError("duplicate-name", `Role name '${name}' conflicts with an existing system role.`, "name");
+  if (system.some((r) => same(r.name, displayName) || same(r.display_name, displayName))) {
+    throw new StoreError("duplicate-name", `Display name '${displayName}' conflicts with an existing system role.`, "display_name");
+  }
+  if (rows.some((r) => r.org_id !== null && (same(r.name, name) || same(r.display_name ?? r.name, displayName)))) {
+    throw new StoreError("duplicate-name", `Role '${name}' already exists for a tenant.`, "role");
+  }
+}
+
+async function customRole(w: WriteContext, orgId: string, id: string, what: string): Promise<RoleRow> {
+  const role = await loadRole(w.tx, orgId, requireUuid(id, "uuid"), "uuid");
+  if (role.kind !== "custom") throw new StoreError("immutable", what, "role");
+  return role;
+}
+
+export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
+  return {
+    async createRole(orgId, input, audit?: AuditOf<Role>) {
+      requireOrgId(orgId);
+      const role = validateRoleWrite(input);
+      return runWrite(ctx, orgId, "v1_create_role", async (w) => {
+        await assertV1WriteAllowed(w, orgId);
+        const tenant = await requireTenantRow(w.tx, orgId);
+        await assertRoleNameFree(w, orgId, role.name, role.displayName, null);
+        await resolveTargets(w, tenant, role.targets);
+        const [row] = await w.tx.query<RoleRow>(
+          `INSERT INTO gh_roles (id, org_id, kind, name, display_name, description, scope, permissions, v1_access)
+           VALUES ($1, $2, 'custom', $3, $4, $5, $6, $7::text[], $8::jsonb) RETURNING *`,
+          [randomUUID(), orgId, role.name, role.displayName, role.description, role.scope, role.permissions, JSON.stringify(role.access)],
+        );
+        await w.touch([owner("rbac/role", row!.id, tenantResourceId(ctx.domain, orgId))]);
+        await syncPermissionTuples(w, row!.id, [], role.permissions);
+        const created = toRole(row!);
+        if (audit) await recordAudit(w, orgId, audit(created));
+        return created;
+      });
+    },
+
+    async updateRole(orgId, id, input, audit?: AuditOf<Role>) {
+      requireOrgId(orgId);
+      const role = validateRoleWrite(input);
+      return runWrite(ctx, orgId, "v1_update_role", async (w) => {
+        await assertV1WriteAllowed(w, orgId);
+        const tenant = await requireTenantRow(w.tx, orgId);
+        const old = await customRole(w, orgId, id, "System roles may not be updated.");
+        await assertRoleNameFree(w, orgId, role.name, role.displayName, old.id);
+        const resources = await resolveTargets(w, tenant, role.targets);
+        const [row] = await w.tx.query<RoleRow>(
+          `UPDATE gh_roles SET name = $2, display_name = $3, description = $4, scope = $5, permissions = $6::text[], v1_access = $7::jsonb,
+             modified_at = clock_timestamp() WHERE id = $1 RETURNING *`,
+          [old.id, role.name, role.displayName, role.description, role.scope, role.permissions, JSON.stringify(role.access)],
+        );
+        await syncPermissionTuples(w, old.id, old.permissions, role.permissions);
+        // The role's groups follow its targets: a level change moves their bindings.
+        await placeRole(ctx, w, orgId, old.id, resources);
+        const updated = toRole(row!);
+        if (audit) await recordAudit(w, orgId, audit(updated));
+        return updated;
+      });
+    },
+
+    async deleteRole(orgId, id, audit?: AuditOf<Role>) {
+      requireOrgId(orgId);
+      return runWrite(ctx, orgId, "v1_delete_role", async (w) => {
+        await assertV1WriteAllowed(w, orgId);
+        const old = await customRole(w, orgId, id, "System roles cannot be deleted.");
+        await deleteBindingsWhere(ctx, w, orgId, "b.role_id = $2", [old.id]);
+        await syncPermissionTuples(w, old.id, old.permissions, []);
+        await w.remove([owner("rbac/role", old.id, tenantResourceId(ctx.domain, orgId))]);
+        await w.tx.query("DELETE FROM gh_roles WHERE id = $1", [old.id]);
+        const deleted = toRole(old);
+        if (audit) await recordAudit(w, orgId, audit(deleted));
+        return deleted;
+      });
+    },
+
+    async addGroupRoles(orgId, groupId, roles, audit?: AuditOf<Role[]>) {
+      requireOrgId(orgId);
+      const gid = requireUuid(groupId, "uuid");
+      return runWrite(ctx, orgId, "v1_add_group_roles", async (w) => {
+        await assertV1WriteAllowed(w, orgId);
+        const tenant = await requireTenantRow(w.tx, orgId);
+        await loadGroup(w.tx, orgId, gid);
+        const added: Role[] = [];
+        for (const { roleId, targets } of roles) {
+          const role = await loadRole(w.tx, orgId, requireUuid(roleId, "roles"), "roles");
+          if (role.kind === "platform") throw new StoreError("not-assignable", `Role '${role.id}' is a default parent role and cannot be bound.`, "roles");
+          // Adding keeps the group's other bindings of the role; its targets are added.
+          const resources = await resolveTargets(w, tenant, targets);
+          for (const resource of resources) await addSubject(ctx, w, orgId, await findOrCreateBinding(ctx, w, orgId, role.id, resource), { type: "group", id: gid });
+          added.push(toRole(role));
+        }
+        if (added.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [gid]);
+        if (audit) await recordAudit(w, orgId, audit(added));
+        return added;
+      });
+    },
+
+    async removeGroupRoles(orgId, groupId, roleIds, audit?: AuditOf<Role[]>) {
+      requireOrgId(orgId);
+      const gid = requireUuid(groupId, "uuid");
+      return runWrite(ctx, orgId, "v1_remove_group_roles", async (w) => {
+        await assertV1WriteAllowed(w, orgId);
+        await loadGroup(w.tx, orgId, gid);
+        const removed: Role[] = [];
+        for (const roleId of roleIds) {
+          const role = await loadRole(w.tx, orgId, requireUuid(roleId, "roles"), "roles");
+          const bound = await groupBindingsOf(w, orgId, role.id, gid);
+          for (const b of bound) await removeSubject(ctx, w, orgId, b, { type: "group", id: gid });
+          if (bound.length > 0) removed.push(toRole(role));
+        }
+        if (removed.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [gid]);
+        if (audit) await recordAudit(w, orgId, audit(removed));
+        return removed;
+      });
+    },
+
+    async updateGroup(orgId, groupId, input, audit?: AuditOf<Group>) {
+      requireOrgId(orgId);
+      const gid = requireUuid(groupId, "uuid");
+      const name = requireGroupName(input?.name);
+      const description = optionalDescription(input.description);
+      // Groups are shared by v1 and v2 (upstream keeps the v1 group API in v2 mode): no mode check.
+      return runWrite(ctx, orgId, "v1_update_group", async (w) => {
+        const group = await loadGroup(w.tx, orgId, gid);
+        if (group.kind !== "standard") throw new StoreError("immutable", "Default groups may not be updated.", "group");
+        const clash = await w.tx.query("SELECT 1 FROM gh_groups WHERE org_id = $1 AND lower(name) = lower($2) AND id <> $3", [orgId, name, gid]);
+        if (clash.length > 0) throw new StoreError("duplicate-name", `A group with the name '${name}' already exists.`, "name");
+        const [row] = await w.tx.query<Parameters<typeof toGroup>[0]>("UPDATE gh_groups SET name = $2, description = $3, modified_at = clock_timestamp() WHERE id = $1 RETURNING *", [
+          gid,
+          name,
+          description,
+        ]);
+        w.markUnchanged();
+        const updated = toGroup(row!);
+        if (audit) await recordAudit(w, orgId, audit(updated));
+        return updated;
+      });
+    },
+  };
+}
