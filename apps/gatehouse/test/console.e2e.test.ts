@@ -210,7 +210,7 @@ describe.runIf(runnable)("console in Chromium against the demo stack", () => {
     expect(await bobOnStaging()).toBe("DENIED");
   });
 
-  it("creates a workspace (the API's error next to the field first), a group with a member and a custom role", async () => {
+  it("creates, renames, moves and deletes a workspace (the API's error next to the field first), creates a group with a member and a custom role", async () => {
     const staging = gh.demo!.workspaces["staging"]!;
     await go(`/tree?workspace=${staging}`, "Workspace tree");
     const name = page.getByLabel("New workspace under this one");
@@ -223,6 +223,19 @@ describe.runIf(runnable)("console in Chromium against the demo stack", () => {
     await page.getByRole("button", { name: "Create workspace" }).click();
     await page.locator("#node-detail").getByRole("heading", { name: "QA", exact: true }).waitFor();
     expect(await page.locator(".ws-tree").innerText()).toContain("QA");
+    // Rename, move under Production, delete: each through the API, the tree drawn again after each.
+    const detail = page.locator("#node-detail");
+    await detail.getByLabel("Name", { exact: true }).fill("QA Lab");
+    await detail.getByRole("button", { name: "Rename" }).click();
+    await detail.getByRole("heading", { name: "QA Lab", exact: true }).waitFor();
+    await detail.getByLabel("Parent", { exact: true }).selectOption({ label: "\u00a0\u00a0\u00a0\u00a0Production" });
+    await detail.getByRole("button", { name: "Move" }).click();
+    await page.getByText("Saved.").waitFor();
+    const qaLab = page.locator(".ws-tree li", { hasText: "QA Lab" });
+    await expect(qaLab.getAttribute("class")).resolves.toBe("depth-3"); // root → default → Production → QA Lab
+    await page.locator("#node-detail").getByRole("button", { name: "Delete QA Lab" }).click();
+    await page.locator("#node-detail").getByRole("heading", { name: "Production", exact: true }).waitFor();
+    expect(await page.locator(".ws-tree").innerText()).not.toContain("QA Lab");
 
     await go("/groups", "Groups");
     await page.getByLabel("Name").fill("g".repeat(200));

@@ -194,6 +194,21 @@ describe("access explorer endpoints", () => {
     expect((await call("GET", `${V2}/access:parity/`, alice)).body.report.lost.filter((l: any) => l.userId === "bob")).toHaveLength(1);
   });
 
+  it("binds the user itself when no group carried the grant, and that fix is undone the same way", async () => {
+    const bobPatch = { subject: { type: "user", id: "bob" }, permission: "patch_system_edit", resource: { type: "workspace", id: ids["production"]! } };
+    const fix = (await explain(bobPatch)).body.fixes[0];
+    expect(fix.subject).toMatchObject({ type: "user", id: "bob" });
+    expect(fix.role).not.toBeNull();
+    expect(fix.preview.also_grants.length).toBeGreaterThan(0); // an existing, broader role: what else it grants is shown
+    expect(fix.steps).toHaveLength(1);
+    expect((await call(fix.steps[0].method, fix.steps[0].path, alice, fix.steps[0].body)).status).toBe(201);
+    expect((await explain(bobPatch)).body.allowed).toBe(true);
+    const subject = fix.steps[0].body.requests[0].subject;
+    const undo = `${V2}/role-bindings/by-subject/?resource_type=workspace&resource_id=${ids["production"]}&subject_type=user&subject_id=${subject.id}`;
+    expect((await call("PUT", undo, alice, { roles: fix.undo_roles.map((id: string) => ({ id })) })).status).toBe(200);
+    expect((await explain(bobPatch)).body.allowed).toBe(false);
+  });
+
   it("answers bad input with problem+json 400s", async () => {
     const cases: [unknown, string][] = [
       [{ subject: { type: "user", id: "carol" }, permission: "no_such_permission", resource: { type: "workspace", id: ids["production"] } }, "permission"],
