@@ -1,13 +1,16 @@
-// Generated hostile calls over every RPC: never INTERNAL/UNKNOWN, a refused write changes nothing
-// (the store's head revision), and the engine keeps answering. FUZZ_COUNT sets the number of
-// calls (default 2000; `pnpm fuzz` runs a long campaign), FUZZ_SEED replays one.
+// Generated hostile calls over every RPC of both services (inventory and KesselTupleService): never
+// INTERNAL/UNKNOWN, a refused write changes nothing (the store's head revision), replication never
+// reaches Gatehouse's objects, and the engine keeps answering. FUZZ_COUNT sets the number of calls
+// per service (default 2000 and 800; `pnpm fuzz` runs a long campaign), FUZZ_SEED replays one.
 import { Client, credentials, Metadata, status, type ServiceError } from "@grpc/grpc-js";
-import { Allowed, KesselInventoryServiceService } from "@gatehouse/proto";
+import { Allowed, KesselInventoryServiceService, relations } from "@gatehouse/proto";
 import type { Tenant } from "@gatehouse/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, principal, readGrant, startEngine, workspace, type RunningEngine } from "./helpers.js";
 
 const COUNT = Number(process.env["FUZZ_COUNT"] ?? 2000);
+// Tuple-service calls are mostly store writes (slower than checks): fewer by default, as many under `pnpm fuzz`.
+const TUPLE_COUNT = Number(process.env["FUZZ_COUNT"] ?? 800);
 const SEED = Number(process.env["FUZZ_SEED"] ?? 16);
 
 function generator(seed: number) {
@@ -163,9 +166,11 @@ function metadata(g: Gen): Metadata {
 
 let raw: Client;
 
+type MethodDefinition = { path: string; requestSerialize(v: unknown): Buffer; responseDeserialize(b: Buffer): unknown };
+
 /** A unary call whose encoded bytes have every MARK replaced by invalid UTF-8. */
-function invokeCorrupted(g: Gen, rpc: (typeof RPCS)[number], req: Record<string, unknown>, md: Metadata, options: object): Promise<status> {
-  const method = (KesselInventoryServiceService as unknown as Record<string, { path: string; requestSerialize(v: unknown): Buffer; responseDeserialize(b: Buffer): unknown }>)[rpc]!;
+function invokeCorrupted(g: Gen, rpc: string, req: Record<string, unknown>, md: Metadata, options: object, service: object = KesselInventoryServiceService): Promise<status> {
+  const method = (service as Record<string, MethodDefinition>)[rpc]!;
   const bad = Buffer.from(g.pick(BAD_UTF8));
   const serialize = (value: unknown) => {
     const bytes = method.requestSerialize(value);
@@ -193,32 +198,171 @@ async function invoke(g: Gen, rpc: (typeof RPCS)[number], req: Record<string, un
   });
 }
 
+interface FuzzCall {
+  i: number;
+  rpc: string;
+  req: Record<string, unknown>;
+  writes: boolean;
+  send(): Promise<status>;
+}
+
+/**
+ * Sends `count` generated calls (stopping at five failures) and returns the failures: INTERNAL,
+ * UNKNOWN or a deadline; a refused write that changed the store (its head revision); invalid UTF-8
+ * accepted by a write (it must be refused, never stored as U+FFFD). `codes` counts the answers.
+ */
+async function campaign(count: number, next: (i: number) => FuzzCall | undefined, codes: Map<string, number>): Promise<string[]> {
+  const failures: string[] = [];
+  for (let i = 0; i < count && failures.length < 5; i++) {
+    const fuzz = next(i);
+    if (!fuzz) continue;
+    const before = fuzz.writes ? await engine.store.feed.headRevision() : 0;
+    const code = await fuzz.send().catch(() => status.INTERNAL);
+    codes.set(`${fuzz.rpc} ${status[code]}`, (codes.get(`${fuzz.rpc} ${status[code]}`) ?? 0) + 1);
+    const label = `#${i} ${fuzz.rpc} ${JSON.stringify(fuzz.req).slice(0, 300)} → ${status[code]}`;
+    if (code === status.INTERNAL || code === status.UNKNOWN || code === status.DEADLINE_EXCEEDED) failures.push(label);
+    if (fuzz.writes && code !== status.OK && (await engine.store.feed.headRevision()) !== before) failures.push(`${label} changed the store`);
+    if (fuzz.writes && code === status.OK && JSON.stringify(fuzz.req).includes(MARK)) failures.push(`${label} accepted invalid UTF-8`);
+  }
+  return failures;
+}
+
 describe("gRPC fuzz", () => {
   it(`answers ${COUNT} generated calls without INTERNAL or UNKNOWN, changing nothing when refused`, async () => {
     const g = generator(SEED);
     const codes = new Map<string, number>();
-    const failures: string[] = [];
-    for (let i = 0; i < COUNT && failures.length < 5; i++) {
-      const rpc = g.pick(RPCS);
-      let req: Record<string, unknown>;
-      try {
-        req = request(g, rpc);
-      } catch {
-        continue;
-      }
-      const writes = rpc === "reportResource" || rpc === "deleteResource";
-      const before = writes ? await engine.store.feed.headRevision() : 0;
-      const code = await invoke(g, rpc, req, metadata(g)).catch(() => status.INTERNAL);
-      codes.set(`${rpc} ${status[code]}`, (codes.get(`${rpc} ${status[code]}`) ?? 0) + 1);
-      const label = `#${i} ${rpc} ${JSON.stringify(req).slice(0, 300)} → ${status[code]}`;
-      if (code === status.INTERNAL || code === status.UNKNOWN || code === status.DEADLINE_EXCEEDED) failures.push(label);
-      if (writes && code !== status.OK && (await engine.store.feed.headRevision()) !== before) failures.push(`${label} changed the store`);
-      // Invalid UTF-8 in a write is refused, never stored as U+FFFD.
-      if (writes && code === status.OK && JSON.stringify(req).includes(MARK)) failures.push(`${label} accepted invalid UTF-8`);
-    }
+    const failures = await campaign(
+      COUNT,
+      (i) => {
+        const rpc = g.pick(RPCS);
+        let req: Record<string, unknown>;
+        try {
+          req = request(g, rpc);
+        } catch {
+          return undefined;
+        }
+        return { i, rpc, req, writes: rpc === "reportResource" || rpc === "deleteResource", send: () => invoke(g, rpc, req, metadata(g)) };
+      },
+      codes,
+    );
     expect(failures).toEqual([]);
     const healthy = await call(engine.client, "check", { object: workspace(tenant.defaultWorkspaceId), relation: "view", subject: { resource: principal("alice") } });
     expect(healthy.allowed).toBe(Allowed.ALLOWED_TRUE);
     if (process.env["FUZZ_COUNT"]) console.log("gRPC fuzz codes", Object.fromEntries([...codes].sort()));
+  }, 600_000);
+});
+
+// KesselTupleService: what a replicator (or anyone, in unauthenticated mode) might send.
+const TUPLE_RPCS = ["createTuples", "deleteTuples", "acquireLock", "readTuples"] as const;
+const WRITES: ReadonlySet<string> = new Set(["createTuples", "deleteTuples", "acquireLock"]);
+const NAMESPACES = ["rbac", "hbi", "kessel", "", ...STRINGS];
+const TYPES = ["workspace", "tenant", "platform", "role", "role_binding", "group", "principal", "host", "lock", "lockversion", ...STRINGS];
+
+function gatehouseIds(): string[] {
+  return [tenant.defaultWorkspaceId, tenant.rootWorkspaceId, tenant.tenantId, tenant.platformDefaultGroupId, tenant.adminDefaultGroupId, "local", "redhat/alice", "*"];
+}
+function objectRef(g: Gen) {
+  return {
+    type: maybe(g, () => ({ namespace: g.pick(NAMESPACES), name: g.pick(TYPES) })),
+    id: g.next() < 0.4 ? g.pick(gatehouseIds()) : str(g),
+  };
+}
+function tupleOf(g: Gen) {
+  return {
+    resource: maybe(g, () => objectRef(g)),
+    relation: g.pick(["parent", "binding", "role", "subject", "member", "version", "t_parent", "inventory_hosts_write", ...STRINGS]),
+    subject: maybe(g, () => ({ subject: maybe(g, () => objectRef(g)), ...(g.next() < 0.2 ? { relation: str(g) } : {}) })),
+  };
+}
+function tupleFilter(g: Gen) {
+  return {
+    ...(g.next() < 0.6 ? { resourceNamespace: g.pick(NAMESPACES) } : {}),
+    ...(g.next() < 0.6 ? { resourceType: g.pick(TYPES) } : {}),
+    ...(g.next() < 0.5 ? { resourceId: g.next() < 0.4 ? g.pick(gatehouseIds()) : str(g) } : {}),
+    ...(g.next() < 0.4 ? { relation: str(g) } : {}),
+    ...(g.next() < 0.3 ? { subjectFilter: { subjectNamespace: g.pick(NAMESPACES), subjectType: g.pick(TYPES), ...(g.next() < 0.5 ? { subjectId: str(g) } : {}) } } : {}),
+  };
+}
+function fencing(g: Gen) {
+  return g.next() < 0.25 ? { fencingCheck: { lockId: g.pick(["fuzz-lock", ...STRINGS]), lockToken: g.pick(["forged", ...TOKENS]) } } : {};
+}
+function tupleRequest(g: Gen, rpc: (typeof TUPLE_RPCS)[number]): Record<string, unknown> {
+  switch (rpc) {
+    case "createTuples":
+      // Past the per-call bound with one small tuple repeated: a client's encoding of 10,001 random
+      // (up to 100,000-character) tuples would take longer than any deadline.
+      if (g.next() < 0.03)
+        return {
+          tuples: Array.from({ length: 10_001 }, () => ({
+            resource: { type: { namespace: "rbac", name: "workspace" }, id: "w" },
+            relation: "parent",
+            subject: { subject: { type: { namespace: "rbac", name: "workspace" }, id: "p" } },
+          })),
+          upsert: true,
+        };
+      return { tuples: Array.from({ length: g.pick([0, 1, 2, 3]) }, () => tupleOf(g)), upsert: g.next() < 0.5, ...fencing(g) };
+    case "deleteTuples":
+      return { filter: maybe(g, () => tupleFilter(g)), ...fencing(g) };
+    case "acquireLock":
+      return { lockId: g.pick(["fuzz-lock", ...STRINGS]) };
+    default:
+      return {
+        filter: maybe(g, () => tupleFilter(g)),
+        ...(g.next() < 0.4 ? { pagination: { limit: g.pick([0, 1, 10, 4294967295]), ...(g.next() < 0.5 ? { continuationToken: g.pick(TOKENS) } : {}) } } : {}),
+        ...(g.next() < 0.3 ? { consistency: g.pick([{}, { minimizeLatency: true }, { atLeastAsFresh: { token: g.pick(TOKENS) } }]) } : {}),
+      };
+  }
+}
+
+describe("gRPC fuzz of KesselTupleService", () => {
+  let tuples: relations.KesselTupleServiceClient;
+  beforeAll(() => {
+    tuples = new relations.KesselTupleServiceClient(`127.0.0.1:${engine.port}`, credentials.createInsecure());
+  });
+  afterAll(() => tuples?.close());
+
+  async function invokeTuples(g: Gen, rpc: (typeof TUPLE_RPCS)[number], req: Record<string, unknown>, md: Metadata): Promise<status> {
+    const options = { deadline: Date.now() + 10_000 };
+    if (rpc !== "readTuples" && JSON.stringify(req).includes(MARK)) return invokeCorrupted(g, rpc, req, md, options, relations.KesselTupleServiceService);
+    if (rpc === "readTuples") {
+      try {
+        for await (const _ of tuples.readTuples(relations.ReadTuplesRequest.fromPartial(req), md, options)) void _;
+        return status.OK;
+      } catch (error) {
+        return (error as ServiceError).code;
+      }
+    }
+    const client = tuples as unknown as Record<string, (...args: unknown[]) => unknown>;
+    return new Promise((resolve) => {
+      client[rpc]!.call(tuples, req, md, options, (error: ServiceError | null) => resolve(error ? error.code : status.OK));
+    });
+  }
+
+  it(`answers ${TUPLE_COUNT} generated calls without INTERNAL or UNKNOWN, changing nothing when refused and never reaching Gatehouse's objects`, async () => {
+    const g = generator(SEED + 1);
+    const own = await engine.store.relationships.read("fuzz-grpc-org", {});
+    const codes = new Map<string, number>();
+    const failures = await campaign(
+      TUPLE_COUNT,
+      (i) => {
+        const rpc = g.pick(TUPLE_RPCS);
+        const req = tupleRequest(g, rpc);
+        return { i, rpc, req, writes: WRITES.has(rpc), send: () => invokeTuples(g, rpc, req, metadata(g)) };
+      },
+      codes,
+    );
+    expect(failures).toEqual([]);
+    // Gatehouse's own tenant is as it was, and no replicated tuple names one of its objects.
+    expect(await engine.store.relationships.read("fuzz-grpc-org", {})).toEqual(own);
+    for (const id of gatehouseIds().filter((id) => id !== "redhat/alice" && id !== "*")) {
+      expect(await engine.store.replicated.read({ resourceId: id }), id).toEqual([]);
+      expect(
+        (await engine.store.replicated.read({ subjectId: id })).filter((t) => t.subjectType !== "rbac/principal"),
+        id,
+      ).toEqual([]);
+    }
+    const healthy = await call(engine.client, "check", { object: workspace(tenant.defaultWorkspaceId), relation: "view", subject: { resource: principal("alice") } });
+    expect(healthy.allowed).toBe(Allowed.ALLOWED_TRUE);
+    if (process.env["FUZZ_COUNT"]) console.log("KesselTupleService fuzz codes", Object.fromEntries([...codes].sort()));
   }, 600_000);
 });

@@ -49,6 +49,12 @@ function replicatedGrant(ws: string, binding: string): relations.Relationship[] 
 const aliceViews = async (ws: string): Promise<boolean> =>
   (await call(engine.client, "checkForUpdate", { object: workspace(ws), relation: "inventory_host_view", subject: { resource: principal("alice") } })).allowed === Allowed.ALLOWED_TRUE;
 
+async function listSubjects(running: RunningEngine, request: object): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const item of running.client.streamedListSubjects(request as never)) out.push(item);
+  return out;
+}
+
 const workspaceTuples = (ws: string) => read({ filter: { resourceNamespace: "rbac", resourceType: "workspace", resourceId: ws } });
 
 beforeAll(async () => {
@@ -224,6 +230,16 @@ describe("KesselTupleService", () => {
     await remove({ filter: { relation: "version" } });
     await create({ tuples: replicatedGrant(ws, `b-${ws}`), fencingCheck: { lockId, lockToken: current } });
     expect(await workspaceTuples(ws)).toHaveLength(2);
+
+    // Nor through the inventory service's lookups and checks: lock types are not its to answer.
+    const lockRef = { resourceType: "lock", resourceId: lockId, reporter: { type: "kessel" } };
+    const listed = await rejection(listSubjects(engine, { resource: lockRef, relation: "version", subjectType: { resourceType: "lockversion", reporterType: "kessel" } }));
+    expect(listed.code).toBe(status.INVALID_ARGUMENT);
+    expect(listed.details).not.toContain(current);
+    const checked = await rejection(
+      call(engine.client, "checkForUpdate", { object: lockRef, relation: "version", subject: { resource: { resourceType: "lockversion", resourceId: current, reporter: { type: "kessel" } } } }),
+    );
+    expect(checked.code).toBe(status.INVALID_ARGUMENT);
   });
 
   it("places a host reported into a workspace that replication creates later, in the reporter's org", async () => {

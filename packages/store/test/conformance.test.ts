@@ -366,6 +366,23 @@ describe.each(backends)("store conformance on $name", (backend) => {
       expect(await store.relationships.read(org, { relation: "t_member" })).toEqual([]);
     });
 
+    it("records a principal as each identity says, writing only a change (the admin flag toggled three times)", async () => {
+      const org = newOrg();
+      const { value: t } = await store.tenants.bootstrap(org);
+      const seen = async (isOrgAdmin: boolean) => store.principals.record(org, { userId: "u1", username: "alice", isOrgAdmin });
+      expect((await seen(false)).value).toBe(true);
+      const again = await seen(false);
+      expect(again.value).toBe(false);
+      expect(again.revision).toBe(await store.feed.headRevision());
+      for (const isOrgAdmin of [true, false, true, false]) {
+        const written = await seen(isOrgAdmin);
+        expect(written.value).toBe(true);
+        expect((await store.principals.get(org, "u1")).isOrgAdmin).toBe(isOrgAdmin);
+        expect(await store.groups.members(org, t.adminDefaultGroupId)).toEqual(isOrgAdmin ? ["u1"] : []);
+      }
+      await expectCode(store.principals.record(org, { userId: "", username: "x" }), "invalid-argument");
+    });
+
     it("reports, moves and deletes hosts", async () => {
       const org = newOrg();
       const { value: t } = await store.tenants.bootstrap(org);

@@ -2,7 +2,7 @@
 // Each validator also normalises the request into the engine's own shapes, so commands never see
 // wire types. A violation is an EngineError "invalid-argument" naming the field and the rule.
 import type { Consistency, RepresentationType, RequestPagination, ResourceReference, SubjectReference } from "@gatehouse/proto";
-import { invalidArgument } from "../errors.js";
+import { EngineError, invalidArgument } from "../errors.js";
 import { FIELD_LIMITS, isWellFormedText, UTF8_RULE } from "../limits.js";
 import type { ConsistencyRequirement, ObjectRef, SubjectRef } from "../commands/types.js";
 
@@ -10,6 +10,17 @@ const NAME_PATTERN = /^[A-Za-z0-9_]+$/;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INSTANCE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,255}$/;
 export const MAX_BULK_ITEMS = 1000;
+/**
+ * The tuple service's lock tuples hold fencing tokens: AcquireLock writes them, fenced writes
+ * compare them, and no check or lookup of the inventory service answers about them (a
+ * StreamedListSubjects would otherwise hand out the current token). Answered as an unknown type.
+ */
+const INTERNAL_DEFINITIONS: ReadonlySet<string> = new Set(["kessel/lock", "kessel/lockversion"]);
+
+function queryable(definition: string): string {
+  if (INTERNAL_DEFINITIONS.has(definition)) throw new EngineError("unknown-type", `unknown type '${definition}'`);
+  return definition;
+}
 
 /** A string no longer than `max`, and valid UTF-8 (never quoted back: the message names the field and the rule). */
 export function boundedString(value: string, field: string, max: number): string {
@@ -63,7 +74,7 @@ export function requireMessage<T>(value: T | undefined, field: string): T {
 /** `<reporter>/<type>`, the stored definition name; the reporter is required in practice (contract §5.2). */
 function definitionName(resourceType: string, reporterType: string | undefined, field: string): string {
   const reporter = typeName(requireName(reporterType, field));
-  return `${reporter}/${typeName(resourceType)}`;
+  return queryable(`${reporter}/${typeName(resourceType)}`);
 }
 
 export function resourceRef(ref: ResourceReference | undefined, field: string): ObjectRef {
@@ -93,7 +104,7 @@ export function representationType(value: RepresentationType | undefined, field:
   const type = requireMessage(value, field);
   const resourceType = typeName(requireName(type.resourceType, `${field}.resource_type`));
   const reporterType = typeName(requireName(type.reporterType, `${field}.reporter_type`));
-  return { definition: `${reporterType}/${resourceType}`, resourceType, reporterType };
+  return { definition: queryable(`${reporterType}/${resourceType}`), resourceType, reporterType };
 }
 
 export interface ConsistencyRules {

@@ -11,20 +11,30 @@ import { boundedString, requireMessage, requireString } from "../grpc/validation
 import { FIELD_LIMITS } from "../limits.js";
 
 type WireRelationship = relations.Relationship;
+/** The store's bound on one call (packages/store's replicated repository). */
+const MAX_TUPLES = 10_000;
+
+/** Tuple-service text reaches the store's SQL: no NUL (Postgres text cannot hold it; SpiceDB's id rules refuse it too). */
+function storable(value: string, field: string): string {
+  if (value.includes("\u0000")) throw invalidArgument(field, "string.no_nul", "value must not contain NUL characters");
+  return value;
+}
+const requireStorable = (value: string | undefined, field: string, max: number = FIELD_LIMITS.id): string => storable(requireString(value, field, max), field);
+const boundedStorable = (value: string, field: string, max: number): string => storable(boundedString(value, field, max), field);
 
 function objectType(value: relations.ObjectType | undefined, field: string): string {
   const type = requireMessage(value, field);
-  return `${requireString(type.namespace, `${field}.namespace`, FIELD_LIMITS.name)}/${requireString(type.name, `${field}.name`, FIELD_LIMITS.name)}`;
+  return `${requireStorable(type.namespace, `${field}.namespace`, FIELD_LIMITS.name)}/${requireStorable(type.name, `${field}.name`, FIELD_LIMITS.name)}`;
 }
 
 function objectRef(value: relations.ObjectReference | undefined, field: string): { type: string; id: string } {
   const ref = requireMessage(value, field);
-  return { type: objectType(ref.type, `${field}.type`), id: requireString(ref.id, `${field}.id`) };
+  return { type: objectType(ref.type, `${field}.type`), id: requireStorable(ref.id, `${field}.id`) };
 }
 
 function toStored(tuple: WireRelationship, field: string): Relationship {
   const resource = objectRef(tuple.resource, `${field}.resource`);
-  const relation = requireString(tuple.relation, `${field}.relation`, FIELD_LIMITS.name);
+  const relation = requireStorable(tuple.relation, `${field}.relation`, FIELD_LIMITS.name);
   const subjectRef = requireMessage(tuple.subject, `${field}.subject`);
   const subject = objectRef(subjectRef.subject, `${field}.subject.subject`);
   return {
@@ -34,7 +44,7 @@ function toStored(tuple: WireRelationship, field: string): Relationship {
     subjectType: subject.type,
     subjectId: subject.id,
     // Subject relations name permissions (e.g. a group's `member`): never prefixed.
-    ...(subjectRef.relation ? { subjectRelation: boundedString(subjectRef.relation, `${field}.subject.relation`, FIELD_LIMITS.name) } : {}),
+    ...(subjectRef.relation ? { subjectRelation: boundedStorable(subjectRef.relation, `${field}.subject.relation`, FIELD_LIMITS.name) } : {}),
   };
 }
 
@@ -65,7 +75,7 @@ function invalidFilter(message: string): EngineError {
 function toFilter(value: relations.RelationTupleFilter | undefined): ReplicatedFilter {
   const filter = requireMessage(value, "filter");
   // Every string is bounded before use (never echoed: the message names the field and the limit).
-  const bound = (text: string | undefined, field: string, max: number = FIELD_LIMITS.name) => (text === undefined ? undefined : boundedString(text, `filter.${field}`, max));
+  const bound = (text: string | undefined, field: string, max: number = FIELD_LIMITS.name) => (text === undefined ? undefined : boundedStorable(text, `filter.${field}`, max));
   bound(filter.resourceNamespace, "resource_namespace");
   bound(filter.resourceType, "resource_type");
   bound(filter.resourceId, "resource_id", FIELD_LIMITS.id);
@@ -94,13 +104,15 @@ function toFilter(value: relations.RelationTupleFilter | undefined): ReplicatedF
 
 function fencing(value: relations.FencingCheck | undefined): Fencing | undefined {
   if (value === undefined) return undefined;
-  return { lockId: requireString(value.lockId, "fencing_check.lock_id"), lockToken: requireString(value.lockToken, "fencing_check.lock_token", FIELD_LIMITS.token) };
+  return { lockId: requireStorable(value.lockId, "fencing_check.lock_id"), lockToken: requireStorable(value.lockToken, "fencing_check.lock_token", FIELD_LIMITS.token) };
 }
 
 export function tupleHandlers(repo: ReplicatedRepository, ctx: EngineContext) {
   const scope = (context: CallContext): TupleScope => ({ repo, writePolicy: ctx.writePolicy, caller: context.identity });
   return {
     async createTuples(request: relations.CreateTuplesRequest, context: CallContext): Promise<relations.CreateTuplesResponse> {
+      // Counted before each tuple is looked at: an oversized call costs nothing.
+      if (request.tuples.length > MAX_TUPLES) throw invalidArgument("tuples", "repeated.max_items", `value must contain no more than ${MAX_TUPLES} item(s)`);
       const tuples = request.tuples.map((t, i) => toStored(t, `tuples[${i}]`));
       const token = await createTuples(scope(context), tuples, request.upsert, fencing(request.fencingCheck));
       return { consistencyToken: { token } };
@@ -114,7 +126,7 @@ export function tupleHandlers(repo: ReplicatedRepository, ctx: EngineContext) {
     },
 
     async acquireLock(request: relations.AcquireLockRequest, context: CallContext): Promise<relations.AcquireLockResponse> {
-      const lockId = requireString(request.lockId, "lock_id");
+      const lockId = requireStorable(request.lockId, "lock_id");
       return { lockToken: await acquireLock(scope(context), lockId) };
     },
 
@@ -124,7 +136,7 @@ export function tupleHandlers(repo: ReplicatedRepository, ctx: EngineContext) {
       if (request.pagination) {
         if (!(request.pagination.limit > 0)) throw invalidArgument("pagination.limit", "uint32.gt", "value must be greater than 0");
         page.limit = request.pagination.limit;
-        if (request.pagination.continuationToken) page.continuationToken = boundedString(request.pagination.continuationToken, "pagination.continuation_token", FIELD_LIMITS.token);
+        if (request.pagination.continuationToken) page.continuationToken = boundedStorable(request.pagination.continuationToken, "pagination.continuation_token", FIELD_LIMITS.token);
       }
       const consistency = request.consistency;
       if (consistency !== undefined) {
@@ -132,7 +144,7 @@ export function tupleHandlers(repo: ReplicatedRepository, ctx: EngineContext) {
           throw invalidArgument("consistency.requirement", "oneof.required", "exactly one field is required in oneof");
         }
         // The store is read directly (always current); a token is still checked to be ours.
-        if (consistency.atLeastAsFresh !== undefined) ctx.source.decodeToken(requireString(consistency.atLeastAsFresh.token, "consistency.at_least_as_fresh.token", FIELD_LIMITS.token));
+        if (consistency.atLeastAsFresh !== undefined) ctx.source.decodeToken(requireStorable(consistency.atLeastAsFresh.token, "consistency.at_least_as_fresh.token", FIELD_LIMITS.token));
       }
       const consistencyToken = { token: ctx.source.encodeToken(await ctx.source.headRevision()) };
       for await (const { tuple, cursor } of readTuples(scope(context), filter, page)) {
