@@ -11,7 +11,8 @@ const WRITERS = Number(process.env["WRITERS"] ?? 8);
 const PER_PHASE = Number(process.env["ACKS_PER_PHASE"] ?? 200);
 
 const postgres = await startPrivatePostgres();
-const api = await spawnManagementApi({ DATABASE_URL: postgres.url, LOG_LEVEL: "warn" });
+// Info level: the "listening" line tells the driver the port.
+const api = await spawnManagementApi({ DATABASE_URL: postgres.url });
 const load = new WriteLoad(api.baseUrl, "fault-run-org", WRITERS);
 const faults: { fault: string; downMs: number; backToFirstAckMs: number }[] = [];
 
