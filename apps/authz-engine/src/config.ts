@@ -7,6 +7,7 @@ import type { AuthnConfig } from "./grpc/authn.js";
 import type { Reporters } from "./commands/write-policy.js";
 import type { Store, StoreConfig } from "@gatehouse/store";
 import type { CheckpointStore } from "./graph/checkpoint.js";
+import type { ConnectionLimits } from "./grpc/listener.js";
 
 export type { AuthnConfig };
 
@@ -52,6 +53,13 @@ export interface EngineConfig {
    * client reads nothing is kept before it is reset (default 30 s).
    */
   streams?: { maxPerConnection?: number; maxActive?: number; idleTimeoutMs?: number };
+  /**
+   * Bounds on connections to the gRPC port (the metrics port takes `max` and `idleTimeoutMs` too):
+   * concurrent connections (default 10000; more are closed at once), how long a connection with no
+   * call in progress is kept (default 120 s), and how long a unary or server-streaming call may
+   * take to receive its request (default 60 s; then DEADLINE_EXCEEDED).
+   */
+  connections?: Partial<ConnectionLimits>;
   logger?: Logger;
   /** Where the engine records its metrics (default: a new registry; the telemetry benchmark passes one without call metrics). */
   metrics?: EngineMetrics;
@@ -81,6 +89,7 @@ export interface ResolvedConfig {
   shutdownTimeoutMs: number;
   checkpointIntervalMs: number;
   streams: { maxPerConnection: number; maxActive: number; idleTimeoutMs: number };
+  connections: ConnectionLimits;
 }
 
 const DOMAIN_PATTERN = /^[A-Za-z0-9._-]+$/;
@@ -139,6 +148,11 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
       maxPerConnection: positive(config.streams?.maxPerConnection, 100, "streams.maxPerConnection"),
       maxActive: positive(config.streams?.maxActive, 1000, "streams.maxActive"),
       idleTimeoutMs: positive(config.streams?.idleTimeoutMs, 30_000, "streams.idleTimeoutMs"),
+    },
+    connections: {
+      max: positive(config.connections?.max, 10_000, "connections.max"),
+      idleTimeoutMs: positive(config.connections?.idleTimeoutMs, 120_000, "connections.idleTimeoutMs"),
+      requestTimeoutMs: positive(config.connections?.requestTimeoutMs, 60_000, "connections.requestTimeoutMs"),
     },
   };
 }

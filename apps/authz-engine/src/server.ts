@@ -1,10 +1,10 @@
-import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import type { Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import type { Model } from "@gatehouse/evaluator";
 import { compileRoleModel, compileRoleSchema, loadConfigDirectory, modelOf as roleConfigModel, type ConfigIdentity } from "@gatehouse/role-config";
 import { HealthService, inventoryTuples, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
-import { applyServerLimits, cachedProbe, createLogger, DEFAULT_HTTP_LIMITS, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
+import { cachedProbe, createBoundedHttpServer, createLogger, DEFAULT_HTTP_LIMITS, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
 import { API_PREFIX, kesselHttpApi } from "./http/api.js";
 import type { EngineContext } from "./commands/context.js";
 import { LookupCache } from "./commands/lookup-cache.js";
@@ -15,6 +15,7 @@ import { createAuthenticator, probeAuthenticator } from "./grpc/authn.js";
 import { serverStream, unary, type CallDeps } from "./grpc/calls.js";
 import { acceptEncodedResponses, memoizeResponseBytes } from "./grpc/encoded-responses.js";
 import { addReflection } from "./grpc/reflection.js";
+import { type ConnectionLimits, type GrpcListener, listenGrpc, requestArrivalDeadline } from "./grpc/listener.js";
 import { databaseCheckpointStore } from "./graph/checkpoint.js";
 import { EngineGraph } from "./graph/engine-graph.js";
 import { openStore, startFeedRetention, type FeedRetentionJob, type Store } from "@gatehouse/store";
@@ -93,8 +94,11 @@ function httpServerOf(
   logger: Logger,
   identity: () => ConfigIdentity | undefined,
   api: ReturnType<typeof kesselHttpApi>,
+  connections: ConnectionLimits,
 ): HttpServer {
-  return createHttpServer((request, response) => {
+  // The HTTP services' bounds, with the engine's connection cap and idle timeout.
+  const limits = { ...DEFAULT_HTTP_LIMITS, maxConnections: connections.max, idleTimeoutMs: connections.idleTimeoutMs };
+  return createBoundedHttpServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0] ?? "/";
     if (path.startsWith(API_PREFIX)) {
       api(request, response, path);
@@ -130,7 +134,7 @@ function httpServerOf(
     } else {
       response.writeHead(404).end();
     }
-  });
+  }, limits);
 }
 
 export function buildServer(config: EngineConfig = {}): EngineServer {
@@ -143,6 +147,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
   let ownedStore: Store | null = null;
   let grpcServer: Server | null = null;
   let httpServer: HttpServer | null = null;
+  let grpcListener: GrpcListener | null = null;
   let endWatches: () => void = () => {};
   let stopping = false;
   let feedRetention: FeedRetentionJob | undefined;
@@ -242,7 +247,12 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       streams: { maxActive: resolved.streams.maxActive, idleTimeoutMs: resolved.streams.idleTimeoutMs, active: 0 },
     };
 
-    grpcServer = new Server({ "grpc.max_concurrent_streams": resolved.streams.maxPerConnection });
+    grpcServer = new Server({
+      "grpc.max_concurrent_streams": resolved.streams.maxPerConnection,
+      // A connection with no call in progress (one that never sent a byte included) is closed.
+      "grpc.max_connection_idle_ms": resolved.connections.idleTimeoutMs,
+      interceptors: [requestArrivalDeadline(resolved.connections.requestTimeoutMs)],
+    });
     const handlers: InventoryHandlers = { checks: checkHandlers(ctx, resolved.domain), resources: resourceHandlers(ctx) };
     grpcServer.addService(
       strictUtf8Requests(acceptEncodedResponses(memoizeResponseBytes(KesselInventoryServiceService, ["check", "checkSelf", "checkForUpdate"]), ["streamedListObjects"])),
@@ -279,8 +289,8 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const credentials = resolved.tls
       ? ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(resolved.tls.cert), private_key: Buffer.from(resolved.tls.key) }], false)
       : ServerCredentials.createInsecure();
-    const server = grpcServer;
-    const port = await new Promise<number>((resolve, reject) => server.bindAsync(`${resolved.host}:${resolved.port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
+    grpcListener = await listenGrpc(grpcServer, credentials, resolved.host, resolved.port, resolved.connections);
+    const port = grpcListener.port;
 
     const api = kesselHttpApi({ ...handlers, health: kesselHealth, authenticator, logger, metrics: metrics.metrics });
     const http = (httpServer = httpServerOf(
@@ -290,8 +300,8 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       logger,
       () => activeIdentity,
       api,
+      resolved.connections,
     ));
-    applyServerLimits(http, DEFAULT_HTTP_LIMITS);
     const metricsPort = await new Promise<number>((resolve, reject) => {
       http.once("error", reject);
       http.listen(resolved.metricsPort, resolved.host, () => resolve((http.address() as AddressInfo).port));
@@ -324,6 +334,8 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     stopping = true;
     metrics.ready.set(0);
     endWatches();
+    await grpcListener?.close();
+    grpcListener = null;
     const server = grpcServer;
     if (server) {
       await new Promise<void>((resolve) => {

@@ -46,4 +46,18 @@ describe("gatehouse migrate", () => {
       expect(r.revision).toBeUndefined();
     }
   });
+
+  it("is refused, naming the holder, while another store has the data directory open, and writes nothing", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "migrate-held-"));
+    const holder = await openStore({ dataDir });
+    try {
+      const head = await holder.feed.headRevision();
+      await expect(run(["migrate", "--input", examplePath, "--data-dir", dataDir, "--seed-system-roles", "--json"])).rejects.toThrow(
+        new RegExp(`data directory .* is in use by this process \\(pid ${process.pid}\\) since \\d{4}-`),
+      );
+      expect(await holder.feed.headRevision()).toBe(head);
+    } finally {
+      await holder.close();
+    }
+  });
 });

@@ -44,15 +44,16 @@ describe("database faults", () => {
     expect(write.headers.get("content-type")).toMatch(/^application\/problem\+json/);
     expect(write.headers.get("retry-after")).toBe("1");
     expect((await fetch(`${api.baseUrl}/readyz`)).status).toBe(503);
-    // The refusal is logged at error level (and says why).
-    const logged = await api.waitForLog((line) => line.level >= 50);
-    expect(JSON.stringify(logged)).toMatch(/unavailable/i);
+    // The refusal is logged at error level, saying why, and so is the change feed becoming unreadable.
+    await api.waitForLog((line) => line.level >= 50 && line.msg === "request failed" && /unavailable/i.test(JSON.stringify(line)));
+    await api.waitForLog((line) => line.level >= 50 && line.msg.startsWith("change feed unreadable"));
 
     await postgres.start();
     const after = new WriteLoad(api.baseUrl, "stopped-db-org", 1);
     after.start();
     await Promise.race([after.untilAcknowledged(1), api.died]);
     await after.stop();
+    await api.waitForLog((line) => line.msg === "change feed readable again");
     expectStillServing();
     const audit = await after.audit();
     expect(audit.lost).toEqual([]);
