@@ -11,7 +11,7 @@ import { LookupCache } from "./commands/lookup-cache.js";
 import { openWritePolicy, reporterWritePolicy } from "./commands/write-policy.js";
 import { resolveConfig, type EngineConfig } from "./config.js";
 import { EngineError } from "./errors.js";
-import { createAuthenticator, probeAuthenticator } from "./grpc/authn.js";
+import { createAuthenticator, probeAuthenticator, trustingIdentityHeader } from "./grpc/authn.js";
 import { serverStream, unary, type CallDeps } from "./grpc/calls.js";
 import { acceptEncodedResponses, memoizeResponseBytes } from "./grpc/encoded-responses.js";
 import { addReflection } from "./grpc/reflection.js";
@@ -282,7 +282,8 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const server = grpcServer;
     const port = await new Promise<number>((resolve, reject) => server.bindAsync(`${resolved.host}:${resolved.port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
 
-    const api = kesselHttpApi({ ...handlers, health: kesselHealth, authenticator, logger, metrics: metrics.metrics });
+    const httpAuthenticator = config.http?.trustIdentityHeader && resolved.authn.mode === "oidc" ? trustingIdentityHeader(authenticator) : authenticator;
+    const api = kesselHttpApi({ ...handlers, health: kesselHealth, authenticator: httpAuthenticator, logger, metrics: metrics.metrics });
     const http = (httpServer = httpServerOf(
       metrics,
       readiness,
