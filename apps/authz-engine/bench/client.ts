@@ -5,11 +5,24 @@ import { percentile } from "@gatehouse/telemetry";
 
 interface Job {
   kind: "unary";
-  path: "floor" | "check";
+  /** "http-check": POST /api/kessel/v1beta2/check on `port` (the engine's HTTP port) with `body`. */
+  path: "floor" | "check" | "http-check";
   concurrency: number;
   seconds: number;
   port: number;
   request: CheckRequest;
+  /** The request as protobuf JSON (http-check). */
+  body?: string;
+}
+
+/** One HTTP/JSON Check over a keep-alive connection pool; fails on anything but 200 ALLOWED_TRUE/FALSE. */
+function httpCheck(job: Job): () => Promise<void> {
+  const url = `http://127.0.0.1:${job.port}/api/kessel/v1beta2/check`;
+  return async () => {
+    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: job.body ?? "{}" });
+    const answer = (await response.json()) as { allowed?: string };
+    if (response.status !== 200 || !answer.allowed?.startsWith("ALLOWED_")) throw new Error(`HTTP check answered ${response.status}`);
+  };
 }
 interface StreamJob {
   /** "stream": one request; "walk": follow continuation tokens until an empty page (the SDK's loop). */
@@ -22,17 +35,20 @@ async function unary(job: Job) {
   const client = new KesselInventoryServiceClient(`127.0.0.1:${job.port}`, credentials.createInsecure());
   const raw = client as unknown as Client;
   const path = job.path === "floor" ? "/bench.Floor/Check" : "/kessel.inventory.v1beta2.KesselInventoryService/Check";
-  const once = () =>
-    new Promise<void>((resolve, reject) =>
-      raw.makeUnaryRequest(
-        path,
-        (r: CheckRequest) => Buffer.from(Req.encode(r).finish()),
-        (b: Buffer) => Res.decode(b),
-        job.request,
-        new Metadata(),
-        (error) => (error ? reject(error) : resolve()),
-      ),
-    );
+  const once =
+    job.path === "http-check"
+      ? httpCheck(job)
+      : () =>
+          new Promise<void>((resolve, reject) =>
+            raw.makeUnaryRequest(
+              path,
+              (r: CheckRequest) => Buffer.from(Req.encode(r).finish()),
+              (b: Buffer) => Res.decode(b),
+              job.request,
+              new Metadata(),
+              (error) => (error ? reject(error) : resolve()),
+            ),
+          );
   for (let i = 0; i < 200; i++) await once(); // warm-up
   const latencies: number[] = [];
   const deadline = performance.now() + job.seconds * 1000;

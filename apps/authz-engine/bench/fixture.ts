@@ -2,7 +2,8 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Relationship, Store } from "@gatehouse/store";
+import type { CheckRequest } from "@gatehouse/proto";
+import { openStore, type Relationship, type Store } from "@gatehouse/store";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -44,3 +45,22 @@ export function ask<T>(helper: ChildProcess, job: object): Promise<T> {
     helper.send(job);
   });
 }
+
+/** An embedded store where `redhat/bench-user` of `bench-org` may view hosts host-0..host-999. */
+export async function openCheckBenchStore(): Promise<Store> {
+  const store = await openStore({ pollIntervalMs: 1000 });
+  await seedReadableHosts(
+    store,
+    "bench-org",
+    "bench-user",
+    Array.from({ length: 1000 }, (_, i) => `host-${i}`),
+  );
+  return store;
+}
+
+/** The Check the per-call benchmarks ask (allowed, through the role binding above). */
+export const BENCH_CHECK: CheckRequest = {
+  object: { resourceType: "host", resourceId: "host-42", reporter: { type: "hbi" } },
+  relation: "view",
+  subject: { resource: { resourceType: "principal", resourceId: "redhat/bench-user", reporter: { type: "rbac" } } },
+};

@@ -9,12 +9,10 @@
 // in several rounds (the order rotates each round); prints medians and minimums and their ratios to the baseline.
 // Run: pnpm --filter @gatehouse/authz-engine bench:telemetry
 //   BENCH_ROUNDS (default 5), BENCH_SECONDS per cell (default 3), BENCH_CONCURRENCY (default 16).
-import type { CheckRequest } from "@gatehouse/proto";
-import { openStore } from "@gatehouse/store";
 import { createSilentLogger, percentile, startTracing, type Tracing, type TracingSettings } from "@gatehouse/telemetry";
 import { buildServer } from "../src/index.js";
 import { createEngineMetrics, type EngineMetrics } from "../src/metrics.js";
-import { ask, forkHelper, seedReadableHosts } from "./fixture.js";
+import { ask, BENCH_CHECK, forkHelper, openCheckBenchStore } from "./fixture.js";
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 5);
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 3);
@@ -35,13 +33,7 @@ interface Cell {
 }
 
 async function main() {
-  const store = await openStore({ pollIntervalMs: 1000 });
-  await seedReadableHosts(
-    store,
-    "bench-org",
-    "bench-user",
-    Array.from({ length: 1000 }, (_, i) => `host-${i}`),
-  );
+  const store = await openCheckBenchStore();
   const servers = {
     metrics: buildServer({ host: "127.0.0.1", port: 0, metricsPort: 0, store, logger: createSilentLogger() }),
     noMetrics: buildServer({ host: "127.0.0.1", port: 0, metricsPort: 0, store, logger: createSilentLogger(), metrics: withoutCallMetrics() }),
@@ -51,11 +43,7 @@ async function main() {
   const collector = forkHelper("collector.ts");
   const { endpoint } = await new Promise<{ endpoint: string }>((resolve) => collector.once("message", (m) => resolve(m as { endpoint: string })));
   const client = forkHelper("client.ts");
-  const request: CheckRequest = {
-    object: { resourceType: "host", resourceId: "host-42", reporter: { type: "hbi" } },
-    relation: "view",
-    subject: { resource: { resourceType: "principal", resourceId: "redhat/bench-user", reporter: { type: "rbac" } } },
-  };
+  const request = BENCH_CHECK;
 
   const cells: Cell[] = [
     { name: "baseline (tracing off, metrics on)", server: "metrics", tracing: null },

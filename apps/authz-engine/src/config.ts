@@ -41,6 +41,12 @@ export interface EngineConfig {
    * Unauthenticated mode admits every write (local use).
    */
   reporters?: Reporters;
+  /**
+   * The HTTP/JSON interface (on metricsPort). `trustIdentityHeader`: with authn oidc, a request
+   * without a bearer token may name its caller by x-rh-identity (behind a gateway that sets it, as
+   * upstream's HTTP authenticator chain accepts); the gRPC port never trusts the header in oidc mode.
+   */
+  http?: { trustIdentityHeader?: boolean };
   /** TLS for the gRPC port; without it the port speaks plaintext HTTP/2 (h2c with prior knowledge). */
   tls?: TlsConfig;
   freshnessTimeoutMs?: number;

@@ -44,6 +44,7 @@ const config: EngineConfig = {
   metricsPort: env.AUTHZ_METRICS_PORT,
   shutdownTimeoutMs: Math.max(1, env.SHUTDOWN_TIMEOUT_MS),
   reporters: env.AUTHZ_REPORTERS,
+  http: { trustIdentityHeader: env.AUTHZ_HTTP_TRUST_IDENTITY_HEADER },
   streams: {
     maxPerConnection: env.AUTHZ_MAX_STREAMS_PER_CONNECTION,
     maxActive: env.AUTHZ_MAX_ACTIVE_STREAMS,

@@ -11,7 +11,7 @@ import { LookupCache } from "./commands/lookup-cache.js";
 import { openWritePolicy, reporterWritePolicy } from "./commands/write-policy.js";
 import { resolveConfig, type EngineConfig } from "./config.js";
 import { EngineError } from "./errors.js";
-import { createAuthenticator, probeAuthenticator } from "./grpc/authn.js";
+import { createAuthenticator, probeAuthenticator, trustingIdentityHeader } from "./grpc/authn.js";
 import { serverStream, unary, type CallDeps } from "./grpc/calls.js";
 import { acceptEncodedResponses, memoizeResponseBytes } from "./grpc/encoded-responses.js";
 import { addReflection } from "./grpc/reflection.js";
@@ -292,7 +292,8 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     grpcListener = await listenGrpc(grpcServer, credentials, resolved.host, resolved.port, resolved.connections);
     const port = grpcListener.port;
 
-    const api = kesselHttpApi({ ...handlers, health: kesselHealth, authenticator, logger, metrics: metrics.metrics });
+    const httpAuthenticator = config.http?.trustIdentityHeader && resolved.authn.mode === "oidc" ? trustingIdentityHeader(authenticator) : authenticator;
+    const api = kesselHttpApi({ ...handlers, health: kesselHealth, authenticator: httpAuthenticator, logger, metrics: metrics.metrics });
     const http = (httpServer = httpServerOf(
       metrics,
       readiness,

@@ -28,6 +28,10 @@ export const engineSettings = defineConfig("authz-engine", {
   AUTHN_OIDC_CLIENT_ID: setting.string("tokens must be issued to this client", { unset: "required unless the check is skipped" }),
   AUTHN_OIDC_SKIP_CLIENT_ID_CHECK: setting.bool("skip the client id check", false),
   AUTHN_OIDC_INSECURE_CLIENT: setting.bool("allow a plain-http issuer (local development only)", false),
+  AUTHZ_HTTP_TRUST_IDENTITY_HEADER: setting.bool(
+    "with AUTHN_MODE=oidc, the HTTP/JSON interface accepts `x-rh-identity` from requests without a bearer token (only behind a gateway that sets it; the gRPC port never does)",
+    false,
+  ),
   AUTHZ_REPORTERS: setting.custom<Reporters>(
     'JSON `{"<client id or sub>": {"resource_types": ["hbi/host"] | "*", "allow_any_org": false}}`: who may ReportResource / DeleteResource with AUTHN_MODE=oidc (none registered: every write refused)',
     new Map(),

@@ -1,7 +1,8 @@
-// Generated hostile calls over every RPC of both services (inventory and KesselTupleService): never
-// INTERNAL/UNKNOWN, a refused write changes nothing (the store's head revision), replication never
-// reaches Gatehouse's objects, and the engine keeps answering. FUZZ_COUNT sets the number of calls
-// per service (default 2000 and 800; `pnpm fuzz` runs a long campaign), FUZZ_SEED replays one.
+// Generated hostile calls over every RPC of both services (inventory and KesselTupleService) and
+// the HTTP/JSON routes: never INTERNAL/UNKNOWN or a 5xx, a refused write changes nothing (the
+// store's head revision), replication never reaches Gatehouse's objects, and the engine keeps
+// answering. FUZZ_COUNT sets the number of calls per service (default 2000 and 800; `pnpm fuzz`
+// runs a long campaign), FUZZ_SEED replays one.
 import { Client, credentials, Metadata, status, type ServiceError } from "@grpc/grpc-js";
 import { Allowed, KesselInventoryServiceService, relations } from "@gatehouse/proto";
 import type { Tenant } from "@gatehouse/store";
@@ -364,5 +365,88 @@ describe("gRPC fuzz of KesselTupleService", () => {
     const healthy = await call(engine.client, "check", { object: workspace(tenant.defaultWorkspaceId), relation: "view", subject: { resource: principal("alice") } });
     expect(healthy.allowed).toBe(Allowed.ALLOWED_TRUE);
     if (process.env["FUZZ_COUNT"]) console.log("KesselTupleService fuzz codes", Object.fromEntries([...codes].sort()));
+  }, 600_000);
+});
+
+// The same generated requests as JSON over the HTTP/JSON interface, with the body corrupted in
+// the ways a browser or proxy can: invalid UTF-8, unpaired surrogate escapes, truncation, wrong
+// types, a wrong content type. Never a 5xx; a refused write changes nothing.
+const HTTP_ROUTES: Partial<Record<(typeof RPCS)[number], [string, string]>> = {
+  check: ["POST", "/api/kessel/v1beta2/check"],
+  checkForUpdate: ["POST", "/api/kessel/v1beta2/checkforupdate"],
+  checkBulk: ["POST", "/api/kessel/v1beta2/checkbulk"],
+  checkForUpdateBulk: ["POST", "/api/kessel/v1beta2/checkforupdatebulk"],
+  checkSelf: ["POST", "/api/kessel/v1beta2/checkself"],
+  checkSelfBulk: ["POST", "/api/kessel/v1beta2/checkselfbulk"],
+  reportResource: ["POST", "/api/kessel/v1beta2/resources"],
+  deleteResource: ["DELETE", "/api/kessel/v1beta2/resources"],
+};
+
+/** The request's JSON, maybe corrupted; `badText`: it carries invalid UTF-8 or an unpaired surrogate. */
+function httpBody(g: Gen, req: Record<string, unknown>): { body: Buffer; badText: boolean } {
+  const text = JSON.stringify(req);
+  const marked = text.includes(MARK);
+  switch (g.int(8)) {
+    case 0:
+      return { body: Buffer.from(text.slice(0, g.int(text.length))), badText: false };
+    case 1:
+      return { body: Buffer.from(text.replace(/"relation":"[^"]*"/, `"relation":${g.pick(["5", "[1]", "{}", "true", "null"])}`)), badText: false };
+    case 2:
+      return { body: Buffer.from(text.replaceAll(MARK, g.pick(["\\ud800", "\\udfff", "\\ud83d"]))), badText: marked };
+    default: {
+      // Invalid UTF-8 where MARK stands, as raw bytes.
+      const parts = text.split(MARK).map((part) => Buffer.from(part));
+      const bad = Buffer.from(g.pick(BAD_UTF8));
+      return { body: Buffer.concat(parts.flatMap((part, i) => (i === 0 ? [part] : [bad, part]))), badText: marked };
+    }
+  }
+}
+
+function httpHeaders(g: Gen): Record<string, string> {
+  const headers: Record<string, string> = { "content-type": g.next() < 0.9 ? "application/json" : g.pick(["text/plain", "application/x-www-form-urlencoded", "application/json; charset=utf-8"]) };
+  if (g.next() < 0.5)
+    headers["x-rh-identity"] =
+      g.next() < 0.7 ? Buffer.from(JSON.stringify({ identity: { org_id: "fuzz-grpc-org", type: "User", user: { user_id: "alice" } } })).toString("base64") : g.pick(["", "garbage", "e30="]);
+  if (g.next() < 0.1) headers["authorization"] = g.pick(["Bearer", "Bearer x", "Basic y"]);
+  return headers;
+}
+
+// Each HTTP request costs more here (bodies of up to tens of MB are built and refused), so the
+// default run is shorter; FUZZ_COUNT sets both.
+const HTTP_COUNT = Number(process.env["FUZZ_COUNT"] ?? 200);
+
+describe("HTTP/JSON fuzz", () => {
+  it(`answers ${HTTP_COUNT} generated requests without a 5xx, changing nothing when refused`, async () => {
+    const g = generator(SEED + 1);
+    const failures: string[] = [];
+    const statuses = new Map<string, number>();
+    const rpcs = RPCS.filter((rpc) => HTTP_ROUTES[rpc]);
+    for (let i = 0; i < HTTP_COUNT && failures.length < 5; i++) {
+      const rpc = g.pick(rpcs);
+      const [method, path] = HTTP_ROUTES[rpc]!;
+      let body: Buffer;
+      let badText: boolean;
+      try {
+        ({ body, badText } = httpBody(g, request(g, rpc)));
+      } catch {
+        continue;
+      }
+      const writes = rpc === "reportResource" || rpc === "deleteResource";
+      const before = writes ? await engine.store.feed.headRevision() : 0;
+      const response = await fetch(`http://127.0.0.1:${engine.metricsPort}${path}`, { method, headers: httpHeaders(g), body });
+      const text = await response.text();
+      statuses.set(`${rpc} ${response.status}`, (statuses.get(`${rpc} ${response.status}`) ?? 0) + 1);
+      const label = `#${i} ${method} ${path} ${body.toString("latin1").slice(0, 300)} → ${response.status} ${text.slice(0, 200)}`;
+      if (response.status >= 500) failures.push(label);
+      if (response.status !== 200 && (JSON.parse(text) as { code: number }).code !== response.status) failures.push(`${label}: body code differs`);
+      if (text.length > 4096) failures.push(`${label}: answer of ${text.length} characters`);
+      if (writes && response.status !== 200 && (await engine.store.feed.headRevision()) !== before) failures.push(`${label} changed the store`);
+      // Text is refused, never stored altered (as U+FFFD).
+      if (badText && response.status === 200 && writes) failures.push(`${label} accepted invalid text`);
+    }
+    expect(failures).toEqual([]);
+    const healthy = await call(engine.client, "check", { object: workspace(tenant.defaultWorkspaceId), relation: "view", subject: { resource: principal("alice") } });
+    expect(healthy.allowed).toBe(Allowed.ALLOWED_TRUE);
+    if (process.env["FUZZ_COUNT"]) console.log("HTTP fuzz statuses", Object.fromEntries([...statuses].sort()));
   }, 600_000);
 });

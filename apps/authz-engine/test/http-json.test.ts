@@ -43,6 +43,8 @@ let tenant: Tenant;
 let plain: RunningEngine;
 /** OIDC mode: bearer tokens from a local issuer. */
 let oidc: RunningEngine;
+/** OIDC mode behind a gateway: the HTTP port also takes x-rh-identity from requests without a token. */
+let gateway: RunningEngine;
 let issuer: OAuth2Server;
 
 const identity = (userId: string) => encodeIdentityHeader({ orgId: ORG, userId, username: userId });
@@ -85,7 +87,7 @@ async function asCaller<T>(headers: Record<string, string>, fn: () => Promise<T>
 async function waitForRevision(engine: RunningEngine, revision: number): Promise<void> {
   // A Check at least as fresh as the revision waits for the engine to apply it.
   const metadata = new Metadata();
-  if (engine === oidc) metadata.set("authorization", `Bearer ${await token("alice")}`);
+  if (engine !== plain) metadata.set("authorization", `Bearer ${await token("alice")}`);
   await call(
     engine.client,
     "check",
@@ -101,15 +103,13 @@ beforeAll(async () => {
   issuer = new OAuth2Server();
   await issuer.issuer.keys.generate("RS256");
   await issuer.start(0, "127.0.0.1");
-  [plain, oidc] = await Promise.all([
-    startEngine({}, store),
-    startEngine({ authn: { mode: "oidc", serverUrl: issuer.issuer.url as string, clientId: ENGINE_CLIENT_ID, insecureClient: true } }, store),
-  ]);
-  await Promise.all([waitForRevision(plain, revision), waitForRevision(oidc, revision)]);
+  const authn = { mode: "oidc", serverUrl: issuer.issuer.url as string, clientId: ENGINE_CLIENT_ID, insecureClient: true } as const;
+  [plain, oidc, gateway] = await Promise.all([startEngine({}, store), startEngine({ authn }, store), startEngine({ authn, http: { trustIdentityHeader: true } }, store)]);
+  await Promise.all([waitForRevision(plain, revision), waitForRevision(oidc, revision), waitForRevision(gateway, revision)]);
 });
 
 afterAll(async () => {
-  await Promise.all([plain?.close(), oidc?.close()]);
+  await Promise.all([plain?.close(), oidc?.close(), gateway?.close()]);
   await issuer?.stop();
   await store?.close();
 });
@@ -171,6 +171,25 @@ describe("the browser client (@project-kessel/react-kessel-access-check) against
     expect(anonymous).toMatchObject({ code: 401, message: expect.stringContaining("self subject missing") });
     const forged = await rejectionOf(asCaller({ authorization: "Bearer not-a-token" }, () => checkSelf(apiConfig(oidc), { relation: "view", resource: defaultWorkspace() })));
     expect(forged).toMatchObject({ code: 401, reason: "UNAUTHORIZED" });
+  });
+});
+
+describe("OIDC behind a gateway (http.trustIdentityHeader)", () => {
+  it("the HTTP port takes x-rh-identity without a token; a token, when sent, wins; the gRPC port never takes the header", async () => {
+    const asAlice = await asCaller<BrowserAnswer>({ "x-rh-identity": identity("alice") }, () => checkSelf(apiConfig(gateway), { relation: "view", resource: defaultWorkspace() }));
+    expect(asAlice.allowed).toBe("ALLOWED_TRUE");
+    const tokenWins = await asCaller<BrowserAnswer>({ "x-rh-identity": identity("alice"), authorization: `Bearer ${await token("dave")}` }, () =>
+      checkSelf(apiConfig(gateway), { relation: "view", resource: defaultWorkspace() }),
+    );
+    expect(tokenWins.allowed).toBe("ALLOWED_FALSE");
+    const noUser = await send(gateway, "POST", "/api/kessel/v1beta2/checkself", JSON.stringify({ object: workspace(tenant.defaultWorkspaceId), relation: "view" }), {
+      "x-rh-identity": Buffer.from(JSON.stringify({ identity: { org_id: ORG, type: "User" } })).toString("base64"),
+    });
+    expect(noUser.json).toMatchObject({ code: 401, reason: "UNAUTHORIZED" });
+    const header = new Metadata();
+    header.set("x-rh-identity", identity("alice"));
+    const overGrpc = await rejection(call(gateway.client, "checkSelf", { object: workspace(tenant.defaultWorkspaceId), relation: "view" }, header));
+    expect(overGrpc.code).toBe(status.UNAUTHENTICATED);
   });
 });
 
