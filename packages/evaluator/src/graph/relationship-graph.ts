@@ -357,9 +357,13 @@ export class RelationshipGraph {
     if (r.expiresAt !== undefined && matching.length > 0 && !matching.some((a) => a.expiration)) {
       return bad("expiration-not-allowed", `'${r.resourceType}#${r.relation}' does not allow an expiration on this subject type (declare it 'with expiration')`);
     }
+    const shape = `${r.subjectType}${wildcard ? ":*" : subjectRelation ? `#${subjectRelation}` : ""}`;
+    if (intern && r.expiresAt === undefined && matching.length > 0 && matching.every((a) => a.expiration)) {
+      // SpiceDB refuses the write (the type is allowed only with an expiry) and names the declared shape.
+      return bad("subject-type-not-allowed", `subjects of type \`${shape}\` are not allowed on relation \`${r.resourceType}#${r.relation}\`; did you mean \`${shape} with expiration\`?`);
+    }
     if (r.expiresAt !== undefined && !Number.isFinite(r.expiresAt)) return bad("invalid-relationship", "expiresAt must be a finite time in milliseconds");
     if (matching.length === 0) {
-      const shape = `${r.subjectType}${wildcard ? ":*" : subjectRelation ? `#${subjectRelation}` : ""}`;
       return bad("subject-type-not-allowed", `'${r.resourceType}#${r.relation}' does not allow subjects of type ${shape}`);
     }
     const subjectTypeIndex = model.typeIndex(r.subjectType)!;
