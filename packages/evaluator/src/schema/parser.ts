@@ -13,6 +13,9 @@ const BINARY_LEVELS: Array<{ op: string; kind: "union" | "intersection" | "exclu
 /** Words SpiceDB's lexer reserves: none may name a definition, relation or permission. */
 const KEYWORDS = new Set(["definition", "caveat", "relation", "permission", "nil", "with"]);
 
+/** SpiceDB's `use` flags; only `expiration` is supported here. */
+const USE_FLAGS = new Set(["expiration", "import", "partial", "self", "typechecking"]);
+
 class Parser {
   private pos = 0;
 
@@ -31,8 +34,14 @@ class Parser {
       else if (t.kind === "name" && t.text === "use") {
         this.next();
         const flag = this.expectName("a feature after 'use'");
+        if (!USE_FLAGS.has(flag.text)) {
+          throw new SchemaError("unexpected-token", `unknown use flag '${flag.text.slice(0, 64)}' (SpiceDB's are ${[...USE_FLAGS].join(", ")})`, flag.line, flag.column, this.fileName);
+        }
         if (flag.text !== "expiration") this.unsupported(flag, "unsupported-use", `'use ${flag.text}' is not supported (only 'use expiration' is)`);
         useExpiration = true;
+      } else if (t.kind === "name" && (t.text === "partial" || t.text === "import")) {
+        // Composable schemas: SpiceDB takes them only after 'use partial' / 'use import'.
+        this.unsupported(t, "unsupported-syntax", `'${t.text}' (composable schemas) is not supported; SpiceDB also requires 'use ${t.text}' before it`);
       } else this.fail(t, "expected 'definition'");
     }
     const ast: SchemaAst = { definitions };
