@@ -3,7 +3,9 @@
 // DIFF_CALL_MS (default 5000) is the deadline of one SpiceDB call: SpiceDB runs in a child process,
 // killed and restarted with the seed's data when a call overruns it (its Check cannot be cancelled);
 // DIFF_BUDGET_S (default 3600) stops starting seeds after that many seconds. One progress line per
-// seed on stderr, then a summary table. Exits non-zero on any disagreement, schema verdicts included.
+// seed on stderr, then a summary table. Every query is also asked on a fresh graph and in a random
+// order on one graph (history independence). Exits non-zero on any disagreement, schema verdicts and
+// history differences included. DIFF_SEEDS=50 nice -n 10 … for a short run on a busy machine.
 import { describeSeed, runSeed, type SeedResult } from "../test/support/differential.js";
 import { SpiceDbProcess } from "../test/support/spicedb-process.js";
 
@@ -31,7 +33,7 @@ for (let seed = first; seed < first + count && Date.now() - started < budgetMs; 
   const shape = `${result.cyclic ? "cyclic" : "acyclic"}${result.chain ? "+chain" : ""}`;
   console.error(
     `seed ${seed} (${results.length}/${count}) ${shape} schema ${result.schema}: ${result.compared} compared, ` +
-      `${result.disagreements.length} disagree, ${result.nondeterministic.length} SpiceDB nondeterministic, ${result.timeouts} timeouts, ${spicedb.restarts - restarts} restarts, ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      `${result.disagreements.length} disagree, ${result.history.length} history, ${result.nondeterministic.length} SpiceDB nondeterministic, ${result.timeouts} timeouts, ${spicedb.restarts - restarts} restarts, ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
   if (verbose && (failed(result) || result.nondeterministic.length > 0)) console.log(describeSeed(result));
 }
@@ -41,7 +43,7 @@ spicedb.close();
 process.exit(results.some(failed) ? 1 : 0);
 
 function failed(r: SeedResult): boolean {
-  return r.schema === "ours-only" || r.schema === "spicedb-only" || r.disagreements.length > 0;
+  return r.schema === "ours-only" || r.schema === "spicedb-only" || r.disagreements.length > 0 || r.history.length > 0;
 }
 
 function report(): void {
@@ -68,6 +70,11 @@ function report(): void {
       console.log(`| ${label} (${rs.length}) | ${kind} | ${compared + timeouts + nondeterministic} | ${compared - disagree} | ${disagree} | ${timeouts} | ${nondeterministic} |`);
     }
   }
+  const shape = (r: SeedResult): string => `${r.cyclic ? "cyclic" : "acyclic"}${r.chain ? "+chain" : ""}`;
+  console.log(
+    `seeds disagreeing with SpiceDB: ${n((r) => r.disagreements.length > 0)} (${[...tally(accepted.filter((r) => r.disagreements.length > 0).map(shape))].map(([k, c]) => `${c} ${k}`).join(", ") || "none"})`,
+  );
+  console.log(`seeds whose answers depend on earlier queries: ${n((r) => r.history.length > 0)}; seeds where SpiceDB was nondeterministic: ${n((r) => r.nondeterministic.length > 0)}`);
   // Disagreements by kind of outcome (an answer against an error, and which error).
   const kinds = new Map<string, number>();
   for (const r of accepted)
@@ -76,4 +83,10 @@ function report(): void {
       kinds.set(key, (kinds.get(key) ?? 0) + 1);
     }
   for (const [k, c] of [...kinds].sort((a, b) => b[1] - a[1])) console.log(`  ${c}\t${k}`);
+}
+
+function tally(keys: string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const k of keys) out.set(k, (out.get(k) ?? 0) + 1);
+  return out;
 }

@@ -49,10 +49,31 @@ export function formatSubject(s: SubjectRef): string {
 
 const RELATIONSHIP = /^([^:#@\s]+):([^#@\s]+)#([^@\s]+)@([^:#@\s]+):([^#@\s]+)(?:#([^#@\s]+))?$/;
 
+/** Input quoted in an error is cut to this many characters. */
+const QUOTED_MAX = 120;
+const quote = (text: string): string => JSON.stringify(text.length > QUOTED_MAX ? `${text.slice(0, QUOTED_MAX)}…` : text);
+
+/**
+ * The SpiceDB construct a trailing `[...]` of relationship text (or of a subject id read from it)
+ * carries: an expiration (`[expiration:2030-01-01T00:00:00Z]`) or a caveat (`[name]`,
+ * `[name:{...}]`), described for an error; undefined when there is none.
+ */
+export function bracketedConstruct(text: string): string | undefined {
+  const open = text.indexOf("[");
+  if (open < 0) return undefined;
+  const inside = text.slice(open + 1);
+  if (/^expiration\s*:/.test(inside)) return "an expiration ('[expiration:…]'): give the expiry as expiresAt, not in the text";
+  const name = /^([a-z][a-z0-9_]*(?:\/[a-z][a-z0-9_]*)*)/.exec(inside)?.[1];
+  if (name) return `a caveat ('[${name.slice(0, 64)}…]'): caveats are not supported`;
+  return undefined;
+}
+
 export function parseRelationship(s: string): Relationship {
+  const construct = bracketedConstruct(s);
+  if (construct) throw new EvaluationError("invalid-relationship", `relationship ${quote(s)} carries ${construct}`);
   const m = RELATIONSHIP.exec(s.trim());
   if (!m) {
-    throw new EvaluationError("invalid-relationship", `cannot parse relationship "${s}": expected type:id#relation@type:id[#relation]`);
+    throw new EvaluationError("invalid-relationship", `cannot parse relationship ${quote(s)}: expected type:id#relation@type:id[#relation]`);
   }
   const [, resourceType, resourceId, relation, subjectType, subjectId, subjectRelation] = m as unknown as string[];
   const r: Relationship = {

@@ -1,8 +1,9 @@
 // Expiring relationships (`use expiration`) against SpiceDB: relationships that expired before the
 // evaluation time are absent for Check and both lookups, also behind subject sets and arrows; the
 // rest count as usual. SpiceDB evaluates at its clock, so its cases use expiries far from now.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { check, compileSchema, EvaluationError, lookupResources, lookupSubjects, parseRelationship, RelationshipGraph, type Relationship } from "../src/index.js";
+import { check, compileSchema, EvaluationError, EvaluatorError, lookupResources, lookupSubjects, parseRelationship, RelationshipGraph, type Relationship } from "../src/index.js";
 import { SpiceDbOracle } from "./support/spicedb-oracle.js";
 
 const SCHEMA = `use expiration
@@ -114,4 +115,52 @@ describe("expiration in the graph", () => {
     expect(attempt).toThrow(/expiration/);
     expect(graph.size).toBe(0);
   });
+});
+
+interface RelationshipVerdict {
+  name: string;
+  schema: string[];
+  relationship: string;
+  expiresAt?: number;
+  /** The evaluator's error code, or null when it accepts the relationship. */
+  code: string | null;
+  /** "accepted" or a fragment of SpiceDB's refusal. */
+  spicedb: string;
+}
+
+const verdicts: RelationshipVerdict[] = JSON.parse(readFileSync(new URL("./cases/relationship-verdicts.json", import.meta.url), "utf8"));
+
+describe("relationship verdicts match SpiceDB's", () => {
+  for (const v of verdicts) {
+    it(v.name, async () => {
+      const schema = v.schema.join("\n");
+      const r = rel(v.relationship, v.expiresAt);
+      const graph = new RelationshipGraph(compileSchema(schema));
+      let ours: string | null = null;
+      let message = "";
+      try {
+        graph.add(r);
+      } catch (error) {
+        expect(error).toBeInstanceOf(EvaluatorError);
+        ours = (error as EvaluatorError).code;
+        message = (error as Error).message;
+      }
+      expect(ours).toBe(v.code);
+      // A refused write changes nothing.
+      if (ours !== null) expect(graph.size).toBe(0);
+      const spicedb = await SpiceDbOracle.start(schema);
+      let theirs = "accepted";
+      try {
+        await spicedb.write([r]);
+      } catch (error) {
+        theirs = (error as Error).message;
+      } finally {
+        await spicedb.close();
+      }
+      if (v.spicedb === "accepted") expect(theirs).toBe("accepted");
+      else expect(theirs).toContain(v.spicedb);
+      // Where SpiceDB hints at the declaration, the evaluator gives the same hint.
+      if (v.spicedb.includes("did you mean")) expect(message).toContain(v.spicedb);
+    });
+  }
 });

@@ -4,7 +4,9 @@ import { compileSchema, explain, parseRelationship, RelationshipGraph } from "..
 
 const SCHEMA = `use expiration
 definition user {}
-definition group { relation member: user with expiration | user }
+definition group {
+  relation member: user with expiration | user
+}
 definition doc {
   relation viewer: user with expiration | group#member with expiration
   relation editor: user

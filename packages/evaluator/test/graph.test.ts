@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { check, compileSchema, EvaluationError, formatRelationship, lookupResources, parseRelationship, RelationshipGraph, type Relationship } from "../src/index.js";
 
@@ -101,5 +102,32 @@ describe("RelationshipGraph", () => {
     const deep = { type: "user", id: "deep" };
     expect(check(g, { type: "group", id: "g0" }, "member", deep)).toBe(true);
     expect(codeOf(() => check(g, { type: "group", id: "g0" }, "member", deep, { maxDepth: 10 }))).toBe("max-depth-exceeded");
+  });
+});
+
+const texts: Array<{ name: string; text: string; message: string }> = JSON.parse(readFileSync(new URL("./cases/relationship-texts.json", import.meta.url), "utf8"));
+
+describe("relationship text that cannot be read names what it carries", () => {
+  for (const t of texts) {
+    it(t.name, () => {
+      expect(codeOf(() => parseRelationship(t.text))).toBe("invalid-relationship");
+      expect(() => parseRelationship(t.text)).toThrow(t.message);
+    });
+  }
+  it("a subject id carrying an expiration is named when added, and changes nothing", () => {
+    const graph = new RelationshipGraph(compileSchema(SCHEMA));
+    const bad = { resourceType: "doc", resourceId: "d", relation: "viewer", subjectType: "user", subjectId: "u[expiration:2030-01-01T00:00:00Z]" };
+    expect(() => graph.add(bad)).toThrow("carries an expiration");
+    expect(graph.size).toBe(0);
+  });
+  it("quotes at most a bounded part of the text", () => {
+    const long = `doc:d#viewer@${"x".repeat(10_000)}`;
+    let message = "";
+    try {
+      parseRelationship(long);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message.length).toBeLessThan(300);
   });
 });

@@ -12,6 +12,8 @@ interface VerdictCase {
   schema: string[];
   code: string | null;
   spicedb: string;
+  /** A fragment the evaluator's message must hold (it names the construct). */
+  ours?: string;
 }
 
 const cases: VerdictCase[] = JSON.parse(readFileSync(new URL("./cases/schema-verdicts.json", import.meta.url), "utf8"));
@@ -31,6 +33,7 @@ describe("schema verdicts match SpiceDB", () => {
         message = (error as SchemaError).message;
       }
       expect(ours).toBe(c.code);
+      if (c.ours !== undefined) expect(message).toContain(c.ours);
       let theirs = "accepted";
       try {
         const db = await EmbeddedSpiceDB.start(text, []);

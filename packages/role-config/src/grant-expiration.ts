@@ -2,7 +2,7 @@
 // honours `expiresAt` only on subject types declared `with expiration` under `use expiration`,
 // which KSL cannot express (and the generated schema.zed must stay what KSL builds, as upstream).
 // So the model every service evaluates is compiled from the schema with that one declaration
-// added: `rbac/role_binding#t_subject` allows each of its subject types with expiration.
+// added: `rbac/role_binding#t_subject` allows each of its subject types also with expiration.
 import { compileSchema, parseSchema, type Model, type SchemaAst } from "@gatehouse/evaluator";
 
 export const EXPIRING_GRANT = { type: "rbac/role_binding", relation: "t_subject" } as const;
@@ -17,7 +17,8 @@ export function withGrantExpiration(ast: SchemaAst): SchemaAst {
       members: d.members.map((m) => {
         if (m.kind !== "relation" || m.name !== EXPIRING_GRANT.relation) return m;
         found = true;
-        return { ...m, allowed: m.allowed.map((a) => (a.wildcard ? a : { ...a, expiration: true })) };
+        // Each type with and without an expiry: a type allowed only `with expiration` refuses permanent grants.
+        return { ...m, allowed: m.allowed.flatMap((a) => (a.wildcard || a.expiration ? [a] : [a, { ...a, expiration: true }])) };
       }),
     };
   });

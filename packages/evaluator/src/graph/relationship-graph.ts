@@ -3,7 +3,7 @@
 // resource → subjects (for check) and subject → resources (for reverse lookups).
 import { EvaluationError } from "../errors.js";
 import type { Model } from "../model/model.js";
-import { formatRelationship, isValidObjectId, WILDCARD_ID, type Relationship } from "../relationship.js";
+import { bracketedConstruct, formatRelationship, isValidObjectId, WILDCARD_ID, type Relationship } from "../relationship.js";
 import { Adjacency, type AdjacencyBase } from "./adjacency.js";
 import { NodeTable, type NodeArrays } from "./node-table.js";
 import { UsersetTable } from "./userset-table.js";
@@ -350,16 +350,23 @@ export class RelationshipGraph {
     if (!model.slots[slot]!.stored) return bad("write-to-permission", `'${r.relation}' is a permission, relationships can only be written to relations`);
     if (!isValidObjectId(r.resourceId) || r.resourceId === WILDCARD_ID) return bad("invalid-object-id", `invalid resource id '${r.resourceId}'`);
     const wildcard = r.subjectId === WILDCARD_ID;
-    if (!wildcard && !isValidObjectId(r.subjectId)) return bad("invalid-object-id", `invalid subject id '${r.subjectId}'`);
+    if (!wildcard && !isValidObjectId(r.subjectId)) {
+      const construct = bracketedConstruct(r.subjectId);
+      return bad("invalid-object-id", construct ? `the subject id carries ${construct}` : `invalid subject id '${r.subjectId}'`);
+    }
     const subjectRelation = r.subjectRelation === "" || r.subjectRelation === "..." ? undefined : r.subjectRelation;
     if (wildcard && subjectRelation !== undefined) return bad("invalid-relationship", "a wildcard subject cannot have a subject relation");
     const matching = model.slots[slot]!.allowed.filter((a) => a.type === r.subjectType && a.wildcard === wildcard && a.relation === subjectRelation);
     if (r.expiresAt !== undefined && matching.length > 0 && !matching.some((a) => a.expiration)) {
       return bad("expiration-not-allowed", `'${r.resourceType}#${r.relation}' does not allow an expiration on this subject type (declare it 'with expiration')`);
     }
+    const shape = `${r.subjectType}${wildcard ? ":*" : subjectRelation ? `#${subjectRelation}` : ""}`;
+    if (intern && r.expiresAt === undefined && matching.length > 0 && matching.every((a) => a.expiration)) {
+      // SpiceDB refuses the write (the type is allowed only with an expiry) and names the declared shape.
+      return bad("subject-type-not-allowed", `subjects of type \`${shape}\` are not allowed on relation \`${r.resourceType}#${r.relation}\`; did you mean \`${shape} with expiration\`?`);
+    }
     if (r.expiresAt !== undefined && !Number.isFinite(r.expiresAt)) return bad("invalid-relationship", "expiresAt must be a finite time in milliseconds");
     if (matching.length === 0) {
-      const shape = `${r.subjectType}${wildcard ? ":*" : subjectRelation ? `#${subjectRelation}` : ""}`;
       return bad("subject-type-not-allowed", `'${r.resourceType}#${r.relation}' does not allow subjects of type ${shape}`);
     }
     const subjectTypeIndex = model.typeIndex(r.subjectType)!;

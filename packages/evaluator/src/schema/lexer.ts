@@ -10,9 +10,11 @@ export interface Token {
   text: string;
   line: number;
   column: number;
+  /** A line ended between the previous token and this one (outside a block comment): a statement may end there. */
+  newlineBefore: boolean;
 }
 
-const PUNCTUATION = ["->", "{", "}", ":", "|", "#", "*", "(", ")", "+", "&", "-", "=", ",", "."];
+const PUNCTUATION = ["->", "{", "}", ":", ";", "|", "#", "*", "(", ")", "+", "&", "-", "=", ",", "."];
 const NAME_START = /[A-Za-z_]/;
 const NAME_PART = /[A-Za-z0-9_/]/;
 
@@ -22,10 +24,17 @@ export function tokenize(text: string, fileName?: string): Token[] {
   let line = 1;
   let lineStart = 0;
   const column = (): number => i - lineStart + 1;
+  // As in SpiceDB's lexer, a line end ends a statement; one inside a block comment does not.
+  let newlineBefore = false;
+  const push = (kind: TokenKind, text: string, tokenLine: number, tokenColumn: number): void => {
+    tokens.push({ kind, text, line: tokenLine, column: tokenColumn, newlineBefore });
+    newlineBefore = false;
+  };
 
   while (i < text.length) {
     const c = text[i]!;
     if (c === "\n") {
+      newlineBefore = true;
       i++;
       line++;
       lineStart = i;
@@ -64,18 +73,18 @@ export function tokenize(text: string, fileName?: string): Token[] {
         if (text[i] === "/" && (text[i + 1] === "/" || text[i + 1] === "*")) break;
         i++;
       }
-      tokens.push({ kind: "name", text: text.slice(start, i), line, column: startColumn });
+      push("name", text.slice(start, i), line, startColumn);
       continue;
     }
     const punct = PUNCTUATION.find((p) => text.startsWith(p, i));
     if (punct) {
-      tokens.push({ kind: "punct", text: punct, line, column: column() });
+      push("punct", punct, line, column());
       i += punct.length;
       continue;
     }
-    tokens.push({ kind: "bad", text: c, line, column: column() });
+    push("bad", c, line, column());
     i++;
   }
-  tokens.push({ kind: "eof", text: "", line, column: column() });
+  push("eof", "", line, column());
   return tokens;
 }

@@ -10,6 +10,12 @@ const BINARY_LEVELS: Array<{ op: string; kind: "union" | "intersection" | "exclu
   { op: "+", kind: "union" },
 ];
 
+/** Words SpiceDB's lexer reserves: none may name a definition, relation or permission. */
+const KEYWORDS = new Set(["definition", "caveat", "relation", "permission", "nil", "with"]);
+
+/** SpiceDB's `use` flags; only `expiration` is supported here. */
+const USE_FLAGS = new Set(["expiration", "import", "partial", "self", "typechecking"]);
+
 class Parser {
   private pos = 0;
 
@@ -28,8 +34,14 @@ class Parser {
       else if (t.kind === "name" && t.text === "use") {
         this.next();
         const flag = this.expectName("a feature after 'use'");
+        if (!USE_FLAGS.has(flag.text)) {
+          throw new SchemaError("unexpected-token", `unknown use flag '${flag.text.slice(0, 64)}' (SpiceDB's are ${[...USE_FLAGS].join(", ")})`, flag.line, flag.column, this.fileName);
+        }
         if (flag.text !== "expiration") this.unsupported(flag, "unsupported-use", `'use ${flag.text}' is not supported (only 'use expiration' is)`);
         useExpiration = true;
+      } else if (t.kind === "name" && (t.text === "partial" || t.text === "import")) {
+        // Composable schemas: SpiceDB takes them only after 'use partial' / 'use import'.
+        this.unsupported(t, "unsupported-syntax", `'${t.text}' (composable schemas) is not supported; SpiceDB also requires 'use ${t.text}' before it`);
       } else this.fail(t, "expected 'definition'");
     }
     const ast: SchemaAst = { definitions };
@@ -40,7 +52,7 @@ class Parser {
 
   private parseDefinition(): DefinitionAst {
     const keyword = this.next();
-    const name = this.expectName("a definition name");
+    const name = this.expectDeclaredName("a definition name");
     this.expectPunct("{");
     const members: Array<RelationAst | PermissionAst> = [];
     for (;;) {
@@ -58,13 +70,14 @@ class Parser {
 
   private parseRelation(): RelationAst {
     const keyword = this.next();
-    const name = this.expectName("a relation name");
+    const name = this.expectDeclaredName("a relation name");
     this.expectPunct(":");
     const allowed: AllowedSubjectAst[] = [this.parseAllowedSubject()];
     while (this.isPunct("|")) {
       this.next();
       allowed.push(this.parseAllowedSubject());
     }
+    this.endStatement();
     return { kind: "relation", name: name.text, line: keyword.line, column: keyword.column, allowed };
   }
 
@@ -91,9 +104,10 @@ class Parser {
 
   private parsePermission(): PermissionAst {
     const keyword = this.next();
-    const name = this.expectName("a permission name");
+    const name = this.expectDeclaredName("a permission name");
     this.expectPunct("=");
     const expression = this.parseBinary(0);
+    this.endStatement();
     return { kind: "permission", name: name.text, line: keyword.line, column: keyword.column, expression };
   }
 
@@ -159,6 +173,20 @@ class Parser {
     const t = this.peek();
     if (t.kind !== "name") this.fail(t, `expected ${what}`);
     return this.next();
+  }
+
+  /** A name being declared: any name but a keyword. */
+  private expectDeclaredName(what: string): Token {
+    const t = this.expectName(what);
+    if (KEYWORDS.has(t.text)) throw new SchemaError("invalid-name", `'${t.text}' is a keyword and cannot be ${what}`, t.line, t.column, this.fileName);
+    return t;
+  }
+
+  /** A relation or permission ends at a line end, a ';' or the end of input (`definition d { relation r: user }` is refused, as by SpiceDB). */
+  private endStatement(): void {
+    const t = this.peek();
+    if (t.kind === "punct" && t.text === ";") this.next();
+    else if (!t.newlineBefore && t.kind !== "eof") this.fail(t, "expected the end of the statement (a line end or ';')");
   }
 
   private fail(t: Token, expected: string): never {

@@ -2,6 +2,7 @@
 // and LookupSubjects answer of the evaluator against SpiceDB's, errors included (an error is an
 // answer too: "error:max-depth" on both sides agrees, an error against a boolean does not).
 import { check, compileSchema, EvaluatorError, formatRelationship, lookupResources, lookupSubjects, RelationshipGraph, type ObjectRef, type SubjectRef } from "../../src/index.js";
+import { describeHistory, historyDifferences, type HistoryDifference } from "./history.js";
 import { randomSchemaCase, type RandomSchemaCase } from "./random-schemas.js";
 import { SpiceDbOracle } from "./spicedb-oracle.js";
 import type { SpiceDbProcess } from "./spicedb-process.js";
@@ -28,6 +29,8 @@ export interface SeedResult {
    */
   nondeterministic: Disagreement[];
   disagreements: Disagreement[];
+  /** Answers that changed when the same graph had answered other queries first (must be none). */
+  history: HistoryDifference[];
   /** Per query kind (check, lookupResources, lookupSubjects): answers compared, SpiceDB timeouts, nondeterministic answers. */
   kinds: Record<string, { compared: number; timeouts: number; nondeterministic: number }>;
   testCase: RandomSchemaCase;
@@ -105,6 +108,7 @@ export async function runSeed(seed: number, testCase = randomSchemaCase(seed), p
     timeouts: 0,
     nondeterministic: [] as Disagreement[],
     disagreements: [] as Disagreement[],
+    history: [] as HistoryDifference[],
     kinds: {} as SeedResult["kinds"],
     testCase,
   };
@@ -195,7 +199,9 @@ export async function runSeed(seed: number, testCase = randomSchemaCase(seed), p
         () => spicedb.lookupSubjects(l.resource, l.permission, l.subjectType, l.subjectRelation),
       );
     }
-    return { ...base, schema: "accepted", compared, timeouts, nondeterministic, disagreements, kinds };
+    // Every query again on a fresh graph and in a random order on one graph: the same answers.
+    const history = historyDifferences(graph.model, testCase.relationships, testCase, seed, 1);
+    return { ...base, schema: "accepted", compared, timeouts, nondeterministic, disagreements, history, kinds };
   } finally {
     await inProcess?.close();
   }
@@ -207,7 +213,8 @@ export function describeSeed(result: SeedResult): string {
   if (result.schemaMessages) lines.push(`  ours: ${result.schemaMessages.ours}`, `  spicedb: ${result.schemaMessages.spicedb}`);
   for (const d of result.disagreements) lines.push(`  ${d.query}: ours ${d.ours}, spicedb ${d.spicedb}`);
   for (const d of result.nondeterministic) lines.push(`  ${d.query}: ours ${d.ours}, SpiceDB nondeterministic (${d.spicedb})`);
-  if (result.schema !== "accepted" || result.disagreements.length > 0 || result.nondeterministic.length > 0) {
+  for (const d of result.history) lines.push(`  history: ${describeHistory(d)}`);
+  if (result.schema !== "accepted" || result.disagreements.length > 0 || result.nondeterministic.length > 0 || result.history.length > 0) {
     lines.push(result.testCase.schema, ...result.testCase.relationships.map(formatRelationship));
   }
   return lines.join("\n");
