@@ -19,7 +19,7 @@ export function startBanner(running: RunningGatehouse, config: StartConfig): str
     `  management API   http://${host}:${http}/api/rbac/v2/   (OpenAPI: /api/rbac/v2/openapi.json)`,
     `  console          http://${host}:${http}/console/   (access explorer, workspace tree, migration parity, playground)`,
     `  authz-engine     ${host}:${grpc}  gRPC kessel.inventory.v1beta2 (plaintext h2c, unauthenticated)`,
-    `  workspace-cache  http://${host}:${cache}/api/rbac/v2/workspaces/?type=root`,
+    `  workspace-cache  http://${host}:${cache}/api/rbac/v2/workspaces/?type=root   (with header x-rh-rbac-org-id: <org id>)`,
     `  engine metrics   http://${host}:${metrics}/metrics`,
     `  store            ${backend}`,
     `  cache            ${cacheBackend}`,
@@ -40,9 +40,13 @@ export function startBanner(running: RunningGatehouse, config: StartConfig): str
       `  pnpm gatehouse check --target ${host}:${grpc} --object rbac/workspace:${production} --relation patch_system_edit --subject carol`,
       `  grpcurl -plaintext -d '{"object":{"resource_type":"workspace","resource_id":"${production}","reporter":{"type":"rbac"}},"relation":"patch_system_edit","subject":{"resource":{"resource_type":"principal","resource_id":"${config.domain}/carol","reporter":{"type":"rbac"}}}}' ${host}:${grpc} kessel.inventory.v1beta2.KesselInventoryService/Check`,
       "",
-      "  # 3. StreamedListObjects: which workspaces may bob see hosts in?",
-      `  pnpm gatehouse list --target ${host}:${grpc} --type rbac/workspace --relation inventory_host_view --subject bob`,
-      `  grpcurl -plaintext -d '{"object_type":{"resource_type":"workspace","reporter_type":"rbac"},"relation":"inventory_host_view","subject":{"resource":{"resource_type":"principal","resource_id":"${config.domain}/bob","reporter":{"type":"rbac"}}}}' ${host}:${grpc} kessel.inventory.v1beta2.KesselInventoryService/StreamedListObjects`,
+      "  # 3. StreamedListObjects: where may bob disable advisor recommendations? (his group's legacy role is",
+      "  #    bound at the Default Workspace: every workspace below it, not the Root Workspace; dave: none)",
+      `  pnpm gatehouse list --target ${host}:${grpc} --type rbac/workspace --relation advisor_disable_recommendations_edit --subject bob`,
+      `  grpcurl -plaintext -d '{"object_type":{"resource_type":"workspace","reporter_type":"rbac"},"relation":"advisor_disable_recommendations_edit","subject":{"resource":{"resource_type":"principal","resource_id":"${config.domain}/bob","reporter":{"type":"rbac"}}}}' ${host}:${grpc} kessel.inventory.v1beta2.KesselInventoryService/StreamedListObjects`,
+      "",
+      "  # 4. The workspace-cache: the organisation's root workspace, as the SDKs fetch it",
+      `  curl -s -H 'x-rh-rbac-org-id: ${demo.orgId}' 'http://${host}:${cache}/api/rbac/v2/workspaces/?type=root'`,
     );
   }
   lines.push("", "Press Ctrl+C to stop.", "");
