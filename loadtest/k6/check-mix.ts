@@ -7,7 +7,7 @@ import type { Options } from "k6/options";
 import { hash32, hostId } from "../shared/model.ts";
 import { checkRequest } from "../shared/requests.ts";
 import { countingErrors } from "./lib/errors.ts";
-import { METHOD, env, grpcParams, inventory, load, measuredSubject, thresholdsOf } from "./lib/common.ts";
+import { METHOD, env, grpcParams, inventory, load, measuredSubject, thresholdsOf, withWarmup } from "./lib/common.ts";
 
 const { file, manifest, scale } = load(open("../scenarios/scenarios.json"), open(env.manifestPath));
 const s = file.scenarios["check-mix"];
@@ -16,16 +16,14 @@ const latency = new Trend("check_mix_duration", true);
 const errors = new Rate("check_mix_errors");
 
 export const options: Options = {
-  scenarios: {
-    checkMix: {
-      executor: "constant-arrival-rate",
-      rate: env.rate ?? (env.smoke ? s.smokeRate : s.rate),
-      timeUnit: "1s",
-      duration: env.duration ?? (env.smoke ? s.smokeDuration : s.duration),
-      preAllocatedVUs: env.vus ?? s.preAllocatedVUs,
-    },
-  },
-  thresholds: thresholdsOf("check_mix_duration", s.thresholds, "check_mix_errors", s.thresholds.errorRate),
+  scenarios: withWarmup("checkMix", {
+    executor: "constant-arrival-rate",
+    rate: env.rate ?? (env.smoke ? s.smokeRate : s.rate),
+    timeUnit: "1s",
+    duration: env.duration ?? (env.smoke ? s.smokeDuration : s.duration),
+    preAllocatedVUs: env.vus ?? s.preAllocatedVUs,
+  }),
+  thresholds: thresholdsOf("check_mix_duration", s.thresholds, "check_mix_errors", s.thresholds.errorRate, "checkMix"),
 };
 
 let iteration = 0;

@@ -7,7 +7,7 @@ import type { Options } from "k6/options";
 import { hash32 } from "../shared/model.ts";
 import { batchCreateBody } from "../shared/requests.ts";
 import { countingErrors } from "./lib/errors.ts";
-import { env, httpHeaders, load, thresholdsOf } from "./lib/common.ts";
+import { env, httpHeaders, load, thresholdsOf, withWarmup } from "./lib/common.ts";
 
 const { file, manifest } = load(open("../scenarios/scenarios.json"), open(env.manifestPath));
 const s = file.scenarios["management-mix"];
@@ -18,8 +18,8 @@ const latency = new Trend("management_duration", true);
 const errors = new Rate("management_errors");
 
 export const options: Options = {
-  scenarios: { management: { executor: "constant-vus", vus: env.vus ?? s.concurrency, duration: env.duration ?? (env.smoke ? s.smokeDuration : s.duration) } },
-  thresholds: thresholdsOf("management_duration", s.thresholds, "management_errors", s.thresholds.errorRate),
+  scenarios: withWarmup("management", { executor: "constant-vus", vus: env.vus ?? s.concurrency, duration: env.duration ?? (env.smoke ? s.smokeDuration : s.duration) }),
+  thresholds: thresholdsOf("management_duration", s.thresholds, "management_errors", s.thresholds.errorRate, "management"),
 };
 
 let iteration = 0;

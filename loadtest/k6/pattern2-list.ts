@@ -18,7 +18,7 @@ import type { Options } from "k6/options";
 import { defaultLevelPrincipals, hostWorkspaceIndex, userId } from "../shared/model.ts";
 import { identityJson, listWorkspacesRequest, principalSubject, streamedId, streamedToken, type StreamedItem } from "../shared/requests.ts";
 import { countingErrorsAsync } from "./lib/errors.ts";
-import { METHOD, env, grpcParams, inventory, load, thresholdsOf } from "./lib/common.ts";
+import { METHOD, env, grpcParams, inventory, load, thresholdsOf, withWarmup } from "./lib/common.ts";
 
 const { file, manifest, scale } = load(open("../scenarios/scenarios.json"), open(env.manifestPath));
 // BROAD=true: the pattern2-list-broad variant (principals bound at the default workspace see every host).
@@ -44,8 +44,8 @@ const visibleHosts = new Trend("pattern2_visible_hosts");
 const errors = new Rate("pattern2_errors");
 
 export const options: Options = {
-  scenarios: { pattern2: { executor: "constant-vus", vus: env.vus ?? s.concurrency, duration: env.duration ?? (env.smoke ? s.smokeDuration : durationText) } },
-  thresholds: thresholdsOf("pattern2_duration", s.thresholds, "pattern2_errors", s.thresholds.errorRate),
+  scenarios: withWarmup("pattern2", { executor: "constant-vus", vus: env.vus ?? s.concurrency, duration: env.duration ?? (env.smoke ? s.smokeDuration : durationText) }),
+  thresholds: thresholdsOf("pattern2_duration", s.thresholds, "pattern2_errors", s.thresholds.errorRate, "pattern2"),
 };
 
 /** One page of the stream; resolves with its items (an empty page ends the listing). */

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
+import { runFailures } from "./report.ts";
 import { LOADTEST_ROOT, runLoadTest, type RunOptions } from "./run.ts";
 
 const DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/test";
@@ -80,7 +81,10 @@ common(program.command("generate").description("load the deterministic data set 
 
 common(program.command("drive").description("generate if needed, then run every scenario and write the results table"), "100k", "postgres").action(async (flags: Flags) => {
   const report = await runLoadTest(options(flags, { smoke: false, generateOnly: false }));
-  if (report) console.log(`results written to ${flags.out}; targets ${report.ratios.targetsMet ? "met" : "NOT met"}`);
+  if (!report) return;
+  const failures = runFailures(report, "full");
+  console.log(`results written to ${flags.out}; targets ${report.ratios.targetsMet ? "met" : "NOT met"}`);
+  if (failures.length > 0) throw new Error(`run FAILED:\n  ${failures.join("\n  ")}`);
 });
 
 common(program.command("smoke").description("small scale, short durations, throwaway data and database (CI)"), "smoke", "postgres").action(async (flags: Flags) => {
@@ -90,8 +94,8 @@ common(program.command("smoke").description("small scale, short durations, throw
     const run = options({ ...flags, dataDir: flags.dataDir ?? tmp, ...(databaseUrl ? { databaseUrl } : {}) }, { smoke: true, generateOnly: false });
     const own = flags.databaseUrl === undefined;
     const report = await runLoadTest({ ...run, fresh: own, dropDatabaseAfter: own });
-    const failed = report?.scenarios.filter((s) => s.errors > 0) ?? [];
-    if (failed.length > 0) throw new Error(`smoke run had errors: ${failed.map((s) => `${s.name}: ${s.firstError}`).join("; ")}`);
+    const failures = report ? runFailures(report, "smoke") : [];
+    if (failures.length > 0) throw new Error(`smoke run FAILED:\n  ${failures.join("\n  ")}`);
     console.log("smoke run passed");
   } finally {
     rmSync(tmp, { recursive: true, force: true });

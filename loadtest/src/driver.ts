@@ -24,6 +24,8 @@ function thresholdOf(ctx: ScenarioContext, name: string, run: ScenarioRun): Scen
     passed &&= latency.p99Ms <= t.p99Ms;
   }
   rules.push(`errors≤${t.errorRate * 100}%`);
+  // A smoke run's seconds of load on a fresh server measure warm-up: its latency is shown, not judged.
+  if (ctx.smoke) return { rule: rules.join(", "), passed: errorRate <= t.errorRate, latencyJudged: false };
   return { rule: rules.join(", "), passed };
 }
 

@@ -20,6 +20,12 @@ export interface ManagementClient {
   as(user: string, isOrgAdmin: boolean): ManagementClient;
 }
 
+/** The cause of a failed fetch ("fetch failed" alone says nothing): ECONNREFUSED, ENOTFOUND, ... */
+export function connectionFailure(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+}
+
 export function identityHeader(org: string, user: string, isOrgAdmin: boolean): string {
   return Buffer.from(identityJson(org, user, isOrgAdmin)).toString("base64");
 }
@@ -32,6 +38,8 @@ export function managementClient(baseUrl: string, org: string, user = "lt-admin"
       method,
       headers: { "x-rh-identity": identity, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }).catch((error: unknown) => {
+      throw new Error(`${method} ${url}: cannot reach the management API (${connectionFailure(error)})`);
     });
     const text = await response.text();
     if (!response.ok) throw new HttpCallError(method, path, response.status, text);

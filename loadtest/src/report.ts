@@ -16,7 +16,11 @@ export interface ScenarioResult {
   serverCpuMsPerRequest?: number;
   extra: Record<string, number | string>;
   parts?: Record<string, LatencySummary>;
-  threshold?: { rule: string; passed: boolean };
+  /**
+   * The scenario's thresholds: `passed` is the verdict. In a smoke run latency limits are recorded
+   * but not judged (`latencyJudged: false`): seconds of load on a throwaway server measure warm-up.
+   */
+  threshold?: { rule: string; passed: boolean; latencyJudged?: boolean };
 }
 
 export interface Ratios {
@@ -93,7 +97,7 @@ export function renderMarkdown(r: RunReport): string {
   ];
   for (const s of r.scenarios) {
     const notes = Object.entries(s.extra).map(([k, v]) => `${k}=${fmt(v)}`);
-    if (s.threshold) notes.push(`${s.threshold.rule}: ${s.threshold.passed ? "pass" : "FAIL"}`);
+    if (s.threshold) notes.push(`${s.threshold.rule}: ${s.threshold.passed ? "pass" : "FAIL"}${s.threshold.latencyJudged === false ? " (latency not judged in a smoke run)" : ""}`);
     if (s.firstError) notes.push(`first error: ${s.firstError.slice(0, 120).replace(/\|/g, "/")}`);
     const cpu = s.serverCpuMsPerRequest === undefined ? "n/a" : ms(s.serverCpuMsPerRequest);
     lines.push(
@@ -117,4 +121,23 @@ export function renderMarkdown(r: RunReport): string {
     "",
   );
   return lines.join("\n");
+}
+
+/**
+ * Why a run failed, one line per reason (empty: it passed). A smoke run fails on errors and failed
+ * thresholds; a full run also on the performance targets.
+ */
+export function runFailures(report: Pick<RunReport, "scenarios" | "ratios">, kind: "smoke" | "full"): string[] {
+  const failures: string[] = [];
+  for (const s of report.scenarios) {
+    if (s.errors > 0) failures.push(`${s.name}: ${s.errors} error(s), first: ${(s.firstError ?? "").slice(0, 200)}`);
+    else if (s.threshold && !s.threshold.passed) failures.push(`${s.name}: threshold ${s.threshold.rule} FAILED`);
+  }
+  if (kind === "full" && !report.ratios.targetsMet) {
+    const r = report.ratios;
+    failures.push(
+      `targets NOT met: Pattern 2 p95 ${r.pattern2P95Ms.toFixed(1)} ms (target <= ${r.pattern2P95TargetMs} ms), per-host Check / Pattern 2 ${r.checkVsPattern2.toFixed(0)}x (target >= 100x)`,
+    );
+  }
+  return failures;
 }

@@ -9,7 +9,7 @@ import { ensureDatabase, openAppDb } from "./app-db.ts";
 import { runScenarios, type Log } from "./driver.ts";
 import { generate } from "./generate.ts";
 import { connectInventory } from "./grpc-client.ts";
-import { managementClient } from "./http-client.ts";
+import { connectionFailure, managementClient } from "./http-client.ts";
 import { progress } from "./pool.ts";
 import { machineDescription, renderMarkdown, type RunReport } from "./report.ts";
 import { spawnServer, type StackEndpoints } from "./server.ts";
@@ -57,9 +57,27 @@ export async function dropDatabase(url: string): Promise<void> {
   }
 }
 
+/** A running stack the driver was pointed at must answer before anything is generated or measured. */
+async function requireReachable(stack: { httpUrl: string; grpcTarget: string }): Promise<void> {
+  const hint = "is the stack running (pnpm start)? Without --http-url and --grpc-target the driver starts its own server.";
+  const livez = `${stack.httpUrl.replace(/\/$/, "")}/livez`;
+  await fetch(livez).catch((error: unknown) => {
+    throw new Error(`cannot reach the management API at ${stack.httpUrl} (${connectionFailure(error)}): ${hint}`);
+  });
+  const grpc = connectInventory(stack.grpcTarget);
+  try {
+    await grpc.health();
+  } catch (error) {
+    throw new Error(`cannot reach the authz-engine at ${stack.grpcTarget} (${error instanceof Error ? error.message : String(error)}): ${hint}`);
+  } finally {
+    grpc.close();
+  }
+}
+
 export async function runLoadTest(o: RunOptions): Promise<RunReport | undefined> {
   const file = loadScenarioFile();
   const scale = scaleOf(file, o.scale);
+  if (o.external) await requireReachable(o.external);
   if (o.fresh) {
     rmSync(o.dataDir, { recursive: true, force: true });
     if (o.databaseUrl && !o.external) await dropDatabase(o.databaseUrl);

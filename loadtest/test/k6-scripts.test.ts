@@ -39,4 +39,19 @@ describe("k6 scripts", () => {
     for (const name of ["check-mix", "pattern2-list", "pattern1-checkbulk", "pattern1-check", "management-mix"]) expect(scripts).toContain(`"${name}"`);
     expect(scripts).toContain('open("../scenarios/scenarios.json")');
   });
+
+  it("warm up before the measured scenario and judge latency on the measured one only", () => {
+    for (const [file, measured] of [
+      ["k6/check-mix.ts", "checkMix"],
+      ["k6/pattern2-list.ts", "pattern2"],
+      ["k6/management-mix.ts", "management"],
+    ] as const) {
+      const text = readFileSync(path.join(root, file), "utf8");
+      expect(text, file).toContain(`withWarmup("${measured}", {`);
+      expect(text, file).toMatch(new RegExp(`thresholdsOf\\([^)]*, "${measured}"\\)`));
+    }
+    const common = readFileSync(path.join(root, "k6/lib/common.ts"), "utf8");
+    expect(common).toContain("`${metric}{scenario:${measuredScenario}}`");
+    expect(common).toMatch(/env\.smoke \|\| latency\.length === 0 \? errors/);
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LatencySummary } from "../src/histogram.ts";
-import { computeRatios, machineDescription, renderMarkdown, type ScenarioResult } from "../src/report.ts";
+import { computeRatios, machineDescription, renderMarkdown, runFailures, type ScenarioResult } from "../src/report.ts";
 
 const latency = (p50: number, p95 = p50 * 2): LatencySummary => ({ count: 10, p50Ms: p50, p95Ms: p95, p99Ms: p95 * 1.5, maxMs: p95 * 2, meanMs: p50 });
 const row = (name: string, p50: number, extra: ScenarioResult["extra"] = {}, cpu?: number): ScenarioResult => ({
@@ -54,5 +54,35 @@ describe("results report", () => {
     expect(md).toMatch(/\*\*met\*\*/);
     expect(md).toContain("load average 1.5");
     expect(machineDescription()).toMatch(/^\d+ vCPU \w+ .*GiB, Node \d+$/);
+  });
+
+  it("a run with a failed threshold, an error or (full runs) missed targets fails, naming each", () => {
+    const ok = { scenarios: rows, ratios: computeRatios(rows, 50) };
+    expect(runFailures(ok, "smoke")).toEqual([]);
+    expect(runFailures(ok, "full")).toEqual([]);
+    const failedThreshold = rows.map((r) => (r.name === "check-mix" ? { ...r, threshold: { rule: "p99≤50ms, errors≤0.1%", passed: false } } : r));
+    expect(runFailures({ ...ok, scenarios: failedThreshold }, "smoke")).toEqual(["check-mix: threshold p99≤50ms, errors≤0.1% FAILED"]);
+    const withErrors = rows.map((r) => (r.name === "floor" ? { ...r, errors: 3, firstError: "UNAVAILABLE" } : r));
+    expect(runFailures({ ...ok, scenarios: withErrors }, "smoke")).toEqual(["floor: 3 error(s), first: UNAVAILABLE"]);
+    const missed = { scenarios: rows, ratios: computeRatios(rows, 30) };
+    expect(runFailures(missed, "smoke")).toEqual([]);
+    expect(runFailures(missed, "full")).toEqual([expect.stringMatching(/^targets NOT met: Pattern 2 p95 40.0 ms \(target <= 30 ms\)/)]);
+  });
+
+  it("marks a smoke run's latency limits as not judged", () => {
+    const smoke = rows.map((r) => (r.name === "check-mix" ? { ...r, threshold: { rule: "p99≤50ms, errors≤0.1%", passed: true, latencyJudged: false } } : r));
+    const md = renderMarkdown({
+      date: "2026-01-01",
+      machine: "m",
+      loadAverage: 1,
+      command: "c",
+      scale: "smoke",
+      hosts: 10,
+      store: "Postgres",
+      appDb: "Postgres",
+      scenarios: smoke,
+      ratios: computeRatios(rows, 50),
+    });
+    expect(md).toContain("p99≤50ms, errors≤0.1%: pass (latency not judged in a smoke run)");
   });
 });

@@ -52,6 +52,12 @@ describe("console static files under /console/", () => {
     expect(unknown.headers.get("content-type")).toContain("application/problem+json");
   });
 
+  it("sends a browser opening the bare address to the console", async () => {
+    const root = await fetch(`${built}/`, { redirect: "manual" });
+    expect(root.status).toBe(302);
+    expect(root.headers.get("location")).toBe("/console/");
+  });
+
   it("says so when the console is not built", async () => {
     const res = await fetch(`${missing}/console/`);
     expect(res.status).toBe(404);

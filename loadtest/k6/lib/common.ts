@@ -1,6 +1,7 @@
 // Everything the k6 scripts share: environment, the scenario definitions (the same JSON the Node
 // driver reads), the generator's manifest, and a connected gRPC client per virtual user.
 import encoding from "k6/encoding";
+import type { Scenario } from "k6/options";
 import grpc from "k6/net/grpc";
 import { validateManifest, type Manifest } from "../../shared/manifest.ts";
 import { scaleOf, userId, validateScenarioFile, type ScaleSpec, type ScenarioFile } from "../../shared/model.ts";
@@ -35,6 +36,8 @@ export const env = {
   rate: positiveIntEnv("RATE"),
   duration: durationEnv("DURATION"),
   vus: positiveIntEnv("VUS"),
+  /** Load before the measured scenario starts (connections, JIT, first lookups); never measured. */
+  warmup: durationEnv("WARMUP") ?? (__ENV["SMOKE"] === "true" ? "5s" : "30s"),
 };
 
 export interface Loaded {
@@ -58,12 +61,28 @@ export function measuredSubject(manifest: Manifest, i: number) {
   return principalSubject(manifest.domain, userId(measured[i % measured.length] as number));
 }
 
-/** k6 threshold expressions from the shared definition. */
-export function thresholdsOf(metric: string, t: { p95Ms?: number; p99Ms?: number }, errorMetric: string, errorRate: number): Record<string, string[]> {
+/**
+ * The measured scenario preceded by a warm-up one running the same function at one virtual user;
+ * the measured one starts when the warm-up ends.
+ */
+export function withWarmup(name: string, measured: Scenario): Record<string, Scenario> {
+  return {
+    warmup: { executor: "constant-vus", vus: 1, duration: env.warmup, gracefulStop: "0s" },
+    [name]: { ...measured, startTime: env.warmup },
+  };
+}
+
+/**
+ * k6 threshold expressions from the shared definition. Errors count everywhere (warm-up included: a
+ * cold server must not fail requests); latency limits apply to the measured scenario only (samples
+ * carry k6's `scenario` tag) and not in smoke runs, whose seconds of load measure a cold start.
+ */
+export function thresholdsOf(metric: string, t: { p95Ms?: number; p99Ms?: number }, errorMetric: string, errorRate: number, measuredScenario: string): Record<string, string[]> {
   const latency: string[] = [];
   if (t.p95Ms !== undefined) latency.push(`p(95)<=${t.p95Ms}`);
   if (t.p99Ms !== undefined) latency.push(`p(99)<=${t.p99Ms}`);
-  return { [metric]: latency, [errorMetric]: [`rate<=${errorRate}`] };
+  const errors = { [errorMetric]: [`rate<=${errorRate}`] };
+  return env.smoke || latency.length === 0 ? errors : { ...errors, [`${metric}{scenario:${measuredScenario}}`]: latency };
 }
 
 const client = new grpc.Client();

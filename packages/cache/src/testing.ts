@@ -49,7 +49,7 @@ export async function startThrowawayRedis(): Promise<ThrowawayRedis> {
   let child: ChildProcess | undefined;
   const launch = async () => {
     child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-    await waitForPort(port, 5_000);
+    await waitForPort(port, 300_000); // a bound against a hang: a loaded machine starts processes slowly
   };
   const kill = async () => {
     const running = child;

@@ -24,9 +24,7 @@ function applyChanges(state: Set<string>, changes: Change[]): void {
 }
 
 const until = async (cond: () => boolean, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs;
   while (!cond()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 10));
   }
 };
@@ -186,8 +184,7 @@ describe.each(backends)("change feed on $name", (backend) => {
         await until(() => errors.length > 0);
         // Wait for the follower to listen again on a new connection.
         let newPid: number | undefined;
-        const deadline = Date.now() + 10_000;
-        while (!newPid && Date.now() < deadline) {
+        while (!newPid) {
           const rows = await listeners();
           newPid = rows.find((r) => r.pid !== pids[0]!.pid)?.pid;
           if (!newPid) await new Promise((r) => setTimeout(r, 20));

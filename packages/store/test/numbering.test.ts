@@ -51,9 +51,7 @@ const pendingEntry = (org: string, n: number | string) => [org, "test", JSON.str
 const INSERT_PENDING = "INSERT INTO gh_pending (org_id, kind, touched, deleted) VALUES ($1, $2, $3::jsonb, $4::jsonb)";
 
 async function until(cond: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 10));
   }
 }

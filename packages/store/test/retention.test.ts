@@ -68,8 +68,7 @@ describe.each(backends)("change-feed retention on $name", (backend) => {
     expect(isStoreError(err, "feed-truncated")).toBe(true);
     let truncated: unknown;
     const follower = store.feed.follow(0, () => undefined, { onTruncated: (e) => (truncated = e) });
-    const deadline = Date.now() + 10_000;
-    while (truncated === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while (truncated === undefined) await new Promise((r) => setTimeout(r, 10));
     expect(isStoreError(truncated, "feed-truncated")).toBe(true);
     expect(follower.revision).toBe(0);
     await follower.stop();

@@ -108,10 +108,14 @@ function methodMetrics(deps: CallDeps, method: string, type: "unary" | "server_s
   };
 }
 
-function finish(deps: CallDeps, m: MethodMetrics, code: status, startedAt: bigint, server: ServerSpan | null): void {
+function finish(deps: CallDeps, m: MethodMetrics, code: status, startedAt: bigint, server: ServerSpan | null, requestId: string): void {
   if (code === status.OK) m.ok.inc();
   else deps.metrics.calls.inc({ ...m.labels, grpc_code: grpcCodeName(code) });
-  m.seconds.observe(Number(process.hrtime.bigint() - startedAt) / 1e9);
+  const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
+  m.seconds.observe(seconds);
+  // One line per call at debug (a deployment's info level stays quiet on the hot path; the local
+  // all-in-one server shows them).
+  if (deps.logger.isLevelEnabled("debug")) deps.logger.debug({ method: m.method, reqId: requestId, code: grpcCodeName(code), ms: seconds * 1000 }, "call completed");
   m.inFlight.value--;
   if (server) {
     server.span.setAttribute("rpc.grpc.status_code", code);
@@ -127,12 +131,12 @@ export function unary<Req, Res>(method: string, deps: CallDeps, handler: (reques
     const server = serverSpanFor(call, m);
     const requestId = requestIdFor(call, server);
     const succeed = (response: Res) => {
-      finish(deps, m, status.OK, startedAt, server);
+      finish(deps, m, status.OK, startedAt, server, requestId);
       callback(null, response);
     };
     const fail = (error: unknown) => {
       const wire = serviceError(error, deps, method, requestId);
-      finish(deps, m, wire.code, startedAt, server);
+      finish(deps, m, wire.code, startedAt, server, requestId);
       callback(wire);
     };
     const context = (identity: CallerIdentity | null): CallContext => ({ identity, cancelled: () => call.cancelled });
@@ -304,7 +308,7 @@ export function serverStream<Req, Res>(method: string, deps: CallDeps, handler: 
     const requestId = requestIdFor(call, server);
     if (limits && limits.active >= limits.maxActive) {
       const wire = serviceError(new EngineError("too-many-streams", "too many concurrent streams; retry later"), deps, method, requestId);
-      finish(deps, m, wire.code, startedAt, server);
+      finish(deps, m, wire.code, startedAt, server, requestId);
       call.emit("error", wire);
       return;
     }
@@ -332,7 +336,7 @@ export function serverStream<Req, Res>(method: string, deps: CallDeps, handler: 
         .then(() => output.flush())
         .then(
           () => {
-            finish(deps, m, status.OK, startedAt, server);
+            finish(deps, m, status.OK, startedAt, server, requestId);
             call.end();
             if (limits && transport && !transport.closed) {
               // Everything is queued; a client that never reads the rest is reset like any stalled one.
@@ -348,7 +352,7 @@ export function serverStream<Req, Res>(method: string, deps: CallDeps, handler: 
           (error: unknown) => {
             release();
             const wire = serviceError(error, deps, method, requestId);
-            finish(deps, m, wire.code, startedAt, server);
+            finish(deps, m, wire.code, startedAt, server, requestId);
             call.emit("error", wire);
           },
         );

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { credentials, Metadata } from "@grpc/grpc-js";
+import { credentials, Metadata, status, type ServiceError } from "@grpc/grpc-js";
 import { Allowed, KesselInventoryServiceClient, type ResourceReference, type SubjectReference } from "@gatehouse/proto";
 
 /** `type/name:id` (e.g. `rbac/workspace:<uuid>`, `hbi/host:<id>`) → a Kessel resource reference. */
@@ -31,7 +31,25 @@ function client(target: string): KesselInventoryServiceClient {
   return new KesselInventoryServiceClient(target, credentials.createInsecure());
 }
 
-const deadline = (): Date => new Date(Date.now() + 10_000);
+const DEADLINE_SECONDS = 10;
+const deadline = (): Date => new Date(Date.now() + DEADLINE_SECONDS * 1000);
+
+/** A failed call as one whole sentence a person can act on (grpc-js's own message is long and cut off). */
+export class EngineCallError extends Error {
+  override readonly name = "EngineCallError";
+}
+
+export function describeCallError(error: unknown, target: string): Error {
+  const e = error as Partial<ServiceError>;
+  if (typeof e.code !== "number") return error instanceof Error ? error : new Error(String(error));
+  const cause = /\b(E[A-Z]{4,})\b/.exec(e.details ?? "")?.[1];
+  if (e.code === status.UNAVAILABLE) {
+    return new EngineCallError(`cannot reach the authz-engine at ${target}${cause ? ` (${cause})` : ""}: is it running? Start it with 'pnpm start', or pass --target <host:port>.`);
+  }
+  if (e.code === status.DEADLINE_EXCEEDED) return new EngineCallError(`the authz-engine at ${target} did not answer within ${DEADLINE_SECONDS} s.`);
+  const name = Object.entries(status).find(([, v]) => v === e.code)?.[0] ?? String(e.code);
+  return new EngineCallError(`the authz-engine at ${target} refused the call: ${name}: ${(e.details ?? "").slice(0, 300)}`);
+}
 
 export function registerQueryCommands(program: Command): void {
   program
@@ -53,13 +71,22 @@ export function registerQueryCommands(program: Command): void {
           const done = (error: Error | null, response?: { allowed: Allowed }): void => (error ? reject(error) : resolve(response!.allowed));
           if (flags.forUpdate) c.checkForUpdate(request, new Metadata(), { deadline: deadline() }, done);
           else c.check(request, new Metadata(), { deadline: deadline() }, done);
+        }).catch((error: unknown) => {
+          throw describeCallError(error, flags.target);
         });
         const verdict = allowed === Allowed.ALLOWED_TRUE ? "ALLOWED" : "DENIED";
         if (flags.json) {
           const result = { allowed: allowed === Allowed.ALLOWED_TRUE, subject: flags.subject, relation: flags.relation, object: flags.object };
           process.stdout.write(`${JSON.stringify(result)}\n`);
         } else process.stdout.write(`${verdict}  ${flags.subject} ${flags.relation} ${flags.object}\n`);
-        if (allowed !== Allowed.ALLOWED_TRUE) process.exitCode = 1;
+        if (allowed !== Allowed.ALLOWED_TRUE) {
+          // Check answers DENIED for an object the engine does not know, as Kessel does: say so.
+          if (!flags.json)
+            process.stderr.write(
+              `(DENIED also when no such object exists; list what exists with: gatehouse list --type ${flags.object.split(":")[0]} --relation ${flags.relation} --subject <user>)\n`,
+            );
+          process.exitCode = 1;
+        }
       } finally {
         c.close();
       }
@@ -97,9 +124,13 @@ export function registerQueryCommands(program: Command): void {
             new Metadata(),
             { deadline: deadline() },
           );
-          for await (const item of stream as AsyncIterable<{ object?: ResourceReference; pagination?: { continuationToken: string } }>) {
-            if (item.object) page.push(item.object.resourceId);
-            last = item.pagination?.continuationToken;
+          try {
+            for await (const item of stream as AsyncIterable<{ object?: ResourceReference; pagination?: { continuationToken: string } }>) {
+              if (item.object) page.push(item.object.resourceId);
+              last = item.pagination?.continuationToken;
+            }
+          } catch (error) {
+            throw describeCallError(error, flags.target);
           }
           if (flags.json) {
             if (total === 0) process.stdout.write(jsonHead);

@@ -20,7 +20,8 @@ export function registerStartCommand(program: Command): void {
       "role-configuration directory, e.g. <rbac-config checkout>/configs/stage (env GATEHOUSE_ROLE_CONFIG; default: the built-in GATEHOUSE_ENV configuration; no demo organisation unless GATEHOUSE_SEED_DEMO=true)",
     )
     .action(async (flags: StartFlags) => {
-      const logger = createLogger({ name: "gatehouse", level: process.env["LOG_LEVEL"] ?? "warn" });
+      // info: one line per HTTP request and per gRPC call (LOG_LEVEL=warn quiets them).
+      const logger = createLogger({ name: "gatehouse", level: process.env["LOG_LEVEL"] ?? "info" });
       let config;
       try {
         config = resolveStartConfig(flags);

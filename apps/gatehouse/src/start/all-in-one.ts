@@ -90,7 +90,9 @@ export async function startGatehouse(config: StartConfig, logger: Logger = creat
       environment: config.env,
       ...(config.roleConfigDir ? { roleConfigDir: config.roleConfigDir } : {}),
       authn: { mode: "unauthenticated" },
-      logger: logger.child({ service: "authz-engine" }),
+      // The engine logs each call at debug (quiet in a deployment at info); locally, whenever this
+      // process logs requests at all, its calls are shown too.
+      logger: logger.child({ service: "authz-engine" }, logger.isLevelEnabled("info") && !logger.isLevelEnabled("debug") ? { level: "debug" } : {}),
     });
     const grpc = await bind("authz-engine gRPC", config.grpcPort, () => engine.start());
     stops.push(() => engine.stop());
