@@ -26,7 +26,7 @@ import { groupRoutes, principalRoutes } from "./routes/groups.js";
 import { roleBindingRoutes } from "./routes/role-bindings.js";
 import { roleRoutes } from "./routes/roles.js";
 import { v1Routes } from "./routes/v1.js";
-import { v1PermissionRoutes, v1PublicRoutes } from "./routes/v1-catalogue.js";
+import { v1PermissionRoutes, v1PrincipalListRoutes, v1PublicRoutes } from "./routes/v1-catalogue.js";
 import { workspaceRoutes } from "./routes/workspaces.js";
 
 export const API_V2_PREFIX = "/api/rbac/v2";
@@ -216,7 +216,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     });
     if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
     v2.use(v2MethodNotAllowed, workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services), accessRoutes(services));
-    v1.use(groupRoutes(services), principalRoutes(services), v1Routes(services), v1PermissionRoutes(services));
+    v1.use(groupRoutes(services), v1PrincipalListRoutes(services), principalRoutes(services), v1Routes(services), v1PermissionRoutes(services));
     const listening = app.listen(config.port, config.host);
     applyServerLimits(listening, config.http);
     server = listening;
