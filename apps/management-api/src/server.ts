@@ -27,7 +27,7 @@ import { groupRoutes, principalRoutes } from "./routes/groups.js";
 import { roleBindingRoutes } from "./routes/role-bindings.js";
 import { roleRoutes } from "./routes/roles.js";
 import { v1Routes } from "./routes/v1.js";
-import { v1PermissionRoutes, v1PublicRoutes } from "./routes/v1-catalogue.js";
+import { v1PermissionRoutes, v1PrincipalListRoutes, v1PublicRoutes } from "./routes/v1-catalogue.js";
 import { v1RoleWriteRoutes } from "./routes/v1-role-writes.js";
 import { orgModeRoutes } from "./routes/org-mode.js";
 import { createParityUpkeep } from "./commands/parity-upkeep.js";
@@ -247,7 +247,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     });
     if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
     v2.use(v2MethodNotAllowed, workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services), accessRoutes(services));
-    v1.use(groupRoutes(services), principalRoutes(services), v1Routes(services), v1PermissionRoutes(services), v1RoleWriteRoutes(services));
+    v1.use(groupRoutes(services), v1PrincipalListRoutes(services), principalRoutes(services), v1Routes(services), v1PermissionRoutes(services), v1RoleWriteRoutes(services));
     const listening = createBoundedHttpServer(app, config.http);
     listening.listen(config.port, config.host);
     server = listening;

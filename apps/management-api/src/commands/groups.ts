@@ -135,7 +135,7 @@ export function clientIdOf(principal: Principal): string {
   return SERVICE_ACCOUNT_USERNAME.exec(principal.username)?.[1] ?? principal.userId.toLowerCase();
 }
 
-const v1ServiceAccount = (p: Principal): V1ServiceAccount => ({ clientId: clientIdOf(p), username: p.username, type: "service-account" });
+export const v1ServiceAccount = (p: Principal): V1ServiceAccount => ({ clientId: clientIdOf(p), username: p.username, type: "service-account" });
 
 /**
  * A group's members as upstream's `GET /groups/{uuid}/principals/` answers them: users unless

@@ -9,7 +9,7 @@ import { route, sendJson } from "../http/respond.js";
 import { parseBody, parseQuery } from "../http/validate.js";
 import { groupBody, groupListQuery, groupPrincipalsBody, groupPrincipalsDeleteQuery, groupPrincipalsListQuery } from "../schemas/groups.js";
 import { principalListQuery } from "../schemas/principals.js";
-import { v1GroupListQuery } from "./v1-group-query.js";
+import { v1GroupListQuery } from "./v1-list-queries.js";
 
 export const PRINCIPAL_PAGE_MAX = 1000;
 

@@ -3,12 +3,14 @@ import type { Request } from "express";
 import { Router } from "express";
 import type { ManagementApiConfig } from "../config.js";
 import type { Services } from "../commands/services.js";
+import { listV1Principals } from "../commands/v1-principal-list.js";
 import { listV1Permissions, v1PermissionOptions, type V1PermissionFilter } from "../commands/v1-permissions.js";
 import { contextOf } from "../http/identity.js";
 import { methodNotAllowed } from "../http/method-not-allowed.js";
 import { offsetEnvelope, parseOffsetPage } from "../http/pagination.js";
 import { route, sendJson } from "../http/respond.js";
 import { param } from "./v1.js";
+import { v1PrincipalListQuery } from "./v1-list-queries.js";
 
 const PERMISSION_PAGE_MAX = 1000;
 
@@ -21,6 +23,20 @@ const permissionFilter = (req: Request): V1PermissionFilter => ({
   excludeRoles: param(req, "exclude_roles"),
   allowedOnly: param(req, "allowed_only"),
 });
+
+/** v1 `/principals/` in upstream's v1 shapes (the v2 route answers the same path's detail reads). */
+export function v1PrincipalListRoutes(services: Services): Router {
+  const router = Router({ strict: true, caseSensitive: true });
+  router.get(
+    "/principals/",
+    route(async (req, res) => {
+      const page = parseOffsetPage({ limit: param(req, "limit"), offset: param(req, "offset") }, PERMISSION_PAGE_MAX);
+      const result = await listV1Principals(services, contextOf(res), v1PrincipalListQuery(req), page);
+      sendJson(res, 200, offsetEnvelope(req, page, result.count, result.data));
+    }),
+  );
+  return router;
+}
 
 /** v1 `/permissions/` and `/permissions/options/`: the active role configuration's catalogue. */
 export function v1PermissionRoutes(services: Services): Router {

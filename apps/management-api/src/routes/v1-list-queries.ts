@@ -1,5 +1,6 @@
 import type { Request } from "express";
 import type { V1GroupListQuery } from "../commands/v1-group-list.js";
+import type { V1PrincipalListQuery } from "../commands/v1-principal-list.js";
 import { param } from "./v1.js";
 
 /** The v1 group list's filters, read as upstream reads them (the last of a repeated parameter). */
@@ -16,4 +17,15 @@ export const v1GroupListQuery = (req: Request): V1GroupListQuery => ({
   username: param(req, "username"),
   excludeUsername: param(req, "exclude_username"),
   orderBy: param(req, "order_by"),
+});
+
+/** The v1 principal list's filters. */
+export const v1PrincipalListQuery = (req: Request): V1PrincipalListQuery => ({
+  usernames: param(req, "usernames"),
+  matchCriteria: param(req, "match_criteria"),
+  sortOrder: param(req, "sort_order"),
+  status: param(req, "status"),
+  adminOnly: param(req, "admin_only"),
+  usernameOnly: param(req, "username_only"),
+  type: param(req, "type"),
 });
