@@ -137,6 +137,20 @@ describe("KesselTupleService", () => {
     expect(await workspaceTuples(ws)).toEqual([]);
   });
 
+  it("refuses a lock id no relationship may carry, writing nothing, so the engine keeps following the feed", async () => {
+    const head = await engine.store.feed.headRevision();
+    for (const lockId of ["\u{1F600}", "a b", "*"]) {
+      const refused = await rejection(lock(lockId));
+      expect(refused.code, lockId).toBe(status.INVALID_ARGUMENT);
+      expect(refused.details).toMatch(/lock.id/i);
+    }
+    expect(await engine.store.feed.headRevision()).toBe(head);
+    // A later replicated grant is applied: nothing poisoned the change feed.
+    const ws = randomUUID();
+    await create({ tuples: replicatedGrant(ws, `b-${ws}`) });
+    expect(await aliceViews(ws)).toBe(true);
+  });
+
   it("rejects bad input with INVALID_ARGUMENT and writes nothing", async () => {
     const ws = randomUUID();
     const good = replicatedGrant(ws, `b-${ws}`);

@@ -183,7 +183,8 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   app.use(API_V1_PREFIX, v1PublicRoutes(config));
 
   // A person opening the bare address in a browser lands on the console.
-  app.get("/", (_req, res) => res.redirect(302, `${CONSOLE_PREFIX}/`));
+  // Only the bare root leads to the console: a query string is nobody's link and gets the 404.
+  app.get("/", (req, res, next) => (req.originalUrl === "/" ? res.redirect(302, `${CONSOLE_PREFIX}/`) : next()));
   app.use(CONSOLE_PREFIX, consoleStatic(options.consoleDir === undefined ? defaultConsoleDir() : options.consoleDir));
   app.use(observeRequest!);
   app.use(requireJsonBody);

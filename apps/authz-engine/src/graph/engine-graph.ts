@@ -390,8 +390,15 @@ export class EngineGraph {
 
   private applyChanges(batch: ChangeBatch): void {
     for (const change of batch.changes) {
-      if (change.op === "add") this.graph.add(change.relationship);
-      else this.graph.remove(change.relationship);
+      try {
+        if (change.op === "add") this.graph.add(change.relationship);
+        else this.graph.remove(change.relationship);
+      } catch (error) {
+        // A committed change this schema refuses can never apply: retrying it would stall every
+        // tenant's answers behind it, so it is skipped and reported (writes are validated before
+        // they commit; reaching here is a defect to fix where the change was written).
+        this.options.logger.error({ err: error, revision: batch.revision }, "committed change refused by the graph; skipped");
+      }
     }
     this.applied = batch.revision;
     this.recordApplied(batch.revision);

@@ -3,6 +3,7 @@
 // call can neither read nor change a Gatehouse tenant's rows, and may not attach tuples to objects a
 // Gatehouse tenant manages. Every call is one transaction; the change feed carries its tuples.
 import { randomUUID } from "node:crypto";
+import { isValidObjectId } from "@gatehouse/evaluator";
 import type { StoreContext } from "../context.js";
 import { StoreError } from "../errors.js";
 import type { Queryable } from "../db/db.js";
@@ -173,7 +174,9 @@ export function replicatedRepository(ctx: StoreContext): ReplicatedRepository {
     },
 
     async acquireLock(lockId) {
-      if (typeof lockId !== "string" || lockId.length === 0 || lockId.length > 1024) throw new StoreError("invalid-argument", "Invalid lock id.", "lock_id");
+      // The lock is a relationship like any other: an id the graph would refuse must never reach the
+      // change feed, where every engine would fail to apply it.
+      if (typeof lockId !== "string" || lockId.length > 1024 || !isValidObjectId(lockId) || lockId === "*") throw new StoreError("invalid-argument", "Invalid lock id.", "lock_id");
       const token = randomUUID();
       const written = await runWrite(ctx, REPLICATED_PARTITION, "acquire_lock", async (w) => {
         const held = await w.tx.query<{ subject_id: string }>(
