@@ -33,8 +33,8 @@ export interface EngineMetrics {
   feedApplyLag: Histogram;
   relationships: Gauge;
   ready: Gauge;
-  /** 1 for the active role configuration (labels: content hash, directory). */
-  roleConfigInfo: Gauge<"hash" | "dir">;
+  /** 1 for the active role configuration (label: its content hash). */
+  roleConfigInfo: Gauge<"hash">;
   roleConfigLoaded: Gauge;
   /** Checkpoints refused at start, by reason (corrupt, old-format, foreign-store, schema-mismatch, unreadable). */
   checkpointFallbacks: Counter<"reason">;
@@ -42,6 +42,8 @@ export interface EngineMetrics {
   checkpointBytes: Gauge;
   /** Graph reloads of a running engine whose follower could not go on, by reason (feed-truncated). */
   feedRecoveries: Counter<"reason">;
+  /** Committed changes the graph refused and skipped (a defect where the change was written). */
+  refusedChanges: Counter;
 }
 
 export function createEngineMetrics(processMetrics = true): EngineMetrics {
@@ -95,7 +97,7 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
     ),
     relationships: metrics.gauge("relationships", "Relationships held in memory."),
     ready: metrics.gauge("ready", "1 once the snapshot is loaded and the change feed is healthy."),
-    roleConfigInfo: metrics.gauge("role_config_info", "1 for the active role configuration: its content hash and directory.", ["hash", "dir"]),
+    roleConfigInfo: metrics.gauge("role_config_info", "1 for the active role configuration, by its content hash.", ["hash"]),
     roleConfigLoaded: metrics.gauge("role_config_loaded_timestamp_seconds", "When the active role configuration was loaded (Unix seconds)."),
     checkpointFallbacks: new Counter({
       name: `${PREFIX}checkpoint_fallbacks_total`,
@@ -109,6 +111,7 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
       labelNames: ["reason"],
       registers: [metrics.registry],
     }),
+    refusedChanges: metrics.counter("feed_refused_changes_total", "Committed relationship changes the graph refused under its schema and skipped (each is also logged as an error)."),
     checkpointWrites: metrics.counter("checkpoint_writes_total", "Graph checkpoints written by this replica."),
     checkpointBytes: metrics.gauge("checkpoint_bytes", "Size of the last graph checkpoint this replica wrote."),
   };

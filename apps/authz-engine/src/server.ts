@@ -120,11 +120,7 @@ function httpServerOf(
       response
         .writeHead(active ? 200 : 404, { "content-type": "application/json" })
         .end(
-          JSON.stringify(
-            active
-              ? { hash: active.hash, dir: active.dir, loaded_at: active.loadedAt.toISOString() }
-              : { detail: "The engine runs on a schema given directly, not on a role-configuration directory." },
-          ),
+          JSON.stringify(active ? { hash: active.hash, loaded_at: active.loadedAt.toISOString() } : { detail: "The engine runs on a schema given directly, not on a role-configuration directory." }),
         );
     } else if (path === "/livez") {
       response.writeHead(200, { "content-type": "text/plain" }).end("OK");
@@ -168,7 +164,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const { model, identity } = recorded ? { model: compileRoleSchema(recorded.schemaZed), identity: { hash: recorded.hash, dir: recorded.dir, loadedAt: recorded.loadedAt } } : modelOf(config);
     activeIdentity = identity;
     if (identity) {
-      metrics.roleConfigInfo.set({ hash: identity.hash, dir: identity.dir }, 1);
+      metrics.roleConfigInfo.set({ hash: identity.hash }, 1);
       metrics.roleConfigLoaded.set(identity.loadedAt.getTime() / 1000);
     }
     const source = storeGraphSource(store);
@@ -186,7 +182,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
             if (!active) return;
             activeIdentity = { hash: active.hash, dir: active.dir, loadedAt: active.loadedAt };
             metrics.roleConfigInfo.reset();
-            metrics.roleConfigInfo.set({ hash: active.hash, dir: active.dir }, 1);
+            metrics.roleConfigInfo.set({ hash: active.hash }, 1);
             metrics.roleConfigLoaded.set(active.loadedAt.getTime() / 1000);
           },
           (error: unknown) => logger.warn({ err: error }, "could not read the active role configuration's identity"),
@@ -206,6 +202,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
             },
           }
         : {}),
+      onRefused: () => metrics.refusedChanges.inc(),
       onRecovery: (reason) => {
         metrics.feedRecoveries.inc({ reason });
         metrics.ready.set(0);

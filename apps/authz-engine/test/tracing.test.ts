@@ -1,6 +1,7 @@
 // OpenTelemetry over real gRPC: traceparent in (metadata) and out (response headers), the server
 // span and the evaluator span exported to a local OTLP receiver, and log lines with the trace id.
 import { Metadata, type ClientUnaryCall } from "@grpc/grpc-js";
+import { encodeIdentityHeader } from "@gatehouse/auth";
 import { createLogger, startTracing, type Tracing } from "@gatehouse/telemetry";
 import { capturedLogLines, startOtlpReceiver, type OtlpReceiver } from "@gatehouse/telemetry/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -69,6 +70,26 @@ describe("tracing on", () => {
     expect(receiver.spans.find((s) => s.name === "evaluator.check")).toMatchObject({ traceId: CALLER_TRACE, parentSpanId: serverSpanId, kind: 1 });
     // INVALID_ARGUMENT is the caller's fault: recorded, not marked as a server error.
     expect(receiver.spans.find((s) => s.spanId === failedSpanId)).toMatchObject({ name: CHECK, attributes: { "rpc.grpc.status_code": 3 }, statusCode: 0 });
+  });
+});
+
+describe("tracing on, the HTTP/JSON interface", () => {
+  it("continues the caller's trace in a server span named after the route, with an evaluator child", async () => {
+    const tracing = startTracing("authz-engine", { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint });
+    const body = JSON.stringify({ object: workspace("ws-1"), relation: "view", subject: { resource: principal("alice") } });
+    const answer = await fetch(`http://127.0.0.1:${engine.metricsPort}/api/kessel/v1beta2/check`, {
+      method: "POST",
+      headers: { "content-type": "application/json", traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, "x-rh-identity": encodeIdentityHeader({ orgId: "o1", userId: "alice", username: "alice" }) },
+      body,
+    });
+    expect(answer.status).toBe(200);
+    const [, traceId, serverSpanId] = String(answer.headers.get("traceparent")).split("-");
+    expect(traceId).toBe(CALLER_TRACE);
+    await tracing.shutdown();
+    const server = receiver.spans.find((s) => s.spanId === serverSpanId);
+    expect(server).toMatchObject({ name: "POST /api/kessel/v1beta2/check", kind: 2, traceId: CALLER_TRACE, parentSpanId: CALLER_SPAN, statusCode: 0 });
+    expect(server?.attributes).toMatchObject({ "http.route": "/api/kessel/v1beta2/check", "http.response.status_code": 200 });
+    expect(receiver.spans.find((s) => s.name === "evaluator.check" && s.parentSpanId === serverSpanId)).toMatchObject({ traceId: CALLER_TRACE, kind: 1 });
   });
 });
 

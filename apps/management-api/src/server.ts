@@ -102,12 +102,12 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   });
   // Which role configuration is active (also the gatehouse_management_role_config_info metric).
   let activeConfig: RoleConfiguration | null = null;
-  const configInfo = metrics.gauge("role_config_info", "1 for the active role configuration: its content hash and directory.", ["hash", "dir"]);
+  const configInfo = metrics.gauge("role_config_info", "1 for the active role configuration, by its content hash.", ["hash"]);
   const configLoaded = metrics.gauge("role_config_loaded_timestamp_seconds", "When the active role configuration was loaded (Unix seconds).");
   function publishIdentity(config: RoleConfiguration): void {
     activeConfig = config;
     configInfo.reset();
-    configInfo.set({ hash: config.identity.hash, dir: config.identity.dir }, 1);
+    configInfo.set({ hash: config.identity.hash }, 1);
     configLoaded.set(config.identity.loadedAt.getTime() / 1000);
   }
   app.get("/role-config", (_req, res) => {

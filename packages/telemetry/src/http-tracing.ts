@@ -6,9 +6,10 @@ import { endSpan, sampleCall, startServerSpan, TRACEPARENT_HEADER, withContext }
  * caller's `traceparent`, the response carries the server span's `traceparent`, and the rest of
  * the chain runs with the span active (child spans, log lines' trace_id). Tracing off: `next()`.
  * Mount it before the request logger so the logger's lines carry the trace id too. Unsampled
- * requests (`sampleCall`) are not traced at all.
+ * requests (`sampleCall`) are not traced at all. `routeOf` names the matched route of a request for
+ * servers without Express's `req.route` (a bounded template, never the raw path).
  */
-export function httpTracing(): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
+export function httpTracing(routeOf: (req: IncomingMessage) => string | undefined = expressRoute): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
   return (req, res, next) => {
     const incoming = req.headers[TRACEPARENT_HEADER];
     if (!sampleCall(typeof incoming === "string" ? incoming : undefined)) return next();
@@ -18,9 +19,8 @@ export function httpTracing(): (req: IncomingMessage, res: ServerResponse, next:
     res.setHeader(TRACEPARENT_HEADER, server.traceparent);
     res.once("close", () => {
       // Name the span after the matched route (bounded), as the HTTP conventions ask.
-      const routed = req as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };
-      if (typeof routed.route?.path === "string") {
-        const route = `${routed.baseUrl ?? ""}${routed.route.path}`;
+      const route = routeOf(req);
+      if (route !== undefined) {
         server.span.setAttribute("http.route", route);
         server.span.updateName(`${method} ${route}`);
       }
@@ -29,4 +29,10 @@ export function httpTracing(): (req: IncomingMessage, res: ServerResponse, next:
     });
     withContext(server.context, next);
   };
+}
+
+/** Express's matched route (`baseUrl` + the route's path), once the router has matched one. */
+function expressRoute(req: IncomingMessage): string | undefined {
+  const routed = req as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };
+  return typeof routed.route?.path === "string" ? `${routed.baseUrl ?? ""}${routed.route.path}` : undefined;
 }

@@ -3,7 +3,7 @@ import { compileRoleSchema } from "@gatehouse/role-config";
 import type { Logger } from "@gatehouse/telemetry";
 import { EngineError } from "../errors.js";
 import { CheckpointError, decodeCheckpoint, encodeCheckpoint, schemaHash, type CheckpointRejection, type CheckpointStore } from "./checkpoint.js";
-import type { ChangeBatch, FollowHandle, GraphSource } from "./source.js";
+import type { ChangeBatch, FollowHandle, GraphSource, RelationshipChange } from "./source.js";
 
 interface RevisionWaiter {
   revision: number;
@@ -38,6 +38,8 @@ export interface EngineGraphOptions {
   onRecovered?: (reason: RecoveryReason, revision: number) => void;
   /** Wait between failed reload attempts during a recovery. Default 1000 ms. */
   recoveryRetryMs?: number;
+  /** A committed change the graph refused was skipped (metrics: it is a defect upstream of the graph). */
+  onRefused?: (change: RelationshipChange, revision: number) => void;
 }
 
 /** Why the graph was reloaded while running: retention deleted changes the follower still needed. */
@@ -398,6 +400,7 @@ export class EngineGraph {
         // tenant's answers behind it, so it is skipped and reported (writes are validated before
         // they commit; reaching here is a defect to fix where the change was written).
         this.options.logger.error({ err: error, revision: batch.revision }, "committed change refused by the graph; skipped");
+        this.options.onRefused?.(change, batch.revision);
       }
     }
     this.applied = batch.revision;

@@ -30,7 +30,7 @@ import {
   ReportResourceResponse,
   type BinaryMessageFns,
 } from "@gatehouse/proto";
-import { httpRequestDuration, requestIdOf, REQUEST_ID_HEADER, type Logger, type Metrics } from "@gatehouse/telemetry";
+import { httpRequestDuration, httpTracing, requestIdOf, REQUEST_ID_HEADER, type Logger, type Metrics } from "@gatehouse/telemetry";
 import type { checkHandlers } from "../handlers/checks.js";
 import type { resourceHandlers } from "../handlers/resources.js";
 import type { kesselHealthHandlers } from "../health.js";
@@ -192,8 +192,12 @@ export function kesselHttpApi(deps: HttpApiDeps): (request: IncomingMessage, res
   const table = routes(deps);
   const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const duration = httpRequestDuration(deps.metrics);
+  // A SERVER span per sampled call, named after its route; the handler runs inside it (child spans, log trace ids).
+  const tracing = httpTracing((request) => table.get(`${request.method ?? ""} ${(request.url ?? "/").split("?")[0]}`)?.path);
 
-  return (request, response, path) => {
+  return (request, response, path) => tracing(request, response, () => serve(request, response, path));
+
+  function serve(request: IncomingMessage, response: ServerResponse, path: string): void {
     const startedAt = process.hrtime.bigint();
     const found = table.get(`${request.method ?? ""} ${path}`);
     const requestId = requestIdOf(request.headers[REQUEST_ID_HEADER]);
@@ -239,5 +243,5 @@ export function kesselHttpApi(deps: HttpApiDeps): (request: IncomingMessage, res
         sendJson(response, 200, answer);
         observe(200);
       }, fail);
-  };
+  }
 }
