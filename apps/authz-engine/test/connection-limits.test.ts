@@ -14,7 +14,7 @@ let engine: RunningEngine;
 
 beforeAll(async () => {
   engine = await startEngine({ connections });
-}, 120_000);
+});
 afterAll(async () => {
   await engine?.close();
 });
@@ -79,7 +79,7 @@ describe("metrics port", () => {
     expect(await closedWithin(await openSocket(engine.metricsPort), BOUND * connections.idleTimeoutMs)).toBe(true);
     // The idle timeout is longer than the drip interval: only the headers timeout can cut it.
     expect(await trickleClosedWithin(engine.metricsPort, "GET /metrics HTTP/1.1\r\nHost: x\r\n", "X-Slow: 1\r\n", 50, 20_000 + BOUND * 1000)).toBe(true);
-  }, 60_000);
+  });
 
   it.each(MALFORMED_FRAMINGS)("answers %s with 400 and closes", async (_name, framing) => {
     expect(await statusLineOf(engine.metricsPort, "GET /metrics HTTP/1.1\r\nHost: x\r\n", framing, BOUND * connections.idleTimeoutMs)).toBe("HTTP/1.1 400 Bad Request");

@@ -59,7 +59,7 @@ beforeAll(async () => {
   gh = await startGatehouse({ dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: DOMAIN, env: "stage", seedDemo: false }, createSilentLogger());
   grpc = new KesselInventoryServiceClient(`127.0.0.1:${gh.ports.grpc}`, credentials.createInsecure());
   defaultWorkspace = (await http(primary(), "GET", `${V2}/workspaces/?type=default`, "alice", true)).json.data[0].id;
-}, 120_000);
+});
 
 afterAll(async () => {
   grpc?.close();
@@ -81,7 +81,7 @@ describe("the admin flag on two management API replicas", () => {
     const server = buildServer({ port: 0, host: "127.0.0.1", domain: DOMAIN, env: "stage", trustIdentityHeader: true }, { store: gh.store, logger: createSilentLogger() });
     const { port } = await server.start();
     replica = { baseUrl: `http://127.0.0.1:${port}`, stop: () => server.stop() };
-  }, 60_000);
+  });
   afterAll(async () => replica?.stop());
 
   it("answers on either replica as the identity last seen on any of them", async () => {

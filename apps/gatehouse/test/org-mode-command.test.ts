@@ -21,7 +21,7 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(await server.start()).port}`;
   // The organisation exists once its first authenticated request has been answered.
   await fetch(`${url}/api/rbac/v1/roles/?limit=1`, { headers: { "x-rh-identity": identity } });
-}, 240_000);
+});
 afterAll(async () => {
   await server.stop();
   await store.close();

@@ -68,7 +68,7 @@ beforeAll(async () => {
   rbac = RbacClient(`${base}/api/rbac/v1`) as unknown as typeof rbac;
   // Principals are recorded on their first authenticated request.
   for (const who of [admin, as("bob")]) await fetch(`${base}/api/rbac/v2/workspaces/?type=default`, who);
-}, 240_000);
+});
 
 afterAll(async () => {
   grpc?.close();

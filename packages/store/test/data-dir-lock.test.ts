@@ -89,7 +89,7 @@ describe("embedded data directory lock", () => {
     } finally {
       await store.close();
     }
-  }, 120_000);
+  });
 
   it("takes over the lock of a process that was killed", async () => {
     const dir = await freshDir();
@@ -108,7 +108,7 @@ describe("embedded data directory lock", () => {
     } finally {
       await store.close();
     }
-  }, 120_000);
+  });
 
   it("lets exactly one of two processes racing for a fresh directory open it", async () => {
     const dir = await freshDir();
@@ -120,7 +120,7 @@ describe("embedded data directory lock", () => {
     expect(refused["refused"]).toContain(`in use by process ${winner.child.pid} (`);
     winner.child.stdin!.end();
     await Promise.all(racers.map((r) => r.exited));
-  }, 120_000);
+  });
 
   it("refuses a second open in the same process", async () => {
     const dir = await freshDir();
@@ -132,5 +132,5 @@ describe("embedded data directory lock", () => {
     }
     // Closed: the lock is gone and the directory opens again.
     await (await openStore({ dataDir: dir })).close();
-  }, 120_000);
+  });
 });
