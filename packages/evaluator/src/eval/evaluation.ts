@@ -136,11 +136,12 @@ export class Evaluation {
       // progress, undecided or out of depth. Relations without subject sets (leaves) end here.
       if (this.hasTuple(node, slot)) return true;
       if (this.leaf[slot] === 1) return false;
-    } else if (s.op!.k === "slot" && slot !== subject.relationSlot) {
+    } else if (s.op!.k === "slot" && this.graph.nodeType[node] !== subject.typeIndex) {
       // A permission that only names another (`view = member`) is an alias in SpiceDB's check: no
       // dispatch, no depth, and no memo entry of its own (the named slot's entry stands for it).
-      // Not when the subject is a set of that very permission: SpiceDB then dispatches the alias
-      // (it must look for the subject set there), which costs a level.
+      // Not when the subject is of the resource's type (a set of that very permission, another
+      // relation's set, or a plain object of that type): SpiceDB's dispatcher then dispatches the
+      // alias (the same resource and subject must pass), which costs a level.
       return this.evalSlot(node, s.op!.slot, depth);
     }
     const memo = this.memo ?? (this.memo = this.own = acquireMemo());
