@@ -195,13 +195,25 @@ export class Evaluation {
     throw error;
   }
 
-  evalOp(op: Op, node: number, depth: number): boolean {
+  /**
+   * `all`: the operand of an intersection or exclusion, in the same dispatch. SpiceDB evaluates those
+   * operands requiring all results (REQUIRE_ALL_RESULTS), so a union there does not stop at a true
+   * branch: it waits for every branch, and any branch that fails fails it. A reference to another
+   * slot is a dispatch of its own (for one object SpiceDB allows a single result again), so the mode
+   * ends there.
+   */
+  evalOp(op: Op, node: number, depth: number, all = false): boolean {
     switch (op.k) {
       case "slot":
         return this.evalSlot(node, op.slot, depth + 1);
       case "arrow":
         return this.arrow(op, node, depth);
       case "union":
+        if (all) {
+          let found = false;
+          for (const child of op.ops) if (this.evalOp(child, node, depth, true)) found = true;
+          return found;
+        }
         try {
           for (const child of op.ops) if (this.evalOp(child, node, depth)) return true;
           return false;
@@ -210,13 +222,13 @@ export class Evaluation {
         }
       case "intersection":
         try {
-          for (const child of op.ops) if (!this.evalOp(child, node, depth)) return false;
+          for (const child of op.ops) if (!this.evalOp(child, node, depth, true)) return false;
           return true;
         } catch (error) {
-          return this.settle(error, op.ops.length, (i) => this.evalOp(op.ops[i]!, node, depth), false);
+          return this.settle(error, op.ops.length, (i) => this.evalOp(op.ops[i]!, node, depth, true), false);
         }
       case "exclusion":
-        return this.evalOp(op.left, node, depth) && !this.evalOp(op.right, node, depth);
+        return this.evalOp(op.left, node, depth, true) && !this.evalOp(op.right, node, depth, true);
       case "nil":
         return false;
     }
