@@ -136,11 +136,12 @@ export class Evaluation {
       // progress, undecided or out of depth. Relations without subject sets (leaves) end here.
       if (this.hasTuple(node, slot)) return true;
       if (this.leaf[slot] === 1) return false;
-    } else if (s.op!.k === "slot" && slot !== subject.relationSlot) {
+    } else if (s.op!.k === "slot" && this.graph.nodeType[node] !== subject.typeIndex) {
       // A permission that only names another (`view = member`) is an alias in SpiceDB's check: no
       // dispatch, no depth, and no memo entry of its own (the named slot's entry stands for it).
-      // Not when the subject is a set of that very permission: SpiceDB then dispatches the alias
-      // (it must look for the subject set there), which costs a level.
+      // Not when the subject is of the resource's type (a set of that very permission, another
+      // relation's set, or a plain object of that type): SpiceDB's dispatcher then dispatches the
+      // alias (the same resource and subject must pass), which costs a level.
       return this.evalSlot(node, s.op!.slot, depth);
     }
     const memo = this.memo ?? (this.memo = this.own = acquireMemo());
@@ -194,13 +195,25 @@ export class Evaluation {
     throw error;
   }
 
-  evalOp(op: Op, node: number, depth: number): boolean {
+  /**
+   * `all`: the operand of an intersection or exclusion, in the same dispatch. SpiceDB evaluates those
+   * operands requiring all results (REQUIRE_ALL_RESULTS), so a union there does not stop at a true
+   * branch: it waits for every branch, and any branch that fails fails it. A reference to another
+   * slot is a dispatch of its own (for one object SpiceDB allows a single result again), so the mode
+   * ends there.
+   */
+  evalOp(op: Op, node: number, depth: number, all = false): boolean {
     switch (op.k) {
       case "slot":
         return this.evalSlot(node, op.slot, depth + 1);
       case "arrow":
         return this.arrow(op, node, depth);
       case "union":
+        if (all) {
+          let found = false;
+          for (const child of op.ops) if (this.evalOp(child, node, depth, true)) found = true;
+          return found;
+        }
         try {
           for (const child of op.ops) if (this.evalOp(child, node, depth)) return true;
           return false;
@@ -209,13 +222,13 @@ export class Evaluation {
         }
       case "intersection":
         try {
-          for (const child of op.ops) if (!this.evalOp(child, node, depth)) return false;
+          for (const child of op.ops) if (!this.evalOp(child, node, depth, true)) return false;
           return true;
         } catch (error) {
-          return this.settle(error, op.ops.length, (i) => this.evalOp(op.ops[i]!, node, depth), false);
+          return this.settle(error, op.ops.length, (i) => this.evalOp(op.ops[i]!, node, depth, true), false);
         }
       case "exclusion":
-        return this.evalOp(op.left, node, depth) && !this.evalOp(op.right, node, depth);
+        return this.evalOp(op.left, node, depth, true) && !this.evalOp(op.right, node, depth, true);
       case "nil":
         return false;
     }

@@ -28,15 +28,27 @@ const EMPTY: SubjectSet = { ids: new Set(), wildcard: false, excluded: new Set()
 
 const member = (s: SubjectSet, id: string): boolean => s.ids.has(id) || (s.wildcard && !s.excluded.has(id));
 
-/** Combines two sets pointwise: `keep(inA, inB)` decides membership, also for the wildcard part. */
+/**
+ * Combines two sets pointwise: `keep(inA, inB)` decides membership, also for the wildcard part. An
+ * id is listed as a concrete subject only if it was found as one, or if it holds without the
+ * wildcard: as in SpiceDB, `T:* - {u1}` united with `T:*` is `T:*`, not `T:*` plus u1.
+ */
 function combine(a: SubjectSet, b: SubjectSet, keep: (inA: boolean, inB: boolean) => boolean): SubjectSet {
   const wildcard = keep(a.wildcard, b.wildcard);
   const ids = new Set<string>();
   const excluded = new Set<string>();
-  for (const x of [a.ids, b.ids, a.excluded, b.excluded]) {
+  for (const x of [a.ids, b.ids]) {
     for (const id of x) {
       if (keep(member(a, id), member(b, id))) ids.add(id);
       else if (wildcard) excluded.add(id);
+    }
+  }
+  for (const x of [a.excluded, b.excluded]) {
+    for (const id of x) {
+      if (ids.has(id)) continue;
+      if (keep(member(a, id), member(b, id))) {
+        if (!wildcard) ids.add(id);
+      } else if (wildcard) excluded.add(id);
     }
   }
   return { ids, wildcard, excluded };

@@ -36,6 +36,24 @@ export interface Scenario {
   /** Data with cycles or chains near the depth limit: lookupResources may refuse with max-depth-exceeded where Check answers, as SpiceDB's does. */
   deepData: boolean;
   explain: Array<{ check: string; allowed: boolean; summaryIncludes: string[] }>;
+  /**
+   * Where SpiceDB answers differently from the evaluator (its defects and self-disagreements), keyed
+   * by the query as written in the assertions: `check <resource#permission@subject>`,
+   * `lookupResources <type#permission@subject>` or `lookupSubjects <object#permission@type[#relation]>`.
+   * The value is SpiceDB's answer (a max-depth error as "max-depth-exceeded"); the SpiceDB runner
+   * requires exactly that answer, so a SpiceDB that changes its answer fails the scenario.
+   */
+  spicedbDiffers: Map<string, unknown>;
+}
+
+/** A relationship in a scenario file: its text, or the text with an expiry (ISO time). */
+type ScenarioRelationship = string | { relationship: string; expiresAt: string };
+
+function readRelationship(raw: ScenarioRelationship): Relationship {
+  if (typeof raw === "string") return parseRelationship(raw);
+  const expiresAt = Date.parse(raw.expiresAt);
+  if (Number.isNaN(expiresAt)) throw new Error(`bad expiresAt ${raw.expiresAt}`);
+  return { ...parseRelationship(raw.relationship), expiresAt };
 }
 
 export function loadScenarios(): Scenario[] {
@@ -49,7 +67,7 @@ export function loadScenarios(): Scenario[] {
         name: file.replace(/\.json$/, ""),
         description: raw.description ?? "",
         schema,
-        relationships: (raw.relationships ?? []).map(parseRelationship),
+        relationships: ((raw.relationships ?? []) as ScenarioRelationship[]).map(readRelationship),
         assertTrue: raw.assertTrue ?? [],
         assertFalse: raw.assertFalse ?? [],
         assertErrors: raw.assertErrors ?? [],
@@ -59,6 +77,7 @@ export function loadScenarios(): Scenario[] {
         lookupSubjects: raw.lookupSubjects ?? [],
         explain: raw.explain ?? [],
         deepData: raw.deepData === true,
+        spicedbDiffers: new Map(((raw.spicedbDiffers ?? []) as Array<{ query: string; spicedb: unknown }>).map((d) => [d.query, d.spicedb])),
       };
     });
 }
