@@ -1,0 +1,126 @@
+// Memory under use: builds the scale data set in memory (bench/scale-data.ts, as bench:scale-check),
+// measures the graph's bytes per relationship after load, then runs distinct Checks in steps and
+// measures again after each step (heap used + array buffers after a full collection), with the
+// Check p50 of each step and what the evaluator's cross-check caches hold. The queries are made on
+// the fly (none is kept), distinct by construction, so the bench itself holds nothing that grows.
+// Run: pnpm --filter @gatehouse/authz-engine bench:memory
+//   SCALE_RELATIONSHIPS (default 1,000,000), MEMORY_CHECKS (default 1,000,000), MEMORY_STEPS (10),
+//   MEMORY_CACHE_BYTES (the evaluator's check-cache budget; unset: its default).
+// A sustained run (heap sampled while checking) is the same with a larger MEMORY_CHECKS and more
+// steps; the steps, not a clock, bound the work.
+import { loadavg } from "node:os";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import * as evaluator from "@gatehouse/evaluator";
+import { check, RelationshipGraph } from "@gatehouse/evaluator";
+import { compileRoleModel } from "@gatehouse/role-config";
+import { percentile } from "@gatehouse/telemetry";
+import { hostId, random, scaleRelationships, type ScaleTenant, userId } from "./scale-data.js";
+
+const SIZE = Number(process.env["SCALE_RELATIONSHIPS"] ?? 1_000_000);
+const CHECKS = Number(process.env["MEMORY_CHECKS"] ?? 1_000_000);
+const STEPS = Number(process.env["MEMORY_STEPS"] ?? 10);
+const budget = process.env["MEMORY_CACHE_BYTES"];
+// Run from a copy of an earlier commit (for a side-by-side comparison), the cache has no limits to set or report.
+const { configureCheckCache, checkCacheStats } = evaluator as Partial<typeof evaluator>;
+if (budget !== undefined) configureCheckCache?.({ maxBytes: Number(budget) });
+const cacheStats = (g: RelationshipGraph) => checkCacheStats?.(g) ?? { subjects: Number.NaN, resultSubjects: Number.NaN, bytes: Number.NaN, maxBytes: Number.NaN };
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+const held = () => {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+
+const model = compileRoleModel("stage");
+const baseline = held();
+const started = performance.now();
+let graph: RelationshipGraph | null = new RelationshipGraph(model);
+const data = scaleRelationships({ relationships: SIZE, model });
+for (const r of data.relationships) graph.add(r);
+graph.compact();
+const buildSeconds = (performance.now() - started) / 1000;
+const relationships = graph.size;
+const afterLoad = held() - baseline;
+const tenants = data.shape.tenants;
+
+/**
+ * Query i of a run: hosts in a fixed pseudo-random order covering every host once per round (an odd
+ * stride over the host ordinals), the user chosen by the round, so no (host, user) pair repeats
+ * while rounds < the smallest tenant's users (2): 1M checks at 1M relationships take two rounds.
+ * One in ten asks for a user of another tenant (denied, as a cross-tenant request would be).
+ */
+function queries(tenants: ScaleTenant[]) {
+  const cumulative = new Float64Array(tenants.length);
+  let total = 0;
+  for (let t = 0; t < tenants.length; t++) cumulative[t] = total += tenants[t]!.hosts;
+  let stride = Math.floor(total * 0.618) | 1;
+  while (gcd(stride, total) !== 1) stride += 2;
+  const rand = random(777);
+  const salt = Array.from({ length: 64 }, () => Math.floor(rand() * 2 ** 30));
+  return (i: number): { host: string; user: string } => {
+    const round = Math.floor(i / total);
+    const ordinal = (i * stride) % total;
+    let lo = 0;
+    let hi = tenants.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cumulative[mid]! <= ordinal) lo = mid + 1;
+      else hi = mid;
+    }
+    const tenant = tenants[lo]!;
+    const h = ordinal - (lo === 0 ? 0 : cumulative[lo - 1]!);
+    const mix = (Math.imul(ordinal ^ salt[round % 64]!, 0x9e3779b1) >>> 0) % 1000;
+    const other = mix < 100 ? tenants[(lo + 1 + round) % tenants.length]! : tenant;
+    const user = userId(other.id, (mix < 400 ? round : mix + round) % other.users);
+    return { host: hostId(tenant.id, h), user };
+  };
+}
+
+function gcd(a: number, b: number): number {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
+
+const query = queries(tenants);
+console.log(
+  `memory under distinct checks, node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}; ${relationships.toLocaleString("en")} relationships built in ${buildSeconds.toFixed(1)} s` +
+    `; check cache budget ${cacheStats(graph).maxBytes.toLocaleString("en")} B`,
+);
+console.log("\n| checks | held | B per relationship | ratio to after load | check p50 / p99 (this step) | cache: subjects, result tables, bytes | RSS |\n|---|---|---|---|---|---|---|");
+const row = (checks: number, bytes: number, times: Float64Array | null) => {
+  const stats = cacheStats(graph!);
+  let p = "-";
+  if (times) {
+    const sorted = Array.from(times).sort((a, b) => a - b);
+    p = `${percentile(sorted, 50).toFixed(2)} / ${percentile(sorted, 99).toFixed(2)} µs`;
+  }
+  console.log(
+    `| ${checks.toLocaleString("en")} | ${mib(bytes)} | ${(bytes / relationships).toFixed(1)} | ${(bytes / afterLoad).toFixed(3)} | ${p} | ${stats.subjects.toLocaleString("en")}, ${stats.resultSubjects.toLocaleString("en")}, ${mib(stats.bytes)} | ${mib(process.memoryUsage().rss)} |`,
+  );
+};
+row(0, afterLoad, null);
+const perStep = Math.ceil(CHECKS / STEPS);
+let allowed = 0;
+let done = 0;
+const checkStarted = performance.now();
+for (let step = 0; step < STEPS; step++) {
+  const n = Math.min(perStep, CHECKS - done);
+  const times = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const q = query(done + k);
+    const t0 = performance.now();
+    if (check(graph, { type: "hbi/host", id: q.host }, "view", { type: "rbac/principal", id: q.user })) allowed++;
+    times[k] = (performance.now() - t0) * 1000;
+  }
+  done += n;
+  row(done, held() - baseline, times);
+}
+console.log(
+  `\n${done.toLocaleString("en")} checks (${((100 * allowed) / done).toFixed(0)}% allowed) in ${((performance.now() - checkStarted) / 1000).toFixed(0)} s of wall time, load average ${loadavg()[0]!.toFixed(1)}`,
+);
+graph = null;
