@@ -89,10 +89,31 @@ export class Adjacency {
    * has been asked for often enough to pay for compacting. Callers fall back to `get`/`has`.
    */
   dense(): DenseAdjacency | undefined {
-    if (this.lists.size === 0 && this.sparseKeys === undefined) return this.bias === 0 ? (this.denseView ??= { offsets: this.offsets, targets: this.targets }) : undefined;
+    if (this.lists.size === 0) return this.bias === 0 && this.sparseKeys === undefined ? (this.denseView ??= { offsets: this.offsets, targets: this.targets }) : undefined;
     if (++this.staleReads < DENSE_REBUILD_READS + this.lists.size / DENSE_REBUILD_KEYS_PER_READ) return undefined;
-    this.compact(true);
+    // Folded as it was loaded: a sparse base stays sparse (read through `range`), so reads never
+    // grow the graph by an offsets array over the whole node range.
+    this.compact(false);
     return this.bias === 0 && this.lists.size === 0 && this.sparseKeys === undefined ? (this.denseView ??= { offsets: this.offsets, targets: this.targets }) : undefined;
+  }
+
+  /**
+   * With an empty overlay (no write since the last fold), the base's range index of `key` in
+   * `baseOffsets` (-1: no values), read without allocating; undefined while the overlay holds
+   * changes (use `get`).
+   */
+  range(key: number): number | undefined {
+    if (this.lists.size > 0) return undefined;
+    return this.rangeOf(key);
+  }
+
+  /** The base's offsets (see `range`): key range i is `baseTargets[baseOffsets[i] .. baseOffsets[i + 1])`. */
+  get baseOffsets(): Int32Array {
+    return this.offsets;
+  }
+
+  get baseTargets(): Int32Array {
+    return this.targets;
   }
 
   /** Index of key's range in `offsets`, or -1 when the base has no range for it. */
