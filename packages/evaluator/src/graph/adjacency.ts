@@ -267,7 +267,7 @@ export class Adjacency {
    * Replaces the contents with the pairs (keys[i], values[i]) in bulk; the pairs must be distinct.
    * `dense`: a compact base even when the keys are sparse.
    */
-  load(keys: Int32Array, values: Int32Array, dense = false): void {
+  load(keys: Int32Array, values: Int32Array, dense = false, dedupe = false): void {
     this.lists.clear();
     this.positions.clear();
     this.denseView = undefined;
@@ -335,7 +335,7 @@ export class Adjacency {
       }
     }
     this.offsets = ranges;
-    this.targets = targets;
+    this.targets = dedupe ? withoutRepeats(ranges, targets) : targets;
     this.baseKeys = distinct;
   }
 
@@ -441,6 +441,26 @@ export class Adjacency {
       for (const [key] of entries) yield key;
     })(this.entries());
   }
+}
+
+/** Drops repeated values within each (sorted) range, rewriting `ranges` in place; the targets as they are when none repeats. */
+function withoutRepeats(ranges: Int32Array, targets: Int32Array): Int32Array {
+  const count = ranges.length - 1;
+  let repeats = 0;
+  for (let k = 0; k < count; k++) for (let j = ranges[k]! + 1, to = ranges[k + 1]!; j < to; j++) if (targets[j] === targets[j - 1]) repeats++;
+  if (repeats === 0) return targets;
+  let write = 0;
+  for (let k = 0; k < count; k++) {
+    const from = ranges[k]!;
+    const to = ranges[k + 1]!;
+    ranges[k] = write;
+    for (let j = from; j < to; j++) {
+      const value = targets[j]!;
+      if (j === from || value !== targets[write - 1]) targets[write++] = value;
+    }
+  }
+  ranges[count] = write;
+  return targets.slice(0, write);
 }
 
 function positionsOf(list: readonly number[]): Map<number, number> {
