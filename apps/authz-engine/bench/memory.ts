@@ -15,7 +15,7 @@ import * as evaluator from "@gatehouse/evaluator";
 import { check, RelationshipGraph } from "@gatehouse/evaluator";
 import { compileRoleModel } from "@gatehouse/role-config";
 import { percentile } from "@gatehouse/telemetry";
-import { hostId, random, scaleRelationships, type ScaleTenant, userId } from "./scale-data.js";
+import { queryStream, scaleRelationships } from "./scale-data.js";
 
 const SIZE = Number(process.env["SCALE_RELATIONSHIPS"] ?? 1_000_000);
 const CHECKS = Number(process.env["MEMORY_CHECKS"] ?? 1_000_000);
@@ -48,45 +48,7 @@ const relationships = graph.size;
 const afterLoad = held() - baseline;
 const tenants = data.shape.tenants;
 
-/**
- * Query i of a run: hosts in a fixed pseudo-random order covering every host once per round (an odd
- * stride over the host ordinals), the user chosen by the round, so no (host, user) pair repeats
- * while rounds < the smallest tenant's users (2): 1M checks at 1M relationships take two rounds.
- * One in ten asks for a user of another tenant (denied, as a cross-tenant request would be).
- */
-function queries(tenants: ScaleTenant[]) {
-  const cumulative = new Float64Array(tenants.length);
-  let total = 0;
-  for (let t = 0; t < tenants.length; t++) cumulative[t] = total += tenants[t]!.hosts;
-  let stride = Math.floor(total * 0.618) | 1;
-  while (gcd(stride, total) !== 1) stride += 2;
-  const rand = random(777);
-  const salt = Array.from({ length: 64 }, () => Math.floor(rand() * 2 ** 30));
-  return (i: number): { host: string; user: string } => {
-    const round = Math.floor(i / total);
-    const ordinal = (i * stride) % total;
-    let lo = 0;
-    let hi = tenants.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (cumulative[mid]! <= ordinal) lo = mid + 1;
-      else hi = mid;
-    }
-    const tenant = tenants[lo]!;
-    const h = ordinal - (lo === 0 ? 0 : cumulative[lo - 1]!);
-    const mix = (Math.imul(ordinal ^ salt[round % 64]!, 0x9e3779b1) >>> 0) % 1000;
-    const other = mix < 100 ? tenants[(lo + 1 + round) % tenants.length]! : tenant;
-    const user = userId(other.id, (mix < 400 ? round : mix + round) % other.users);
-    return { host: hostId(tenant.id, h), user };
-  };
-}
-
-function gcd(a: number, b: number): number {
-  while (b) [a, b] = [b, a % b];
-  return a;
-}
-
-const query = queries(tenants);
+const query = queryStream(tenants);
 console.log(
   `memory under distinct checks, node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}; ${relationships.toLocaleString("en")} relationships built in ${buildSeconds.toFixed(1)} s` +
     `; check cache budget ${cacheStats(graph).maxBytes.toLocaleString("en")} B`,
