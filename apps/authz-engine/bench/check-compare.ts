@@ -50,7 +50,12 @@ for (let c = 0; c < CHUNKS; c++) {
       ev.check(graph as never, { type: "hbi/host", id: q.host }, "view", { type: "rbac/principal", id: q.user });
       times[k] = (performance.now() - t0) * 1000;
     }
-    side.p50s.push(percentile(Array.from(times).sort((a, b) => a - b), 50));
+    side.p50s.push(
+      percentile(
+        Array.from(times).sort((a, b) => a - b),
+        50,
+      ),
+    );
   }
   ratios.push(sides[0]!.p50s[c]! / sides[1]!.p50s[c]!);
 }

@@ -209,4 +209,3 @@ function gcd(a: number, b: number): number {
   while (b) [a, b] = [b, a % b];
   return a;
 }
-

@@ -131,7 +131,11 @@ async function fromCheckpointOnly(store: Awaited<ReturnType<typeof openStore>>, 
   }
   times.sort((a, b) => a - b);
   const afterChecks = memory() - before;
-  console.log(`\nfrom the checkpoint only, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} cores\n`);
+  console.log(
+    `\nfrom the checkpoint only, node ${process.version}, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} on ${availableParallelism()} cores\n`,
+  );
   console.log("| measure | value |\n|---|---|");
   console.log(`| relationships | ${graph.size.toLocaleString("en")} |`);
   console.log(`| ready from the checkpoint (load + feed replay) | ${timed(readyMs, readyCpu)} |`);

@@ -8,7 +8,11 @@ for (const r of data.relationships) g.add(r);
 g.compact();
 const sizes = () => {
   const out: Record<string, number> = {};
-  for (const [name, arr] of [["f", g.forward], ["r", g.reverse], ["s", g.forwardSets]] as const) {
+  for (const [name, arr] of [
+    ["f", g.forward],
+    ["r", g.reverse],
+    ["s", g.forwardSets],
+  ] as const) {
     arr.forEach((a: any, slot: number) => {
       if (!a) return;
       const b = (a.offsets?.byteLength ?? 0) + (a.targets?.byteLength ?? 0) + (a.sparseKeys?.byteLength ?? 0) + (a.keyBlocks?.byteLength ?? 0);
@@ -19,7 +23,11 @@ const sizes = () => {
 };
 const before = sizes();
 const tenants = data.shape.tenants;
-const qs = distinctQueries(tenants, tenants.reduce((n, t) => n + t.hosts, 0), 100_000);
+const qs = distinctQueries(
+  tenants,
+  tenants.reduce((n, t) => n + t.hosts, 0),
+  100_000,
+);
 for (const q of qs) check(g, { type: "hbi/host", id: q.host }, "view", { type: "rbac/principal", id: q.user });
 const after = sizes();
 for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) console.log(k.padEnd(40), ((before[k] ?? 0) / 1e6).toFixed(2), ((after[k] ?? 0) / 1e6).toFixed(2));
