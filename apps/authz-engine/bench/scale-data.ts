@@ -184,8 +184,7 @@ export function queryStream(tenants: ScaleTenant[]): (i: number) => Query {
   for (let t = 0; t < tenants.length; t++) cumulative[t] = total += tenants[t]!.hosts;
   let stride = Math.floor(total * 0.618) | 1;
   while (gcd(stride, total) !== 1) stride += 2;
-  const rand = random(777);
-  const salt = Array.from({ length: 64 }, () => Math.floor(rand() * 2 ** 30));
+  const salt = Math.floor(random(777)() * 2 ** 30);
   return (i: number): Query => {
     const round = Math.floor(i / total);
     const ordinal = (i * stride) % total;
@@ -198,7 +197,8 @@ export function queryStream(tenants: ScaleTenant[]): (i: number) => Query {
     }
     const tenant = tenants[lo]!;
     const h = ordinal - (lo === 0 ? 0 : cumulative[lo - 1]!);
-    const mix = (Math.imul(ordinal ^ salt[round % 64]!, 0x9e3779b1) >>> 0) % 1000;
+    // The same for a host in every round, so the round alone changes the user (no pair repeats).
+    const mix = (Math.imul(ordinal ^ salt, 0x9e3779b1) >>> 0) % 1000;
     const other = mix < 100 ? tenants[(lo + 1 + round) % tenants.length]! : tenant;
     const user = userId(other.id, (mix < 400 ? round : mix + round) % other.users);
     return { host: hostId(tenant.id, h), user };
