@@ -171,3 +171,41 @@ export function distinctQueries(tenants: ScaleTenant[], totalHosts: number, coun
   }
   return queries;
 }
+
+/**
+ * Query i of an endless stream of distinct checks, made on demand (nothing is kept): hosts in a fixed pseudo-random order covering every host once per round (an odd
+ * stride over the host ordinals), the user chosen by the round, so no (host, user) pair repeats
+ * while rounds < the smallest tenant's users (2): 1M checks at 1M relationships take two rounds.
+ * One in ten asks for a user of another tenant (denied, as a cross-tenant request would be).
+ */
+export function queryStream(tenants: ScaleTenant[]): (i: number) => Query {
+  const cumulative = new Float64Array(tenants.length);
+  let total = 0;
+  for (let t = 0; t < tenants.length; t++) cumulative[t] = total += tenants[t]!.hosts;
+  let stride = Math.floor(total * 0.618) | 1;
+  while (gcd(stride, total) !== 1) stride += 2;
+  const salt = Math.floor(random(777)() * 2 ** 30);
+  return (i: number): Query => {
+    const round = Math.floor(i / total);
+    const ordinal = (i * stride) % total;
+    let lo = 0;
+    let hi = tenants.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cumulative[mid]! <= ordinal) lo = mid + 1;
+      else hi = mid;
+    }
+    const tenant = tenants[lo]!;
+    const h = ordinal - (lo === 0 ? 0 : cumulative[lo - 1]!);
+    // The same for a host in every round, so the round alone changes the user (no pair repeats).
+    const mix = (Math.imul(ordinal ^ salt, 0x9e3779b1) >>> 0) % 1000;
+    const other = mix < 100 ? tenants[(lo + 1 + round) % tenants.length]! : tenant;
+    const user = userId(other.id, (mix < 400 ? round : mix + round) % other.users);
+    return { host: hostId(tenant.id, h), user };
+  };
+}
+
+function gcd(a: number, b: number): number {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}

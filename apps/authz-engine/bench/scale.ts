@@ -3,8 +3,10 @@
 // ready from the snapshot), checkpoint write/load time and size, time to ready from the checkpoint,
 // Check p50/p99 over distinct queries, the feed's apply rate, and listing the largest tenant's hosts.
 // Run: pnpm --filter @gatehouse/authz-engine bench:scale   (SCALE_RELATIONSHIPS=10000000 for 10M;
-// SCALE_SEED_ONLY=1 seeds the data set and stops)
+// SCALE_SEED_ONLY=1 seeds the data set and stops; above 2M the seeding uses COPY, see SEED_COPY)
 // The data is seeded once per size into schema bench_scale_<size> and reused by later runs.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,6 +29,21 @@ const FEED_COMMITS = 50;
 const FEED_BATCH = 1000;
 const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const ORG = "scale-org";
+/** Checkpoints go to this directory and are kept (default: a temporary directory, removed at the end). */
+const KEEP_DIR = process.env["SCALE_CHECKPOINT_DIR"];
+/** SCALE_FROM_CHECKPOINT=1: only start from the newest checkpoint in SCALE_CHECKPOINT_DIR (in a fresh process: its peak RSS is the load's) and check. */
+const FROM_CHECKPOINT = process.env["SCALE_FROM_CHECKPOINT"] === "1";
+/** SCALE_SKIP_EXTRAS=1: no list of the largest tenant's hosts and no feed measurement (long at 100M). */
+const SKIP_EXTRAS = process.env["SCALE_SKIP_EXTRAS"] === "1";
+/** Peak resident set of this process so far (bytes). */
+const peakRss = () => process.resourceUsage().maxRSS * 1024;
+/**
+ * Seed with COPY (`psql` on PATH) instead of the store's writes: the relationships go straight into
+ * `gh_tuples` (no change feed rows; the snapshot is what a start reads), with the table's primary key
+ * and index dropped during the copy and built again after it. Default above 2M relationships
+ * (SCALE_SEED_COPY=0/1 to choose).
+ */
+const SEED_COPY = process.env["SCALE_SEED_COPY"] === undefined ? SIZE > 2_000_000 : process.env["SCALE_SEED_COPY"] === "1";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -48,6 +65,87 @@ const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const model = compileRoleModel("stage");
 const logger = createSilentLogger();
 
+function psql(args: string[], input?: (stdin: NodeJS.WritableStream) => Promise<void>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("psql", [databaseUrl, "-v", "ON_ERROR_STOP=1", "-q", ...args], { stdio: [input ? "pipe" : "ignore", "inherit", "inherit"] });
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`psql exited with ${code}`))));
+    if (input) input(child.stdin!).then(() => child.stdin!.end(), reject);
+  });
+}
+
+function psqlOutput(sql: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("psql", [databaseUrl, "-v", "ON_ERROR_STOP=1", "-Atqc", sql], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`psql exited with ${code}`))));
+  });
+}
+
+async function seedByCopy(schema: string, relationships: Iterable<Relationship>): Promise<void> {
+  const table = `${schema}.gh_tuples`;
+  await psql(["-c", `ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS gh_tuples_pkey; DROP INDEX IF EXISTS ${schema}.gh_tuples_object; TRUNCATE ${table}`]);
+  let copied = 0;
+  await psql(["-c", `COPY ${table} (org_id, resource_type, resource_id, relation, subject_type, subject_id, subject_relation) FROM STDIN`], async (stdin) => {
+    let chunk = "";
+    for (const r of relationships) {
+      chunk += `${ORG}\t${r.resourceType}\t${r.resourceId}\t${r.relation}\t${r.subjectType}\t${r.subjectId}\t${r.subjectRelation ?? ""}\n`;
+      if (chunk.length > 1 << 20) {
+        if (!stdin.write(chunk)) await once(stdin, "drain");
+        chunk = "";
+      }
+      if (++copied % 10_000_000 === 0) console.log(`  ${copied.toLocaleString("en")} copied`);
+    }
+    stdin.write(chunk);
+  });
+  console.log(`  copied ${copied.toLocaleString("en")}; building the primary key and index ...`);
+  await psql([
+    "-c",
+    `SET maintenance_work_mem = '1GB'; ALTER TABLE ${table} ADD PRIMARY KEY (org_id, resource_type, resource_id, relation, subject_type, subject_id, subject_relation); CREATE INDEX gh_tuples_object ON ${table} (resource_type, resource_id); ANALYZE ${table}`,
+  ]);
+}
+
+async function fromCheckpointOnly(store: Awaited<ReturnType<typeof openStore>>, queries: Query[]): Promise<void> {
+  if (KEEP_DIR === undefined) throw new Error("SCALE_FROM_CHECKPOINT=1 needs SCALE_CHECKPOINT_DIR");
+  const source = storeGraphSource(store);
+  const before = memory();
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const engine = new EngineGraph({ model, source, logger, checkpoints: { store: fileCheckpointStore(KEEP_DIR), storeId: store.storeId, intervalMs: 0 } });
+  await engine.load();
+  const readyMs = performance.now() - started;
+  const readyCpu = cpuSince(cpu);
+  const peak = peakRss();
+  const held = memory() - before;
+  const graph = engine.graph;
+  const ask = (q: Query) => check(graph, { type: "hbi/host", id: q.host }, "view", { type: "rbac/principal", id: q.user });
+  const half = queries.length >> 1;
+  for (let i = 0; i < half; i++) ask(queries[i]!);
+  const times: number[] = [];
+  for (let i = half; i < queries.length; i++) {
+    const t0 = performance.now();
+    ask(queries[i]!);
+    times.push((performance.now() - t0) * 1000);
+  }
+  times.sort((a, b) => a - b);
+  const afterChecks = memory() - before;
+  console.log(
+    `\nfrom the checkpoint only, node ${process.version}, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} on ${availableParallelism()} cores\n`,
+  );
+  console.log("| measure | value |\n|---|---|");
+  console.log(`| relationships | ${graph.size.toLocaleString("en")} |`);
+  console.log(`| ready from the checkpoint (load + feed replay) | ${timed(readyMs, readyCpu)} |`);
+  console.log(`| peak RSS of the process (start + load) | ${mib(peak)} |`);
+  console.log(`| memory per relationship after load / after checks | ${(held / graph.size).toFixed(1)} B / ${(afterChecks / graph.size).toFixed(1)} B (${mib(afterChecks)}) |`);
+  console.log(`| Check p50 / p99 (${times.length.toLocaleString("en")} distinct queries) | ${percentile(times, 50).toFixed(2)} µs / ${percentile(times, 99).toFixed(2)} µs |`);
+  await engine.close();
+  await store.close();
+}
+
 async function main() {
   const store = await openStore({ databaseUrl, schema: `bench_scale_${SIZE}`, pollIntervalMs: 1000 });
   await store.tenants.bootstrap(ORG);
@@ -56,15 +154,18 @@ async function main() {
   // Written last by the seeding, so an interrupted seeding is redone.
   const marker: Relationship = { resourceType: "rbac/tenant", resourceId: `scale-seeded-${SIZE}`, relation: "t_platform", subjectType: "rbac/platform", subjectId: "stage" };
 
-  // Is the data there already? A full load answers that and warms the database's caches.
-  let probe = new EngineGraph({ model, source, logger });
-  await probe.load();
-  const seeded = probe.has(marker);
-  await probe.close();
-  probe = undefined as unknown as EngineGraph;
+  // Is the data there already? (The marker is written last.)
+  const seeded = (await psqlOutput(`SELECT count(*) FROM bench_scale_${SIZE}.gh_tuples WHERE resource_id = '${marker.resourceId}' AND relation = 't_platform'`)).trim() === "1";
   let seedMs = 0;
   if (seeded) {
     for (const _ of data.relationships); // only the shape is needed
+  } else if (SEED_COPY) {
+    console.log(`seeding ${SIZE} relationships into schema bench_scale_${SIZE} with COPY (once per size) ...`);
+    const started = performance.now();
+    await seedByCopy(`bench_scale_${SIZE}`, data.relationships);
+    // The marker through the store: a committed write, so the head revision is past the seeding.
+    await store.relationships.write(ORG, { touch: [marker] });
+    seedMs = performance.now() - started;
   } else {
     console.log(`seeding ${SIZE} relationships into schema bench_scale_${SIZE} (once per size) ...`);
     const started = performance.now();
@@ -87,11 +188,14 @@ async function main() {
   const tenants = data.shape.tenants;
   const largest = tenants[0]!;
   const totalHosts = tenants.reduce((n, t) => n + t.hosts, 0);
+  if (FROM_CHECKPOINT) return await fromCheckpointOnly(store, distinctQueries(tenants, totalHosts, QUERIES));
 
   // 1. Time to ready from the snapshot (the checkpoint directory is still empty), and memory.
-  const dir = await mkdtemp(join(tmpdir(), "gh-scale-checkpoints-"));
+  const dir = KEEP_DIR ?? (await mkdtemp(join(tmpdir(), "gh-scale-checkpoints-")));
   const checkpoints = fileCheckpointStore(dir);
   let written = { revision: 0, bytes: 0, seconds: 0 };
+  // The queries first, so the memory measured after the checks is the graph's and its caches', not the bench's.
+  const queries = distinctQueries(tenants, totalHosts, QUERIES);
   const before = memory();
   let started = performance.now();
   let cpu = process.cpuUsage();
@@ -105,11 +209,11 @@ async function main() {
   const snapshotMs = performance.now() - started;
   const snapshotCpu = cpuSince(cpu);
   const relationships = fromSnapshot.graph.size;
+  const peakSnapshot = peakRss();
   const afterLoad = memory();
 
   // 2. Check over distinct queries: random hosts (tenants weighted by size), users of the host's
   // tenant (admins and others) and now and then of another tenant. Half warm up, half is measured.
-  const queries = distinctQueries(tenants, totalHosts, QUERIES);
   let graph: RelationshipGraph | null = fromSnapshot.graph;
   const ask = (q: Query) => check(graph!, { type: "hbi/host", id: q.host }, "view", { type: "rbac/principal", id: q.user });
   const half = queries.length >> 1;
@@ -131,12 +235,12 @@ async function main() {
   const admin = { type: "rbac/principal", id: userId(largest.id, 0) };
   const lookupTimes: number[] = [];
   let found = 0;
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < (SKIP_EXTRAS ? 0 : 5); i++) {
     const t0 = performance.now();
     found = lookupResources(graph!, "hbi/host", "view", admin).length;
     lookupTimes.push(performance.now() - t0);
   }
-  const lookupCold = lookupTimes[0]!;
+  const lookupCold = lookupTimes[0] ?? Number.NaN;
   const lookupWarm = percentile(
     lookupTimes.slice(1).sort((a, b) => a - b),
     50,
@@ -182,8 +286,8 @@ async function main() {
       (_, i): Relationship => ({ resourceType: "hbi/host", resourceId: `feed-${c}-${i}`, relation: "t_workspace", subjectType: "rbac/workspace", subjectId: workspaceId(largest.id, 0) }),
     ),
   );
-  for (const touch of feedHosts) await store.relationships.write(ORG, { touch });
-  for (const del of feedHosts) await store.relationships.write(ORG, { delete: del });
+  for (const touch of SKIP_EXTRAS ? [] : feedHosts) await store.relationships.write(ORG, { touch });
+  for (const del of SKIP_EXTRAS ? [] : feedHosts) await store.relationships.write(ORG, { delete: del });
   const target = await source.headRevision();
   const sizeBefore = feedGraph.size;
   let feedChanges = 0;
@@ -191,6 +295,7 @@ async function main() {
   started = performance.now();
   cpu = process.cpuUsage();
   await new Promise<void>((resolve, reject) => {
+    if (target <= fromRevision) return resolve();
     const handle = source.follow(
       fromRevision,
       (batch) => {
@@ -212,7 +317,7 @@ async function main() {
   const feedCpu = cpuSince(cpu);
   if (feedGraph.size !== sizeBefore) throw new Error("the feed replay did not return the graph to its size");
   feedGraph = null;
-  await rm(dir, { recursive: true, force: true });
+  if (KEEP_DIR === undefined) await rm(dir, { recursive: true, force: true });
   await store.close();
 
   const rows: Array<[string, string]> = [
@@ -222,6 +327,7 @@ async function main() {
       `${((afterLoad - before) / relationships).toFixed(0)} B / ${((afterChecks - before) / relationships).toFixed(0)} B (${mib(afterChecks - before)})`,
     ],
     ["ready from the snapshot (Postgres)", timed(snapshotMs, snapshotCpu)],
+    ["peak RSS of the process after the snapshot load", mib(peakSnapshot)],
     ["checkpoint write (encode + file) / size", `${seconds(written.seconds * 1000)} / ${mib(fileBytes)} (${(fileBytes / relationships).toFixed(1)} B per relationship)`],
     ["checkpoint load (read + CRC-32 + decode)", timed(checkpointLoadMs, checkpointLoadCpu)],
     [

@@ -1,6 +1,6 @@
 import type { ServiceDefinition, UntypedServiceImplementation } from "@grpc/grpc-js";
 import type { EngineMetrics } from "./metrics.js";
-import type { Model } from "@gatehouse/evaluator";
+import { DEFAULT_CHECK_CACHE_LIMITS, type Model } from "@gatehouse/evaluator";
 import type { Logger } from "@gatehouse/telemetry";
 import { EngineError } from "./errors.js";
 import type { AuthnConfig } from "./grpc/authn.js";
@@ -77,6 +77,12 @@ export interface EngineConfig {
    * checkpoint (docs/SCALING.md); absent or 0: never.
    */
   checkpoint?: { store: CheckpointStore | "database"; intervalMs?: number; retention?: { intervalMs: number; marginRevisions: number } };
+  /**
+   * Bytes the evaluator's check cache (per-subject closures and results kept between checks) may
+   * hold per graph (default 8 MiB; 0 = none, every check starts cold). Bounded so memory does not
+   * grow with the number of distinct subjects checked (docs/SCALING.md, "Memory under use").
+   */
+  checkCacheBytes?: number;
   /** More gRPC services on the same port (embedding; the benchmark's transport-floor handler). */
   extraServices?: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>;
 }
@@ -94,6 +100,7 @@ export interface ResolvedConfig {
   listMaxLimit: number;
   shutdownTimeoutMs: number;
   checkpointIntervalMs: number;
+  checkCacheBytes: number;
   streams: { maxPerConnection: number; maxActive: number; idleTimeoutMs: number };
   connections: ConnectionLimits;
 }
@@ -150,6 +157,7 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     listMaxLimit,
     shutdownTimeoutMs: positive(config.shutdownTimeoutMs, 10_000, "shutdownTimeoutMs"),
     checkpointIntervalMs: nonNegative(config.checkpoint?.intervalMs, 300_000, "checkpoint.intervalMs"),
+    checkCacheBytes: nonNegative(config.checkCacheBytes, DEFAULT_CHECK_CACHE_LIMITS.maxBytes, "checkCacheBytes"),
     streams: {
       maxPerConnection: positive(config.streams?.maxPerConnection, 100, "streams.maxPerConnection"),
       maxActive: positive(config.streams?.maxActive, 1000, "streams.maxActive"),

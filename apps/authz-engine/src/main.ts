@@ -61,6 +61,7 @@ const config: EngineConfig = {
           insecureClient: env.AUTHN_OIDC_INSECURE_CLIENT,
         }
       : { mode: "unauthenticated" },
+  checkCacheBytes: env.AUTHZ_CHECK_CACHE_BYTES,
   ...(env.AUTHZ_CHECKPOINT_DIR || env.AUTHZ_CHECKPOINT_IN_DATABASE
     ? {
         checkpoint: {

@@ -1,7 +1,7 @@
 import type { Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
-import type { Model } from "@gatehouse/evaluator";
+import { configureCheckCache, type Model } from "@gatehouse/evaluator";
 import { compileRoleModel, compileRoleSchema, loadConfigDirectory, modelOf as roleConfigModel, type ConfigIdentity } from "@gatehouse/role-config";
 import { HealthService, inventoryTuples, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
 import { cachedProbe, createBoundedHttpServer, createLogger, DEFAULT_HTTP_LIMITS, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
@@ -135,6 +135,8 @@ function httpServerOf(
 
 export function buildServer(config: EngineConfig = {}): EngineServer {
   const resolved = resolveConfig(config);
+  // One limit for the process (the cache is the evaluator's, per graph; graphs of one engine share it).
+  configureCheckCache({ maxBytes: resolved.checkCacheBytes });
   // Built here, so a bad authn block (e.g. an http issuer without insecureClient) fails before anything opens.
   const authenticator = createAuthenticator(resolved.authn);
   const logger = config.logger ?? createLogger({ name: "authz-engine" });

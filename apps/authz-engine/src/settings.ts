@@ -53,6 +53,10 @@ export const engineSettings = defineConfig("authz-engine", {
     unset: "every start reads the whole snapshot",
   }),
   AUTHZ_CHECKPOINT_IN_DATABASE: setting.bool("keep graph checkpoints in the database (table gh_checkpoints) instead of AUTHZ_CHECKPOINT_DIR", false),
+  AUTHZ_CHECK_CACHE_BYTES: setting.int("bytes the evaluator's check cache (closures and results kept per subject between checks) may hold; bounds memory under distinct checks (0 = no cache)", {
+    default: 8 * 2 ** 20,
+    min: 0,
+  }),
   AUTHZ_CHECKPOINT_INTERVAL_SECONDS: setting.int("write a graph checkpoint this often when the graph changed (0 = only read them)", { default: 300, min: 0 }),
   ...feedRetentionSettings,
   ...processSettings,

@@ -3,7 +3,7 @@
 import { check, lookupResources, RelationshipGraph } from "@gatehouse/evaluator";
 import { compileRoleModel } from "@gatehouse/role-config";
 import { describe, expect, it } from "vitest";
-import { hostId, scaleRelationships, userId } from "../bench/scale-data.js";
+import { hostId, queryStream, scaleRelationships, userId } from "../bench/scale-data.js";
 
 const model = compileRoleModel("stage");
 
@@ -47,5 +47,25 @@ describe("scale data", () => {
     expect(again).toEqual(first);
     const stream = scaleRelationships({ relationships: 10_000_000, model }).relationships;
     expect(stream.next().done).toBe(false);
+  });
+
+  it("streams distinct checks of existing hosts and users, twice as many as there are hosts", () => {
+    const { shape, relationships } = scaleRelationships({ relationships: 30_000, model });
+    const graph = new RelationshipGraph(model);
+    for (const r of relationships) graph.add(r);
+    const hosts = shape.tenants.reduce((n, t) => n + t.hosts, 0);
+    const query = queryStream(shape.tenants);
+    const seen = new Set<string>();
+    let allowed = 0;
+    for (let i = 0; i < 2 * hosts; i++) {
+      const q = query(i);
+      seen.add(`${q.host} ${q.user}`);
+      expect(graph.nodeOf(model.typeIndex("hbi/host")!, q.host)).toBeGreaterThanOrEqual(0);
+      if (check(graph, { type: "hbi/host", id: q.host }, "view", { type: "rbac/principal", id: q.user })) allowed++;
+    }
+    expect(seen.size).toBe(2 * hosts);
+    expect(query(5)).toEqual(query(5));
+    expect(allowed).toBeGreaterThan(hosts / 5);
+    expect(allowed).toBeLessThan(2 * hosts);
   });
 });

@@ -95,5 +95,11 @@ describe("configuration", () => {
     expect(() => resolveConfig({ list: { defaultLimit: 5000 } })).toThrow(/defaultLimit/);
     expect(() => resolveConfig({ authn: { mode: "oidc", serverUrl: "https://sso" } })).toThrow(/clientId/);
     expect(() => resolveConfig({ domain: "bad domain" })).toThrow(/domain/);
+    for (const checkCacheBytes of [-1, 1.5, Number.NaN]) expect(() => resolveConfig({ checkCacheBytes })).toThrow(/checkCacheBytes must be a non-negative integer/);
+  });
+
+  it("bounds the evaluator's check cache at 8 MiB unless told otherwise", () => {
+    expect(resolveConfig({}).checkCacheBytes).toBe(8 * 2 ** 20);
+    expect(resolveConfig({ checkCacheBytes: 0 }).checkCacheBytes).toBe(0);
   });
 });

@@ -18,6 +18,7 @@ export { Model, type Definition, type RelationDef, type PermissionDef, type Allo
 export { RelationshipGraph, type GraphArrays } from "./graph/relationship-graph.js";
 export { encodeGraph, decodeGraph, GRAPH_CODEC_VERSION } from "./graph/graph-codec.js";
 export { check, type CheckOptions } from "./eval/check.js";
+export { configureCheckCache, checkCacheStats, DEFAULT_CHECK_CACHE_LIMITS, type CheckCacheLimits, type CheckCacheStats } from "./eval/closure-cache.js";
 export { DEFAULT_MAX_DEPTH } from "./eval/evaluation.js";
 export { lookupResources } from "./eval/lookup-resources.js";
 export { lookupSubjects, type SubjectsResult } from "./eval/lookup-subjects.js";

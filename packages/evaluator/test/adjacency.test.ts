@@ -88,6 +88,34 @@ describe("adjacency (compact base + overlay)", () => {
     for (let i = 0; i < 100 && !dense; i++) dense = index.dense();
     expect(dense && [...dense.targets]).toEqual([3, 5, 9, 7]);
   });
+
+  it("reads a sparse base by range without ever growing it, before and after writes", () => {
+    const index = new Adjacency();
+    // 40 keys spread over a range of 400,000: sparse (a dense offsets array would be 1.6 MB).
+    const keys: number[] = [];
+    const values: number[] = [];
+    for (let k = 0; k < 40; k++) for (let v = 0; v < 3; v++) keys.push(k * 10_000), values.push(k * 7 + v);
+    index.load(Int32Array.from(keys), Int32Array.from(values));
+    const held = () => index.baseOffsets.byteLength + index.baseTargets.byteLength;
+    const bytes = held();
+    expect(bytes).toBeLessThan(1000);
+    const read = (key: number) => {
+      const i = index.range(key)!;
+      return i < 0 ? [] : [...index.baseTargets.subarray(index.baseOffsets[i]!, index.baseOffsets[i + 1]!)];
+    };
+    for (let round = 0; round < 500; round++) expect(index.dense()).toBeUndefined();
+    expect(held()).toBe(bytes);
+    expect(read(30_000)).toEqual([21, 22, 23]);
+    expect(read(30_001)).toEqual([]);
+    expect(index.range(-5)).toBe(-1);
+    // A write: the overlay answers (range is undefined) until reads fold it, into a sparse base again.
+    index.add(30_000, 99);
+    expect(index.range(30_000)).toBeUndefined();
+    for (let round = 0; round < 500; round++) expect(index.dense()).toBeUndefined();
+    expect(index.overlayKeys).toBe(0);
+    expect(read(30_000)).toEqual([21, 22, 23, 99]);
+    expect(held()).toBe(bytes + 4);
+  });
 });
 
 describe("adjacency base taken from elsewhere (a checkpoint)", () => {

@@ -175,10 +175,12 @@ export class EngineGraph {
         state = { graph: restored.graph, revision: restored.revision, model, schemaHash: hash, activeZed, checkpointRevision: restored.revision };
       } else {
         const graph = new RelationshipGraph(model);
+        // A bulk load: the pairs are kept in a few large arrays and every index is built from them
+        // at `compact`, instead of per-key lists (which at 100M relationships held several times the graph).
+        graph.startBulk();
         const { revision } = await this.options.source.snapshot((batch) => {
           for (const relationship of batch) graph.add(relationship);
         });
-        // Added one by one, the indexes are per-key lists; checks read the compact form faster.
         graph.compact();
         this.options.logger.info({ revision, relationships: graph.size, ms: Math.round(performance.now() - started) }, "relationship snapshot loaded");
         state = { graph, revision, model, schemaHash: hash, activeZed };
@@ -373,6 +375,7 @@ export class EngineGraph {
       if (zed !== undefined) {
         const model = compileRoleSchema(zed);
         const next = new RelationshipGraph(model);
+        next.startBulk();
         for (const relationship of this.current.relationships()) next.add(relationship);
         next.compact();
         next.revision = this.current.revision;

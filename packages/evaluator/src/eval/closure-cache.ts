@@ -18,10 +18,17 @@ export class AnchorClosure {
   /** tupleset slot → resource node → anchor nodes it points to through that tupleset. */
   private readonly byTupleset = new Map<number, Map<number, number[]>>();
 
+  /** Estimated bytes held (the nodes, and the via indexes once built). */
+  bytes: number;
+  /** Told of the bytes a via index adds (set by the cache that holds the closure). */
+  onGrow: ((bytes: number) => void) | undefined = undefined;
+
   constructor(
     /** Sorted nodes where the subject holds the anchor. */
     readonly nodes: Int32Array,
-  ) {}
+  ) {
+    this.bytes = 64 + nodes.byteLength;
+  }
 
   /** Probes answered without an index so far; `viaIndex` builds one after VIA_INDEX_AFTER. */
   private probes = 0;
@@ -53,37 +60,89 @@ export class AnchorClosure {
         }
       }
       this.byTupleset.set(tupleset, index);
+      // A map entry and a small array per resource, 8 bytes per listed node.
+      let grown = 64;
+      for (const list of index.values()) grown += 64 + 8 * list.length;
+      this.bytes += grown;
+      this.onGrow?.(grown);
     }
     return index;
   }
 }
 
-/** Subjects kept per graph; beyond this the oldest entry is dropped. */
-export const MAX_CACHED_SUBJECTS = 50_000;
+/**
+ * Limits of every graph's check cache (subject closures and results tables). The cache holds two
+ * generations: entries are added to the current one, and an entry found only in the previous one
+ * moves to the current one. Once the current generation's bytes reach half of `maxBytes` (or its
+ * subjects half of `maxSubjects`), the previous generation is dropped and the current one becomes
+ * the previous: what was used during the last half-budget of checks stays, the rest goes, and the
+ * cache never holds more than `maxBytes` (plus the one entry being added). Bytes are estimates of
+ * the typed arrays and map entries held, not a heap measurement.
+ */
+export interface CheckCacheLimits {
+  /** Bytes held by one graph's cache at most (default 8 MiB). */
+  maxBytes: number;
+  /** Subjects (closures or results tables) held at most (default 40,000). */
+  maxSubjects: number;
+}
 
-/** Subjects whose completed results are kept per graph; beyond this all are dropped. */
-export const MAX_RESULT_SUBJECTS = 10_000;
-/** Subjects remembered as checked once; beyond this the set starts over. */
-const MAX_SEEN_SUBJECTS = 4 * MAX_RESULT_SUBJECTS;
+export const DEFAULT_CHECK_CACHE_LIMITS: Readonly<CheckCacheLimits> = Object.freeze({ maxBytes: 8 * 2 ** 20, maxSubjects: 40_000 });
+const limits: CheckCacheLimits = { ...DEFAULT_CHECK_CACHE_LIMITS };
+
+/**
+ * Sets the limits of every graph's check cache (existing caches apply them from their next use).
+ * Values must be positive integers; `maxBytes` of 0 disables the cache (every check starts cold).
+ */
+export function configureCheckCache(next: Partial<CheckCacheLimits>): CheckCacheLimits {
+  for (const [key, value] of Object.entries(next)) {
+    if (value === undefined) continue;
+    if (key !== "maxBytes" && key !== "maxSubjects") throw new RangeError(`unknown check cache limit '${key}'`);
+    if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`check cache ${key} must be a non-negative integer, got ${value}`);
+  }
+  if (next.maxBytes !== undefined) limits.maxBytes = next.maxBytes;
+  if (next.maxSubjects !== undefined) limits.maxSubjects = next.maxSubjects;
+  return { ...limits };
+}
+
 /** A subject's results table is emptied before use once it holds this many entries. */
 export const MAX_RESULTS_PER_SUBJECT = 4_096;
 /** Emptied tables kept for reuse only up to this capacity (entries), so an outlier does not pin memory. */
 const REUSE_MAX_CAPACITY = 256;
+/** Emptied tables kept for reuse at most. */
+const MAX_SPARE = 256;
+/** Estimated bytes of a map entry with its small object (a subject's entry, a via-index key). */
+const ENTRY_BYTES = 64;
+/** Bytes of a results table entry (four int32). */
+const MEMO_ENTRY_BYTES = 16;
+
+/** What one generation of the cache holds. */
+class Generation {
+  /** subject code → anchor slot → sorted nodes. */
+  readonly closures = new Map<number, Map<number, AnchorClosure>>();
+  /** subject code → completed results of its checks. */
+  readonly results = new Map<number, Memo>();
+  /** Estimated bytes of the closures and tables above. */
+  bytes = 0;
+}
+
+const memoBytes = (memo: Memo) => ENTRY_BYTES + memo.capacity * MEMO_ENTRY_BYTES;
 
 export class ClosureCache {
   private mutations: number;
-  /** subject code → anchor slot → sorted nodes. */
-  private readonly bySubject = new Map<number, Map<number, AnchorClosure>>();
-  /** subject code → completed results of its checks. */
-  private readonly results = new Map<number, Memo>();
+  private current = new Generation();
+  private previous = new Generation();
   /** Subjects checked once since the last write, without a results table yet. */
   private readonly seen = new Set<number>();
   /**
-   * Emptied tables (of evicted subjects, or of every subject after a write), reused before
+   * Emptied tables (of dropped subjects, or of every subject after a write), reused before
    * allocating: with distinct subjects every check would otherwise allocate and grow a table,
    * which cost a quarter of a check's time.
    */
   private readonly spare: Memo[] = [];
+  /** The results table handed out last and its capacity then (its growth is counted at the next hand-out). */
+  private lastTable: Memo | undefined;
+  private lastTableCapacity = 0;
+  private lastTableGeneration: Generation | undefined;
 
   constructor(private readonly graph: RelationshipGraph) {
     this.mutations = graph.mutations;
@@ -91,17 +150,36 @@ export class ClosureCache {
 
   get(subjectCode: number, anchor: number): AnchorClosure | undefined {
     this.sync();
-    return this.bySubject.get(subjectCode)?.get(anchor);
+    const held = this.current.closures.get(subjectCode);
+    if (held) return held.get(anchor);
+    const old = this.previous.closures.get(subjectCode);
+    if (!old) return undefined;
+    // Used again: moves to the current generation with its bytes.
+    this.previous.closures.delete(subjectCode);
+    let bytes = ENTRY_BYTES;
+    for (const closure of old.values()) bytes += closure.bytes;
+    this.previous.bytes -= bytes;
+    this.current.closures.set(subjectCode, old);
+    this.charge(bytes);
+    return old.get(anchor);
   }
 
   set(subjectCode: number, anchor: number, closure: AnchorClosure): void {
     this.sync();
-    let bySlot = this.bySubject.get(subjectCode);
+    if (limits.maxBytes === 0) return;
+    // Whatever the previous generation held for the subject moves first (get does that).
+    if (!this.current.closures.has(subjectCode)) this.get(subjectCode, anchor);
+    let bySlot = this.current.closures.get(subjectCode);
+    let bytes = closure.bytes;
     if (!bySlot) {
-      if (this.bySubject.size >= MAX_CACHED_SUBJECTS) this.bySubject.delete(this.bySubject.keys().next().value!);
-      this.bySubject.set(subjectCode, (bySlot = new Map()));
+      this.current.closures.set(subjectCode, (bySlot = new Map()));
+      bytes += ENTRY_BYTES;
     }
+    const replaced = bySlot.get(anchor);
+    if (replaced) bytes -= replaced.bytes;
     bySlot.set(anchor, closure);
+    closure.onGrow = (grown) => this.charge(grown);
+    this.charge(bytes);
   }
 
   /**
@@ -113,55 +191,137 @@ export class ClosureCache {
    */
   resultsFor(subjectCode: number): Memo | undefined {
     this.sync();
-    let memo = this.results.get(subjectCode);
+    this.settleLastTable();
+    if (limits.maxBytes === 0) return undefined;
+    let memo = this.current.results.get(subjectCode);
     if (!memo) {
-      if (!this.seen.has(subjectCode)) {
-        if (this.seen.size >= MAX_SEEN_SUBJECTS) this.seen.clear();
-        this.seen.add(subjectCode);
-        return undefined;
+      memo = this.previous.results.get(subjectCode);
+      if (memo) {
+        this.previous.results.delete(subjectCode);
+        this.previous.bytes -= memoBytes(memo);
+        this.current.results.set(subjectCode, memo);
+        this.charge(memoBytes(memo));
+      } else {
+        if (!this.seen.has(subjectCode)) {
+          if (this.seen.size >= limits.maxSubjects) this.seen.clear();
+          this.seen.add(subjectCode);
+          return undefined;
+        }
+        memo = this.spare.pop();
+        if (memo) memo.clear();
+        // 64 entries: a first check (about a dozen entries) does not grow it.
+        else memo = new Memo(64);
+        this.current.results.set(subjectCode, memo);
+        this.charge(memoBytes(memo));
       }
-      // Full: start over (cheaper per check than evicting one by one, which costs an iterator
-      // and leaves deleted entries for the map to rehash away).
-      if (this.results.size >= MAX_RESULT_SUBJECTS) this.recycleResults();
-      memo = this.spare.pop();
-      if (memo) memo.clear();
-      // 64 entries: a first check (about a dozen entries) does not grow it.
-      else memo = new Memo(64);
-      this.results.set(subjectCode, memo);
-    } else if (memo.count >= MAX_RESULTS_PER_SUBJECT) {
-      memo.clear();
     }
+    if (memo.count >= MAX_RESULTS_PER_SUBJECT) memo.clear();
+    this.lastTable = memo;
+    this.lastTableCapacity = memo.capacity;
+    // The table's generation (the current one, unless its charge just turned the generations over).
+    this.lastTableGeneration = this.current.results.size > 0 ? this.current : this.previous;
     return memo;
   }
 
   dropResults(subjectCode: number): void {
-    this.results.delete(subjectCode);
+    this.settleLastTable();
+    for (const generation of [this.current, this.previous]) {
+      const memo = generation.results.get(subjectCode);
+      if (memo) {
+        generation.results.delete(subjectCode);
+        generation.bytes -= memoBytes(memo);
+      }
+    }
   }
 
   /** Subjects with a results table (for tests). */
   get resultSubjects(): number {
     this.sync();
-    return this.results.size;
+    return this.current.results.size + this.previous.results.size;
   }
 
+  /** Subjects with closures. */
   get size(): number {
     this.sync();
-    return this.bySubject.size;
+    return this.current.closures.size + this.previous.closures.size;
   }
 
-  private recycleResults(): void {
-    for (const memo of this.results.values()) if (memo.capacity <= REUSE_MAX_CAPACITY && this.spare.length < MAX_RESULT_SUBJECTS) this.spare.push(memo);
-    this.results.clear();
+  /** What the cache holds: subjects, results tables and their entries, estimated bytes, and the limits. */
+  stats(): CheckCacheStats {
+    this.sync();
+    this.settleLastTable();
+    let resultEntries = 0;
+    for (const generation of [this.current, this.previous]) for (const memo of generation.results.values()) resultEntries += memo.count;
+    return {
+      subjects: this.size,
+      resultSubjects: this.resultSubjects,
+      resultEntries,
+      seen: this.seen.size,
+      spare: this.spare.length,
+      bytes: this.current.bytes + this.previous.bytes,
+      ...limits,
+    };
+  }
+
+  /** Counts the growth of the table handed out last (a check grows it while it runs). */
+  private settleLastTable(): void {
+    const memo = this.lastTable;
+    if (memo === undefined) return;
+    this.lastTable = undefined;
+    const grown = (memo.capacity - this.lastTableCapacity) * MEMO_ENTRY_BYTES;
+    if (grown === 0) return;
+    // Charged to the generation that holds it, if any still does.
+    const generation = this.lastTableGeneration!;
+    if (generation === this.current) this.charge(grown);
+    else if (generation === this.previous) generation.bytes += grown;
+  }
+
+  /** Adds bytes to the current generation; past half the budget, the generations turn over. */
+  private charge(bytes: number): void {
+    const current = this.current;
+    current.bytes += bytes;
+    if (current.bytes * 2 < limits.maxBytes && (current.closures.size + current.results.size) * 2 < limits.maxSubjects) return;
+    this.recycle(this.previous);
+    this.previous = current;
+    this.current = new Generation();
+  }
+
+  /** Keeps a dropped generation's small tables for reuse. */
+  private recycle(generation: Generation): void {
+    const { spare } = this;
+    for (const memo of generation.results.values()) {
+      if (spare.length >= MAX_SPARE) break;
+      if (memo.capacity <= REUSE_MAX_CAPACITY && memo !== this.lastTable) spare.push(memo);
+    }
+    for (const bySlot of generation.closures.values()) for (const closure of bySlot.values()) closure.onGrow = undefined;
   }
 
   private sync(): void {
     if (this.mutations !== this.graph.mutations) {
-      this.bySubject.clear();
+      this.settleLastTable();
+      this.recycle(this.current);
+      this.recycle(this.previous);
+      this.current = new Generation();
+      this.previous = new Generation();
       this.seen.clear();
-      this.recycleResults();
       this.mutations = this.graph.mutations;
     }
   }
+}
+
+export interface CheckCacheStats extends CheckCacheLimits {
+  /** Subjects with closures. */
+  subjects: number;
+  /** Subjects with a results table. */
+  resultSubjects: number;
+  /** Entries in the results tables. */
+  resultEntries: number;
+  /** Subjects remembered as checked once. */
+  seen: number;
+  /** Emptied tables kept for reuse. */
+  spare: number;
+  /** Estimated bytes held (closures and results tables; the limit is `maxBytes`). */
+  bytes: number;
 }
 
 const caches = new WeakMap<RelationshipGraph, ClosureCache>();
@@ -170,6 +330,11 @@ export function closureCacheOf(graph: RelationshipGraph): ClosureCache {
   let cache = caches.get(graph);
   if (!cache) caches.set(graph, (cache = new ClosureCache(graph)));
   return cache;
+}
+
+/** What a graph's check cache holds, with the limits in force (see `configureCheckCache`). */
+export function checkCacheStats(graph: RelationshipGraph): CheckCacheStats {
+  return closureCacheOf(graph).stats();
 }
 
 /** Binary search in a sorted Int32Array. */

@@ -347,10 +347,21 @@ export class Evaluation {
       if (from === to) return false;
       targets = dense.targets;
     } else {
-      const list = forward.get(node);
-      if (!list) return false;
-      targets = list;
-      to = list.length;
+      const i = forward.range(node);
+      if (i !== undefined) {
+        // A sparse base without overlay: its range, read through the key directory without a copy.
+        if (i < 0) return false;
+        const offsets = forward.baseOffsets;
+        from = offsets[i]!;
+        to = offsets[i + 1]!;
+        if (from === to) return false;
+        targets = forward.baseTargets;
+      } else {
+        const list = forward.get(node);
+        if (!list) return false;
+        targets = list;
+        to = list.length;
+      }
     }
     const closure = this.anchoredTargets(op, to - from > ANCHOR_MIN_TUPLES);
     if (closure) {

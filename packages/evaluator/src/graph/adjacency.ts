@@ -89,10 +89,31 @@ export class Adjacency {
    * has been asked for often enough to pay for compacting. Callers fall back to `get`/`has`.
    */
   dense(): DenseAdjacency | undefined {
-    if (this.lists.size === 0 && this.sparseKeys === undefined) return this.bias === 0 ? (this.denseView ??= { offsets: this.offsets, targets: this.targets }) : undefined;
+    if (this.lists.size === 0) return this.bias === 0 && this.sparseKeys === undefined ? (this.denseView ??= { offsets: this.offsets, targets: this.targets }) : undefined;
     if (++this.staleReads < DENSE_REBUILD_READS + this.lists.size / DENSE_REBUILD_KEYS_PER_READ) return undefined;
-    this.compact(true);
+    // Folded as it was loaded: a sparse base stays sparse (read through `range`), so reads never
+    // grow the graph by an offsets array over the whole node range.
+    this.compact(false);
     return this.bias === 0 && this.lists.size === 0 && this.sparseKeys === undefined ? (this.denseView ??= { offsets: this.offsets, targets: this.targets }) : undefined;
+  }
+
+  /**
+   * With an empty overlay (no write since the last fold), the base's range index of `key` in
+   * `baseOffsets` (-1: no values), read without allocating; undefined while the overlay holds
+   * changes (use `get`).
+   */
+  range(key: number): number | undefined {
+    if (this.lists.size > 0) return undefined;
+    return this.rangeOf(key);
+  }
+
+  /** The base's offsets (see `range`): key range i is `baseTargets[baseOffsets[i] .. baseOffsets[i + 1])`. */
+  get baseOffsets(): Int32Array {
+    return this.offsets;
+  }
+
+  get baseTargets(): Int32Array {
+    return this.targets;
   }
 
   /** Index of key's range in `offsets`, or -1 when the base has no range for it. */
@@ -246,7 +267,7 @@ export class Adjacency {
    * Replaces the contents with the pairs (keys[i], values[i]) in bulk; the pairs must be distinct.
    * `dense`: a compact base even when the keys are sparse.
    */
-  load(keys: Int32Array, values: Int32Array, dense = false): void {
+  load(keys: Int32Array, values: Int32Array, dense = false, dedupe = false): void {
     this.lists.clear();
     this.positions.clear();
     this.denseView = undefined;
@@ -314,7 +335,7 @@ export class Adjacency {
       }
     }
     this.offsets = ranges;
-    this.targets = targets;
+    this.targets = dedupe ? withoutRepeats(ranges, targets) : targets;
     this.baseKeys = distinct;
   }
 
@@ -420,6 +441,26 @@ export class Adjacency {
       for (const [key] of entries) yield key;
     })(this.entries());
   }
+}
+
+/** Drops repeated values within each (sorted) range, rewriting `ranges` in place; the targets as they are when none repeats. */
+function withoutRepeats(ranges: Int32Array, targets: Int32Array): Int32Array {
+  const count = ranges.length - 1;
+  let repeats = 0;
+  for (let k = 0; k < count; k++) for (let j = ranges[k]! + 1, to = ranges[k + 1]!; j < to; j++) if (targets[j] === targets[j - 1]) repeats++;
+  if (repeats === 0) return targets;
+  let write = 0;
+  for (let k = 0; k < count; k++) {
+    const from = ranges[k]!;
+    const to = ranges[k + 1]!;
+    ranges[k] = write;
+    for (let j = from; j < to; j++) {
+      const value = targets[j]!;
+      if (j === from || value !== targets[write - 1]) targets[write++] = value;
+    }
+  }
+  ranges[count] = write;
+  return targets.slice(0, write);
 }
 
 function positionsOf(list: readonly number[]): Map<number, number> {

@@ -195,6 +195,17 @@ export class NodeTable {
     this.view = this.types.subarray(0, this.count);
   }
 
+  /** Drops the spare capacity of the node arrays (after a bulk load: doubling leaves up to half unused). */
+  trim(): void {
+    const n = this.count;
+    const owned = (a: Uint8Array | Uint16Array | Uint32Array) => a.buffer.byteLength === a.byteLength;
+    if (this.types.length > n && owned(this.types)) this.types = this.types.slice(0, n);
+    if (this.offsets.length > n + 1 && owned(this.offsets)) this.offsets = this.offsets.slice(0, n + 1);
+    const used = this.offsets[n]!;
+    if (this.bytes.length > used && owned(this.bytes)) this.bytes = this.bytes.slice(0, used);
+    this.view = this.types.subarray(0, n);
+  }
+
   /**
    * Doubles the hash table. Tags keep too few bits of the hash to place an entry, so each node's
    * hash is computed again from its bytes, in node order (the bytes are read in sequence).

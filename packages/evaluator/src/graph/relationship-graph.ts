@@ -30,6 +30,13 @@ export class RelationshipGraph {
   readonly forwardSets: Array<Adjacency | undefined>;
   private count = 0;
   private mutationCount = 0;
+  /**
+   * While a bulk load runs (`startBulk` until `compact`): per stored slot, the (resource, subject)
+   * pairs added so far, in growable int32 arrays (8 bytes per relationship) instead of the indexes'
+   * per-key lists (a map entry and an array per key), so a snapshot of 100M relationships is held
+   * as a few large arrays until `compact` builds every index from them in one pass.
+   */
+  private bulk: Array<PairList | undefined> | undefined;
   /** Expiring relationships: "slot,resource,subject" → expiry (ms); empty for graphs without expiration. */
   private readonly expiries = new Map<string, { r: Relationship; at: number }>();
   /** Earliest expiry held (Infinity when none), so `expire` is one comparison until then. */
@@ -100,6 +107,7 @@ export class RelationshipGraph {
    */
   add(r: Relationship): boolean {
     const { slot, resource, subject } = this.encode(r, true);
+    if (this.bulk !== undefined) return this.addBulk(r, slot, resource, subject);
     if (r.expiresAt !== undefined || this.expiries.size > 0) {
       const key = `${slot},${resource},${subject}`;
       const before = this.expiries.get(key)?.at;
@@ -120,7 +128,70 @@ export class RelationshipGraph {
     return true;
   }
 
+  /**
+   * Starts a bulk load into this empty graph: every `add` until the next `compact` appends its
+   * pair (repeats are dropped at `compact`), and the graph answers nothing meanwhile (`remove`
+   * and reads before `compact` are refused).
+   */
+  startBulk(): void {
+    if (this.count !== 0 || this.bulk !== undefined) throw new EvaluationError("invalid-relationship", "a bulk load starts on an empty graph");
+    this.bulk = this.model.slots.map((s) => (s.stored ? new PairList() : undefined));
+  }
+
+  /** Whether a bulk load is running (see `startBulk`). */
+  get loading(): boolean {
+    return this.bulk !== undefined;
+  }
+
+  private addBulk(r: Relationship, slot: number, resource: number, subject: number): boolean {
+    if (r.expiresAt !== undefined) {
+      this.expiries.set(`${slot},${resource},${subject}`, { r, at: r.expiresAt });
+      if (r.expiresAt < this.nextExpiry) this.nextExpiry = r.expiresAt;
+    }
+    this.bulk![slot]!.push(resource, subject);
+    this.count++;
+    this.mutationCount++;
+    return true;
+  }
+
+  /** Builds every index from the pairs of a bulk load, a slot at a time (its pairs are freed before the next). */
+  private finishBulk(): void {
+    const bulk = this.bulk!;
+    this.bulk = undefined;
+    let count = 0;
+    for (let slot = 0; slot < bulk.length; slot++) {
+      const pairs = bulk[slot];
+      if (!pairs) continue;
+      bulk[slot] = undefined;
+      const resources = pairs.resources.subarray(0, pairs.length);
+      const subjects = pairs.subjects.subarray(0, pairs.length);
+      const forward = this.forward[slot]!;
+      forward.load(resources, subjects, false, true);
+      this.reverse[slot]!.load(subjects, resources, false, true);
+      const sets = this.forwardSets[slot];
+      if (sets) {
+        let n = 0;
+        for (let i = 0; i < subjects.length; i++) if (subjects[i]! < 0) n++;
+        const keys = new Int32Array(n);
+        const values = new Int32Array(n);
+        for (let i = 0, at = 0; i < subjects.length; i++) {
+          if (subjects[i]! < 0) {
+            keys[at] = resources[i]!;
+            values[at++] = subjects[i]!;
+          }
+        }
+        sets.load(keys, values, false, true);
+      }
+      count += forward.pairs;
+    }
+    this.count = count;
+    this.nodes.trim();
+    for (const list of this.typeNodes) list.trim();
+    this.mutationCount++;
+  }
+
   remove(r: Relationship): boolean {
+    if (this.bulk !== undefined) throw new EvaluationError("invalid-relationship", "remove during a bulk load");
     const { slot, resource, subject } = this.encode(r, false);
     if (resource < 0 || subject === NOT_FOUND) return false;
     if (!this.forward[slot]!.remove(resource, subject)) return false;
@@ -259,6 +330,7 @@ export class RelationshipGraph {
    * a compact base with fewer memory accesses than the per-key lists of recent changes.
    */
   compact(): void {
+    if (this.bulk !== undefined) return this.finishBulk();
     for (const index of [...this.forward, ...this.reverse, ...this.forwardSets]) index?.compact();
   }
 
@@ -395,6 +467,28 @@ export interface GraphArrays {
   expiring?: Relationship[];
 }
 
+/** Growable parallel int32 arrays of (resource, subject) pairs for a bulk load. */
+class PairList {
+  resources = new Int32Array(256);
+  subjects = new Int32Array(256);
+  length = 0;
+
+  push(resource: number, subject: number): void {
+    if (this.length === this.resources.length) {
+      // Grows by half: a 100M-pair list overshoots by at most a third instead of doubling.
+      const capacity = Math.ceil(this.length * 1.5);
+      const resources = new Int32Array(capacity);
+      resources.set(this.resources);
+      this.resources = resources;
+      const subjects = new Int32Array(capacity);
+      subjects.set(this.subjects);
+      this.subjects = subjects;
+    }
+    this.resources[this.length] = resource;
+    this.subjects[this.length++] = subject;
+  }
+}
+
 /** A growable list of int32 (starting as a view over an array it never writes to). */
 class IntList {
   private data: Int32Array;
@@ -416,6 +510,11 @@ class IntList {
 
   view(): Int32Array {
     return this.data.subarray(0, this.length);
+  }
+
+  /** Drops the spare capacity (after a bulk load). */
+  trim(): void {
+    if (this.data.length > this.length && this.data.buffer.byteLength === this.data.byteLength) this.data = this.data.slice(0, this.length);
   }
 }
 
