@@ -3,16 +3,23 @@
 //   floor   a bare grpc-js Server (default options) whose handlers answer a constant response
 //   h2      the same constant answers over node:http2 directly: gRPC framing by hand, the response
 //           message encoded once, no grpc-js (the "leaner HTTP/2 path" experiment)
+//   h2-check  node:http2 framing by hand that answers for real: decodes the request, evaluates it
+//           on an in-memory graph of the same relationships (@gatehouse/evaluator), and sends the
+//           encoded answer (Check: one frame per answer, encoded once). No store: CheckForUpdate
+//           reads no head revision here, so only Check and CheckBulk compare with the engine.
 // Messages from the parent: "cpu" (answers this process's CPU time so far, µs), "exit".
 import { constants, createServer, type ServerHttp2Stream } from "node:http2";
 import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import { check, RelationshipGraph } from "@gatehouse/evaluator";
+import { Allowed, CheckBulkRequest, CheckBulkResponse, CheckForUpdateRequest, CheckRequest, CheckResponse } from "@gatehouse/proto";
+import { compileRoleModel } from "@gatehouse/role-config";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { openStore } from "@gatehouse/store";
 import { buildServer } from "../src/index.js";
-import { seedReadableHosts } from "./fixture.js";
+import { BENCH_CHECK, rel, seedReadableHosts } from "./fixture.js";
 import { definitionOf, FLOOR_RESPONSES, RPCS } from "./wire-workload.js";
 
-const role = process.argv[2] as "engine" | "floor" | "h2";
+const role = process.argv[2] as "engine" | "floor" | "h2" | "h2-check";
 
 async function engine(): Promise<{ port: number; close(): Promise<void> }> {
   const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -48,32 +55,43 @@ async function floor(): Promise<{ port: number; close(): Promise<void> }> {
   return { port, close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())) };
 }
 
-/** gRPC over node:http2 by hand: read the framed request, answer a pre-framed message and the status trailer. */
-async function h2(): Promise<{ port: number; close(): Promise<void> }> {
-  const framed = new Map<string, Buffer>();
-  for (const rpc of RPCS) {
-    const definition = definitionOf(rpc);
-    const message = (definition.responseSerialize as (value: unknown) => Buffer)(FLOOR_RESPONSES[rpc]);
-    const frame = Buffer.allocUnsafe(5 + message.length);
-    frame.writeUInt8(0, 0);
-    frame.writeUInt32BE(message.length, 1);
-    message.copy(frame, 5);
-    framed.set(definition.path, frame);
-  }
+/** A gRPC message frame: flag byte (not compressed), big-endian length, the message. */
+function frameOf(message: Uint8Array): Buffer {
+  const frame = Buffer.allocUnsafe(5 + message.length);
+  frame.writeUInt8(0, 0);
+  frame.writeUInt32BE(message.length, 1);
+  frame.set(message, 5);
+  return frame;
+}
+
+/** Answers a request's message (without its 5-byte frame header) with a framed response. */
+type Answer = (message: Buffer) => Buffer;
+
+/**
+ * gRPC over node:http2 by hand: reads the framed request, answers one framed message and the
+ * status trailer. Only what the benchmark needs (no compression, deadlines, metadata or errors
+ * beyond UNIMPLEMENTED and INTERNAL).
+ */
+async function h2Server(answers: Map<string, Answer>): Promise<{ port: number; close(): Promise<void> }> {
   const headers = { [constants.HTTP2_HEADER_STATUS]: 200, [constants.HTTP2_HEADER_CONTENT_TYPE]: "application/grpc+proto" };
   const ok = { "grpc-status": "0" };
   const server = createServer();
   server.on("stream", (stream: ServerHttp2Stream, requestHeaders) => {
-    const frame = framed.get(requestHeaders[constants.HTTP2_HEADER_PATH] as string);
+    const answer = answers.get(requestHeaders[constants.HTTP2_HEADER_PATH] as string);
     const chunks: Buffer[] = [];
     stream.on("data", (chunk: Buffer) => chunks.push(chunk));
     stream.on("end", () => {
-      if (frame === undefined) {
+      if (answer === undefined) {
         stream.respond({ ...headers, "grpc-status": "12", "grpc-message": "unknown method" }, { endStream: true });
         return;
       }
-      // The request's message is read (and, like the floor's, not used).
-      Buffer.concat(chunks);
+      let frame: Buffer;
+      try {
+        frame = answer((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).subarray(5));
+      } catch (error) {
+        stream.respond({ ...headers, "grpc-status": "13", "grpc-message": encodeURIComponent(String(error)) }, { endStream: true });
+        return;
+      }
       stream.respond(headers, { waitForTrailers: true });
       stream.once("wantTrailers", () => stream.sendTrailers(ok));
       stream.end(frame);
@@ -83,7 +101,60 @@ async function h2(): Promise<{ port: number; close(): Promise<void> }> {
   return { port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-const started = await (role === "engine" ? engine() : role === "floor" ? floor() : h2());
+/** The floor's constant answers, each framed once. */
+function h2(): Promise<{ port: number; close(): Promise<void> }> {
+  const answers = new Map<string, Answer>();
+  for (const rpc of RPCS) {
+    const definition = definitionOf(rpc);
+    const frame = frameOf((definition.responseSerialize as (value: unknown) => Buffer)(FLOOR_RESPONSES[rpc]));
+    answers.set(definition.path, () => frame);
+  }
+  return h2Server(answers);
+}
+
+/** Real answers: decode, evaluate on an in-memory graph of the fixture's relationships, encode. */
+function h2Check(): Promise<{ port: number; close(): Promise<void> }> {
+  const model = compileRoleModel("stage");
+  const graph = new RelationshipGraph(model);
+  const ws = "bench-workspace";
+  for (const r of [
+    rel("rbac/role", "bench-org-role", "t_inventory_hosts_read", "rbac/principal", "*"),
+    rel("rbac/role_binding", "bench-org-binding", "t_role", "rbac/role", "bench-org-role"),
+    rel("rbac/role_binding", "bench-org-binding", "t_subject", "rbac/principal", "redhat/bench-user"),
+    rel("rbac/workspace", ws, "t_binding", "rbac/role_binding", "bench-org-binding"),
+    ...Array.from({ length: 1000 }, (_, i) => rel("hbi/host", `host-${i}`, "t_workspace", "rbac/workspace", ws)),
+  ])
+    graph.add(r);
+  graph.compact();
+  const ask = (item: CheckRequest): boolean => {
+    const object = item.object!;
+    const subject = item.subject!.resource!;
+    return check(graph, { type: `${object.reporter!.type.toLowerCase()}/${object.resourceType.toLowerCase()}`, id: object.resourceId.trim() }, item.relation.trim(), {
+      type: `${subject.reporter!.type.toLowerCase()}/${subject.resourceType.toLowerCase()}`,
+      id: subject.resourceId.trim(),
+    });
+  };
+  const token = "x".repeat(24);
+  const single = (allowed: boolean) => frameOf(CheckResponse.encode({ allowed: allowed ? Allowed.ALLOWED_TRUE : Allowed.ALLOWED_FALSE, consistencyToken: { token } }).finish());
+  const yes = single(true);
+  const no = single(false);
+  if (!ask(BENCH_CHECK)) throw new Error("the in-memory graph does not allow the benchmark's Check");
+  const answers = new Map<string, Answer>([
+    [definitionOf("check").path, (message) => (ask(CheckRequest.decode(message)) ? yes : no)],
+    [definitionOf("checkForUpdate").path, (message) => (ask(CheckForUpdateRequest.decode(message)) ? yes : no)],
+    [
+      definitionOf("checkBulk").path,
+      (message) => {
+        const request = CheckBulkRequest.decode(message);
+        const pairs = request.items.map((item) => ({ request: item, item: { allowed: ask(item) ? Allowed.ALLOWED_TRUE : Allowed.ALLOWED_FALSE } }));
+        return frameOf(CheckBulkResponse.encode({ pairs, consistencyToken: { token } }).finish());
+      },
+    ],
+  ]);
+  return h2Server(answers);
+}
+
+const started = await (role === "engine" ? engine() : role === "floor" ? floor() : role === "h2" ? h2() : h2Check());
 process.on("message", (message: string) => {
   if (message === "cpu") {
     const cpu = process.cpuUsage();
