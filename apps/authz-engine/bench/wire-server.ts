@@ -8,7 +8,9 @@
 //           encoded answer (Check: one frame per answer, encoded once). No store: CheckForUpdate
 //           reads no head revision here, so only Check and CheckBulk compare with the engine.
 // Messages from the parent: "cpu" (answers this process's CPU time so far, µs), "exit".
+import { writeFileSync } from "node:fs";
 import { constants, createServer, type ServerHttp2Stream } from "node:http2";
+import { Session } from "node:inspector";
 import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { check, RelationshipGraph } from "@gatehouse/evaluator";
 import { Allowed, CheckBulkRequest, CheckBulkResponse, CheckForUpdateRequest, CheckRequest, CheckResponse } from "@gatehouse/proto";
@@ -154,14 +156,32 @@ function h2Check(): Promise<{ port: number; close(): Promise<void> }> {
   return h2Server(answers);
 }
 
+/** A V8 CPU profile of the measured rounds only (not start-up and warm-up), when asked for. */
+const profileFile = process.env["WIRE_PROFILE_FILE"];
+const inspector = profileFile ? new Session() : null;
+const post = (method: string) =>
+  new Promise<unknown>((resolve, reject) => inspector!.post(method, (error, result) => (error ? reject(error) : resolve(result))));
+
+async function stopProfile(): Promise<void> {
+  if (!inspector) return;
+  const { profile } = (await post("Profiler.stop")) as { profile: object };
+  writeFileSync(profileFile!, JSON.stringify(profile));
+}
+
 const started = await (role === "engine" ? engine() : role === "floor" ? floor() : role === "h2" ? h2() : h2Check());
 process.on("message", (message: string) => {
   if (message === "cpu") {
     const cpu = process.cpuUsage();
     process.send!({ cpu: cpu.user + cpu.system });
+  } else if (message === "profile" && inspector) {
+    inspector.connect();
+    void post("Profiler.enable")
+      .then(() => post("Profiler.start"))
+      .then(() => process.send!({ profiling: true }));
   } else if (message === "exit") {
-    // A clean exit, so --cpu-prof writes its profile.
-    started.close().finally(() => process.exit(0));
+    stopProfile()
+      .then(() => started.close())
+      .finally(() => process.exit(0));
   }
 });
 process.send!({ port: started.port });

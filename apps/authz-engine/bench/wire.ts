@@ -9,7 +9,8 @@
 //   BENCH_ROUNDS (default 7), BENCH_CALLS per cell (default 3000; CheckBulk a fifth of it),
 //   BENCH_CONCURRENCY (default 16,64), BENCH_RPCS (default check,checkForUpdate,checkBulk),
 //   BENCH_SERVERS (default floor,engine,h2), BENCH_PROFILE=<server> writes a V8 CPU profile of that
-//   server (node --cpu-prof) into BENCH_PROFILE_DIR (default ./profiles).
+//   server over the measured rounds (not start-up or warm-up) to BENCH_PROFILE_FILE (default
+//   ./<server>.cpuprofile); summarise it with bench/profile-summary.ts.
 import { fork, type ChildProcess } from "node:child_process";
 import { loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -24,13 +25,13 @@ const CONCURRENCY = (process.env["BENCH_CONCURRENCY"] ?? "16,64").split(",").map
 const RPC_LIST = (process.env["BENCH_RPCS"] ?? RPCS.join(",")).split(",") as Rpc[];
 const SERVERS = (process.env["BENCH_SERVERS"] ?? "floor,engine,h2").split(",");
 const PROFILE = process.env["BENCH_PROFILE"];
-const PROFILE_DIR = resolve(process.env["BENCH_PROFILE_DIR"] ?? "profiles");
+const PROFILE_FILE = resolve(process.env["BENCH_PROFILE_FILE"] ?? `${PROFILE}.cpuprofile`);
 
 const callsOf = (rpc: Rpc) => (rpc === "checkBulk" ? Math.max(1, Math.round(CALLS / 5)) : CALLS);
 
 function spawn(file: string, args: string[], profile: boolean): ChildProcess {
-  const execArgv = ["--import", "tsx", "--conditions=source", ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [])];
-  return fork(join(here, file), args, { execArgv, stdio: "inherit" });
+  const env = profile ? { ...process.env, WIRE_PROFILE_FILE: PROFILE_FILE } : process.env;
+  return fork(join(here, file), args, { execArgv: ["--import", "tsx", "--conditions=source"], stdio: "inherit", env });
 }
 
 const next = <T>(child: ChildProcess) => new Promise<T>((resolve) => child.once("message", (m) => resolve(m as T)));
@@ -73,6 +74,13 @@ async function main() {
   );
   // Warm-up: every server and RPC, so JIT and connections are settled before the first round.
   for (const rpc of RPC_LIST) for (const server of servers.values()) await measure(server, rpc, 16, Math.min(callsOf(rpc), 1000));
+
+  const profiled = PROFILE ? servers.get(PROFILE) : undefined;
+  if (profiled) {
+    const started = next<{ profiling: boolean }>(profiled.child);
+    profiled.child.send("profile");
+    await started;
+  }
 
   const samples = new Map<string, Sample[]>();
   const names = [...servers.keys()];
