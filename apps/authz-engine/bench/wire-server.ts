@@ -17,7 +17,8 @@ import { Allowed, CheckBulkRequest, CheckBulkResponse, CheckForUpdateRequest, Ch
 import { compileRoleModel } from "@gatehouse/role-config";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { openStore } from "@gatehouse/store";
-import { buildServer } from "../src/index.js";
+// The built engine (dist), as deployed: wire.ts starts this process without the "source" condition.
+import { buildServer } from "@gatehouse/authz-engine";
 import { BENCH_CHECK, rel, seedReadableHosts } from "./fixture.js";
 import { definitionOf, FLOOR_RESPONSES, RPCS } from "./wire-workload.js";
 

@@ -5,12 +5,14 @@
 // CheckForUpdate and CheckBulk(50). Each round is a fixed number of calls. Prints, per cell, the
 // medians over rounds of the server's CPU per call (process.cpuUsage of that server's process),
 // calls/s, p50 and p99, then the ratios to the floor (medians of the per-round paired ratios).
-// Run: pnpm --filter @gatehouse/authz-engine bench:wire   (Postgres at DATABASE_URL)
+// Run: pnpm --filter @gatehouse/authz-engine bench:wire   (Postgres at DATABASE_URL; builds the
+// engine and its packages first: the servers run the built code)
 //   BENCH_ROUNDS (default 7), BENCH_CALLS per cell (default 3000; CheckBulk a fifth of it),
 //   BENCH_CONCURRENCY (default 16,64), BENCH_RPCS (default check,checkForUpdate,checkBulk),
-//   BENCH_SERVERS (default floor,engine,h2), BENCH_PROFILE=<server> writes a V8 CPU profile of that
-//   server over the measured rounds (not start-up or warm-up) to BENCH_PROFILE_FILE (default
-//   ./<server>.cpuprofile); summarise it with bench/profile-summary.ts.
+//   BENCH_SERVERS (default floor,engine,h2), BENCH_PROFILE=<server>[,<server>] writes a V8 CPU profile
+//   of those servers over the measured rounds (not start-up or warm-up) to
+//   BENCH_PROFILE_DIR/<server>.cpuprofile (default: the current directory); summarise one with
+//   bench/profile-summary.ts.
 import { fork, type ChildProcess } from "node:child_process";
 import { loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -24,14 +26,16 @@ const CALLS = Number(process.env["BENCH_CALLS"] ?? 3000);
 const CONCURRENCY = (process.env["BENCH_CONCURRENCY"] ?? "16,64").split(",").map(Number);
 const RPC_LIST = (process.env["BENCH_RPCS"] ?? RPCS.join(",")).split(",") as Rpc[];
 const SERVERS = (process.env["BENCH_SERVERS"] ?? "floor,engine,h2").split(",");
-const PROFILE = process.env["BENCH_PROFILE"];
-const PROFILE_FILE = resolve(process.env["BENCH_PROFILE_FILE"] ?? `${PROFILE}.cpuprofile`);
+const PROFILE = new Set((process.env["BENCH_PROFILE"] ?? "").split(",").filter(Boolean));
+const PROFILE_DIR = resolve(process.env["BENCH_PROFILE_DIR"] ?? ".");
 
 const callsOf = (rpc: Rpc) => (rpc === "checkBulk" ? Math.max(1, Math.round(CALLS / 5)) : CALLS);
 
-function spawn(file: string, args: string[], profile: boolean): ChildProcess {
-  const env = profile ? { ...process.env, WIRE_PROFILE_FILE: PROFILE_FILE } : process.env;
-  return fork(join(here, file), args, { execArgv: ["--import", "tsx", "--conditions=source"], stdio: "inherit", env });
+function spawn(file: string, args: string[], profile: string | null): ChildProcess {
+  const env = profile ? { ...process.env, WIRE_PROFILE_FILE: join(PROFILE_DIR, `${profile}.cpuprofile`) } : process.env;
+  // Without the "source" condition: the engine and the packages run from their built dist, as
+  // deployed (tsx's transform of the sources adds a naming call to every closure it creates).
+  return fork(join(here, file), args, { execArgv: ["--import", "tsx"], stdio: "inherit", env });
 }
 
 const next = <T>(child: ChildProcess) => new Promise<T>((resolve) => child.once("message", (m) => resolve(m as T)));
@@ -51,10 +55,10 @@ interface Sample {
 async function main() {
   const servers = new Map<string, { child: ChildProcess; port: number }>();
   for (const name of SERVERS) {
-    const child = spawn("wire-server.ts", [name], PROFILE === name);
+    const child = spawn("wire-server.ts", [name], PROFILE.has(name) ? name : null);
     servers.set(name, { child, port: (await next<{ port: number }>(child)).port });
   }
-  const client = spawn("wire-client.ts", [], false);
+  const client = spawn("wire-client.ts", [], null);
   const cpuOf = async (child: ChildProcess) => {
     const answer = next<{ cpu: number }>(child);
     child.send("cpu");
@@ -75,8 +79,8 @@ async function main() {
   // Warm-up: every server and RPC, so JIT and connections are settled before the first round.
   for (const rpc of RPC_LIST) for (const server of servers.values()) await measure(server, rpc, 16, Math.min(callsOf(rpc), 1000));
 
-  const profiled = PROFILE ? servers.get(PROFILE) : undefined;
-  if (profiled) {
+  for (const name of PROFILE) {
+    const profiled = servers.get(name)!;
     const started = next<{ profiling: boolean }>(profiled.child);
     profiled.child.send("profile");
     await started;
