@@ -28,10 +28,13 @@ export function componentOf(frame: ProfileNode["callFrame"]): string {
   if (url.includes("/packages/proto/") || url.includes("/@bufbuild/")) return "protobuf";
   if (url.includes("/packages/telemetry/") || url.includes("/pino")) return "telemetry";
   if (url.includes("/packages/store/")) return "store";
-  if (url.includes("/apps/authz-engine/src/grpc/")) return "engine: grpc layer";
-  if (url.includes("/apps/authz-engine/src/")) return "engine: handlers, commands, graph";
+  if (/\/apps\/authz-engine\/(src|dist)\/grpc\//.test(url)) return "engine: grpc layer";
+  if (/\/apps\/authz-engine\/(src|dist)\//.test(url)) return "engine: handlers, commands, graph";
   if (url.startsWith("node:internal/streams") || url.startsWith("node:internal/stream_base")) return "node streams";
   if (url.startsWith("node:internal/timers") || url === "node:timers") return "node timers";
+  if (url === "node:events" || url.startsWith("node:internal/event")) return "node events";
+  if (url.startsWith("node:internal/process/task_queues") || url.startsWith("node:internal/async_hooks")) return "node ticks (nextTick, microtasks)";
+  if (url.startsWith("node:internal/buffer") || url === "node:buffer") return "node buffers";
   if (url.startsWith("node:")) return "node (other)";
   if (url === "") return "native (builtins)";
   return "other";
@@ -50,7 +53,8 @@ function main() {
   for (const [id, micros] of self) {
     const node = byId.get(id)!;
     const component = componentOf(node.callFrame);
-    if (component === "(idle)") continue;
+    // The profiler's own stop, and the benchmark's CPU-time reads.
+    if (component === "(idle)" || node.callFrame.url === "node:inspector" || node.callFrame.functionName === "cpuUsage") continue;
     busy += micros;
     components.set(component, (components.get(component) ?? 0) + micros);
     const where = node.callFrame.url.replace(/^.*\/(node_modules|apps|packages)\//, "$1/");

@@ -160,8 +160,7 @@ function h2Check(): Promise<{ port: number; close(): Promise<void> }> {
 /** A V8 CPU profile of the measured rounds only (not start-up and warm-up), when asked for. */
 const profileFile = process.env["WIRE_PROFILE_FILE"];
 const inspector = profileFile ? new Session() : null;
-const post = (method: string) =>
-  new Promise<unknown>((resolve, reject) => inspector!.post(method, (error, result) => (error ? reject(error) : resolve(result))));
+const post = (method: string) => new Promise<unknown>((resolve, reject) => inspector!.post(method, (error, result) => (error ? reject(error) : resolve(result))));
 
 async function stopProfile(): Promise<void> {
   if (!inspector) return;
