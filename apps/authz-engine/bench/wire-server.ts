@@ -1,5 +1,7 @@
 // A server process of the wire benchmark (wire.ts), so its CPU (process.cpuUsage) is its own:
 //   engine  the authz engine over Postgres (DATABASE_URL), 1,000 readable hosts
+//   engine-before  the same, from another build of the engine (BENCH_ENGINE_BEFORE: the path of its
+//           dist/index.js, e.g. an earlier commit's src compiled elsewhere), for before/after side by side
 //   floor   a bare grpc-js Server (default options) whose handlers answer a constant response
 //   h2      the same constant answers over node:http2 directly: gRPC framing by hand, the response
 //           message encoded once, no grpc-js (the "leaner HTTP/2 path" experiment)
@@ -22,9 +24,9 @@ import { buildServer } from "@gatehouse/authz-engine";
 import { BENCH_CHECK, rel, seedReadableHosts } from "./fixture.js";
 import { definitionOf, FLOOR_RESPONSES, RPCS } from "./wire-workload.js";
 
-const role = process.argv[2] as "engine" | "floor" | "h2" | "h2-check";
+const role = process.argv[2] as "engine" | "engine-before" | "floor" | "h2" | "h2-check";
 
-async function engine(): Promise<{ port: number; close(): Promise<void> }> {
+async function engine(build: { buildServer: typeof buildServer }): Promise<{ port: number; close(): Promise<void> }> {
   const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
   const store = await openStore({ databaseUrl, schema: "bench_wire", pollIntervalMs: 1000 });
   await seedReadableHosts(
@@ -33,7 +35,7 @@ async function engine(): Promise<{ port: number; close(): Promise<void> }> {
     "bench-user",
     Array.from({ length: 1000 }, (_, i) => `host-${i}`),
   );
-  const server = buildServer({ host: "127.0.0.1", port: 0, metricsPort: 0, store, logger: createSilentLogger() });
+  const server = build.buildServer({ host: "127.0.0.1", port: 0, metricsPort: 0, store, logger: createSilentLogger() });
   const { port } = await server.start();
   return {
     port,
@@ -168,7 +170,18 @@ async function stopProfile(): Promise<void> {
   writeFileSync(profileFile!, JSON.stringify(profile));
 }
 
-const started = await (role === "engine" ? engine() : role === "floor" ? floor() : role === "h2" ? h2() : h2Check());
+async function start(): Promise<{ port: number; close(): Promise<void> }> {
+  if (role === "engine") return engine({ buildServer });
+  if (role === "engine-before") {
+    const before = process.env["BENCH_ENGINE_BEFORE"];
+    if (!before) throw new Error("engine-before needs BENCH_ENGINE_BEFORE (the path of another build's dist/index.js)");
+    return engine((await import(before)) as { buildServer: typeof buildServer });
+  }
+  if (role === "floor") return floor();
+  return role === "h2" ? h2() : h2Check();
+}
+
+const started = await start();
 process.on("message", (message: string) => {
   if (message === "cpu") {
     const cpu = process.cpuUsage();

@@ -9,7 +9,8 @@
 // engine and its packages first: the servers run the built code)
 //   BENCH_ROUNDS (default 7), BENCH_CALLS per cell (default 3000; CheckBulk a fifth of it),
 //   BENCH_CONCURRENCY (default 16,64), BENCH_RPCS (default check,checkForUpdate,checkBulk),
-//   BENCH_SERVERS (default floor,engine,h2), BENCH_PROFILE=<server>[,<server>] writes a V8 CPU profile
+//   BENCH_SERVERS (default floor,engine,h2; also h2-check, and engine-before with
+//   BENCH_ENGINE_BEFORE=<another build's dist/index.js>: see wire-server.ts), BENCH_PROFILE=<server>[,<server>] writes a V8 CPU profile
 //   of those servers over the measured rounds (not start-up or warm-up) to
 //   BENCH_PROFILE_DIR/<server>.cpuprofile (default: the current directory); summarise one with
 //   bench/profile-summary.ts.
