@@ -247,6 +247,9 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     };
 
     grpcServer = new Server({
+      // Channelz (grpc-js's introspection service, never registered here) would still count every
+      // call and message with timestamps: a cost on each call with nothing to read it.
+      "grpc.enable_channelz": 0,
       "grpc.max_concurrent_streams": resolved.streams.maxPerConnection,
       // A connection with no call in progress (one that never sent a byte included) is closed.
       "grpc.max_connection_idle_ms": resolved.connections.idleTimeoutMs,

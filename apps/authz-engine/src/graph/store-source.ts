@@ -1,4 +1,5 @@
 import { openStore, type Change, type Store, type StoreConfig } from "@gatehouse/store";
+import { sharedReads } from "./shared-reads.js";
 import type { ChangeBatch, GraphSource, ResourceWriter } from "./source.js";
 
 function batchOf(change: Change): ChangeBatch {
@@ -27,7 +28,8 @@ export function storeGraphSource(store: Store): GraphSource {
         { onError: onTransientError, ...(onTruncated ? { onTruncated } : {}) },
       );
     },
-    headRevision: () => store.feed.headRevision(),
+    // Concurrent CheckForUpdate calls share head reads (never one begun before they asked).
+    headRevision: sharedReads(() => store.feed.headRevision()),
     prunedThrough: () => store.feed.prunedThrough(),
     activeSchema: async () => (await store.roleConfig.active())?.schemaZed,
     encodeToken: (revision) => store.tokens.encode(revision),

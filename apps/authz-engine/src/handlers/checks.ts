@@ -42,8 +42,12 @@ function selfSubject(context: CallContext, domain: string): SubjectRef {
   return { type: "rbac/principal", id: `${domain}/${context.identity.userId}` };
 }
 
+/** Shared (never mutated) item answers: a bulk response allocates none per item. */
+const ALLOWED_ITEM = { allowed: Allowed.ALLOWED_TRUE };
+const DENIED_ITEM = { allowed: Allowed.ALLOWED_FALSE };
+
 function pairResponse(outcome: BulkItemOutcome): { item: { allowed: Allowed } } | { error: Status } {
-  if ("allowed" in outcome) return { item: { allowed: allowedOf(outcome.allowed) } };
+  if ("allowed" in outcome) return { item: outcome.allowed ? ALLOWED_ITEM : DENIED_ITEM };
   const failure = toGrpcFailure(outcome.error);
   return { error: { code: failure.code, message: failure.message, details: [] } };
 }
