@@ -408,6 +408,8 @@ export interface Principal {
   username: string;
   type: PrincipalType;
   isOrgAdmin: boolean;
+  /** The e-mail address the principal's identity last carried; null when none was seen. */
+  email: string | null;
   created: Date;
   modified: Date;
 }
@@ -417,6 +419,8 @@ export interface PrincipalInput {
   username: string;
   type?: PrincipalType;
   isOrgAdmin?: boolean;
+  /** Recorded when given; absent or null keeps the stored address. */
+  email?: string | null;
 }
 
 export interface PrincipalRepository {

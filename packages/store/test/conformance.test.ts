@@ -383,6 +383,35 @@ describe.each(backends)("store conformance on $name", (backend) => {
       await expectCode(store.principals.record(org, { userId: "", username: "x" }), "invalid-argument");
     });
 
+    it("records a principal's e-mail: kept when an identity carries none, changed only when it differs; a bad one changes nothing", async () => {
+      const org = newOrg();
+      await store.tenants.bootstrap(org);
+      const seen = (email?: string | null) => store.principals.record(org, { userId: "u1", username: "alice", ...(email !== undefined ? { email } : {}) });
+      expect((await seen("alice@example.com")).value).toBe(true);
+      expect((await store.principals.get(org, "u1")).email).toBe("alice@example.com");
+      expect((await seen("alice@example.com")).value).toBe(false);
+      // An identity without an e-mail (or a null one) keeps the stored address and writes nothing.
+      expect((await seen()).value).toBe(false);
+      expect((await seen(null)).value).toBe(false);
+      expect((await store.principals.get(org, "u1")).email).toBe("alice@example.com");
+      expect((await seen("alice@corp.example")).value).toBe(true);
+      expect((await store.principals.list(org)).data.map((p) => p.email)).toEqual(["alice@corp.example"]);
+      const head = await store.feed.headRevision();
+      await expectCode(seen("a".repeat(321)), "invalid-argument");
+      await expectCode(seen("alice\u0000@example.com"), "invalid-argument");
+      expect(await store.feed.headRevision()).toBe(head);
+      expect((await store.principals.get(org, "u1")).email).toBe("alice@corp.example");
+      // An upsert without e-mail keeps it too; a principal never seen with one has null.
+      await store.principals.upsert(org, [
+        { userId: "u1", username: "alice", isOrgAdmin: true },
+        { userId: "u2", username: "bob" },
+      ]);
+      expect((await store.principals.list(org)).data.map((p) => [p.username, p.email])).toEqual([
+        ["alice", "alice@corp.example"],
+        ["bob", null],
+      ]);
+    });
+
     it("reports, moves and deletes hosts", async () => {
       const org = newOrg();
       const { value: t } = await store.tenants.bootstrap(org);

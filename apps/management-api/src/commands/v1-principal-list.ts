@@ -18,9 +18,11 @@ export interface V1PrincipalListQuery {
   type?: string | undefined;
 }
 
-/** A user as upstream's directory lists it, without the fields only a directory knows (e-mail, names). */
+/** A user as upstream's directory lists it, without the names only a directory knows; the e-mail is the identity's. */
 export interface V1User {
   username: string;
+  /** Null when no identity of the user carried one (an imported principal). */
+  email?: string | null;
   is_active?: boolean;
   is_org_admin?: boolean;
   external_source_id?: string;
@@ -33,7 +35,7 @@ const BOOLEAN_VALUES = ["true", "false"];
 
 function v1User(p: Principal, usernameOnly: boolean): V1User {
   if (usernameOnly) return { username: p.username };
-  return { username: p.username, is_active: true, is_org_admin: p.isOrgAdmin, external_source_id: p.userId };
+  return { username: p.username, email: p.email, is_active: true, is_org_admin: p.isOrgAdmin, external_source_id: p.userId };
 }
 
 const slice = <T>(items: T[], page: Page): T[] => items.slice(page.offset, page.limit === -1 ? undefined : page.offset + page.limit);
