@@ -857,6 +857,12 @@ export interface V1RoleTargets {
   workspaceIds: string[];
   /** Also the ungrouped-hosts workspace, when the tenant has one. */
   ungrouped?: boolean;
+  /**
+   * A role mixing workspace-limited and unlimited access: its unlimited permissions alone, bound
+   * for the role's groups at these levels (a part of the role, kept in relationships only), while
+   * the role itself is bound on its workspaces only.
+   */
+  unlimited?: { levels: RoleScope[]; permissions: string[] };
 }
 
 export interface V1RoleWrite {
