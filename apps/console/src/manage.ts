@@ -1,5 +1,6 @@
 // Groups with their members, and custom roles: lists plus forms whose API errors show by the field.
 import { api, V1, V2, type Page } from "./api.js";
+import { createRoleRequest, deleteRoleRequest, modeNotice, type ModeAnswer } from "./mode.js";
 import { apiField, h, liveRegion, onSubmit, render, uid } from "./dom.js";
 
 export interface Group {
@@ -134,9 +135,16 @@ export async function rolesScreen(main: HTMLElement): Promise<void> {
     errors,
   );
   const list = h("div", { class: "card", id: "custom-roles" });
-  render(main, h("h1", {}, "Roles"), h("p", { class: "lede" }, "Custom roles of the organisation. System roles come from the role configuration."), status, list, create);
+  const modeLine = h("p", { class: "meta", id: "org-mode" });
+  render(main, h("h1", {}, "Roles"), h("p", { class: "lede" }, "Custom roles of the organisation. System roles come from the role configuration."), modeLine, status, list, create);
   status.textContent = "Loading…";
-  const roles = (await api<Page<Role>>("GET", `${V2}/roles/?limit=1000&fields=${encodeURIComponent("id,name,description,org_id,permissions")}`)).data.filter((r) => r.org_id);
+  // The mode decides the API of every role write below (v1 mode: v1 writes, never an accidental v2 activation).
+  const [mode, page] = await Promise.all([
+    api<ModeAnswer>("GET", `${V2}/access:mode/`),
+    api<Page<Role>>("GET", `${V2}/roles/?limit=1000&fields=${encodeURIComponent("id,name,description,org_id,permissions")}`),
+  ]);
+  const roles = page.data.filter((r) => r.org_id);
+  modeLine.textContent = modeNotice(mode);
   status.textContent = "";
   render(
     list,
@@ -150,7 +158,8 @@ export async function rolesScreen(main: HTMLElement): Promise<void> {
             const remove = h("button", { type: "button", class: "secondary", "aria-label": `Delete role ${r.name}` }, "Delete");
             remove.addEventListener("click", () => {
               remove.disabled = true;
-              void api("POST", `${V2}/roles:batchDelete/`, { ids: [r.id] }).then(
+              const request = deleteRoleRequest(mode.mode, r.id);
+              void api(request.method, request.path, request.body).then(
                 () => rolesScreen(main),
                 (e: unknown) => {
                   remove.disabled = false;
@@ -168,11 +177,8 @@ export async function rolesScreen(main: HTMLElement): Promise<void> {
       .split(/\n|,/)
       .map((l) => l.trim())
       .filter((l) => l !== "");
-    const parsed = lines.map((l) => {
-      const [application = "", resource_type = "", operation = ""] = l.split(":");
-      return { application, resource_type, operation };
-    });
-    await api("POST", `${V2}/roles/`, { name: name.value.trim(), description: description.value.trim() || null, permissions: parsed });
+    const request = createRoleRequest(mode.mode, { name: name.value.trim(), description: description.value.trim() || null, permissions: lines });
+    await api(request.method, request.path, request.body);
     await rolesScreen(main);
   });
 }

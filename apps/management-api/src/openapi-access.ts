@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { explainBody, explainResult, explainSelfBody, explainSelfResult, parityResult, permissionListSchema } from "./schemas/access.js";
+import { explainBody, explainResult, explainSelfBody, explainSelfResult, orgModeSchema, parityResult, permissionListSchema } from "./schemas/access.js";
 
 type Json = Record<string, unknown>;
 
@@ -28,6 +28,9 @@ export function accessPaths(v2: string, { op, json, body }: OpenApiHelpers): Rec
     },
     [`${v2}/access:permissions/`]: {
       get: op("Access_permissions", tag, { responses: { "200": json(permissionListSchema, "Permissions of the active schema with their v1 forms and check level") } }),
+    },
+    [`${v2}/access:mode/`]: {
+      get: op("Access_mode", tag, { responses: { "200": json(orgModeSchema, "The caller's organisation's v1 / v2 mode (any signed-in user)") } }),
     },
     [`${v2}/access:parity/`]: {
       get: op("Access_parity", tag, { responses: { "200": json(parityResult, "v1 grants of the organisation checked in v2 (as `gatehouse parity`)") } }),

@@ -333,6 +333,7 @@ describe("access explorer endpoints", () => {
     expect(doc.body.paths[`${V2}/access:explain/`].post.operationId).toBe("Access_explain");
     expect(doc.body.paths[`${V2}/access:explain/`].post.responses["400"]).toBeDefined();
     expect(doc.body.paths[`${V2}/access:parity/`].get.operationId).toBe("Access_parity");
+    expect(doc.body.paths[`${V2}/access:mode/`].get.operationId).toBe("Access_mode");
     expect(doc.body.paths[`${V2}/access:explain-self/`].post.operationId).toBe("Access_explainSelf");
   });
 });

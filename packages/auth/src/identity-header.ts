@@ -116,6 +116,7 @@ export function encodeIdentityHeader(input: {
   isOrgAdmin?: boolean;
   accountNumber?: string;
   serviceAccount?: { clientId: string; username?: string };
+  email?: string;
 }): string {
   const identity: Json = { org_id: input.orgId, type: input.serviceAccount ? "ServiceAccount" : "User" };
   if (input.accountNumber) identity["account_number"] = input.accountNumber;
@@ -129,6 +130,7 @@ export function encodeIdentityHeader(input: {
       username: input.username ?? input.userId ?? "user",
       user_id: input.userId ?? input.username ?? "user",
       is_org_admin: input.isOrgAdmin ?? false,
+      ...(input.email !== undefined ? { email: input.email } : {}),
     };
   }
   return Buffer.from(JSON.stringify({ identity }), "utf8").toString("base64");

@@ -21,6 +21,13 @@ export interface V1RolePlacement {
   readonly workspaceIds: readonly string[];
   /** A `group.id` definition names `null`: the ungrouped hosts. */
   readonly ungrouped: boolean;
+  /**
+   * A role mixing workspace-limited and unlimited entries, where some permission is only limited:
+   * binding the whole role at an organisation level would grant that permission everywhere. The
+   * role is then bound on its workspaces only, and its unlimited permissions alone (a part of the
+   * role) at these organisation levels. Absent otherwise.
+   */
+  readonly unlimited?: { readonly levels: readonly BindingLevel[]; readonly permissions: readonly string[] };
   readonly plan: BindingPlan;
 }
 
@@ -58,5 +65,12 @@ export function planV1RolePlacement(access: readonly V1AccessInput[], levelOf: P
   // A role without access is still bound (at the Default Workspace, granting nothing), so v1 lists it among the group's roles.
   const everyEntryFiltered = access.length > 0 && access.every(isInventoryWorkspaceFilter);
   const levels = everyEntryFiltered ? [] : plan.bindings.map((b) => b.level);
-  return { level: plan.level, levels, workspaceIds: [...workspaceIds].sort(), ungrouped, plan };
+  const placed = { level: plan.level, levels, workspaceIds: [...workspaceIds].sort(), ungrouped, plan };
+  if (everyEntryFiltered || (workspaceIds.size === 0 && !ungrouped)) return placed;
+  // Mixed: a permission granted only on workspaces must not reach the organisation level.
+  const unlimitedPermissions = [...new Set(access.filter((a) => !isInventoryWorkspaceFilter(a)).map((a) => a.permission))];
+  const covered = new Set(unlimitedPermissions);
+  if (access.filter(isInventoryWorkspaceFilter).every((a) => covered.has(a.permission))) return placed;
+  const unlimitedPlan = planRoleBinding({ name: "", permissions: unlimitedPermissions }, levelOf);
+  return { ...placed, levels: [], unlimited: { levels: unlimitedPlan.bindings.map((b) => b.level), permissions: unlimitedPermissions.sort() } };
 }

@@ -339,6 +339,16 @@ CREATE INDEX gh_audit_logs_org_created ON gh_audit_logs (org_id, created_at, id)
 CREATE INDEX gh_tuples_object ON gh_tuples (resource_type, resource_id);
 `,
   },
+  {
+    version: 16,
+    name: "principal email",
+    sql: `
+-- The e-mail address a user's identity carried (x-rh-identity identity.user.email), answered in
+-- the v1 principal listings as upstream's user directory answers it. Null until an identity
+-- carrying one is seen (an imported principal, a service account).
+ALTER TABLE gh_principals ADD COLUMN email text;
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

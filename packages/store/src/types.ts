@@ -408,6 +408,8 @@ export interface Principal {
   username: string;
   type: PrincipalType;
   isOrgAdmin: boolean;
+  /** The e-mail address the principal's identity last carried; null when none was seen. */
+  email: string | null;
   created: Date;
   modified: Date;
 }
@@ -417,6 +419,8 @@ export interface PrincipalInput {
   username: string;
   type?: PrincipalType;
   isOrgAdmin?: boolean;
+  /** Recorded when given; absent or null keeps the stored address. */
+  email?: string | null;
 }
 
 export interface PrincipalRepository {
@@ -853,6 +857,12 @@ export interface V1RoleTargets {
   workspaceIds: string[];
   /** Also the ungrouped-hosts workspace, when the tenant has one. */
   ungrouped?: boolean;
+  /**
+   * A role mixing workspace-limited and unlimited access: its unlimited permissions alone, bound
+   * for the role's groups at these levels (a part of the role, kept in relationships only), while
+   * the role itself is bound on its workspaces only.
+   */
+  unlimited?: { levels: RoleScope[]; permissions: string[] };
 }
 
 export interface V1RoleWrite {

@@ -383,6 +383,73 @@ describe.each(backends)("store conformance on $name", (backend) => {
       await expectCode(store.principals.record(org, { userId: "", username: "x" }), "invalid-argument");
     });
 
+    it("records a principal's e-mail: kept when an identity carries none, changed only when it differs; a bad one changes nothing", async () => {
+      const org = newOrg();
+      await store.tenants.bootstrap(org);
+      const seen = (email?: string | null) => store.principals.record(org, { userId: "u1", username: "alice", ...(email !== undefined ? { email } : {}) });
+      expect((await seen("alice@example.com")).value).toBe(true);
+      expect((await store.principals.get(org, "u1")).email).toBe("alice@example.com");
+      expect((await seen("alice@example.com")).value).toBe(false);
+      // An identity without an e-mail (or a null one) keeps the stored address and writes nothing.
+      expect((await seen()).value).toBe(false);
+      expect((await seen(null)).value).toBe(false);
+      expect((await store.principals.get(org, "u1")).email).toBe("alice@example.com");
+      expect((await seen("alice@corp.example")).value).toBe(true);
+      expect((await store.principals.list(org)).data.map((p) => p.email)).toEqual(["alice@corp.example"]);
+      const head = await store.feed.headRevision();
+      await expectCode(seen("a".repeat(321)), "invalid-argument");
+      await expectCode(seen("alice\u0000@example.com"), "invalid-argument");
+      expect(await store.feed.headRevision()).toBe(head);
+      expect((await store.principals.get(org, "u1")).email).toBe("alice@corp.example");
+      // An upsert without e-mail keeps it too; a principal never seen with one has null.
+      await store.principals.upsert(org, [
+        { userId: "u1", username: "alice", isOrgAdmin: true },
+        { userId: "u2", username: "bob" },
+      ]);
+      expect((await store.principals.list(org)).data.map((p) => [p.username, p.email])).toEqual([
+        ["alice", "alice@corp.example"],
+        ["bob", null],
+      ]);
+    });
+
+    it("keeps a mixed v1 role's unlimited part in step with its groups: two groups share it, the last one out (removed or deleted) removes it", async () => {
+      const org = newOrg();
+      const { value: t } = await store.tenants.bootstrap(org);
+      const ws = (await store.workspaces.create(org, { name: "Edge" })).value;
+      const access = [
+        { permission: "inventory:hosts:write", resourceDefinitions: [{ attributeFilter: { key: "group.id", operation: "equal", value: ws.id } }] },
+        { permission: "patch:system:write", resourceDefinitions: [] },
+      ];
+      const targets = { levels: [], workspaceIds: [ws.id], unlimited: { levels: ["default" as const], permissions: ["patch:system:write"] } };
+      const role = (await store.v1Writes.createRole(org, { name: "Mixed", displayName: "Mixed", description: null, access, scope: "default", targets })).value;
+      const [g1, g2] = [(await store.groups.create(org, { name: "G1" })).value, (await store.groups.create(org, { name: "G2" })).value];
+      const part = async () => (await store.relationships.read(org)).filter((r) => r.resourceId.startsWith(`${role.id}_u`) || r.subjectId.startsWith(`${role.id}_u`));
+      expect(await part()).toEqual([]);
+      await store.v1Writes.addGroupRoles(org, g1.id, [{ roleId: role.id, targets }]);
+      await store.v1Writes.addGroupRoles(org, g2.id, [{ roleId: role.id, targets }]);
+      const shared = await part();
+      // The part's permission, its binding on the Default Workspace, its role, and both groups.
+      expect(
+        shared
+          .filter((r) => r.relation === "t_subject")
+          .map((r) => r.subjectId)
+          .sort(),
+      ).toEqual([g1.id, g2.id].sort());
+      expect(shared.some((r) => r.resourceType === "rbac/workspace" && r.resourceId === t.defaultWorkspaceId && r.relation === "t_binding")).toBe(true);
+      expect(shared.some((r) => r.resourceType === "rbac/role" && r.relation === "t_patch_system_write")).toBe(true);
+      // No ordinary binding of the role at the Default Workspace: the whole role would over-grant there.
+      expect((await store.roleBindings.list(org, { resource: { type: "workspace", id: t.defaultWorkspaceId }, roleId: role.id, limit: -1 })).data).toEqual([]);
+      await store.v1Writes.removeGroupRoles(org, g1.id, [role.id]);
+      expect((await part()).filter((r) => r.relation === "t_subject").map((r) => r.subjectId)).toEqual([g2.id]);
+      await store.groups.delete(org, g2.id);
+      expect(await part()).toEqual([]);
+      // Made whole again and deleted: nothing of the part is left either.
+      await store.v1Writes.addGroupRoles(org, g1.id, [{ roleId: role.id, targets }]);
+      expect((await part()).length).toBeGreaterThan(0);
+      await store.v1Writes.deleteRole(org, role.id);
+      expect(await part()).toEqual([]);
+    });
+
     it("reports, moves and deletes hosts", async () => {
       const org = newOrg();
       const { value: t } = await store.tenants.bootstrap(org);

@@ -1,5 +1,16 @@
 import { check, explain } from "@gatehouse/evaluator";
-import { computeParity, planTenantMigration, platformRoleId, type AssetTypeCatalog, type ParityReport, type V1Export, type V1Group, type V1Role, type V1Tenant } from "@gatehouse/rbac";
+import {
+  computeParity,
+  isInventoryWorkspaceFilter,
+  planTenantMigration,
+  platformRoleId,
+  type AssetTypeCatalog,
+  type ParityReport,
+  type V1Export,
+  type V1Group,
+  type V1Role,
+  type V1Tenant,
+} from "@gatehouse/rbac";
 import { PLATFORM_ROLES, type Relationship, type Role, type Store, type Tenant } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { badRequest } from "../http/problem.js";
@@ -45,7 +56,18 @@ export async function v1ExportFromStore(store: Store, tenant: Tenant): Promise<{
   const roles = (await store.roles.list(org, { limit: -1 })).data;
   const roleById = new Map(roles.map((r) => [r.id, r]));
   const orgLevel = new Set([tenant.tenantId, tenant.rootWorkspaceId, tenant.defaultWorkspaceId]);
-  const bindings = (await store.roleBindings.list(org, { limit: -1 })).data.filter((b) => orgLevel.has(b.resource.id));
+  // A v1 role mixing workspace-limited and unlimited access is bound on its workspaces only, its
+  // unlimited permissions being a part bound at the organisation level: its groups hold those
+  // permissions as v1 grants, checked at the level their application checks.
+  const custom = roles.filter((r) => r.kind === "custom");
+  const access = await store.v1.accessOf(custom.map((r) => r.id));
+  const unlimitedOf = new Map<string, string[]>();
+  for (const r of custom) {
+    const entries = access.get(r.id) ?? [];
+    const unlimited = entries.filter((e) => !isInventoryWorkspaceFilter(e)).map((e) => e.permission);
+    if (unlimited.length > 0 && unlimited.length < entries.length) unlimitedOf.set(r.id, [...new Set(unlimited)]);
+  }
+  const bindings = (await store.roleBindings.list(org, { limit: -1 })).data.filter((b) => orgLevel.has(b.resource.id) || unlimitedOf.has(b.roleId));
   const rolesOfGroup = new Map<string, Set<string>>();
   let assignments = 0;
   for (const b of bindings) {
@@ -72,7 +94,7 @@ export async function v1ExportFromStore(store: Store, tenant: Tenant): Promise<{
   const v1Tenant: V1Tenant = {
     org_id: org,
     principals: principals.map((p) => ({ user_id: p.userId, username: p.username, is_org_admin: p.isOrgAdmin })),
-    roles: roles.filter((r) => r.kind === "custom").map(toV1Role),
+    roles: custom.map((r) => toV1Role(unlimitedOf.has(r.id) ? { ...r, permissions: unlimitedOf.get(r.id)! } : r)),
     groups,
   };
   return {

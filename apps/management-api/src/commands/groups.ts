@@ -14,7 +14,9 @@ export interface GroupRecord {
   uuid: string;
   name: string;
   description: string | null;
+  /** Users only, as upstream's annotation (`Count("principals", filter=type USER)`): service accounts are not counted. */
   principalCount: number;
+  roleCount: number;
   platform_default: boolean;
   admin_default: boolean;
   system: boolean;
@@ -29,6 +31,8 @@ export interface GroupRecord {
  */
 export interface V1GroupPrincipal {
   username: string;
+  /** The e-mail the user's identity carried; null when Gatehouse never saw one. */
+  email?: string | null;
   is_org_admin?: boolean;
   external_source_id?: string;
 }
@@ -43,7 +47,7 @@ export interface GroupDetail extends GroupRecord {
 function v1GroupPrincipal(principal: Principal): V1GroupPrincipal {
   // A service account is not in a user directory: upstream has only its username too.
   if (principal.type !== "user") return { username: principal.username };
-  return { username: principal.username, is_org_admin: principal.isOrgAdmin, external_source_id: principal.userId };
+  return { username: principal.username, email: principal.email, is_org_admin: principal.isOrgAdmin, external_source_id: principal.userId };
 }
 
 async function groupDetail(services: Services, ctx: RequestContext, group: Group): Promise<GroupDetail> {
@@ -57,13 +61,23 @@ async function groupDetail(services: Services, ctx: RequestContext, group: Group
   return { ...record, principals, roles, roleCount: roles.length };
 }
 
-export async function groupRecord(services: Services, ctx: RequestContext, group: Group, memberIds?: string[]): Promise<GroupRecord> {
-  const members = memberIds ?? (await services.store.groups.members(ctx.tenant.orgId, group.id));
+/** User ids of the organisation's service accounts: members a group's principalCount leaves out. */
+export async function serviceAccountIds(services: Services, ctx: RequestContext): Promise<Set<string>> {
+  return new Set((await services.store.principals.list(ctx.tenant.orgId, { type: "service-account", limit: -1 })).data.map((p) => p.userId));
+}
+
+export async function groupRecord(services: Services, ctx: RequestContext, group: Group, memberIds?: string[], accounts?: Set<string>): Promise<GroupRecord> {
+  const [members, serviceAccounts, roleIds] = await Promise.all([
+    memberIds ?? services.store.groups.members(ctx.tenant.orgId, group.id),
+    accounts ?? serviceAccountIds(services, ctx),
+    services.store.v1.rolesOfGroup(ctx.tenant.orgId, group.id),
+  ]);
   return {
     uuid: group.id,
     name: group.name,
     description: group.description,
-    principalCount: members.length,
+    principalCount: members.filter((id) => !serviceAccounts.has(id)).length,
+    roleCount: roleIds.length,
     platform_default: group.kind === "platform-default",
     admin_default: group.kind === "admin-default",
     // As upstream: a customised default group is no longer a system group.
@@ -137,31 +151,55 @@ export function clientIdOf(principal: Principal): string {
 
 export const v1ServiceAccount = (p: Principal): V1ServiceAccount => ({ clientId: clientIdOf(p), username: p.username, type: "service-account" });
 
+/** The list options of `GET /groups/{uuid}/principals/` besides paging (upstream's query parameters, unparsed). */
+export interface GroupPrincipalsQuery {
+  principalType?: string | undefined;
+  usernameOnly?: string | undefined;
+  adminOnly?: string | undefined;
+  principalUsername?: string | undefined;
+  orderBy?: string | undefined;
+}
+
+const BOOLEAN_VALUES = ["true", "false"];
+const PRINCIPAL_ORDER_FIELDS = ["username", "-username"];
+
 /**
  * A group's members as upstream's `GET /groups/{uuid}/principals/` answers them: users unless
  * `principal_type` says `service-account` or `all` (service accounts first, then users, paged as one
- * list).
+ * list). Users: `principal_username` (a case-insensitive substring), `admin_only`, `order_by`
+ * (username, -username) and `username_only` (each user as its username alone).
  */
 export async function groupPrincipals(
   services: Services,
   ctx: RequestContext,
   id: string,
-  principalType: string | undefined,
+  query: GroupPrincipalsQuery,
   page: { limit: number; offset: number },
-): Promise<{ count: number; data: PrincipalRecord[] | V1ServiceAccount[] | { serviceAccounts?: V1ServiceAccount[]; users?: PrincipalRecord[] } }> {
+): Promise<{
+  count: number;
+  data: (PrincipalRecord | { username: string })[] | V1ServiceAccount[] | { serviceAccounts?: V1ServiceAccount[]; users?: (PrincipalRecord | { username: string })[] };
+}> {
   await requireOnTenant(services, ctx, "rbac_groups_read");
-  const wanted = validKey("principal_type", principalType, GROUP_PRINCIPAL_TYPES, false) ?? "user";
+  // Validated in upstream's order: order_by, username_only, principal_type, then admin_only.
+  const orderBy = query.orderBy ? validKey("order_by", query.orderBy, PRINCIPAL_ORDER_FIELDS, false) : undefined;
+  const usernameOnly = validKey("username_only", query.usernameOnly, BOOLEAN_VALUES, false) === "true";
+  const wanted = validKey("principal_type", query.principalType, GROUP_PRINCIPAL_TYPES, false) ?? "user";
+  const adminOnly = wanted !== "service-account" && validKey("admin_only", query.adminOnly, BOOLEAN_VALUES, false) === "true";
   const group = await loadGroup(services, ctx, id);
   const members = await principalsOf(services, ctx, await services.store.groups.members(ctx.tenant.orgId, group.id));
   const serviceAccounts = members.filter((p) => p.type === "service-account").sort(byUsername);
-  const users = members.filter((p) => p.type === "user");
+  const needle = query.principalUsername?.toLowerCase();
+  let users = members.filter((p) => p.type === "user" && (!needle || p.username.toLowerCase().includes(needle)) && (!adminOnly || p.isOrgAdmin)).sort(byUsername);
+  if (orderBy === "-username") users = users.reverse();
   const end = page.limit === -1 ? undefined : page.offset + page.limit;
   if (wanted === "service-account") return { count: serviceAccounts.length, data: serviceAccounts.slice(page.offset, end).map(v1ServiceAccount) };
-  const userRecords = await listPrincipalsByIds(
-    services,
-    ctx,
-    users.map((p) => p.userId),
-  );
+  const userRecords: (PrincipalRecord | { username: string })[] = usernameOnly
+    ? users.map((p) => ({ username: p.username }))
+    : await listPrincipalsByIds(
+        services,
+        ctx,
+        users.map((p) => p.userId),
+      );
   if (wanted === "user") return { count: userRecords.length, data: userRecords.slice(page.offset, end) };
   // One list, service accounts first: each kind shows its part of the page.
   const accounts = serviceAccounts.slice(page.offset, end).map(v1ServiceAccount);

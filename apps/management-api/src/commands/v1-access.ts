@@ -98,6 +98,21 @@ async function withDescendants(entry: V1AccessEntry, below: (id: string) => Prom
   return { permission: entry.permission, resourceDefinitions };
 }
 
+/** Both workspace-limited inventory entries and entries without such a limit. */
+const isMixed = (entries: readonly V1AccessEntry[]) => entries.some(isWorkspaceFilter) && entries.some((e) => !isWorkspaceFilter(e));
+
+/** Some workspace filter of the role names the workspace. */
+function namesWorkspace(entries: readonly V1AccessEntry[], workspaceId: string): boolean {
+  return entries.some(
+    (e) =>
+      isWorkspaceFilter(e) &&
+      e.resourceDefinitions.some((d) => {
+        const raw = d.attributeFilter.value;
+        return d.attributeFilter.key === "group.id" && (Array.isArray(raw) ? raw : [raw]).some((v) => typeof v === "string" && v.toLowerCase() === workspaceId);
+      }),
+  );
+}
+
 const canonical = (entry: V1AccessEntry) => JSON.stringify([entry.permission, entry.resourceDefinitions]);
 const appOf = (permission: string) => permission.split(":")[0] ?? "";
 
@@ -139,6 +154,12 @@ export async function principalAccess(services: Services, ctx: RequestContext, q
     if (isLevel(grant.resource)) {
       for (const e of entries) add(isWorkspaceFilter(e) ? await withDescendants(e, below) : e);
       continue;
+    }
+    // A role mixing workspace-limited and unlimited entries is bound on its workspaces only (its
+    // unlimited permissions are a part bound at the organisation level in relationships): bound on
+    // a workspace its own filters name, it contributes its access list as at a level.
+    if (isMixed(entries) && namesWorkspace(entries, grant.resource.id)) {
+      for (const e of entries) add(isWorkspaceFilter(e) ? await withDescendants(e, below) : e);
     }
     const ids = await below(grant.resource.id);
     for (const e of entries) {

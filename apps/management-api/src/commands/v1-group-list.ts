@@ -4,7 +4,7 @@ import type { Group } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
 import { ApiError, badRequest } from "../http/problem.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
-import { groupRecord, type GroupRecord } from "./groups.js";
+import { groupRecord, serviceAccountIds, type GroupRecord } from "./groups.js";
 import { isAdmin, requireOnTenant, type Services } from "./services.js";
 import { findPrincipalByUsername, validKey } from "./v1-access.js";
 
@@ -38,6 +38,7 @@ function booleanFilter(name: string, raw: string | undefined): boolean | undefin
 
 const commaList = (raw: string) => raw.split(",").map((v) => v.trim().toLowerCase());
 
+/** `policyCount` orders the list only (upstream's annotation); it is not part of the answer. */
 type Listed = GroupRecord & { policyCount: number };
 
 function compareBy(field: OrderField, desc: boolean): (a: Listed, b: Listed) => number {
@@ -51,7 +52,7 @@ function compareBy(field: OrderField, desc: boolean): (a: Listed, b: Listed) => 
   };
 }
 
-export async function listV1Groups(services: Services, ctx: RequestContext, query: V1GroupListQuery, page: { limit: number; offset: number }): Promise<{ count: number; data: Listed[] }> {
+export async function listV1Groups(services: Services, ctx: RequestContext, query: V1GroupListQuery, page: { limit: number; offset: number }): Promise<{ count: number; data: GroupRecord[] }> {
   await requireOnTenant(services, ctx, "rbac_groups_read");
   const org = ctx.tenant.orgId;
   if (query.username && query.excludeUsername) throw badRequest("Not possible to use both parameters [username, exclude_username].");
@@ -104,7 +105,15 @@ export async function listV1Groups(services: Services, ctx: RequestContext, quer
       return discriminator === "all" ? wanted.every(holds) : wanted.some(holds);
     });
   }
-  const records: Listed[] = await Promise.all(groups.map(async (g) => ({ ...(await groupRecord(services, ctx, g)), policyCount: (roleNames.get(g.id)?.length ?? 0) > 0 ? 1 : 0 })));
+  const accounts = await serviceAccountIds(services, ctx);
+  // Upstream counts a group's v1 policies: the default groups hold one from seeding, another group
+  // one from its first role (Gatehouse: while it holds a role; upstream keeps the emptied policy).
+  const records: Listed[] = await Promise.all(
+    groups.map(async (g) => ({
+      ...(await groupRecord(services, ctx, g, undefined, accounts)),
+      policyCount: g.kind !== "standard" || (roleNames.get(g.id)?.length ?? 0) > 0 ? 1 : 0,
+    })),
+  );
   const filtered = records.filter(
     (r) =>
       (system === undefined || r.system === system) && (platformDefault === undefined || r.platform_default === platformDefault) && (adminDefault === undefined || r.admin_default === adminDefault),
@@ -114,7 +123,7 @@ export async function listV1Groups(services: Services, ctx: RequestContext, quer
   const known = (ORDER_FIELDS as readonly string[]).includes(field);
   const sorted = filtered.sort(compareBy(known ? (field as OrderField) : "name", known && order.startsWith("-")));
   const end = page.limit === -1 ? undefined : page.offset + page.limit;
-  return { count: sorted.length, data: sorted.slice(page.offset, end) };
+  return { count: sorted.length, data: sorted.slice(page.offset, end).map(({ policyCount: _ordered, ...record }) => record) };
 }
 
 /** Lower-cased role names bound to each group (through its v1 policy). */

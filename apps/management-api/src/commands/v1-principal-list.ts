@@ -10,6 +10,8 @@ import { validKey } from "./v1-access.js";
 
 export interface V1PrincipalListQuery {
   usernames?: string | undefined;
+  /** The e-mail its identity carried: `match_criteria=partial` a prefix, else equal (case-insensitive). */
+  email?: string | undefined;
   matchCriteria?: string | undefined;
   sortOrder?: string | undefined;
   status?: string | undefined;
@@ -18,9 +20,11 @@ export interface V1PrincipalListQuery {
   type?: string | undefined;
 }
 
-/** A user as upstream's directory lists it, without the fields only a directory knows (e-mail, names). */
+/** A user as upstream's directory lists it, without the names only a directory knows; the e-mail is the identity's. */
 export interface V1User {
   username: string;
+  /** Null when no identity of the user carried one (an imported principal). */
+  email?: string | null;
   is_active?: boolean;
   is_org_admin?: boolean;
   external_source_id?: string;
@@ -33,7 +37,7 @@ const BOOLEAN_VALUES = ["true", "false"];
 
 function v1User(p: Principal, usernameOnly: boolean): V1User {
   if (usernameOnly) return { username: p.username };
-  return { username: p.username, is_active: true, is_org_admin: p.isOrgAdmin, external_source_id: p.userId };
+  return { username: p.username, email: p.email, is_active: true, is_org_admin: p.isOrgAdmin, external_source_id: p.userId };
 }
 
 const slice = <T>(items: T[], page: Page): T[] => items.slice(page.offset, page.limit === -1 ? undefined : page.offset + page.limit);
@@ -46,8 +50,9 @@ export async function listV1Principals(services: Services, ctx: RequestContext, 
   const matchCriteria = validKey("match_criteria", query.matchCriteria ?? "exact", ["partial", "exact"], true);
   const usernameOnly = validKey("username_only", query.usernameOnly ?? "false", BOOLEAN_VALUES, true) === "true";
   const usernames = (query.usernames ?? "").replace(/ /g, "");
-  // admin_only applies to a listing without `usernames`, as upstream.
-  const adminOnly = !usernames && validKey("admin_only", query.adminOnly ?? "false", BOOLEAN_VALUES, true) === "true";
+  const email = (query.email ?? "").trim().toLowerCase();
+  // admin_only applies to a listing without `usernames` or `email`, as upstream.
+  const adminOnly = !usernames && !email && validKey("admin_only", query.adminOnly ?? "false", BOOLEAN_VALUES, true) === "true";
 
   let principals = (await services.store.principals.list(ctx.tenant.orgId, { limit: -1 })).data;
   // Every recorded principal is active; `disabled` lists none.
@@ -55,6 +60,12 @@ export async function listV1Principals(services: Services, ctx: RequestContext, 
   if (usernames) {
     const names = usernames.toLowerCase().split(",");
     principals = principals.filter((p) => (matchCriteria === "partial" ? p.username.startsWith(names[0] ?? "") : names.includes(p.username)));
+  }
+  if (email) {
+    principals = principals.filter((p) => {
+      const own = (p.email ?? "").toLowerCase();
+      return own !== "" && (matchCriteria === "partial" ? own.startsWith(email) : own === email);
+    });
   }
   if (adminOnly) principals = principals.filter((p) => p.isOrgAdmin);
   principals.sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0) * (sortOrder === "desc" ? -1 : 1));

@@ -140,7 +140,15 @@ function validateAccess(services: Services, ctx: RequestContext, raw: unknown): 
 /** Where the role's groups are bound, by the migration rule. */
 function placement(access: readonly V1AccessEntry[]): { placed: V1RolePlacement; targets: V1RoleTargets } {
   const placed = planV1RolePlacement(access, levelOf);
-  return { placed, targets: { levels: [...placed.levels], workspaceIds: [...placed.workspaceIds], ungrouped: placed.ungrouped } };
+  return {
+    placed,
+    targets: {
+      levels: [...placed.levels],
+      workspaceIds: [...placed.workspaceIds],
+      ungrouped: placed.ungrouped,
+      ...(placed.unlimited ? { unlimited: { levels: [...placed.unlimited.levels], permissions: [...placed.unlimited.permissions] } } : {}),
+    },
+  };
 }
 
 /** The store's targets of a role already stored (system roles: their configured scope). */

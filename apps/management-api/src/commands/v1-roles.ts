@@ -185,15 +185,50 @@ export async function getV1RoleAccess(services: Services, ctx: RequestContext, i
   return (await getV1Role(services, ctx, id)).access ?? [];
 }
 
-/** The roles of a group, as `/groups/{uuid}/roles/` lists them. */
-export async function groupV1Roles(services: Services, ctx: RequestContext, groupId: string): Promise<V1RoleRecord[]> {
+/** `GET /groups/{uuid}/roles/`'s query parameters (upstream's names, unparsed). */
+export interface GroupRolesQuery {
+  exclude?: string | undefined;
+  roleName?: string | undefined;
+  roleDisplayName?: string | undefined;
+  roleDescription?: string | undefined;
+  roleSystem?: string | undefined;
+  orderBy?: string | undefined;
+}
+
+const GROUP_ROLE_ORDER = [...ORDER_FIELDS, ...ORDER_FIELDS.map((f) => `-${f}`)];
+
+/**
+ * The roles of a group, as `/groups/{uuid}/roles/` lists them (upstream's obtain_roles): with
+ * `exclude=true` the organisation's roles the group does not hold; then `role_name`,
+ * `role_display_name`, `role_description` (case-insensitive substrings) and `role_system`; ordered by
+ * `order_by` (name by default; a field other than name, display_name, modified, policyCount is refused).
+ */
+export async function groupV1Roles(services: Services, ctx: RequestContext, groupId: string, query: GroupRolesQuery = {}): Promise<V1RoleRecord[]> {
   if (!(await hasTenantPermission(services, ctx, "rbac_groups_read"))) throw forbidden();
   if (!UUID_PATTERN.test(groupId)) throw badRequest(`${echo(groupId)} is not a valid UUID.`, "uuid");
   await services.store.groups.get(ctx.tenant.orgId, groupId.toLowerCase()).catch((error: unknown) => {
     if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
     throw error;
   });
-  return rolesOfGroupV1(services, ctx, groupId.toLowerCase());
+  const exclude = validKey("exclude", query.exclude, ["true", "false"], false) === "true";
+  const order = query.orderBy ?? "name";
+  if (!GROUP_ROLE_ORDER.includes(order as (typeof GROUP_ROLE_ORDER)[number])) {
+    throw badRequest(`${echo(order)} is not a valid ordering field. Valid values are ${pyList(GROUP_ROLE_ORDER)}`);
+  }
+  const held = new Set(await services.store.v1.rolesOfGroup(ctx.tenant.orgId, groupId.toLowerCase()));
+  const contains = (value: string | null, wanted: string | undefined) => !wanted || (value ?? "").toLowerCase().includes(wanted.toLowerCase());
+  const roles = (await v1Roles(services, ctx)).filter(
+    (r) =>
+      held.has(r.id) !== exclude &&
+      contains(r.name, query.roleName) &&
+      contains(r.displayName ?? r.name, query.roleDisplayName) &&
+      contains(r.description, query.roleDescription) &&
+      // Django's icontains on a boolean compares with its text (True/False).
+      contains(r.kind !== "custom" ? "True" : "False", query.roleSystem),
+  );
+  const key = order.replace(/^-/, "") as (typeof ORDER_FIELDS)[number];
+  const sign = order.startsWith("-") ? -1 : 1;
+  return (await roleRecords(services, ctx, roles, [], false)).sort((a, b) => (a[key] === b[key] ? 0 : (a[key] < b[key] ? -1 : 1) * sign));
 }
 
 /** A group's roles by name, as a group's v1 answers carry them; the caller has checked access to the group. */

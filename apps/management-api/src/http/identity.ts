@@ -11,6 +11,8 @@ export interface Caller {
   username: string;
   isOrgAdmin: boolean;
   isServiceAccount: boolean;
+  /** The identity's `user.email`, when it carries one (recorded on the principal). */
+  email?: string | null;
   /** Authenticated by a bearer token of a configured system user. */
   isSystemUser: boolean;
 }
@@ -58,6 +60,7 @@ export async function authenticate(req: Request, options: IdentityOptions): Prom
       username: identity.username,
       isOrgAdmin: identity.isOrgAdmin,
       isServiceAccount: identity.isServiceAccount,
+      email: identity.email,
       isSystemUser: false,
     };
   }
@@ -81,6 +84,10 @@ export async function authenticate(req: Request, options: IdentityOptions): Prom
 }
 
 const ORG_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** An identity's e-mail the store accepts; another (overlong, control characters) is not recorded rather than failing the request. */
+const recordableEmail = (email: string | null | undefined): email is string =>
+  typeof email === "string" && email.length > 0 && email.length <= 320 && !/[\u0000-\u001f\u007f]/.test(email);
 
 /**
  * Resolves the caller and its tenant. The first request of an unknown organisation bootstraps
@@ -110,6 +117,7 @@ export function identityMiddleware(store: Store, options: IdentityOptions): Requ
         username: caller.username,
         type: caller.isServiceAccount ? "service-account" : "user",
         isOrgAdmin: caller.isOrgAdmin,
+        ...(recordableEmail(caller.email) ? { email: caller.email } : {}),
       })
     ).revision;
 

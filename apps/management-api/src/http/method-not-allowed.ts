@@ -21,6 +21,7 @@ const V2_METHODS: [RegExp, string[]][] = [
   [/^\/access:organisation\/$/, ["GET"]],
   [/^\/access:permissions\/$/, ["GET"]],
   [/^\/access:parity\/$/, ["GET"]],
+  [/^\/access:mode\/$/, ["GET"]],
 ];
 
 /**

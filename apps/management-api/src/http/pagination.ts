@@ -15,6 +15,17 @@ export function parseOffsetPage(query: { limit?: string | undefined; offset?: st
   return { limit: parseLimit(query.limit, max), offset: parseNonNegative(query.offset, "offset") };
 }
 
+/**
+ * insights-rbac's StandardResultsSetPagination on the lists it pages itself (v1 `/principals/`): a
+ * `limit` that is not a positive integer falls back to 10 and an `offset` that is not a
+ * non-negative integer to 0, rather than a 400.
+ */
+export function parseLenientOffsetPage(query: { limit?: string | undefined; offset?: string | undefined }, max: number): OffsetPage {
+  const limit = query.limit !== undefined && /^\s*\+?\d+\s*$/.test(query.limit) && Number(query.limit) >= 1 ? Math.min(Number(query.limit), max) : 10;
+  const offset = query.offset !== undefined && /^\s*\+?\d+\s*$/.test(query.offset) && Number.isSafeInteger(Number(query.offset)) ? Number(query.offset) : 0;
+  return { limit, offset };
+}
+
 export function parseLimit(raw: string | undefined, max: number): number {
   if (raw === undefined || raw === "") return 10;
   if (!/^-?\d+$/.test(raw)) throw new ApiError(400, [{ message: "A valid integer is required.", field: "limit" }]);

@@ -9,6 +9,7 @@ import { route, sendJson } from "../http/respond.js";
 import { parseBody } from "../http/validate.js";
 import { explainBody, explainSelfBody } from "../schemas/access.js";
 import { selfView } from "../access/explain-self.js";
+import { orgMode } from "../commands/org-mode.js";
 
 /** Explaining anyone's access reveals the whole organisation's grants: org admins and service accounts only. */
 function requireExplainer(ctx: RequestContext): void {
@@ -56,6 +57,15 @@ export function accessRoutes(services: Services): Router {
       const ctx = contextOf(res);
       requireExplainer(ctx);
       sendJson(res, 200, await parityReport(services, ctx, index.catalog));
+    }),
+  );
+
+  // The caller's own organisation's v1 / v2 mode (the console offers v1 role writes only in v1
+  // mode): any signed-in user of the organisation; operators set it through /admin/.
+  router.get(
+    "/access\\:mode/",
+    route(async (_req, res) => {
+      sendJson(res, 200, await orgMode(services.store, contextOf(res).tenant.orgId));
     }),
   );
 

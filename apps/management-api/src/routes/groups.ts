@@ -78,7 +78,13 @@ export function groupRoutes(services: Services): Router {
     route(async (req, res) => {
       const query = parseQuery(groupPrincipalsListQuery, req);
       const page = parseOffsetPage(query, PRINCIPAL_PAGE_MAX);
-      const result = await groupPrincipals(services, contextOf(res), String(req.params["uuid"]), query.principal_type, page);
+      const result = await groupPrincipals(
+        services,
+        contextOf(res),
+        String(req.params["uuid"]),
+        { principalType: query.principal_type, usernameOnly: query.username_only, adminOnly: query.admin_only, principalUsername: query.principal_username, orderBy: query.order_by },
+        page,
+      );
       sendJson(res, 200, offsetEnvelope(req, page, result.count, result.data));
     }),
   );

@@ -7,7 +7,7 @@ import { listV1Principals } from "../commands/v1-principal-list.js";
 import { listV1Permissions, v1PermissionOptions, type V1PermissionFilter } from "../commands/v1-permissions.js";
 import { contextOf } from "../http/identity.js";
 import { methodNotAllowed } from "../http/method-not-allowed.js";
-import { offsetEnvelope, parseOffsetPage } from "../http/pagination.js";
+import { offsetEnvelope, parseLenientOffsetPage, parseOffsetPage } from "../http/pagination.js";
 import { route, sendJson } from "../http/respond.js";
 import { param } from "./v1.js";
 import { v1PrincipalListQuery } from "./v1-list-queries.js";
@@ -30,7 +30,7 @@ export function v1PrincipalListRoutes(services: Services): Router {
   router.get(
     "/principals/",
     route(async (req, res) => {
-      const page = parseOffsetPage({ limit: param(req, "limit"), offset: param(req, "offset") }, PERMISSION_PAGE_MAX);
+      const page = parseLenientOffsetPage({ limit: param(req, "limit"), offset: param(req, "offset") }, PERMISSION_PAGE_MAX);
       const result = await listV1Principals(services, contextOf(res), v1PrincipalListQuery(req), page);
       sendJson(res, 200, offsetEnvelope(req, page, result.count, result.data));
     }),

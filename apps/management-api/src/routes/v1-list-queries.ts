@@ -22,6 +22,7 @@ export const v1GroupListQuery = (req: Request): V1GroupListQuery => ({
 /** The v1 principal list's filters. */
 export const v1PrincipalListQuery = (req: Request): V1PrincipalListQuery => ({
   usernames: param(req, "usernames"),
+  email: param(req, "email"),
   matchCriteria: param(req, "match_criteria"),
   sortOrder: param(req, "sort_order"),
   status: param(req, "status"),

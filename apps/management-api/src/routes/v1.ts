@@ -76,7 +76,14 @@ export function v1Routes(services: Services): Router {
   router.get(
     "/groups/:uuid/roles/",
     route(async (req, res) => {
-      const roles = await groupV1Roles(services, contextOf(res), String(req.params["uuid"]));
+      const roles = await groupV1Roles(services, contextOf(res), String(req.params["uuid"]), {
+        exclude: param(req, "exclude"),
+        roleName: param(req, "role_name"),
+        roleDisplayName: param(req, "role_display_name"),
+        roleDescription: param(req, "role_description"),
+        roleSystem: param(req, "role_system"),
+        orderBy: param(req, "order_by"),
+      });
       const page = parseOffsetPage({ limit: param(req, "limit"), offset: param(req, "offset") }, ROLE_PAGE_MAX);
       sendJson(res, 200, offsetEnvelope(req, page, roles.length, slice(roles, page)));
     }),

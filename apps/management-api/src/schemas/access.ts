@@ -113,3 +113,12 @@ export const parityResult = z
     }),
   })
   .meta({ id: "AccessParityReport" });
+
+/** The caller's organisation's mode (`GET /access:mode/`). */
+export const orgModeSchema = z
+  .object({
+    org_id: z.string(),
+    mode: z.enum(["v1", "v2"]),
+    v2_activated_at: z.string().nullable().meta({ format: "date-time" }),
+  })
+  .meta({ id: "OrganisationMode" });

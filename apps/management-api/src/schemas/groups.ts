@@ -7,6 +7,7 @@ export const groupSchema = z
     name: z.string(),
     description: z.string().nullable(),
     principalCount: z.number().int(),
+    roleCount: z.number().int(),
     platform_default: z.boolean(),
     admin_default: z.boolean(),
     system: z.boolean(),
@@ -70,6 +71,10 @@ export const groupPrincipalsListQuery = z.object({
   limit: limitParam,
   offset: offsetParam,
   principal_type: z.string().max(64).optional(),
+  username_only: z.string().max(64).optional(),
+  admin_only: z.string().max(64).optional(),
+  principal_username: z.string().max(256).optional(),
+  order_by: z.string().max(64).optional(),
 });
 
 /** A member service account as `principal_type=service-account` lists it (upstream's ServiceAccount, without directory fields). */

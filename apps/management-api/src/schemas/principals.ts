@@ -5,6 +5,7 @@ export const principalSchema = z
   .object({
     uuid: z.string().meta({ format: "uuid" }),
     username: z.string(),
+    email: z.string().nullable(),
     type: z.enum(["user", "service-account"]),
     user_id: z.string().nullable(),
     service_account_id: z.string().nullable(),

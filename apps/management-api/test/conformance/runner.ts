@@ -15,6 +15,8 @@ export interface PrincipalSetup {
   user_id?: string;
   service_account?: string;
   admin?: boolean;
+  /** The identity's `user.email`. */
+  email?: string;
 }
 export interface Setup {
   /** The ungrouped-hosts workspace (`{{ungrouped}}`), which upstream's inventory asks for over a service-to-service call. */
@@ -151,6 +153,7 @@ interface Identity {
   userId?: string;
   serviceAccount?: string;
   admin: boolean;
+  email?: string;
 }
 
 export class CaseRun {
@@ -174,6 +177,7 @@ export class CaseRun {
         orgId: org === undefined ? this.org : `${this.org}-${org}`,
         username: who.username,
         isOrgAdmin: who.admin,
+        ...(who.email !== undefined ? { email: who.email } : {}),
         ...(who.serviceAccount ? { serviceAccount: { clientId: who.serviceAccount, username: who.username } } : { userId: who.userId ?? who.username }),
       }),
     };
@@ -204,7 +208,13 @@ export class CaseRun {
     // Written first: the setup's API writes below bring the API's authorization graph past it.
     if (setup.ungrouped) this.vars.set("ungrouped", (await this.app.store.workspaces.ensureUngroupedHosts(this.org)).value.id);
     for (const p of setup.principals ?? []) {
-      this.identities.set(p.name, { username: p.username, admin: p.admin ?? false, ...(p.user_id ? { userId: p.user_id } : {}), ...(p.service_account ? { serviceAccount: p.service_account } : {}) });
+      this.identities.set(p.name, {
+        username: p.username,
+        admin: p.admin ?? false,
+        ...(p.user_id ? { userId: p.user_id } : {}),
+        ...(p.service_account ? { serviceAccount: p.service_account } : {}),
+        ...(p.email !== undefined ? { email: p.email } : {}),
+      });
       // Principals are recorded on their first authenticated request.
       await this.call("GET /principals/?limit=1", p.name, undefined);
       const listed = await this.must(`GET /principals/?username=${encodeURIComponent(p.username)}`, undefined, 200);

@@ -10,6 +10,7 @@ import { namePattern, optionalDescription, pageBounds, requireOrgId, requireUuid
 import { requireTenantRow, runWrite } from "../write.js";
 import { recordAudit } from "./audit-log.js";
 import { groupIdsOf, removeSubjectEverywhere } from "./role-bindings.js";
+import { dropGroupFromAllParts } from "./v1-role-parts.js";
 
 export interface GroupRow {
   id: string;
@@ -102,6 +103,7 @@ export function groupRepository(ctx: StoreContext): GroupRepository {
         const group = await loadGroup(w.tx, orgId, groupId);
         if (group.kind !== "standard") throw new StoreError("immutable", "Default groups cannot be deleted.", "id");
         await removeSubjectEverywhere(ctx, w, orgId, { type: "group", id: groupId });
+        await dropGroupFromAllParts(w, orgId, groupId);
         const members = await w.tx.query<{ user_id: string }>("DELETE FROM gh_group_members WHERE group_id = $1 RETURNING user_id", [groupId]);
         await w.remove([...members.map((m) => groupMember(groupId, m.user_id, ctx.domain)), owner("rbac/group", groupId, tenantResourceId(ctx.domain, orgId))]);
         await w.tx.query("DELETE FROM gh_groups WHERE id = $1", [groupId]);

@@ -32,6 +32,7 @@ interface PrincipalRow {
   username: string;
   type: string;
   is_org_admin: boolean;
+  email: string | null;
   [k: string]: unknown;
 }
 
@@ -182,7 +183,7 @@ export function importRepository(ctx: StoreContext): ImportRepository {
         // Principals: one read, then only the new or changed ones are written.
         let principalsWritten = 0;
         if (plan.principals.length > 0) {
-          const existing = new Map((await w.tx.query<PrincipalRow>("SELECT user_id, username, type, is_org_admin FROM gh_principals WHERE org_id = $1", [orgId])).map((p) => [p.user_id, p]));
+          const existing = new Map((await w.tx.query<PrincipalRow>("SELECT user_id, username, type, is_org_admin, email FROM gh_principals WHERE org_id = $1", [orgId])).map((p) => [p.user_id, p]));
           const changed = plan.principals
             .map((p) => {
               const e = existing.get(p.userId);
@@ -190,7 +191,7 @@ export function importRepository(ctx: StoreContext): ImportRepository {
             })
             .filter((p) => {
               const e = existing.get(p.userId);
-              return !e || e.username !== p.username || e.type !== p.type || e.is_org_admin !== p.isOrgAdmin;
+              return !e || e.username !== p.username || e.type !== p.type || e.is_org_admin !== p.isOrgAdmin || (p.email !== null && e.email !== p.email);
             });
           if (changed.length > 0) {
             const clash = await w.tx.query<{ username: string }>(
@@ -205,11 +206,18 @@ export function importRepository(ctx: StoreContext): ImportRepository {
               names.add(p.username);
             }
             await w.tx.query(
-              `INSERT INTO gh_principals (org_id, user_id, username, type, is_org_admin)
-               SELECT $1, u, n, t, a FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[]) AS x(u, n, t, a)
+              `INSERT INTO gh_principals (org_id, user_id, username, type, is_org_admin, email)
+               SELECT $1, u, n, t, a, e FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[]) AS x(u, n, t, a, e)
                ON CONFLICT (org_id, user_id) DO UPDATE SET username = EXCLUDED.username, type = EXCLUDED.type,
-                 is_org_admin = EXCLUDED.is_org_admin, modified_at = clock_timestamp()`,
-              [orgId, changed.map((p) => p.userId), changed.map((p) => p.username), changed.map((p) => p.type), changed.map((p) => p.isOrgAdmin)],
+                 is_org_admin = EXCLUDED.is_org_admin, email = COALESCE(EXCLUDED.email, gh_principals.email), modified_at = clock_timestamp()`,
+              [
+                orgId,
+                changed.map((p) => p.userId),
+                changed.map((p) => p.username),
+                changed.map((p) => p.type),
+                changed.map((p) => p.isOrgAdmin),
+                changed.map((p) => p.email),
+              ],
             );
             principalsWritten = changed.length;
             rowsChanged = true;

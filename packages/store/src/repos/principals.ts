@@ -14,6 +14,7 @@ interface PrincipalRow {
   username: string;
   type: PrincipalType;
   is_org_admin: boolean;
+  email: string | null;
   created_at: Date;
   modified_at: Date;
   [k: string]: unknown;
@@ -25,13 +26,18 @@ const toPrincipal = (r: PrincipalRow): Principal => ({
   username: r.username,
   type: r.type,
   isOrgAdmin: r.is_org_admin,
+  email: r.email ?? null,
   created: r.created_at,
   modified: r.modified_at,
 });
 
 const userIdRe = /^[A-Za-z0-9_|=+-]{1,200}$/;
 
-export function requirePrincipal(p: PrincipalInput, i: number): Required<PrincipalInput> {
+export type CheckedPrincipal = Required<Omit<PrincipalInput, "email">> & { email: string | null };
+
+const EMAIL_MAX = 320;
+
+export function requirePrincipal(p: PrincipalInput, i: number): CheckedPrincipal {
   if (typeof p?.userId !== "string" || !userIdRe.test(p.userId)) {
     throw new StoreError("invalid-argument", `Invalid user id '${String(p?.userId)}'.`, `principals[${i}].user_id`);
   }
@@ -40,8 +46,13 @@ export function requirePrincipal(p: PrincipalInput, i: number): Required<Princip
   }
   const type = p.type ?? "user";
   if (type !== "user" && type !== "service-account") throw new StoreError("invalid-argument", `Invalid principal type '${String(type)}'.`, `principals[${i}].type`);
+  const email = p.email ?? null;
+  // Any text an identity carries, bounded; control characters would only corrupt listings.
+  if (email !== null && (typeof email !== "string" || email.length > EMAIL_MAX || /[\u0000-\u001f\u007f]/.test(email))) {
+    throw new StoreError("invalid-argument", `The e-mail address must be text of at most ${EMAIL_MAX} characters without control characters.`, `principals[${i}].email`);
+  }
   // Usernames are compared lower-case (as in the identity header).
-  return { userId: p.userId, username: p.username.toLowerCase(), type, isOrgAdmin: p.isOrgAdmin === true };
+  return { userId: p.userId, username: p.username.toLowerCase(), type, isOrgAdmin: p.isOrgAdmin === true, email: email === "" ? null : email };
 }
 
 export function principalRepository(ctx: StoreContext): PrincipalRepository {
@@ -59,11 +70,11 @@ export function principalRepository(ctx: StoreContext): PrincipalRepository {
           const clash = await w.tx.query("SELECT 1 FROM gh_principals WHERE org_id = $1 AND lower(username) = $2 AND user_id <> $3", [orgId, p.username, p.userId]);
           if (clash.length > 0) throw new StoreError("duplicate-name", `Username '${p.username}' is taken by another principal.`, "username");
           const [row] = await w.tx.query<PrincipalRow>(
-            `INSERT INTO gh_principals (org_id, user_id, username, type, is_org_admin) VALUES ($1, $2, $3, $4, $5)
+            `INSERT INTO gh_principals (org_id, user_id, username, type, is_org_admin, email) VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT (org_id, user_id) DO UPDATE SET username = EXCLUDED.username, type = EXCLUDED.type,
-               is_org_admin = EXCLUDED.is_org_admin, modified_at = clock_timestamp()
+               is_org_admin = EXCLUDED.is_org_admin, email = COALESCE(EXCLUDED.email, gh_principals.email), modified_at = clock_timestamp()
              RETURNING *`,
-            [orgId, p.userId, p.username, p.type, p.isOrgAdmin],
+            [orgId, p.userId, p.username, p.type, p.isOrgAdmin, p.email],
           );
           const admin = groupMember(tenant.admin_default_group_id, p.userId, ctx.domain);
           await w.touch([groupMember(tenant.platform_default_group_id, p.userId, ctx.domain), ...(p.isOrgAdmin ? [admin] : [])]);
@@ -78,12 +89,12 @@ export function principalRepository(ctx: StoreContext): PrincipalRepository {
       requireOrgId(orgId);
       const p = requirePrincipal(principal, 0);
       // One round trip: the stored row and the head, so an unchanged principal costs no write.
-      const [row] = await ctx.db.query<{ username: string | null; type: string | null; is_org_admin: boolean | null; head: string }>(
-        `SELECT p.username, p.type, p.is_org_admin, (SELECT head::text FROM gh_revision) AS head
+      const [row] = await ctx.db.query<{ username: string | null; type: string | null; is_org_admin: boolean | null; email: string | null; head: string }>(
+        `SELECT p.username, p.type, p.is_org_admin, p.email, (SELECT head::text FROM gh_revision) AS head
          FROM (SELECT 1) AS one LEFT JOIN gh_principals p ON p.org_id = $1 AND p.user_id = $2`,
         [orgId, p.userId],
       );
-      if (row && row.username === p.username && row.type === p.type && row.is_org_admin === p.isOrgAdmin) {
+      if (row && row.username === p.username && row.type === p.type && row.is_org_admin === p.isOrgAdmin && (p.email === null || row.email === p.email)) {
         const revision = Number(row.head);
         return { value: false, revision, token: ctx.tokens.encode(revision) };
       }

@@ -15,6 +15,12 @@ import { loadRole, loadWorkspace, type RoleRow } from "./loaders.js";
 import { assertV1WriteAllowed } from "./org-mode.js";
 import { addSubject, deleteBindingsWhere, findOrCreateBinding, removeSubject, type BindingRow } from "./role-bindings.js";
 import { requirePermission, requireRoleName, requireScope, syncPermissionTuples, toRole } from "./roles.js";
+import { dropGroupFromPart, syncRolePart } from "./v1-role-parts.js";
+
+/** The groups holding the role (through any of its ordinary bindings). */
+async function groupsHolding(w: WriteContext, orgId: string, roleId: string): Promise<string[]> {
+  return [...new Set((await groupBindingsOf(w, orgId, roleId)).map((b) => b.subject_id))];
+}
 
 const levelResource = (tenant: TenantRow, level: RoleScope): BindingResource =>
   level === "tenant" ? { type: "tenant", id: tenant.tenant_id } : { type: "workspace", id: level === "root" ? tenant.root_workspace_id : tenant.default_workspace_id };
@@ -136,8 +142,11 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
           [old.id, role.name, role.displayName, role.description, role.scope, role.permissions, JSON.stringify(role.access)],
         );
         await syncPermissionTuples(w, old.id, old.permissions, role.permissions);
-        // The role's groups follow its targets: a level change moves their bindings.
+        // The role's groups follow its targets: a level change moves their bindings; a mixed role's
+        // unlimited part follows them too.
+        const holders = await groupsHolding(w, orgId, old.id);
         await placeRole(ctx, w, orgId, old.id, resources);
+        await syncRolePart(w, tenant, ctx.domain, old.id, role.targets.unlimited, holders);
         const updated = toRole(row!);
         if (audit) await recordAudit(w, orgId, audit(updated));
         return updated;
@@ -149,6 +158,7 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
       return runWrite(ctx, orgId, "v1_delete_role", async (w) => {
         await assertV1WriteAllowed(w, orgId);
         const old = await customRole(w, orgId, id, "System roles cannot be deleted.");
+        await syncRolePart(w, await requireTenantRow(w.tx, orgId), ctx.domain, old.id, undefined, []);
         await deleteBindingsWhere(ctx, w, orgId, "b.role_id = $2", [old.id]);
         await syncPermissionTuples(w, old.id, old.permissions, []);
         await w.remove([owner("rbac/role", old.id, tenantResourceId(ctx.domain, orgId))]);
@@ -173,6 +183,7 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
           // Adding keeps the group's other bindings of the role; its targets are added.
           const resources = await resolveTargets(w, tenant, targets);
           for (const resource of resources) await addSubject(ctx, w, orgId, await findOrCreateBinding(ctx, w, orgId, role.id, resource), { type: "group", id: gid });
+          if (targets.unlimited) await syncRolePart(w, tenant, ctx.domain, role.id, targets.unlimited, await groupsHolding(w, orgId, role.id));
           added.push(toRole(role));
         }
         if (added.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [gid]);
@@ -192,6 +203,7 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
           const role = await loadRole(w.tx, orgId, requireUuid(roleId, "roles"), "roles");
           const bound = await groupBindingsOf(w, orgId, role.id, gid);
           for (const b of bound) await removeSubject(ctx, w, orgId, b, { type: "group", id: gid });
+          await dropGroupFromPart(w, orgId, role.id, gid);
           if (bound.length > 0) removed.push(toRole(role));
         }
         if (removed.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [gid]);

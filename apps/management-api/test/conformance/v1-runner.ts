@@ -1,17 +1,16 @@
-// insights-rbac's v1 access (and role) view tests, transcribed as data in test/v1-cases/*.json and
-// replayed over real HTTP. Each case imports its organisation (principals, roles with their v1
-// access lists, groups, bindings, default-group customisation) into a store of its own org, seeds
-// the system roles it names, and then checks each request's status and the fields that matter;
-// every answer is also validated against insights-rbac's v1 OpenAPI document.
+// insights-rbac's older v1 access, role and group view tests, transcribed as data in
+// v1-cases/*.json (see its README) and replayed over real HTTP by ../conformance.test.ts, beside
+// the YAML cases. Each case imports its organisation (principals, roles with their v1 access lists,
+// groups, bindings, default-group customisation) into an organisation of its own and then checks
+// each request's status and the fields that matter; every answer is also validated against
+// insights-rbac's v1 OpenAPI document. The public (seeded) roles a case names are seeded once per
+// app: cases naming the same set share an app (`systemRolesKey`).
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { encodeIdentityHeader } from "@gatehouse/auth";
 import type { ImportRoleRef, SystemRoleDefinition, TenantImportPlan, V1AccessEntry } from "@gatehouse/store";
-import { openTestStore, type TestStore } from "@gatehouse/store/testing";
-import { beforeAll, describe, expect, it } from "vitest";
-import { buildServer, type ManagementApiServer } from "../src/index.js";
-import { DATABASE_URL, testRoleConfiguration } from "./helpers.js";
-import { validateAgainstSpec } from "./openapi-validator.js";
+import type { TestStore } from "@gatehouse/store/testing";
+import { expect } from "vitest";
+import { validateAgainstSpec } from "../openapi-validator.js";
 
 interface CaseCaller {
   /** User id; a service account's client id (its principal is keyed by it). */
@@ -22,7 +21,7 @@ interface CaseCaller {
   serviceAccount?: boolean;
 }
 
-interface CaseRole {
+export interface CaseRole {
   key: string;
   name: string;
   scope?: "tenant" | "root" | "default";
@@ -74,7 +73,7 @@ interface CaseStep {
   errors?: { detail: string; source?: string }[];
 }
 
-interface CaseFile {
+export interface V1CaseFile {
   upstream: string[];
   description: string;
   systemRoles?: (SystemRoleDefinition & { access: V1AccessEntry[] })[];
@@ -88,39 +87,28 @@ interface CaseFile {
   steps: CaseStep[];
 }
 
-const CASE_DIR = join(import.meta.dirname, "v1-cases");
-const files = readdirSync(CASE_DIR)
-  .filter((f) => f.endsWith(".json"))
-  .sort();
-const cases = files.map((f) => ({ file: f, data: JSON.parse(readFileSync(join(CASE_DIR, f), "utf8")) as CaseFile }));
+const CASE_DIR = new URL("./v1-cases/", import.meta.url);
 
-// One store and server per case, as upstream runs each test on a fresh database: the public
-// (seeded) roles differ from case to case. Cases run concurrently.
-let config: Awaited<ReturnType<typeof testRoleConfiguration>>;
-
-beforeAll(async () => {
-  // No seeded roles beyond each case's own: upstream's fixtures start from an empty public tenant.
-  config = { ...(await testRoleConfiguration()), systemRoles: [] };
-});
-
-interface CaseServer {
-  store: TestStore;
-  server: ManagementApiServer;
-  baseUrl: string;
+export function loadV1CaseFiles(): { file: string; content: V1CaseFile }[] {
+  return readdirSync(CASE_DIR)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((file) => ({ file, content: JSON.parse(readFileSync(new URL(file, CASE_DIR), "utf8")) as V1CaseFile }));
 }
 
-async function openCase(): Promise<CaseServer> {
-  const store = await openTestStore(process.env["CI"] || process.env["DATABASE_URL"] ? { name: "pg", databaseUrl: DATABASE_URL } : { name: "pglite" });
-  const server = buildServer({ port: 0, host: "127.0.0.1" }, { store, roleConfiguration: config });
-  return { store, server, baseUrl: `http://127.0.0.1:${(await server.start()).port}` };
+/** Cases naming the same public roles can share an app (its store holds those seeded roles). */
+export const systemRolesKey = (c: V1CaseFile): string => JSON.stringify(c.systemRoles ?? []);
+
+/** Seeds the case's public roles into a fresh store (once per app). */
+export async function seedV1SystemRoles(store: TestStore, c: V1CaseFile): Promise<void> {
+  await store.roles.seedSystemRoles((c.systemRoles ?? []).map((r) => ({ ...r, access: r.access.map((a) => ({ permission: a.permission })) })));
 }
 
 const roleRef = (roles: Map<string, CaseRole>, name: string): ImportRoleRef => (roles.has(name) ? { key: name } : { seeded: name });
 const scopeOf = (role: CaseRole) => role.scope ?? "default";
 
 /** Imports the case's organisation; returns the ids placeholders in paths and bodies refer to. */
-async function arrange(store: TestStore, c: CaseFile, org: string): Promise<Record<string, string>> {
-  await store.roles.seedSystemRoles((c.systemRoles ?? []).map((r) => ({ ...r, access: r.access.map((a) => ({ permission: a.permission })) })));
+async function arrange(store: TestStore, c: V1CaseFile, org: string): Promise<Record<string, string>> {
   // Workspaces first: role access lists may name them.
   const ids: Record<string, string> = {};
   const tenant = (await store.tenants.bootstrap(org)).value;
@@ -196,22 +184,7 @@ const normal = (v: unknown): unknown => {
   return v;
 };
 
-let orgCounter = 0;
-
-describe.concurrent.each(cases)("upstream v1 case $file", ({ data: c }) => {
-  it(c.description, async () => {
-    const { store, server, baseUrl } = await openCase();
-    try {
-      await runCase(store, baseUrl, c);
-    } finally {
-      await server.stop();
-      await store.close();
-    }
-  });
-});
-
-async function runCase(store: TestStore, baseUrl: string, c: CaseFile): Promise<void> {
-  const org = `v1case${process.pid}x${++orgCounter}`;
+export async function runV1Case(store: TestStore, baseUrl: string, c: V1CaseFile, org: string): Promise<void> {
   const ids = await arrange(store, c, org);
   const callers = new Map(c.principals.map((p) => [p.user, p]));
   for (const step of c.steps) {

@@ -1,0 +1,3 @@
+import { sharedConfig } from "../../vitest.shared.mjs";
+
+export default sharedConfig;
