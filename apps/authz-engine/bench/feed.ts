@@ -7,10 +7,14 @@
 //             batch is applied to the graph as it arrives;
 //   memory:   the same batches, read once before the rounds, applied to the graph.
 // A third line reads the feed without applying it (`changesSince` in pages of 1,000 commits), so
-// the read's own cost is apart. Medians over the rounds; CPU time is this process's (the
-// database's CPU is not in it).
+// the read's own cost is apart. FEED_FROM_CHECKPOINT=1 starts every round of both paths from a
+// graph freshly decoded from a checkpoint of the same graph, as a replica catching up after its
+// start (the first commit then pays the copies the graph makes of the checkpoint's arrays);
+// unset, both paths apply to one graph that already made them. Medians over the rounds; CPU time
+// is this process's (the database's CPU is not in it).
 // Run: DATABASE_URL=postgres://…/<db> pnpm --filter @gatehouse/authz-engine bench:feed
-//   (FEED_GRAPH=1000000 by default, FEED_ROUNDS=7, FEED_COMMITS=100, FEED_BATCH=1000)
+//   (FEED_GRAPH=1000000 by default, FEED_ROUNDS=7, FEED_COMMITS=100, FEED_BATCH=1000,
+//   FEED_FROM_CHECKPOINT=1)
 // The commits are written into a schema of their own, dropped at the end.
 import { availableParallelism, loadavg } from "node:os";
 import { RelationshipGraph, type Relationship } from "@gatehouse/evaluator";
@@ -18,6 +22,7 @@ import { compileRoleModel } from "@gatehouse/role-config";
 import { openStore } from "@gatehouse/store";
 import { dropSchema } from "@gatehouse/store/testing";
 import { percentile } from "@gatehouse/telemetry";
+import { decodeCheckpoint, encodeCheckpoint, schemaHash } from "../src/graph/checkpoint.js";
 import type { ChangeBatch } from "../src/graph/source.js";
 import { storeGraphSource } from "../src/graph/store-source.js";
 import { scaleRelationships, workspaceId } from "./scale-data.js";
@@ -27,6 +32,7 @@ const ROUNDS = Number(process.env["FEED_ROUNDS"] ?? 7);
 const COMMITS = Number(process.env["FEED_COMMITS"] ?? 100);
 const BATCH = Number(process.env["FEED_BATCH"] ?? 1000);
 const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
+const FROM_CHECKPOINT = process.env["FEED_FROM_CHECKPOINT"] === "1";
 const ORG = "scale-org";
 const schema = `bench_feed_${process.pid}`;
 
@@ -44,7 +50,7 @@ const rate = (n: number, ms: number) => Math.round(n / (ms / 1000)).toLocaleStri
 async function main() {
   const model = compileRoleModel("stage");
   const data = scaleRelationships({ relationships: GRAPH, model });
-  const graph = new RelationshipGraph(model);
+  let graph = new RelationshipGraph(model);
   for (const r of data.relationships) graph.add(r);
   graph.compact();
   const largest = data.shape.tenants[0]!;
@@ -64,6 +70,8 @@ async function main() {
     for (const touch of hosts) await store.relationships.write(ORG, { touch });
     for (const del of hosts) await store.relationships.write(ORG, { delete: del });
     const target = await source.headRevision();
+    const identity = { storeId: store.storeId, schemaHash: schemaHash(model) };
+    const checkpoint = FROM_CHECKPOINT ? encodeCheckpoint(graph, { ...identity, revision: from }) : undefined;
 
     const apply = (batch: ChangeBatch) => {
       for (const change of batch.changes) {
@@ -95,6 +103,7 @@ async function main() {
     type Result = { wall: number; cpu: number };
     const results: Record<"postgres" | "memory" | "read", Result[]> = { postgres: [], memory: [], read: [] };
     const run = async (kind: "postgres" | "memory" | "read") => {
+      if (checkpoint && kind !== "read") graph = decodeCheckpoint(checkpoint, model, identity).graph;
       const started = performance.now();
       const cpu = process.cpuUsage();
       if (kind === "postgres") await follow(apply);
@@ -122,7 +131,7 @@ async function main() {
     }
 
     console.log(
-      `\nfeed bench, node ${process.version}, load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores: ${changes.toLocaleString("en")} changes in ${batches.length} commits, graph of ${graph.size.toLocaleString("en")} relationships, ${ROUNDS} rounds (medians)\n`,
+      `\nfeed bench, node ${process.version}, load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores: ${changes.toLocaleString("en")} changes in ${batches.length} commits, graph of ${graph.size.toLocaleString("en")} relationships${FROM_CHECKPOINT ? " decoded from a checkpoint each round" : ""}, ${ROUNDS} rounds (medians)\n`,
     );
     console.log("| path | wall | CPU | changes/s | per CPU second |\n|---|---|---|---|---|");
     const label = { postgres: "read from Postgres and applied (follow)", memory: "applied from memory", read: "read from Postgres only (changesSince)" };
