@@ -19,6 +19,6 @@ export { RelationshipGraph, type GraphArrays } from "./graph/relationship-graph.
 export { encodeGraph, decodeGraph, GRAPH_CODEC_VERSION } from "./graph/graph-codec.js";
 export { check, type CheckOptions } from "./eval/check.js";
 export { DEFAULT_MAX_DEPTH } from "./eval/evaluation.js";
-export { lookupResources } from "./eval/lookup-resources.js";
+export { lookupResourceIds, lookupResources } from "./eval/lookup-resources.js";
 export { lookupSubjects, type SubjectsResult } from "./eval/lookup-subjects.js";
 export { explain, type Explanation, type ExplainNode, type ExplainKind } from "./eval/explain.js";
