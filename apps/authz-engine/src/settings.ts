@@ -1,6 +1,6 @@
 // The engine's environment variables: one zod schema (see @gatehouse/config), read by main.ts and
 // rendered into the README table and .env.example.
-import { defineConfig, feedRetentionSettings, migrationSettings, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
+import { defineConfig, feedRetentionSettings, hugePagesSettings, migrationSettings, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
 import { parseReporters, type Reporters } from "./commands/write-policy.js";
 
 export const engineSettings = defineConfig("authz-engine", {
@@ -55,6 +55,7 @@ export const engineSettings = defineConfig("authz-engine", {
   AUTHZ_CHECKPOINT_IN_DATABASE: setting.bool("keep graph checkpoints in the database (table gh_checkpoints) instead of AUTHZ_CHECKPOINT_DIR", false),
   AUTHZ_CHECKPOINT_INTERVAL_SECONDS: setting.int("write a graph checkpoint this often when the graph changed (0 = only read them)", { default: 300, min: 0 }),
   ...feedRetentionSettings,
+  ...hugePagesSettings,
   ...processSettings,
   ...tracingSettings,
 });
