@@ -1,6 +1,6 @@
 // The engine's environment variables: one zod schema (see @gatehouse/config), read by main.ts and
 // rendered into the README table and .env.example.
-import { defineConfig, feedRetentionSettings, migrationSettings, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
+import { defineConfig, feedRetentionSettings, hugePagesSettings, migrationSettings, processSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
 import { parseReporters, type Reporters } from "./commands/write-policy.js";
 
 export const engineSettings = defineConfig("authz-engine", {
@@ -59,6 +59,7 @@ export const engineSettings = defineConfig("authz-engine", {
   }),
   AUTHZ_CHECKPOINT_INTERVAL_SECONDS: setting.int("write a graph checkpoint this often when the graph changed (0 = only read them)", { default: 300, min: 0 }),
   ...feedRetentionSettings,
+  ...hugePagesSettings,
   ...processSettings,
   ...tracingSettings,
 });

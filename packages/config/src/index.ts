@@ -7,6 +7,7 @@ export { renderConfigTable, renderEnvExample } from "./render.js";
 export {
   feedRetentionSettings,
   httpServerLimits,
+  hugePagesSettings,
   httpServerSettings,
   LOG_LEVELS,
   migrationSettings,
@@ -16,3 +17,4 @@ export {
   storeSettings,
   tracingSettings,
 } from "./shared.js";
+export { HUGE_PAGES_TUNABLE, hugePagesEnvironment, relaunchWithHugePages } from "./huge-pages.js";

@@ -38,6 +38,17 @@ export const roleConfigSettings = {
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 /** Logging and lifecycle. */
+/**
+ * Read by the launcher of a process holding a graph (the engine, `gatehouse start`) before anything
+ * else (`relaunchWithHugePages`): glibc reads GLIBC_TUNABLES only at process start.
+ */
+export const hugePagesSettings = {
+  GATEHOUSE_HUGE_PAGES: setting.bool(
+    "on Linux, when GLIBC_TUNABLES names no glibc.malloc.hugetlb value, restart the process once at start with glibc.malloc.hugetlb=1 added (huge pages for the graph's large arrays; glibc reads it only at process start)",
+    true,
+  ),
+};
+
 export const processSettings = {
   LOG_LEVEL: setting.oneOf("pino log level", LOG_LEVELS, "info"),
   SHUTDOWN_TIMEOUT_MS: setting.int("on SIGTERM, how long requests and streams in flight may take to finish before they are cut off", { default: 10_000, min: 0 }),

@@ -1,7 +1,8 @@
-import { lookupResources, lookupSubjects } from "@gatehouse/evaluator";
+import { lookupResourceIds, lookupSubjects } from "@gatehouse/evaluator";
 import type { EngineContext } from "./context.js";
 import { currentToken, ensureConsistency } from "./consistency.js";
-import { decodeCursor, encodeCursor, firstIndexAfter } from "./cursor.js";
+import { decodeCursor, encodeCursor } from "./cursor.js";
+import { SortedIds } from "./sorted-ids.js";
 import type { ConsistencyRequirement, ObjectRef, SubjectRef } from "./types.js";
 
 export interface PageRequest {
@@ -10,12 +11,13 @@ export interface PageRequest {
 }
 
 /**
- * One page as a window over the (cached, shared, never mutated) sorted result: nothing is copied
- * or encoded up front, so the first item can be sent as soon as the window is known. Each item's
+ * One page as a window over the (cached, shared) result: nothing is copied or encoded up front,
+ * and the result is put in order only as far as pages are read (`SortedIds`), so the first item
+ * can be sent as soon as it is known, before the rest of a large answer is ordered. Each item's
  * cursor ("resume after this id") is encoded when it is sent, by `cursorAt`.
  */
 export interface ListPage {
-  ids: readonly string[];
+  ids: SortedIds;
   /** This page is ids[start, end). */
   start: number;
   end: number;
@@ -23,28 +25,33 @@ export interface ListPage {
 }
 
 export function cursorAt(page: ListPage, index: number): string {
-  return encodeCursor(page.ids[index] as string);
+  return encodeCursor(page.ids.at(index));
 }
 
 /** The page's ids with their cursors (tests and small callers). */
 export function itemsOf(page: ListPage): { id: string; cursor: string }[] {
   const items: { id: string; cursor: string }[] = [];
-  for (let i = page.start; i < page.end; i++) items.push({ id: page.ids[i] as string, cursor: cursorAt(page, i) });
+  for (let i = page.start; i < page.end; i++) items.push({ id: page.ids.at(i), cursor: cursorAt(page, i) });
   return items;
 }
 
-function pageOf(ctx: EngineContext, sortedIds: readonly string[], page: PageRequest): ListPage {
+function pageOf(ctx: EngineContext, sortedIds: SortedIds, page: PageRequest): ListPage {
   const limit = Math.min(page.limit ?? ctx.listDefaultLimit, ctx.listMaxLimit);
-  const start = page.continuationToken ? firstIndexAfter(sortedIds, decodeCursor(page.continuationToken)) : 0;
+  const start = page.continuationToken ? sortedIds.firstIndexAfter(decodeCursor(page.continuationToken)) : 0;
   return { ids: sortedIds, start, end: Math.min(sortedIds.length, start + limit), token: currentToken(ctx) };
 }
 
-/** Cursors compare ids by code units; sort only if the evaluator's order differs (O(n) check). */
-function codeUnitSorted(ids: string[]): string[] {
+/**
+ * Cursors compare ids by code units. A sorted answer is checked (O(n)) and sorted if the
+ * evaluator's order differs; an unsorted one is ordered lazily, as pages are read.
+ */
+function codeUnitSorted(found: { ids: string[]; sorted: boolean }): SortedIds {
+  const { ids } = found;
+  if (!found.sorted) return SortedIds.unsorted(ids);
   for (let i = 1; i < ids.length; i++) {
-    if ((ids[i - 1] as string) > (ids[i] as string)) return [...ids].sort();
+    if ((ids[i - 1] as string) > (ids[i] as string)) return SortedIds.sorted([...ids].sort());
   }
-  return ids;
+  return SortedIds.sorted(ids);
 }
 
 function subjectKey(subject: SubjectRef): string {
@@ -70,7 +77,7 @@ export async function listObjects(
   if (request.page.continuationToken) decodeCursor(request.page.continuationToken);
   await ensureConsistency(ctx, request.consistency);
   const key = `${expiryState(ctx)}objects\u0000${request.objectType}\u0000${request.permission}\u0000${subjectKey(request.subject)}`;
-  const ids = ctx.lookupCache.getOrCompute(ctx.graph.appliedRevision, key, () => codeUnitSorted(lookupResources(ctx.graph.graph, request.objectType, request.permission, request.subject)));
+  const ids = ctx.lookupCache.getOrCompute(ctx.graph.appliedRevision, key, () => codeUnitSorted(lookupResourceIds(ctx.graph.graph, request.objectType, request.permission, request.subject)));
   return pageOf(ctx, ids, request.page);
 }
 
@@ -92,7 +99,7 @@ export async function listSubjects(
   const ids = ctx.lookupCache.getOrCompute(ctx.graph.appliedRevision, key, () => {
     const found = lookupSubjects(ctx.graph.graph, request.resource, request.permission, request.subjectType, request.subjectRelation);
     const all = found.wildcard ? [...found.ids, "*"] : [...found.ids];
-    return all.sort();
+    return SortedIds.sorted(all.sort());
   });
   return pageOf(ctx, ids, request.page);
 }

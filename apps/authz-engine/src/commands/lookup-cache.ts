@@ -1,18 +1,19 @@
 import { LRUCache } from "lru-cache";
+import type { SortedIds } from "./sorted-ids.js";
 
 /**
- * Sorted lookup results keyed by the applied revision, so paging through a large result set at an
+ * Lookup results (sorted as far as any reader has asked, `SortedIds`) keyed by the applied revision, so paging through a large result set at an
  * unchanged revision computes the reverse lookup once. A new revision simply means new keys; old
  * entries age out of the small LRU (lru-cache) and never need invalidating.
  */
 export class LookupCache {
-  private readonly entries: LRUCache<string, string[]>;
+  private readonly entries: LRUCache<string, SortedIds>;
 
   constructor(capacity = 32) {
     this.entries = new LRUCache({ max: capacity });
   }
 
-  getOrCompute(revision: number, key: string, compute: () => string[]): string[] {
+  getOrCompute(revision: number, key: string, compute: () => SortedIds): SortedIds {
     const fullKey = `${revision}\u0000${key}`;
     const hit = this.entries.get(fullKey);
     if (hit) return hit;

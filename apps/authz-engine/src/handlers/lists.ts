@@ -22,7 +22,7 @@ export function listHandlers(ctx: EngineContext) {
       const encode = objectItemEncoder(objectType.resourceType, objectType.reporterType, result.token);
       for (let i = result.start; i < result.end; i++) {
         if (context.cancelled()) return;
-        const pending = write(encode(result.ids[i] as string, cursorAt(result, i)));
+        const pending = write(encode(result.ids.at(i), cursorAt(result, i)));
         if (pending) await pending;
       }
     },
@@ -48,7 +48,7 @@ export function listHandlers(ctx: EngineContext) {
         if (context.cancelled()) return;
         const pending = write({
           subject: {
-            resource: { resourceType: subjectType.resourceType, resourceId: result.ids[i] as string, reporter },
+            resource: { resourceType: subjectType.resourceType, resourceId: result.ids.at(i), reporter },
             ...(subjectRelation !== undefined ? { relation: subjectRelation } : {}),
           },
           pagination: { continuationToken: cursorAt(result, i) },

@@ -60,8 +60,10 @@ export function registerStartCommand(program: Command): void {
               },
             );
         };
-        process.once("SIGINT", () => shutdown("SIGINT"));
-        process.once("SIGTERM", () => shutdown("SIGTERM"));
+        // `on` (shutdown ignores repeats): under the huge-pages launcher (main.ts) a Ctrl+C reaches
+        // this process twice, from the terminal and relayed.
+        process.on("SIGINT", () => shutdown("SIGINT"));
+        process.on("SIGTERM", () => shutdown("SIGTERM"));
       });
     });
 }

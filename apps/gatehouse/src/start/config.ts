@@ -1,5 +1,5 @@
 import path from "node:path";
-import { ConfigError, defineConfig, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
+import { ConfigError, defineConfig, hugePagesSettings, roleConfigSettings, setting, storeSettings, tracingSettings } from "@gatehouse/config";
 
 /** Settings of the all-in-one local server, from flags and the environment. */
 export interface StartConfig {
@@ -59,6 +59,7 @@ export const startSettings = defineConfig("start", {
   GATEHOUSE_ENV: storeSettings.GATEHOUSE_ENV,
   ...roleConfigSettings,
   GATEHOUSE_SEED_DEMO: setting.bool("seed the demo organisation on first start", true),
+  ...hugePagesSettings,
   ...tracingSettings,
 });
 

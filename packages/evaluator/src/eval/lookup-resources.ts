@@ -259,6 +259,25 @@ function sortedIds(graph: RelationshipGraph, typeIndex: number, nodes: number[])
   return out;
 }
 
+/**
+ * The ids of `lookupResources`, without paying for a sort the caller can do lazily: sorted (as
+ * `lookupResources` returns them) when that is cheap (a small answer, or the type's order is
+ * already kept), otherwise in no particular order (`sorted: false`), so a caller streaming the
+ * answer can put only the first page in order before sending it. Building the type's order from
+ * scratch is a comparator sort of every object of the type, the larger part of a first lookup.
+ */
+export function lookupResourceIds(graph: RelationshipGraph, resourceType: string, permission: string, subject: SubjectRef, options?: { now?: number }): { ids: string[]; sorted: boolean } {
+  if (graph.expiring > 0) graph.expire(options?.now ?? Date.now());
+  const typeIndex = resolveType(graph, resourceType);
+  const resolved = resolveSubject(graph, subject);
+  if (resolved.node < 0 && resolved.relationSlot >= 0) {
+    return { ids: resolved.typeIndex === typeIndex && check(graph, { type: resourceType, id: subject.id }, permission, subject) ? [subject.id] : [], sorted: true };
+  }
+  const nodes = lookupNodes(graph, resourceType, permission, subject);
+  if (nodes.length < RANK_SORT_FROM || (sortedTypes.get(graph)?.get(typeIndex)?.ids.length ?? 0) > 0) return { ids: sortedIds(graph, typeIndex, nodes), sorted: true };
+  return { ids: nodes.map((n) => graph.idOf(n)), sorted: false };
+}
+
 /** Sorted ids of the objects of `resourceType` on which `subject` holds `permission`. */
 export function lookupResources(graph: RelationshipGraph, resourceType: string, permission: string, subject: SubjectRef, options?: { now?: number }): string[] {
   if (graph.expiring > 0) graph.expire(options?.now ?? Date.now());
