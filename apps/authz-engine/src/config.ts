@@ -77,6 +77,11 @@ export interface EngineConfig {
    * checkpoint (docs/SCALING.md); absent or 0: never.
    */
   checkpoint?: { store: CheckpointStore | "database"; intervalMs?: number; retention?: { intervalMs: number; marginRevisions: number } };
+  /**
+   * The evaluation time of expiring grants, epoch ms (default `Date.now`). Tests pass their own
+   * clock so an expiry is reached by moving it, not by waiting.
+   */
+  now?: () => number;
   /** More gRPC services on the same port (embedding; the benchmark's transport-floor handler). */
   extraServices?: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>;
 }

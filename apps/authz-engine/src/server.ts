@@ -238,6 +238,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       listMaxLimit: resolved.listMaxLimit,
       lookupCache: new LookupCache(),
       writePolicy: resolved.authn.mode === "oidc" ? reporterWritePolicy(resolved.reporters) : openWritePolicy,
+      now: config.now ?? Date.now,
     };
     const deps: CallDeps = {
       authenticator,
