@@ -59,7 +59,9 @@ let clock = Date.now();
 const HOUR = 3_600_000;
 
 beforeAll(async () => {
-  gh = await startGatehouse({ dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: DOMAIN, env: "stage", seedDemo: false }, createSilentLogger(), { now: () => clock });
+  gh = await startGatehouse({ dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: DOMAIN, env: "stage", seedDemo: false }, createSilentLogger(), {
+    now: () => clock,
+  });
   grpc = new KesselInventoryServiceClient(`127.0.0.1:${gh.ports.grpc}`, credentials.createInsecure());
   await http("GET", `${V2}/workspaces/?type=root`);
   await http("GET", `${V2}/workspaces/?type=root`, undefined, "frank");

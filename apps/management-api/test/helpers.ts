@@ -47,7 +47,7 @@ export const DATABASE_URL = process.env["DATABASE_URL"] ?? "postgres://postgres@
  */
 export async function startApp(
   config: Partial<ManagementApiConfig> = {},
-  options: BuildServerOptions & { backend?: "pg" | "pglite"; /** The store's clock for grant expiries (default the machine's). */ now?: () => number } = {},
+  options: BuildServerOptions & { backend?: "pg" | "pglite" /** The store's clock for grant expiries (default the machine's). */; now?: () => number } = {},
 ): Promise<TestApp> {
   const { backend = "pg", now, ...buildOptions } = options;
   const store = await openTestStore(backend === "pg" ? { name: "pg", databaseUrl: DATABASE_URL } : { name: "pglite" }, {

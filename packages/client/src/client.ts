@@ -119,7 +119,9 @@ export function createAuthzClient(config: AuthzClientConfig = loadClientConfig()
   if (!checked.enabled) return disabledClient();
   const domain = checked.domain ?? "redhat";
   const timeoutMs = checked.timeoutMs ?? 5_000;
-  const tokens = checked.auth.enabled ? createTokenProvider({ issuerUrl: checked.auth.oidcIssuer, clientId: checked.auth.clientId, clientSecret: checked.auth.clientSecret, timeoutMs, ...(deps.now ? { now: deps.now } : {}) }) : undefined;
+  const tokens = checked.auth.enabled
+    ? createTokenProvider({ issuerUrl: checked.auth.oidcIssuer, clientId: checked.auth.clientId, clientSecret: checked.auth.clientSecret, timeoutMs, ...(deps.now ? { now: deps.now } : {}) })
+    : undefined;
   const transport = deps.transport ?? createGrpcTransport({ target: checked.url, insecure: checked.insecure, tokens, timeoutMs });
   const resolver: WorkspaceResolver | undefined = checked.workspaceUrl ? createWorkspaceResolver({ baseUrl: checked.workspaceUrl, tokens, timeoutMs }) : undefined;
   const requireResolver = (): WorkspaceResolver => {

@@ -70,7 +70,9 @@ export async function listObjects(
   if (request.page.continuationToken) decodeCursor(request.page.continuationToken);
   await ensureConsistency(ctx, request.consistency);
   const key = `${expiryState(ctx)}objects\u0000${request.objectType}\u0000${request.permission}\u0000${subjectKey(request.subject)}`;
-  const ids = ctx.lookupCache.getOrCompute(ctx.graph.appliedRevision, key, () => codeUnitSorted(lookupResources(ctx.graph.graph, request.objectType, request.permission, request.subject, { now: ctx.now() })));
+  const ids = ctx.lookupCache.getOrCompute(ctx.graph.appliedRevision, key, () =>
+    codeUnitSorted(lookupResources(ctx.graph.graph, request.objectType, request.permission, request.subject, { now: ctx.now() })),
+  );
   return pageOf(ctx, ids, request.page);
 }
 

@@ -117,16 +117,21 @@ export function registerQueryCommands(program: Command): void {
         });
         // Check answers DENIED for an object the engine does not know, as Kessel's does: a denial
         // asks (at least as fresh as the Check) whether the object exists, so it can say which.
-        const known = allowed === Allowed.ALLOWED_TRUE ? true : await objectKnown(c, request.object, consistencyToken?.token).catch((error: unknown) => {
-          throw describeCallError(error, flags.target);
-        });
+        const known =
+          allowed === Allowed.ALLOWED_TRUE
+            ? true
+            : await objectKnown(c, request.object, consistencyToken?.token).catch((error: unknown) => {
+                throw describeCallError(error, flags.target);
+              });
         const type = flags.object.split(":")[0];
         if (flags.json) {
           const result = { allowed: allowed === Allowed.ALLOWED_TRUE, subject: flags.subject, relation: flags.relation, object: flags.object, ...(known === false ? { known: false } : {}) };
           process.stdout.write(`${JSON.stringify(result)}\n`);
         } else if (known === false) {
           process.stdout.write(`DENIED  ${flags.subject} ${flags.relation} ${flags.object}: no such object\n`);
-          process.stderr.write(`The authz-engine knows no ${type} with id '${request.object.resourceId}'. List what exists with: gatehouse list --type ${type} --relation ${flags.relation} --subject <user>\n`);
+          process.stderr.write(
+            `The authz-engine knows no ${type} with id '${request.object.resourceId}'. List what exists with: gatehouse list --type ${type} --relation ${flags.relation} --subject <user>\n`,
+          );
         } else {
           process.stdout.write(`${allowed === Allowed.ALLOWED_TRUE ? "ALLOWED" : "DENIED"}  ${flags.subject} ${flags.relation} ${flags.object}\n`);
           if (known === undefined)
