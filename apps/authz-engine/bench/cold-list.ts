@@ -73,6 +73,7 @@ async function freshEngine(mode: "lazy" | "eager"): Promise<EngineContext> {
     graph,
     source,
     model,
+    now: Date.now,
     domain: "redhat",
     freshnessTimeoutMs: 1000,
     listDefaultLimit: 1000,

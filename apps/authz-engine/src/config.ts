@@ -83,6 +83,11 @@ export interface EngineConfig {
    * grow with the number of distinct subjects checked (docs/SCALING.md, "Memory under use").
    */
   checkCacheBytes?: number;
+  /**
+   * The evaluation time of expiring grants, epoch ms (default `Date.now`). Tests pass their own
+   * clock so an expiry is reached by moving it, not by waiting.
+   */
+  now?: () => number;
   /** More gRPC services on the same port (embedding; the benchmark's transport-floor handler). */
   extraServices?: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>;
 }

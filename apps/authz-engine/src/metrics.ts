@@ -25,6 +25,8 @@ export interface EngineMetrics {
   storeUp: Gauge;
   /** Streams reset because the client read nothing for the idle timeout (same labels as the standard gRPC metrics). */
   stalledStreams: Counter<GrpcLabels>;
+  /** Connections to the gRPC port closed at once because `connections.max` were open. */
+  refusedConnections: Counter;
   /** The in-flight count of a method (grpc_in_flight{method}); increment and decrement `.value`. */
   inFlight(method: string): InFlightCount;
   appliedRevision: Gauge;
@@ -82,6 +84,7 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
     }),
     storeUp: metrics.gauge("store_up", "1 while the store answers (ReportResource, DeleteResource, CheckForUpdate, at_least_as_fresh work); 0 = degraded, checks from memory only."),
     stalledStreams: metrics.counter("grpc_stalled_streams_total", "Server streams reset because the client stopped reading.", ["grpc_type", "grpc_service", "grpc_method"]),
+    refusedConnections: metrics.counter("grpc_connections_refused_total", "Connections to the gRPC port closed at once because the connection cap (AUTHZ_MAX_CONNECTIONS) was reached."),
     inFlight(method) {
       let count = inFlight.get(method);
       if (count === undefined) inFlight.set(method, (count = { value: 0 }));

@@ -237,6 +237,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       listMaxLimit: resolved.listMaxLimit,
       lookupCache: new LookupCache(),
       writePolicy: resolved.authn.mode === "oidc" ? reporterWritePolicy(resolved.reporters) : openWritePolicy,
+      now: config.now ?? Date.now,
     };
     const deps: CallDeps = {
       authenticator,
@@ -291,7 +292,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const credentials = resolved.tls
       ? ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(resolved.tls.cert), private_key: Buffer.from(resolved.tls.key) }], false)
       : ServerCredentials.createInsecure();
-    grpcListener = await listenGrpc(grpcServer, credentials, resolved.host, resolved.port, resolved.connections);
+    grpcListener = await listenGrpc(grpcServer, credentials, resolved.host, resolved.port, resolved.connections, () => metrics.refusedConnections.inc());
     const port = grpcListener.port;
 
     const httpAuthenticator = config.http?.trustIdentityHeader && resolved.authn.mode === "oidc" ? trustingIdentityHeader(authenticator) : authenticator;

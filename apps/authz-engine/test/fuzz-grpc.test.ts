@@ -183,7 +183,9 @@ function invokeCorrupted(g: Gen, rpc: string, req: Record<string, unknown>, md: 
 
 async function invoke(g: Gen, rpc: (typeof RPCS)[number], req: Record<string, unknown>, md: Metadata): Promise<status> {
   const client = engine.client as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const options = { deadline: Date.now() + 10_000 };
+  // No deadline: a call the engine never answers fails the test by its hang bound, and a slow
+  // machine cannot fail one that is merely late.
+  const options = {};
   if (rpc !== "streamedListObjects" && rpc !== "streamedListSubjects" && JSON.stringify(req).includes(MARK)) return invokeCorrupted(g, rpc, req, md, options);
   if (rpc === "streamedListObjects" || rpc === "streamedListSubjects") {
     const stream = client[rpc]!.call(engine.client, req, md, options) as AsyncIterable<unknown>;
@@ -323,7 +325,7 @@ describe("gRPC fuzz of KesselTupleService", () => {
   afterAll(() => tuples?.close());
 
   async function invokeTuples(g: Gen, rpc: (typeof TUPLE_RPCS)[number], req: Record<string, unknown>, md: Metadata): Promise<status> {
-    const options = { deadline: Date.now() + 10_000 };
+    const options = {};
     if (rpc !== "readTuples" && JSON.stringify(req).includes(MARK)) return invokeCorrupted(g, rpc, req, md, options, relations.KesselTupleServiceService);
     if (rpc === "readTuples") {
       try {

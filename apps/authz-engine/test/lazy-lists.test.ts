@@ -54,6 +54,7 @@ async function contextOf(relationships: Relationship[]): Promise<EngineContext &
     graph,
     source,
     model,
+    now: Date.now,
     domain: "redhat",
     freshnessTimeoutMs: 1000,
     listDefaultLimit: 1000,

@@ -74,7 +74,7 @@ const bearer = (token: string) => {
 const checkRequest = (userId = APP.sub) => ({ object: workspace(WS), relation: "view", subject: { resource: principal(userId) } });
 
 function healthCheck(client: HealthClient): Promise<HealthCheckResponse_ServingStatus> {
-  return new Promise((resolve, reject) => client.check({ service: "" }, new Metadata(), { deadline: Date.now() + 5000 }, (error, response) => (error ? reject(error) : resolve(response!.status))));
+  return new Promise((resolve, reject) => client.check({ service: "" }, new Metadata(), {}, (error, response) => (error ? reject(error) : resolve(response!.status))));
 }
 
 let store: Store;

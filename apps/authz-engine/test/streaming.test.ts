@@ -110,6 +110,7 @@ describe("StreamedListObjects pages", () => {
       lookupCache: new LookupCache(),
       writer: undefined as unknown as EngineContext["writer"],
       writePolicy: openWritePolicy,
+      now: Date.now,
     };
   }
 

@@ -7,7 +7,7 @@ import { OAuth2Server } from "oauth2-mock-server";
 import { parseSystemUsers } from "@gatehouse/auth";
 import { buildServer as buildEngine } from "@gatehouse/authz-engine";
 import { type ThrowawayRedis, startThrowawayRedis } from "@gatehouse/cache/testing";
-import { type AuthzClient, type AuthzClientConfig, createAuthzClient } from "@gatehouse/client";
+import { type AuthzClient, type AuthzClientConfig, type AuthzClientDeps, createAuthzClient } from "@gatehouse/client";
 import { type Store, openStore } from "@gatehouse/store";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { buildServer as buildWorkspaceCache, workspaceDirectoryFromStore } from "@gatehouse/workspace-cache";
@@ -70,7 +70,7 @@ export interface Stack {
   enginePort: number;
   lookupProxy: Awaited<ReturnType<typeof startRecordingProxy>>;
   /** An SDK configured as an application would be, for the given service account. */
-  client(clientId?: string, secret?: string): AuthzClient;
+  client(clientId?: string, secret?: string, deps?: AuthzClientDeps): AuthzClient;
   clientConfig(clientId?: string, secret?: string): AuthzClientConfig;
   close(): Promise<void>;
 }
@@ -97,7 +97,9 @@ export async function startStack(): Promise<Stack> {
     port: 0,
     host: "127.0.0.1",
     source: { directory: workspaceDirectoryFromStore(store) },
-    cache: { kind: "redis", url: redis.url, commandTimeoutMs: 200 },
+    // Bounds that only guard a hang: a stopped Redis refuses at once, and a slow machine must not
+    // turn a late answer into a failure.
+    cache: { kind: "redis", url: redis.url, commandTimeoutMs: 600_000 },
     auth: {
       mode: "oidc",
       issuerUrl: issuer.url,
@@ -114,7 +116,7 @@ export async function startStack(): Promise<Stack> {
     workspaceUrl: lookupProxy.url,
     insecure: true,
     auth: { enabled: true, clientId, clientSecret: secret, oidcIssuer: issuer.url },
-    timeoutMs: 3_000,
+    timeoutMs: 600_000,
   });
   return {
     store,
@@ -123,7 +125,7 @@ export async function startStack(): Promise<Stack> {
     enginePort,
     lookupProxy,
     clientConfig,
-    client: (clientId, secret) => createAuthzClient(clientConfig(clientId, secret)),
+    client: (clientId, secret, deps) => createAuthzClient(clientConfig(clientId, secret), deps),
     async close() {
       await lookupProxy.close();
       await workspaceCache.stop();

@@ -35,6 +35,29 @@ describe("gatehouse check / list --json against the demo organisation", () => {
     expect(JSON.parse(output.out)).toEqual({ allowed: false, subject: "dave", relation: "patch_system_edit", object });
   });
 
+  it("check says so when the object does not exist, instead of a bare DENIED (workspace and host)", async () => {
+    const missing = "rbac/workspace:00000000-0000-4000-8000-000000000000";
+    expect(await run("check", "--target", target, "--object", missing, "--relation", "inventory_host_view", "--subject", "alice", "--json")).toBe(1);
+    expect(JSON.parse(output.out)).toEqual({ allowed: false, subject: "alice", relation: "inventory_host_view", object: missing, known: false });
+    output.out = "";
+    output.err = "";
+    expect(await run("check", "--target", target, "--object", missing, "--relation", "inventory_host_view", "--subject", "alice")).toBe(1);
+    expect(output.out).toBe(`DENIED  alice inventory_host_view ${missing}: no such object\n`);
+    expect(output.err).toContain("knows no rbac/workspace with id '00000000-0000-4000-8000-000000000000'");
+    output.out = "";
+    output.err = "";
+    expect(await run("check", "--target", target, "--object", "hbi/host:no-such-host", "--relation", "view", "--subject", "alice")).toBe(1);
+    expect(output.out).toBe("DENIED  alice view hbi/host:no-such-host: no such object\n");
+    // An existing workspace denied is a plain DENIED: the Root Workspace (whose parent is the tenant) too.
+    for (const id of [workspaces.production, workspaces.root]) {
+      output.out = "";
+      output.err = "";
+      expect(await run("check", "--target", target, "--object", `rbac/workspace:${id}`, "--relation", "patch_system_edit", "--subject", "dave")).toBe(1);
+      expect(output.out).toBe(`DENIED  dave patch_system_edit rbac/workspace:${id}\n`);
+      expect(output.err).toBe("");
+    }
+  });
+
   it("list --json prints one document with every object id and their count, nothing on stderr", async () => {
     expect(await run("list", "--target", target, "--type", "rbac/workspace", "--relation", "inventory_host_view", "--subject", "bob", "--json")).toBe(0);
     const doc = JSON.parse(output.out) as { type: string; relation: string; subject: string; objects: string[]; count: number };

@@ -48,7 +48,7 @@ type Callback = (e: Error | null, r?: unknown) => void;
 
 function unary<Res>(method: UnaryMethod, req: unknown): Promise<Res> {
   const call = grpc[method] as unknown as (req: unknown, md: Metadata, opts: object, cb: Callback) => unknown;
-  return new Promise((resolve, reject) => call.call(grpc, req, new Metadata(), { deadline: new Date(Date.now() + 10_000) }, (e, r) => (e ? reject(e) : resolve(r as Res))));
+  return new Promise((resolve, reject) => call.call(grpc, req, new Metadata(), {}, (e, r) => (e ? reject(e) : resolve(r as Res))));
 }
 
 async function listAll(resourceType: string, reporterType: string, relation: string, user: string, token?: string): Promise<string[]> {

@@ -1,6 +1,8 @@
 // Time-bound grants end to end on the all-in-one server: a role binding with `expires_at` written
 // over HTTP allows a gRPC Check until it expires and denies it afterwards, at the same consistency
 // token (the token still means "at least this revision"; the evaluation time is the request's).
+// The server runs on the test's clock: an expiry is reached by moving it, never by waiting, so a
+// slow machine cannot turn an expiry ahead into one already past.
 import { credentials, Metadata } from "@grpc/grpc-js";
 import { Allowed, KesselInventoryServiceClient, type ResourceReference } from "@gatehouse/proto";
 import { createSilentLogger } from "@gatehouse/telemetry";
@@ -38,7 +40,7 @@ function check(user: string, token?: string): Promise<Allowed> {
     ...(token ? { consistency: { atLeastAsFresh: { token } } } : {}),
   };
   const call = grpc.check as unknown as (req: unknown, md: Metadata, opts: object, cb: (e: Error | null, r?: { allowed: Allowed }) => void) => unknown;
-  return new Promise((resolve, reject) => call.call(grpc, request, new Metadata(), { deadline: new Date(Date.now() + 10_000) }, (e, r) => (e ? reject(e) : resolve(r!.allowed))));
+  return new Promise((resolve, reject) => call.call(grpc, request, new Metadata(), {}, (e, r) => (e ? reject(e) : resolve(r!.allowed))));
 }
 
 async function listWorkspaces(user: string, token: string): Promise<string[]> {
@@ -53,10 +55,13 @@ async function listWorkspaces(user: string, token: string): Promise<string[]> {
   return out;
 }
 
-const sleepUntil = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms - Date.now())));
+let clock = Date.now();
+const HOUR = 3_600_000;
 
 beforeAll(async () => {
-  gh = await startGatehouse({ dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: DOMAIN, env: "stage", seedDemo: false }, createSilentLogger());
+  gh = await startGatehouse({ dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: DOMAIN, env: "stage", seedDemo: false }, createSilentLogger(), {
+    now: () => clock,
+  });
   grpc = new KesselInventoryServiceClient(`127.0.0.1:${gh.ports.grpc}`, credentials.createInsecure());
   await http("GET", `${V2}/workspaces/?type=root`);
   await http("GET", `${V2}/workspaces/?type=root`, undefined, "frank");
@@ -78,7 +83,7 @@ describe("time-bound role bindings", () => {
 
   it("refuses a past or malformed expires_at with a problem and changes nothing", async () => {
     const before = await http("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${workspaceId}`);
-    for (const bad of [new Date(Date.now() - 60_000).toISOString(), "tomorrow", "2030-01-31T18:00:00", 12]) {
+    for (const bad of [new Date(clock - 60_000).toISOString(), new Date(clock).toISOString(), "tomorrow", "2030-01-31T18:00:00", 12]) {
       const res = await http("POST", `${V2}/role-bindings:batchCreate/`, grant(bad));
       expect(res.status, `${String(bad)}: ${JSON.stringify(res.json)}`).toBe(400);
       expect(res.type).toContain("application/problem+json");
@@ -91,7 +96,7 @@ describe("time-bound role bindings", () => {
   });
 
   it("allows a gRPC Check until the binding expires, then denies it at the same token", async () => {
-    const expiresAt = new Date(Date.now() + 2_500);
+    const expiresAt = new Date(clock + HOUR);
     const written = await http("POST", `${V2}/role-bindings:batchCreate/`, grant(expiresAt.toISOString()));
     expect(written.status, JSON.stringify(written.json)).toBe(201);
     expect(written.json.role_bindings[0]).toMatchObject({ subject: { id: frankUuid, type: "user" }, expires_at: expiresAt.toISOString() });
@@ -100,7 +105,10 @@ describe("time-bound role bindings", () => {
     expect(await check("erin", token)).toBe(Allowed.ALLOWED_FALSE);
     expect(await listWorkspaces("frank", token)).toEqual([workspaceId]);
 
-    await sleepUntil(expiresAt.getTime() + 50);
+    // A millisecond before the expiry it still holds; at the expiry it no longer does.
+    clock = expiresAt.getTime() - 1;
+    expect(await check("frank", token)).toBe(Allowed.ALLOWED_TRUE);
+    clock = expiresAt.getTime();
     expect(await check("frank", token)).toBe(Allowed.ALLOWED_FALSE);
     // Lookups are cached per revision; an expiry changes the answer without a new one.
     expect(await listWorkspaces("frank", token)).toEqual([]);
@@ -108,7 +116,7 @@ describe("time-bound role bindings", () => {
   });
 
   it("by-subject PUT grants until expires_at, shows it, and a PUT without it makes the grant permanent", async () => {
-    const expiresAt = new Date(Date.now() + 2_500);
+    const expiresAt = new Date(clock + HOUR);
     const put = await http("PUT", putPath(), { roles: [{ id: roleId }], expires_at: expiresAt.toISOString() });
     expect(put.status, JSON.stringify(put.json)).toBe(200);
     expect(put.json.expires_at).toBe(expiresAt.toISOString());
@@ -117,7 +125,7 @@ describe("time-bound role bindings", () => {
     const permanent = await http("PUT", putPath(), { roles: [{ id: roleId }] });
     expect(permanent.status).toBe(200);
     expect(permanent.json.expires_at).toBeUndefined();
-    await sleepUntil(expiresAt.getTime() + 50);
+    clock = expiresAt.getTime() + HOUR;
     expect(await check("frank", permanent.token!)).toBe(Allowed.ALLOWED_TRUE);
   });
 });

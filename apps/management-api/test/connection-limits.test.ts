@@ -1,9 +1,10 @@
-// Idle and excess connections are closed (bounded counts and generous deadlines, never timings).
+// Idle and excess connections are closed: each test waits for the server's close event, with no
+// deadline of its own (the suite's hang bound ends a test whose server never closes).
 import type { Socket } from "node:net";
 import { encodeIdentityHeader } from "@gatehouse/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_HTTP_LIMITS } from "@gatehouse/telemetry";
-import { closedWithin, MALFORMED_FRAMINGS, openSocket, statusLineOf, trickleClosedWithin } from "@gatehouse/telemetry/testing";
+import { closedByServer, MALFORMED_FRAMINGS, openSocket, statusLineOf, trickleUntilClosed } from "@gatehouse/telemetry/testing";
 import { startApp, V2, type TestApp } from "./helpers.js";
 
 let app: TestApp;
@@ -19,25 +20,25 @@ const open = (): Promise<Socket> => openSocket(Number(new URL(app.baseUrl).port)
 describe("HTTP connection limits", () => {
   it("closes a connection that never sends a request", async () => {
     const socket = await open();
-    expect(await closedWithin(socket, 10_000)).toBe(true);
+    expect(await closedByServer(socket)).toBe(true);
   });
 
   it("closes a connection whose headers never finish", async () => {
     const socket = await open();
     socket.write(`GET ${V2}/workspaces/ HTTP/1.1\r\nHost: x\r\n`);
-    expect(await closedWithin(socket, 10_000)).toBe(true);
+    expect(await closedByServer(socket)).toBe(true);
   });
 
   it("closes an idle keep-alive connection after a request", async () => {
     const socket = await open();
     socket.write(`GET /livez HTTP/1.1\r\nHost: x\r\n\r\n`);
-    expect(await closedWithin(socket, 10_000)).toBe(true);
+    expect(await closedByServer(socket)).toBe(true);
   });
 
   it("refuses connections beyond the cap and serves again once some close", async () => {
     const held = await Promise.all(Array.from({ length: limits.maxConnections }, () => open()));
     const extra = await open();
-    expect(await closedWithin(extra, 5_000)).toBe(true);
+    expect(await closedByServer(extra)).toBe(true);
     for (const socket of held) socket.destroy();
     // Once the held sockets are gone, a normal request is served.
     let status = 0;
@@ -63,7 +64,7 @@ describe("bytes after a complete request", () => {
     socket.on("data", (chunk: Buffer) => received.push(chunk));
     // What Node's client sends for DELETE + end(body): no Content-Length, the body right after the head.
     socket.write(`DELETE ${V2}/workspaces/${created.body.id}/ HTTP/1.1\r\nHost: x\r\nx-rh-identity: ${identity}\r\n\r\n[]`);
-    expect(await closedWithin(socket, 10_000)).toBe(true);
+    expect(await closedByServer(socket)).toBe(true);
     const answer = Buffer.concat(received).toString("latin1");
     expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 204 No Content");
     expect((await app.request("GET", `${V2}/workspaces/${created.body.id}/`, { as })).status).toBe(404);
@@ -74,21 +75,23 @@ describe("bytes after a complete request", () => {
     const received: Buffer[] = [];
     socket.on("data", (chunk: Buffer) => received.push(chunk));
     socket.write("[]\r\n\r\n");
-    expect(await closedWithin(socket, 10_000)).toBe(true);
+    expect(await closedByServer(socket)).toBe(true);
     expect(Buffer.concat(received).toString("latin1").split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request");
   });
 });
 
 describe("slow senders are cut within their configured bounds", () => {
-  // Node's own check runs every 30 s by default: a trickle was cut 30 s late. Bound: 20 periods.
+  // Each waits for the server's close, with no deadline of its own; how often the server scans for
+  // overdue requests (Node's default, 30 s, cut a trickle 30 s late) is pinned in the telemetry
+  // package's server-limits test.
   const port = () => Number(new URL(app.baseUrl).port);
   it("cuts a client that trickles header lines at the headers timeout", async () => {
-    expect(await trickleClosedWithin(port(), `GET ${V2}/workspaces/ HTTP/1.1\r\nHost: x\r\n`, "X-Slow: 1\r\n", 50, 20 * limits.headersTimeoutMs)).toBe(true);
+    expect(await trickleUntilClosed(port(), `GET ${V2}/workspaces/ HTTP/1.1\r\nHost: x\r\n`, "X-Slow: 1\r\n", 50)).toBe(true);
   });
 
   it("cuts a client that trickles its body at the request timeout", async () => {
     const head = `POST ${V2}/workspaces/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`;
-    expect(await trickleClosedWithin(port(), head, " ", 50, 20 * limits.requestTimeoutMs)).toBe(true);
+    expect(await trickleUntilClosed(port(), head, " ", 50)).toBe(true);
   });
 });
 
@@ -97,6 +100,6 @@ describe("malformed framing", () => {
   it.each(MALFORMED_FRAMINGS)("answers %s with 400 and closes", async (_name, framing) => {
     const identity = encodeIdentityHeader({ orgId: "framing-org", userId: "framing-admin", username: "framing-admin", isOrgAdmin: true });
     const head = `POST ${V2}/workspaces/ HTTP/1.1\r\nHost: x\r\nx-rh-identity: ${identity}\r\nContent-Type: application/json\r\n`;
-    expect(await statusLineOf(Number(new URL(app.baseUrl).port), head, framing, 10_000)).toBe("HTTP/1.1 400 Bad Request");
+    expect(await statusLineOf(Number(new URL(app.baseUrl).port), head, framing)).toBe("HTTP/1.1 400 Bad Request");
   });
 });

@@ -45,11 +45,15 @@ export const DATABASE_URL = process.env["DATABASE_URL"] ?? "postgres://postgres@
  * Starts the API on port 0 over a store of its own: a throw-away Postgres schema (dropped on
  * stop) or an in-memory PGlite database.
  */
-export async function startApp(config: Partial<ManagementApiConfig> = {}, options: BuildServerOptions & { backend?: "pg" | "pglite" } = {}): Promise<TestApp> {
-  const { backend = "pg", ...buildOptions } = options;
+export async function startApp(
+  config: Partial<ManagementApiConfig> = {},
+  options: BuildServerOptions & { backend?: "pg" | "pglite" /** The store's clock for grant expiries (default the machine's). */; now?: () => number } = {},
+): Promise<TestApp> {
+  const { backend = "pg", now, ...buildOptions } = options;
   const store = await openTestStore(backend === "pg" ? { name: "pg", databaseUrl: DATABASE_URL } : { name: "pglite" }, {
     domain: config.domain ?? "redhat",
     workspaceDepthLimit: config.workspaceMaxDepth ?? 5,
+    ...(now ? { now } : {}),
   });
   const server = buildServer({ port: 0, host: "127.0.0.1", allowChildrenUnderRoot: false, ...config }, { roleConfiguration: await testRoleConfiguration(), store, ...buildOptions });
   const { port } = await server.start();

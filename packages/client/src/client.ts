@@ -74,6 +74,8 @@ export interface AuthzClient {
 export interface AuthzClientDeps {
   /** Replaces the gRPC transport (tests of request translation). */
   transport?: CheckTransport;
+  /** The clock (epoch ms) the service token's refresh is timed by (default `Date.now`; tests move their own). */
+  now?: () => number;
 }
 
 const LIST_PAGE_SIZE = 1000;
@@ -117,7 +119,9 @@ export function createAuthzClient(config: AuthzClientConfig = loadClientConfig()
   if (!checked.enabled) return disabledClient();
   const domain = checked.domain ?? "redhat";
   const timeoutMs = checked.timeoutMs ?? 5_000;
-  const tokens = checked.auth.enabled ? createTokenProvider({ issuerUrl: checked.auth.oidcIssuer, clientId: checked.auth.clientId, clientSecret: checked.auth.clientSecret, timeoutMs }) : undefined;
+  const tokens = checked.auth.enabled
+    ? createTokenProvider({ issuerUrl: checked.auth.oidcIssuer, clientId: checked.auth.clientId, clientSecret: checked.auth.clientSecret, timeoutMs, ...(deps.now ? { now: deps.now } : {}) })
+    : undefined;
   const transport = deps.transport ?? createGrpcTransport({ target: checked.url, insecure: checked.insecure, tokens, timeoutMs });
   const resolver: WorkspaceResolver | undefined = checked.workspaceUrl ? createWorkspaceResolver({ baseUrl: checked.workspaceUrl, tokens, timeoutMs }) : undefined;
   const requireResolver = (): WorkspaceResolver => {

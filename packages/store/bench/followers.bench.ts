@@ -105,6 +105,7 @@ async function run(followers: number): Promise<string> {
     channel: feedChannel(schema),
     tokens: tokenCodec(store.storeId),
     revisions: new RevisionNumbering(db, feedChannel(schema)),
+    now: Date.now,
   };
   const stats = new pg.Client({ connectionString: databaseUrl });
   await stats.connect();

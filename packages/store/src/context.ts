@@ -20,6 +20,8 @@ export interface StoreContext {
   tokens: TokenCodec;
   /** Numbers committed change-feed entries (one per open store: its passes batch its writers). */
   revisions: RevisionNumbering;
+  /** The store's clock (epoch ms): judges grant expiries. */
+  now: () => number;
 }
 
 export const feedChannel = (schema: string): string => `gh_feed_${schema}`.slice(0, 63);

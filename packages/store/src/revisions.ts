@@ -120,6 +120,11 @@ export class RevisionNumbering {
     private readonly channel: string,
   ) {}
 
+  /** Writers of this process that committed and wait for their revision (tests wait on it). */
+  get waitingWriters(): number {
+    return this.waiting;
+  }
+
   /**
    * Whether a writer should try to number inline: no pass of this process running or queued and
    * no writer of it waiting. Then the row lock is most likely free; when it is not (another

@@ -98,6 +98,7 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
       channel,
       tokens: tokenCodec(storeId),
       revisions,
+      now: config.now ?? Date.now,
     };
     // Entries whose writer died after committing are numbered within about two poll intervals.
     revisions.startSweep(ctx.pollIntervalMs);

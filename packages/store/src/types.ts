@@ -57,6 +57,12 @@ export interface StoreConfig {
   migrations?: "apply" | "verify";
   /** Bytes per stored part of a checkpoint (`CHECKPOINT_PART_BYTES`, 64 MiB, unless a test asks for small parts). */
   checkpointPartBytes?: number;
+  /**
+   * The time, in epoch ms, against which a grant's expiry is judged (a write's expiry must lie
+   * ahead of it; `removeExpired()` without an argument sweeps up to it). Default `Date.now`.
+   * Tests pass their own clock so expiry never depends on how fast the machine runs.
+   */
+  now?: () => number;
 }
 
 // ---------------------------------------------------------------------------------------------

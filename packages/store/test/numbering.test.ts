@@ -50,10 +50,24 @@ const touch = (ctx: StoreContext, org: string, n: number | string) => runWrite(c
 const pendingEntry = (org: string, n: number | string) => [org, "test", JSON.stringify([[...Object.values(host(org, n))]]), "[]"];
 const INSERT_PENDING = "INSERT INTO gh_pending (org_id, kind, touched, deleted) VALUES ($1, $2, $3::jsonb, $4::jsonb)";
 
-async function until(cond: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+/** Waits for a condition, however long it takes (the suite's hang bound ends a test that never gets there). */
+async function until(cond: () => boolean | Promise<boolean>): Promise<void> {
   while (!(await cond())) {
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * How many of the store's backends on `schema` wait on a heavyweight lock: `transactionid` for a
+ * row another transaction holds, `tuple` or `transactionid` for the pass lock (the gh_revision row).
+ * Tests wait for this event instead of sleeping "long enough" for a backend to block.
+ */
+async function lockWaiters(watcher: pg.Client, schema: string, event?: string): Promise<number> {
+  const { rows } = await watcher.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock' AND ($2::text IS NULL OR wait_event = $2)",
+    [`gatehouse-store:${schema}`, event ?? null],
+  );
+  return rows[0]!.n;
 }
 
 function gate(): { wait: Promise<void>; open(): void } {
@@ -167,6 +181,7 @@ describe.runIf(pgBackend)("revision numbering with concurrent connections (Postg
     await runWrite(ctx, null, "seed", (w) => w.touch([shared]));
     // No pass can run until both have committed, so one pass numbers both.
     const lock = await holdPassLock(databaseUrl, schema);
+    const watcher = await connect(databaseUrl, schema);
     const tenantStarted = gate();
     const publicDeleted = gate();
     const tenantMayInsert = gate();
@@ -188,7 +203,7 @@ describe.runIf(pgBackend)("revision numbering with concurrent connections (Postg
     const publicWrite = runWrite(ctx, null, "test", async (w) => {
       await w.remove([shared]);
       publicDeleted.open();
-      await new Promise((r) => setTimeout(r, 100)); // the tenant's insert is waiting on this row
+      await until(async () => (await lockWaiters(watcher, schema, "transactionid")) === 1); // the tenant's insert is waiting on this row
     });
     await publicDeleted.wait;
     tenantMayInsert.open();
@@ -209,9 +224,11 @@ describe.runIf(pgBackend)("revision numbering with concurrent connections (Postg
     const orgs = Array.from({ length: 16 }, (_, i) => `q${i}`);
     const writes = Promise.all(orgs.map((org) => touch(ctx, org, 0)));
     await until(async () => (await count(ctx.db, "SELECT count(*) FROM gh_pending")) === orgs.length);
-    await new Promise((r) => setTimeout(r, 200)); // time for any writer to start queueing
-    const { rows } = await watcher.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [`gatehouse-store:${schema}`]);
-    expect(rows[0]!.n).toBe(1);
+    // Every writer has committed and waits for its revision in this process; the one pass serving
+    // them is blocked on the lock. Nothing else can queue on it any more.
+    await until(() => ctx.revisions.waitingWriters === orgs.length);
+    await until(async () => (await lockWaiters(watcher, schema)) >= 1);
+    expect(await lockWaiters(watcher, schema)).toBe(1);
     const notified: string[] = [];
     const sub = await ctx.db.listen(
       ctx.channel,
@@ -222,9 +239,10 @@ describe.runIf(pgBackend)("revision numbering with concurrent connections (Postg
     await lock.release();
     const written = await writes;
     expect(written.map((w) => w.revision).sort((a, b) => a - b)).toEqual(orgs.map((_, i) => i + 1));
-    await until(() => notified.length > 0);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(notified).toEqual([String(orgs.length)]); // one pass, one wake-up for followers
+    // One pass, one wake-up for followers: the next notification is the next write's.
+    const next = await touch(ctx, "q-after", 0);
+    await until(() => notified.includes(String(next.revision)));
+    expect(notified).toEqual([String(orgs.length), String(next.revision)]);
   });
 
   it("two processes' writers (two stores on one database): no gaps, no duplicates, each token's revision holds its write", async () => {
@@ -270,7 +288,8 @@ describe.runIf(pgBackend)("revision numbering with concurrent connections (Postg
     await until(async () => (await count(a.ctx.db, "SELECT count(*) FROM gh_pending")) === 1);
     // Process b's pass queues behind the lock too; whichever runs first numbers x's entry.
     const other = b.ctx.revisions.pass();
-    await new Promise((r) => setTimeout(r, 100));
+    const watcher = await connect(databaseUrl, a.schema);
+    await until(async () => (await lockWaiters(watcher, a.schema)) === 2); // a's pass and b's both wait
     await lock.release();
     const [w, pass] = await Promise.all([first, other]);
     expect(w.revision).toBe(1);
@@ -315,7 +334,7 @@ describe.runIf(pgBackend)("revision numbering with concurrent connections (Postg
       expect(rows.length).toBe(1); // it read the unnumbered write
       w.markUnchanged();
     });
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => ctx.revisions.waitingWriters === 2); // both wait for the pass behind the lock
     await lock.release();
     const [c, n] = await Promise.all([created, noop]);
     expect(c.revision).toBe(2);
@@ -330,7 +349,8 @@ describe.runIf(pgBackend)("revision numbering with concurrent connections (Postg
     const late = touch(ctx, "r", 5);
     await until(async () => (await count(ctx.db, "SELECT count(*) FROM gh_pending")) === 1);
     const pruning = feed.prune(1_000); // waits for the pass lock, like a pass
-    await new Promise((r) => setTimeout(r, 100));
+    const watcher = await connect(databaseUrl, schema);
+    await until(async () => (await lockWaiters(watcher, schema)) === 2); // the writer's pass and the prune
     await lock.release();
     const [w, deleted] = await Promise.all([late, pruning]);
     const pruned = await feed.prunedThrough();

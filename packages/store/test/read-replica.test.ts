@@ -46,6 +46,7 @@ describe("read pool routing", () => {
         channel: feedChannel("gh_read_unit"),
         tokens: tokenCodec("s"),
         revisions: new RevisionNumbering(base, feedChannel("gh_read_unit")),
+        now: Date.now,
       };
       const feed = changeFeed(ctx, new Set());
       const checkpoints = checkpointRepository(ctx);

@@ -153,4 +153,4 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   };
 }
 
-export { closedWithin, MALFORMED_FRAMINGS, openSocket, statusLineOf, trickleClosedWithin } from "./slow-clients.js";
+export { closedByServer, MALFORMED_FRAMINGS, openSocket, statusLineOf, trickleUntilClosed } from "./slow-clients.js";

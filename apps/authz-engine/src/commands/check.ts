@@ -7,9 +7,10 @@ import type { CheckTarget, ConsistencyRequirement } from "./types.js";
 export function checkNow(ctx: EngineContext, target: CheckTarget): boolean {
   const subject = target.subject.relation ? { type: target.subject.type, id: target.subject.id, relation: target.subject.relation } : { type: target.subject.type, id: target.subject.id };
   // Tracing off or this call not sampled: the evaluator is called directly (no span attributes or closure allocated).
-  if (!tracingActive()) return evaluateCheck(ctx.graph.graph, target.resource, target.permission, subject);
+  const options = { now: ctx.now() };
+  if (!tracingActive()) return evaluateCheck(ctx.graph.graph, target.resource, target.permission, subject, options);
   return inSpan("evaluator.check", { "gatehouse.permission": target.permission, "gatehouse.resource_type": target.resource.type }, () =>
-    evaluateCheck(ctx.graph.graph, target.resource, target.permission, subject),
+    evaluateCheck(ctx.graph.graph, target.resource, target.permission, subject, options),
   );
 }
 

@@ -20,4 +20,6 @@ export interface EngineContext {
   lookupCache: LookupCache;
   /** Who may ReportResource / DeleteResource what, and in which tenant. */
   writePolicy: WritePolicy;
+  /** The evaluation time (epoch ms) of expiring grants. */
+  now: () => number;
 }

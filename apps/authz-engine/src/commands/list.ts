@@ -65,7 +65,7 @@ function subjectKey(subject: SubjectRef): string {
  */
 function expiryState(ctx: EngineContext): string {
   const graph = ctx.graph.graph;
-  if (graph.expiring > 0) graph.expire(Date.now());
+  if (graph.expiring > 0) graph.expire(ctx.now());
   return `${graph.mutations}\u0000`;
 }
 
@@ -77,7 +77,9 @@ export async function listObjects(
   if (request.page.continuationToken) decodeCursor(request.page.continuationToken);
   await ensureConsistency(ctx, request.consistency);
   const key = `${expiryState(ctx)}objects\u0000${request.objectType}\u0000${request.permission}\u0000${subjectKey(request.subject)}`;
-  const ids = ctx.lookupCache.getOrCompute(ctx.graph.appliedRevision, key, () => codeUnitSorted(lookupResourceIds(ctx.graph.graph, request.objectType, request.permission, request.subject)));
+  const ids = ctx.lookupCache.getOrCompute(ctx.graph.appliedRevision, key, () =>
+    codeUnitSorted(lookupResourceIds(ctx.graph.graph, request.objectType, request.permission, request.subject, { now: ctx.now() })),
+  );
   return pageOf(ctx, ids, request.page);
 }
 
@@ -97,7 +99,7 @@ export async function listSubjects(
   await ensureConsistency(ctx, request.consistency);
   const key = `${expiryState(ctx)}subjects\u0000${request.resource.type}:${request.resource.id}\u0000${request.permission}\u0000${request.subjectType}#${request.subjectRelation ?? ""}`;
   const ids = ctx.lookupCache.getOrCompute(ctx.graph.appliedRevision, key, () => {
-    const found = lookupSubjects(ctx.graph.graph, request.resource, request.permission, request.subjectType, request.subjectRelation);
+    const found = lookupSubjects(ctx.graph.graph, request.resource, request.permission, request.subjectType, request.subjectRelation, { now: ctx.now() });
     const all = found.wildcard ? [...found.ids, "*"] : [...found.ids];
     return SortedIds.sorted(all.sort());
   });

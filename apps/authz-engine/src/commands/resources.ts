@@ -45,10 +45,10 @@ export function workspaceIdOf(common: Record<string, unknown> | undefined, defin
  * the workspace yet (created a moment ago), catch up with the store once; undefined = unknown.
  */
 async function orgOf(ctx: EngineContext, workspaceId: string): Promise<string | undefined> {
-  const known = orgOfWorkspace(ctx.graph, workspaceId, ctx.domain);
+  const known = orgOfWorkspace(ctx.graph, workspaceId, ctx.domain, ctx.now());
   if (known !== undefined) return known;
   await ensureConsistency(ctx, { kind: "fully-consistent" });
-  return orgOfWorkspace(ctx.graph, workspaceId, ctx.domain);
+  return orgOfWorkspace(ctx.graph, workspaceId, ctx.domain, ctx.now());
 }
 
 async function requireOrgOf(ctx: EngineContext, workspaceId: string): Promise<string> {
@@ -110,8 +110,8 @@ const NOT_YOURS = "the resource cannot be reported into this workspace";
  * the tenant. Hosts are checked again in the store's transaction.
  */
 function requireOwnTenant(ctx: EngineContext, resource: ObjectRef, orgId: string): void {
-  for (const ws of workspacesOf(ctx.graph, resource)) {
-    const current = orgOfWorkspace(ctx.graph, ws, ctx.domain);
+  for (const ws of workspacesOf(ctx.graph, resource, ctx.now())) {
+    const current = orgOfWorkspace(ctx.graph, ws, ctx.domain, ctx.now());
     if (current !== undefined && current !== orgId) throw new EngineError("permission-denied", NOT_YOURS);
   }
 }
@@ -126,7 +126,7 @@ const placementTuple = (resource: ObjectRef, workspaceId: string): Relationship 
 
 /** The placement as a plain tuple, replacing the previous one. */
 function placeByTuple(ctx: EngineContext, orgId: string, resource: ObjectRef, workspaceId: string): Promise<number> {
-  const previous = workspacesOf(ctx.graph, resource).filter((ws) => ws !== workspaceId);
+  const previous = workspacesOf(ctx.graph, resource, ctx.now()).filter((ws) => ws !== workspaceId);
   return ctx.writer.writeRelationships(orgId, { delete: previous.map((ws) => placementTuple(resource, ws)), touch: [placementTuple(resource, workspaceId)] });
 }
 
@@ -149,7 +149,7 @@ async function orTuples(write: Promise<number>, fallback: () => Promise<number>)
  */
 export async function deleteResource(ctx: EngineContext, resource: ObjectRef, caller: WriteCaller | null): Promise<void> {
   await ensureConsistency(ctx, { kind: "fully-consistent" });
-  const workspaces = workspacesOf(ctx.graph, resource);
+  const workspaces = workspacesOf(ctx.graph, resource, ctx.now());
   const first = workspaces[0];
   // Refused before existence is told: a caller that may not write this type learns nothing.
   const reporterOrg = ctx.writePolicy.heldOrg(caller, resource.type);

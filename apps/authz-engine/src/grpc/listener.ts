@@ -22,13 +22,15 @@ export interface GrpcListener {
   close(): Promise<void>;
 }
 
-export async function listenGrpc(server: Server, credentials: ServerCredentials, host: string, port: number, limits: ConnectionLimits): Promise<GrpcListener> {
+/** `onRefused`: called for each connection closed at once because `limits.max` were open. */
+export async function listenGrpc(server: Server, credentials: ServerCredentials, host: string, port: number, limits: ConnectionLimits, onRefused?: () => void): Promise<GrpcListener> {
   const injector = server.createConnectionInjector(credentials);
   const tcp: TcpServer = createServer((socket) => {
     socket.on("error", () => socket.destroy());
     injector.injectConnection(socket);
   });
   tcp.maxConnections = limits.max;
+  tcp.on("drop", () => onRefused?.());
   const bound = await new Promise<number>((resolve, reject) => {
     tcp.once("error", reject);
     tcp.listen(port, host, () => {

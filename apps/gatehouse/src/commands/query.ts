@@ -51,6 +51,47 @@ export function describeCallError(error: unknown, target: string): Error {
   return new EngineCallError(`the authz-engine at ${target} refused the call: ${name}: ${(e.details ?? "").slice(0, 300)}`);
 }
 
+/**
+ * The relation every object of a type has from the moment it exists (a workspace's parent, a host's
+ * workspace), exposed as a permission of the same name: an object with none of these subjects
+ * appears in no relationship, so the engine does not know it.
+ */
+const EXISTENCE: Readonly<Record<string, { relation: string; subjectTypes: readonly string[] }>> = {
+  "rbac/workspace": { relation: "parent", subjectTypes: ["rbac/workspace", "rbac/tenant"] },
+  "hbi/host": { relation: "workspace", subjectTypes: ["rbac/workspace"] },
+};
+
+/**
+ * Whether the engine knows the object (at least as fresh as `token`, the Check's answer): true or
+ * false for the types in EXISTENCE, undefined for others (a denial then cannot say more). Asked
+ * with StreamedListSubjects, so any Kessel inventory API can answer it.
+ */
+export async function objectKnown(c: KesselInventoryServiceClient, object: ResourceReference, token: string | undefined): Promise<boolean | undefined> {
+  const rule = EXISTENCE[`${object.reporter?.type}/${object.resourceType}`];
+  if (!rule) return undefined;
+  for (const subjectType of rule.subjectTypes) {
+    const [reporterType, resourceType] = subjectType.split("/") as [string, string];
+    const stream = c.streamedListSubjects(
+      {
+        resource: object,
+        relation: rule.relation,
+        subjectType: { resourceType, reporterType },
+        pagination: { limit: 1 },
+        ...(token ? { consistency: { atLeastAsFresh: { token } } } : {}),
+      },
+      new Metadata(),
+      { deadline: deadline() },
+    );
+    for await (const item of stream as AsyncIterable<{ subject?: unknown }>) {
+      if (item.subject) {
+        stream.cancel();
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 export function registerQueryCommands(program: Command): void {
   program
     .command("check")
@@ -61,32 +102,42 @@ export function registerQueryCommands(program: Command): void {
     .option("--target <host:port>", "authz-engine address", "127.0.0.1:9091")
     .option("--domain <domain>", "principal id domain", "redhat")
     .option("--for-update", "use CheckForUpdate (fully consistent)")
-    .option("--json", "print the verdict as JSON: { allowed, subject, relation, object }")
+    .option("--json", "print the verdict as JSON: { allowed, subject, relation, object } (and known: false for an object the engine does not know)")
     .action(async (flags: QueryFlags & { object: string }) => {
       // Validate before opening a channel, so bad input leaves nothing open.
       const request = { object: parseObject(flags.object), relation: flags.relation, subject: principal(flags.subject, flags.domain) };
       const c = client(flags.target);
       try {
-        const allowed = await new Promise<Allowed>((resolve, reject) => {
-          const done = (error: Error | null, response?: { allowed: Allowed }): void => (error ? reject(error) : resolve(response!.allowed));
+        const { allowed, consistencyToken } = await new Promise<{ allowed: Allowed; consistencyToken?: { token: string } | undefined }>((resolve, reject) => {
+          const done = (error: Error | null, response?: { allowed: Allowed; consistencyToken?: { token: string } | undefined }): void => (error ? reject(error) : resolve(response!));
           if (flags.forUpdate) c.checkForUpdate(request, new Metadata(), { deadline: deadline() }, done);
           else c.check(request, new Metadata(), { deadline: deadline() }, done);
         }).catch((error: unknown) => {
           throw describeCallError(error, flags.target);
         });
-        const verdict = allowed === Allowed.ALLOWED_TRUE ? "ALLOWED" : "DENIED";
+        // Check answers DENIED for an object the engine does not know, as Kessel's does: a denial
+        // asks (at least as fresh as the Check) whether the object exists, so it can say which.
+        const known =
+          allowed === Allowed.ALLOWED_TRUE
+            ? true
+            : await objectKnown(c, request.object, consistencyToken?.token).catch((error: unknown) => {
+                throw describeCallError(error, flags.target);
+              });
+        const type = flags.object.split(":")[0];
         if (flags.json) {
-          const result = { allowed: allowed === Allowed.ALLOWED_TRUE, subject: flags.subject, relation: flags.relation, object: flags.object };
+          const result = { allowed: allowed === Allowed.ALLOWED_TRUE, subject: flags.subject, relation: flags.relation, object: flags.object, ...(known === false ? { known: false } : {}) };
           process.stdout.write(`${JSON.stringify(result)}\n`);
-        } else process.stdout.write(`${verdict}  ${flags.subject} ${flags.relation} ${flags.object}\n`);
-        if (allowed !== Allowed.ALLOWED_TRUE) {
-          // Check answers DENIED for an object the engine does not know, as Kessel does: say so.
-          if (!flags.json)
-            process.stderr.write(
-              `(DENIED also when no such object exists; list what exists with: gatehouse list --type ${flags.object.split(":")[0]} --relation ${flags.relation} --subject <user>)\n`,
-            );
-          process.exitCode = 1;
+        } else if (known === false) {
+          process.stdout.write(`DENIED  ${flags.subject} ${flags.relation} ${flags.object}: no such object\n`);
+          process.stderr.write(
+            `The authz-engine knows no ${type} with id '${request.object.resourceId}'. List what exists with: gatehouse list --type ${type} --relation ${flags.relation} --subject <user>\n`,
+          );
+        } else {
+          process.stdout.write(`${allowed === Allowed.ALLOWED_TRUE ? "ALLOWED" : "DENIED"}  ${flags.subject} ${flags.relation} ${flags.object}\n`);
+          if (known === undefined)
+            process.stderr.write(`(DENIED also when no such object exists; list what exists with: gatehouse list --type ${type} --relation ${flags.relation} --subject <user>)\n`);
         }
+        if (allowed !== Allowed.ALLOWED_TRUE) process.exitCode = 1;
       } finally {
         c.close();
       }

@@ -51,11 +51,19 @@ async function assertPortFree(service: string, host: string, port: number): Prom
   await new Promise<void>((resolve) => probe.close(() => resolve()));
 }
 
+export interface StartOptions {
+  /**
+   * The clock (epoch ms) by which the store judges a grant's expiry and the engine evaluates
+   * expiring grants; default `Date.now`. Tests move their own instead of waiting.
+   */
+  now?: () => number;
+}
+
 /**
  * Starts management API, authz-engine and workspace-cache in one process over ONE store (PGlite
  * allows a single opener), seeding the demo organisation on first start.
  */
-export async function startGatehouse(config: StartConfig, logger: Logger = createLogger({ name: "gatehouse" })): Promise<RunningGatehouse> {
+export async function startGatehouse(config: StartConfig, logger: Logger = createLogger({ name: "gatehouse" }), options: StartOptions = {}): Promise<RunningGatehouse> {
   await assertPortFree("management API", config.host, config.httpPort);
   await assertPortFree("authz-engine gRPC", config.host, config.grpcPort);
   await assertPortFree("workspace-cache", config.host, config.cachePort);
@@ -64,6 +72,7 @@ export async function startGatehouse(config: StartConfig, logger: Logger = creat
   const store = await openStore({
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : config.dataDir ? { dataDir: config.dataDir } : {}),
     domain: config.domain,
+    ...(options.now ? { now: options.now } : {}),
   });
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async (): Promise<void> => {
@@ -90,6 +99,7 @@ export async function startGatehouse(config: StartConfig, logger: Logger = creat
       environment: config.env,
       ...(config.roleConfigDir ? { roleConfigDir: config.roleConfigDir } : {}),
       authn: { mode: "unauthenticated" },
+      ...(options.now ? { now: options.now } : {}),
       // The engine logs each call at debug (quiet in a deployment at info); locally, whenever this
       // process logs requests at all, its calls are shown too.
       logger: logger.child({ service: "authz-engine" }, logger.isLevelEnabled("info") && !logger.isLevelEnabled("debug") ? { level: "debug" } : {}),

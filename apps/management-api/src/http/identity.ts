@@ -86,8 +86,7 @@ export async function authenticate(req: Request, options: IdentityOptions): Prom
 const ORG_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** An identity's e-mail the store accepts; another (overlong, control characters) is not recorded rather than failing the request. */
-const recordableEmail = (email: string | null | undefined): email is string =>
-  typeof email === "string" && email.length > 0 && email.length <= 320 && !/[\u0000-\u001f\u007f]/.test(email);
+const recordableEmail = (email: string | null | undefined): email is string => typeof email === "string" && email.length > 0 && email.length <= 320 && !/[\u0000-\u001f\u007f]/.test(email);
 
 /**
  * Resolves the caller and its tenant. The first request of an unknown organisation bootstraps

@@ -99,10 +99,10 @@ export async function addBindingSubjects(ctx: StoreContext, w: WriteContext, org
 }
 
 /** A grant's expiry must lie ahead of the write (a past one would grant nothing). */
-export function requireFutureExpiry(expiresAt: unknown, field: string): Date | undefined {
+export function requireFutureExpiry(expiresAt: unknown, field: string, now: number): Date | undefined {
   if (expiresAt === undefined) return undefined;
   if (!(expiresAt instanceof Date) || Number.isNaN(expiresAt.getTime())) throw new StoreError("invalid-argument", "The expiry must be a valid time.", field);
-  if (expiresAt.getTime() <= Date.now()) throw new StoreError("invalid-argument", "The expiry must be in the future.", field);
+  if (expiresAt.getTime() <= now) throw new StoreError("invalid-argument", "The expiry must be in the future.", field);
   return expiresAt;
 }
 
@@ -246,7 +246,7 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
         const bindingIds: string[] = [];
         const newSubjects: { bindingId: string; subject: BindingSubject; expiresAt?: Date }[] = [];
         for (const [i, g] of grants.entries()) {
-          const expiresAt = requireFutureExpiry(g?.expiresAt, `requests[${i}].expires_at`);
+          const expiresAt = requireFutureExpiry(g?.expiresAt, `requests[${i}].expires_at`, ctx.now());
           const { resource, level } = await once(`r:${g?.resource?.type}:${g?.resource?.id}`, () => resolveResource(w.tx, tenant, g?.resource));
           const subject = await once(`s:${g.subject?.type}:${g.subject?.id}`, () => resolveSubject(w.tx, orgId, g.subject));
           const roleId = await once(`role:${g.roleId}:${level}`, () => resolveAssignableRole(w.tx, orgId, g.roleId, level, `requests[${i}].role.id`));
@@ -327,7 +327,7 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
       return rows.map((r) => r.role_id);
     },
 
-    async removeExpired(now = new Date()) {
+    async removeExpired(now = new Date(ctx.now())) {
       const orgs = await ctx.db.query<{ org_id: string }>("SELECT DISTINCT org_id FROM gh_role_binding_subjects WHERE expires_at <= $1 ORDER BY org_id", [now]);
       let removed = 0;
       const revisions: number[] = [];
@@ -352,7 +352,7 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
     async replaceRolesOfSubject(orgId, resourceIn, subjectIn, roleIds, options = {}) {
       requireOrgId(orgId);
       if (!Array.isArray(roleIds)) throw new StoreError("invalid-argument", "roles must be an array.", "roles");
-      const expiresAt = requireFutureExpiry(options.expiresAt, "expires_at");
+      const expiresAt = requireFutureExpiry(options.expiresAt, "expires_at", ctx.now());
       const wanted = [...new Set(roleIds.map((r) => requireUuid(r, "roles")))];
       return runWrite(ctx, orgId, "update_role_bindings_for_subject", async (w) => {
         // A v2 role-binding write: the organisation's first one puts it in v2 mode (upstream's rule).

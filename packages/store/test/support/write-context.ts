@@ -35,6 +35,7 @@ export async function openWriteContext(backend: TestBackend, schema = randomSche
     channel: feedChannel(schema),
     tokens: tokenCodec(meta!.value),
     revisions: new RevisionNumbering(db, feedChannel(schema)),
+    now: Date.now,
   };
   return {
     ctx,
