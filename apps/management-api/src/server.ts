@@ -270,6 +270,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     if (server) {
       const closing = server;
       server = null;
+      logger.info({ timeoutMs: config.shutdownTimeoutMs }, "management API draining: no new requests, waiting for those in flight");
       if (!(await drainHttpServer(closing, config.shutdownTimeoutMs))) {
         logger.warn({ timeoutMs: config.shutdownTimeoutMs }, "requests still in flight at the shutdown deadline were cut off");
       }

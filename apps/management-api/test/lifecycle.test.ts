@@ -39,6 +39,10 @@ describe("SIGTERM", () => {
   let child: ChildProcess;
   let port = 0;
   let exited: Promise<number | null>;
+  let stdout = "";
+  const logWaiters = new Set<{ pattern: RegExp; resolve: () => void }>();
+  /** Resolves once the server has printed a line matching `pattern` (already or later). */
+  const logged = (pattern: RegExp) => new Promise<void>((resolve) => (pattern.test(stdout) ? resolve() : logWaiters.add({ pattern, resolve })));
 
   beforeAll(async () => {
     child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "src/main.ts"], {
@@ -48,11 +52,11 @@ describe("SIGTERM", () => {
     });
     exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
     port = await new Promise<number>((resolve, reject) => {
-      let buffered = "";
       child.stdout!.on("data", (chunk: Buffer) => {
-        buffered += chunk.toString();
-        const match = /"port":(\d+)[^\n]*management API listening/.exec(buffered);
+        stdout += chunk.toString();
+        const match = /"port":(\d+)[^\n]*management API listening/.exec(stdout);
         if (match) resolve(Number(match[1]));
+        for (const waiter of [...logWaiters]) if (waiter.pattern.test(stdout)) logWaiters.delete(waiter), waiter.resolve();
       });
       child.once("exit", (code) => reject(new Error(`the server exited (${code}) before listening`)));
     });
@@ -63,11 +67,19 @@ describe("SIGTERM", () => {
   });
 
   it("lets a request that is in flight finish, then exits 0", async () => {
-    // A create whose body is still arriving when the signal comes.
+    // A create whose body is still arriving when the signal comes. Ordered by events, not delays:
+    // `Expect: 100-continue` makes the server confirm it has the request (it is in flight), and the
+    // rest of the body goes only once the server has logged that it is draining.
     const body = JSON.stringify({ name: "drained", description: "sent across a SIGTERM" });
     const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = httpRequest(
-        { host: "127.0.0.1", port, method: "POST", path: `${V2}/workspaces/`, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-rh-identity": identity } },
+        {
+          host: "127.0.0.1",
+          port,
+          method: "POST",
+          path: `${V2}/workspaces/`,
+          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-rh-identity": identity, expect: "100-continue" },
+        },
         (res) => {
           let text = "";
           res.on("data", (chunk: Buffer) => (text += chunk.toString()));
@@ -75,11 +87,12 @@ describe("SIGTERM", () => {
         },
       );
       req.on("error", reject);
-      req.write(body.slice(0, 10));
-      setTimeout(() => {
+      req.once("continue", () => {
+        req.write(body.slice(0, 10));
         child.kill("SIGTERM");
-        setTimeout(() => req.end(body.slice(10)), 500);
-      }, 300);
+        void logged(/management API draining/).then(() => req.end(body.slice(10)));
+      });
+      req.flushHeaders();
     });
     const answered = await response;
     // The create itself is judged on its merits (here: no parent given); what matters is a whole answer.
