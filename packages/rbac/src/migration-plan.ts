@@ -90,7 +90,9 @@ export function planTenantMigration(exp: V1Export, tenant: V1Tenant, catalog: As
       return !byGroup || !isInventoryWorkspaceFilter(a as V1AccessInput);
     });
     if (unexpressed.length > 0) {
-      warnings.add(`role '${role.name}': ${unexpressed.length} access entr${unexpressed.length === 1 ? "y has" : "ies have"} resource definitions v2 cannot express (only inventory group.id); v2 grants those permissions without the filter`);
+      warnings.add(
+        `role '${role.name}': ${unexpressed.length} access entr${unexpressed.length === 1 ? "y has" : "ies have"} resource definitions v2 cannot express (only inventory group.id); v2 grants those permissions without the filter`,
+      );
     }
     const base = v2RoleBaseId(role, orgId);
     const out = plan.bindings.map((b) => {

@@ -196,7 +196,12 @@ describe.each(backends)("imports.applyTenant on $name", (backend) => {
       const unknownKey = plan();
       unknownKey.bindings!.push({ role: { key: "nope" }, group: { key: "g-ops" }, level: "default" });
       await expectNothingWritten(org, () => store.imports.applyTenant(org, unknownKey), "not-found", false);
-      for (const targets of [{ levels: [], workspaceIds: ["not-a-uuid"] }, { levels: ["nowhere"], workspaceIds: [] }, { levels: [] }, { levels: [], workspaceIds: [], unlimited: { levels: ["default"] } }]) {
+      for (const targets of [
+        { levels: [], workspaceIds: ["not-a-uuid"] },
+        { levels: ["nowhere"], workspaceIds: [] },
+        { levels: [] },
+        { levels: [], workspaceIds: [], unlimited: { levels: ["default"] } },
+      ]) {
         const badTargets = plan();
         badTargets.roles![0] = { ...badTargets.roles![0]!, targets: targets as never };
         await expectNothingWritten(org, () => store.imports.applyTenant(org, badTargets), "invalid-argument", false);

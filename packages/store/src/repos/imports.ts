@@ -233,14 +233,7 @@ export function importRepository(ctx: StoreContext): ImportRepository {
                SELECT $1, u, n, t, a, e FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[]) AS x(u, n, t, a, e)
                ON CONFLICT (org_id, user_id) DO UPDATE SET username = EXCLUDED.username, type = EXCLUDED.type,
                  is_org_admin = EXCLUDED.is_org_admin, email = COALESCE(EXCLUDED.email, gh_principals.email), modified_at = clock_timestamp()`,
-              [
-                orgId,
-                changed.map((p) => p.userId),
-                changed.map((p) => p.username),
-                changed.map((p) => p.type),
-                changed.map((p) => p.isOrgAdmin),
-                changed.map((p) => p.email),
-              ],
+              [orgId, changed.map((p) => p.userId), changed.map((p) => p.username), changed.map((p) => p.type), changed.map((p) => p.isOrgAdmin), changed.map((p) => p.email)],
             );
             principalsWritten = changed.length;
             rowsChanged = true;
