@@ -147,6 +147,22 @@ describe.each(backends)("imports.applyTenant on $name", (backend) => {
     expect(await store.feed.headRevision()).toBe(head);
   });
 
+  it("binds a limited role of a customised default access on its workspaces, not at the level", async () => {
+    const org = newOrg();
+    const { value: t } = await store.tenants.bootstrap(org);
+    const edge = (await store.workspaces.create(org, { name: "Edge" })).value;
+    const access = [{ permission: "inventory:hosts:read", resourceDefinitions: [{ attributeFilter: { key: "group.id", operation: "equal", value: edge.id } }] }];
+    const p: TenantImportPlan = {
+      roles: [{ key: "lim", name: "Edge viewer", permissions: ["inventory:hosts:read"], scope: "default", access, targets: { levels: [], workspaceIds: [edge.id] } }],
+      defaultAccess: { tenant: [], root: [], default: [{ key: "lim" }] },
+    };
+    const first = await store.imports.applyTenant(org, p);
+    const subject = { type: "group" as const, id: t.platformDefaultGroupId };
+    expect(await store.roleBindings.rolesOfSubject(org, { type: "workspace", id: t.defaultWorkspaceId }, subject)).toEqual([]);
+    expect(await store.roleBindings.rolesOfSubject(org, { type: "workspace", id: edge.id }, subject)).toEqual([first.value.roleIds.lim]);
+    expect((await store.imports.applyTenant(org, p)).value.changed).toBe(false);
+  });
+
   describe("all or nothing", () => {
     async function expectNothingWritten(org: string, run: () => Promise<unknown>, code: StoreErrorCode, tenantExisted: boolean) {
       const head = await store.feed.headRevision();
