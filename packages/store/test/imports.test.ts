@@ -134,6 +134,7 @@ describe.each(backends)("imports.applyTenant on $name", (backend) => {
     const limited: TenantImportPlan = { ...base, roles: [{ ...role, targets }] };
     const second = await store.imports.applyTenant(org, limited);
     expect(second.value.unknownWorkspaces).toEqual({ mixed: 1 });
+    expect(second.value.grantsAdded).toBe(1);
     expect(await store.roleBindings.rolesOfSubject(org, { type: "workspace", id: t.defaultWorkspaceId }, group)).toEqual([]);
     expect(await store.roleBindings.rolesOfSubject(org, { type: "workspace", id: edge.id }, group)).toEqual([roleId]);
     const part = (await store.relationships.read(org)).filter((r) => r.resourceId.startsWith(`${roleId}_u`) || r.subjectId.startsWith(`${roleId}_u`));

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { StoreContext } from "../context.js";
 import { StoreError } from "../errors.js";
-import { groupMember, owner, rolePermission, tenantResourceId } from "../relationships.js";
+import { groupMember, owner, rolePermission, tenantResourceId, tupleKey } from "../relationships.js";
 import type { BindingResource, BindingSubject, ImportOptions, ImportRepository, ImportRoleRef, RoleScope, TenantImportPlan, TenantImportResult, V1AccessEntry, V1RoleTargets } from "../types.js";
 import { isUuid, optionalDescription, requireOrgId, requireUuid } from "../validate.js";
 import { runWrite, type TenantRow } from "../write.js";
@@ -394,6 +394,9 @@ export function importRepository(ctx: StoreContext): ImportRepository {
         // and the role's unlimited part follows its groups. A workspace the tenant does not have
         // grants nothing there (v1 grants nothing on a group that does not exist); it is counted.
         const unknownWorkspaces: Record<string, number> = {};
+        // Grants of the placements: the ordinary bindings' subjects they add (a role part's are not grants of a group).
+        const grantKeys = () => new Set(w.changes.touched.filter((t) => t.relation === "t_subject" && !/_u_(tenant|root|default)$/.test(t.resourceId)).map(tupleKey));
+        const grantsBefore = limited.size > 0 ? grantKeys() : new Set<string>();
         for (const [key, { targets, groups }] of limited) {
           const roleId = roleIds[key]!;
           let unknown = 0;
@@ -403,6 +406,7 @@ export function importRepository(ctx: StoreContext): ImportRepository {
           const holders = new Set([...groups, ...(await groupsHolding(w, orgId, roleId))]);
           await syncRolePart(w, tenant, ctx.domain, roleId, targets.unlimited, [...holders]);
         }
+        if (limited.size > 0) grantsAdded += [...grantKeys()].filter((k) => !grantsBefore.has(k)).length;
         progress("bindings", plan.bindings.length, plan.bindings.length);
 
         // Customised default access: the platform-default group's roles per level, exactly.
