@@ -4,6 +4,7 @@ import { deterministicId } from "./ids.js";
 import { BINDING_LEVELS, type BindingLevel } from "./levels.js";
 import { bindingTuples, groupMemberTuple, roleChildTuple, rolePermissionTuple, TYPES, tupleKey, type RelationshipTuple, type TenantIds } from "./tuples.js";
 import { roleKey, tenantRoleIndex, type V1Export, type V1Role, type V1Tenant } from "./v1-export.js";
+import { isInventoryWorkspaceFilter, type V1AccessInput } from "./v1-placement.js";
 
 /** A v2 role produced from (a part of) a v1 role. */
 export interface PlannedRole {
@@ -80,8 +81,18 @@ export function planTenantMigration(exp: V1Export, tenant: V1Tenant, catalog: As
     const plan = planRoleBinding({ name: role.name, permissions }, levelOf);
     bindingPlans.set(key, plan);
     for (const p of plan.unclassified) warnings.add(`role '${role.name}': '${p}' matches no asset type; bound at Default Workspace`);
-    if (role.access.some((a) => (a.resourceDefinitions ?? []).length > 0)) {
-      warnings.add(`role '${role.name}': resource definitions are not migrated; v2 grants its permissions without the filter`);
+    // `group.id` definitions of inventory access become bindings on those workspaces (planV1RolePlacement);
+    // any other attribute filter has no v2 relation and does not narrow the grant.
+    const unexpressed = role.access.filter((a) => {
+      const defs = (a.resourceDefinitions ?? []) as readonly { readonly attributeFilter?: { readonly key?: unknown } }[];
+      if (defs.length === 0) return false;
+      const byGroup = defs.every((d) => d?.attributeFilter?.key === "group.id");
+      return !byGroup || !isInventoryWorkspaceFilter(a as V1AccessInput);
+    });
+    if (unexpressed.length > 0) {
+      warnings.add(
+        `role '${role.name}': ${unexpressed.length} access entr${unexpressed.length === 1 ? "y has" : "ies have"} resource definitions v2 cannot express (only inventory group.id); v2 grants those permissions without the filter`,
+      );
     }
     const base = v2RoleBaseId(role, orgId);
     const out = plan.bindings.map((b) => {

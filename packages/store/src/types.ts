@@ -637,6 +637,15 @@ export interface ImportRole {
   scope: RoleScope;
   /** The role's v1 access list (resource definitions included); its permissions must equal `permissions`. */
   access?: V1AccessEntry[];
+  /**
+   * Where the role's groups are bound when its access is limited to inventory workspaces
+   * (`group.id` resource definitions), as a v1 role write binds them: the plan's bindings of the
+   * role then name its groups only (their level must still be the role's scope), and each group
+   * is bound exactly at these targets, the `unlimited` part included. Workspaces the tenant does
+   * not have grant nothing and are counted in the result's `unknownWorkspaces`. Absent: the
+   * role is bound at the bindings' levels.
+   */
+  targets?: V1RoleTargets;
 }
 
 /** A standard group of an import plan. */
@@ -701,6 +710,8 @@ export interface TenantImportResult {
   roleIds: Record<string, string>;
   /** Plan group key → store group id. */
   groupIds: Record<string, string>;
+  /** Plan role key → how many workspace ids of its `targets` name no workspace of the tenant (roles with none left out). */
+  unknownWorkspaces: Record<string, number>;
 }
 
 export interface ImportRepository {

@@ -108,6 +108,62 @@ describe.each(backends)("imports.applyTenant on $name", (backend) => {
     expect((await store.imports.applyTenant(org, p)).value.changed).toBe(false);
   });
 
+  it("binds a role with targets exactly there, repairing an earlier organisation-level binding, with its unlimited part and a count of unknown workspaces", async () => {
+    const org = newOrg();
+    const { value: t } = await store.tenants.bootstrap(org);
+    const edge = (await store.workspaces.create(org, { name: "Edge" })).value;
+    const unknown = randomUUID();
+    const access = [
+      { permission: "inventory:hosts:read", resourceDefinitions: [{ attributeFilter: { key: "group.id", operation: "in", value: [edge.id, unknown] } }] },
+      { permission: "patch:system:write", resourceDefinitions: [] },
+    ];
+    const role = { key: "mixed", name: "Mixed", permissions: ["inventory:hosts:read", "patch:system:write"], scope: "default" as const, access };
+    const base: TenantImportPlan = {
+      principals: [{ userId: "alice", username: "alice" }],
+      roles: [role],
+      groups: [{ key: "g", name: "Edge team", members: ["alice"] }],
+      bindings: [{ role: { key: "mixed" }, group: { key: "g" }, level: "default" }],
+    };
+    // An import without targets (the over-grant): the whole role at the Default Workspace.
+    const first = await store.imports.applyTenant(org, base);
+    const roleId = first.value.roleIds.mixed!;
+    const group = { type: "group" as const, id: first.value.groupIds.g! };
+    expect(await store.roleBindings.rolesOfSubject(org, { type: "workspace", id: t.defaultWorkspaceId }, group)).toEqual([roleId]);
+
+    const targets = { levels: [], workspaceIds: [edge.id, unknown], unlimited: { levels: ["default" as const], permissions: ["patch:system:write"] } };
+    const limited: TenantImportPlan = { ...base, roles: [{ ...role, targets }] };
+    const second = await store.imports.applyTenant(org, limited);
+    expect(second.value.unknownWorkspaces).toEqual({ mixed: 1 });
+    expect(second.value.grantsAdded).toBe(1);
+    expect(await store.roleBindings.rolesOfSubject(org, { type: "workspace", id: t.defaultWorkspaceId }, group)).toEqual([]);
+    expect(await store.roleBindings.rolesOfSubject(org, { type: "workspace", id: edge.id }, group)).toEqual([roleId]);
+    const part = (await store.relationships.read(org)).filter((r) => r.resourceId.startsWith(`${roleId}_u`) || r.subjectId.startsWith(`${roleId}_u`));
+    expect(part.filter((r) => r.relation === "t_subject").map((r) => r.subjectId)).toEqual([group.id]);
+    expect(part.some((r) => r.resourceType === "rbac/workspace" && r.resourceId === t.defaultWorkspaceId && r.relation === "t_binding")).toBe(true);
+    expect(part.filter((r) => r.resourceType === "rbac/role").map((r) => r.relation)).toEqual(["t_patch_system_write"]);
+
+    const head = await store.feed.headRevision();
+    const again = await store.imports.applyTenant(org, limited);
+    expect(again.value).toMatchObject({ changed: false, unknownWorkspaces: { mixed: 1 } });
+    expect(await store.feed.headRevision()).toBe(head);
+  });
+
+  it("binds a limited role of a customised default access on its workspaces, not at the level", async () => {
+    const org = newOrg();
+    const { value: t } = await store.tenants.bootstrap(org);
+    const edge = (await store.workspaces.create(org, { name: "Edge" })).value;
+    const access = [{ permission: "inventory:hosts:read", resourceDefinitions: [{ attributeFilter: { key: "group.id", operation: "equal", value: edge.id } }] }];
+    const p: TenantImportPlan = {
+      roles: [{ key: "lim", name: "Edge viewer", permissions: ["inventory:hosts:read"], scope: "default", access, targets: { levels: [], workspaceIds: [edge.id] } }],
+      defaultAccess: { tenant: [], root: [], default: [{ key: "lim" }] },
+    };
+    const first = await store.imports.applyTenant(org, p);
+    const subject = { type: "group" as const, id: t.platformDefaultGroupId };
+    expect(await store.roleBindings.rolesOfSubject(org, { type: "workspace", id: t.defaultWorkspaceId }, subject)).toEqual([]);
+    expect(await store.roleBindings.rolesOfSubject(org, { type: "workspace", id: edge.id }, subject)).toEqual([first.value.roleIds.lim]);
+    expect((await store.imports.applyTenant(org, p)).value.changed).toBe(false);
+  });
+
   describe("all or nothing", () => {
     async function expectNothingWritten(org: string, run: () => Promise<unknown>, code: StoreErrorCode, tenantExisted: boolean) {
       const head = await store.feed.headRevision();
@@ -157,6 +213,16 @@ describe.each(backends)("imports.applyTenant on $name", (backend) => {
       const unknownKey = plan();
       unknownKey.bindings!.push({ role: { key: "nope" }, group: { key: "g-ops" }, level: "default" });
       await expectNothingWritten(org, () => store.imports.applyTenant(org, unknownKey), "not-found", false);
+      for (const targets of [
+        { levels: [], workspaceIds: ["not-a-uuid"] },
+        { levels: ["nowhere"], workspaceIds: [] },
+        { levels: [] },
+        { levels: [], workspaceIds: [], unlimited: { levels: ["default"] } },
+      ]) {
+        const badTargets = plan();
+        badTargets.roles![0] = { ...badTargets.roles![0]!, targets: targets as never };
+        await expectNothingWritten(org, () => store.imports.applyTenant(org, badTargets), "invalid-argument", false);
+      }
       const unknownMember = plan();
       unknownMember.groups![0] = { key: "g-ops", name: "Ops", members: ["ghost"] };
       await expectNothingWritten(org, () => store.imports.applyTenant(org, unknownMember), "not-found", false);

@@ -8,7 +8,7 @@ import { renderTable } from "../migration/render.js";
 import { readV1Api } from "../migration/v1-api.js";
 import { loadV1Export, validateV1Export } from "../migration/v1-export-schema.js";
 import { MigrationError } from "../migration/errors.js";
-import type { V1Export } from "@gatehouse/rbac";
+import { permissionLevelsFromCatalog, type V1Export } from "@gatehouse/rbac";
 
 /** Tenants with at least this many principals, memberships and bindings get a per-phase bar. */
 const LARGE_TENANT = 2000;
@@ -51,6 +51,7 @@ export function registerMigrate(program: Command): void {
       const exp = await loadExport(opts);
       const catalog = await loadAssetTypes(opts.assetTypes);
       const planned = planExport(exp, catalog);
+      const levelOf = permissionLevelsFromCatalog(catalog);
       if (opts.dryRun) {
         const rows = planned.flatMap(({ plan }) => plan.roles.filter((r) => r.source !== "platform").map((r) => [plan.orgId, r.name, r.source, r.level, String(r.permissions.length)]));
         const warnings = planned.flatMap(({ plan }) => plan.warnings.map((w) => `${plan.orgId}: ${w}`));
@@ -94,7 +95,7 @@ export function registerMigrate(program: Command): void {
                 }
               : undefined;
           try {
-            results.push(await applyTenantPlan(store, exp, tenant, plan, onProgress));
+            results.push(await applyTenantPlan(store, exp, tenant, plan, levelOf, onProgress));
           } finally {
             phaseBar?.stop();
           }
@@ -120,6 +121,7 @@ export function registerMigrate(program: Command): void {
             ]),
           )}\n`,
         );
+        for (const r of results) for (const w of r.warnings) process.stderr.write(`warning: ${r.orgId}: ${w}\n`);
       }
     });
 }

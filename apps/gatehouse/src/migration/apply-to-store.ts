@@ -1,5 +1,5 @@
-import type { BindingLevel, TenantMigrationPlan, V1Export, V1Tenant } from "@gatehouse/rbac";
-import type { ImportPhase, ImportRoleRef, Store, TenantImportPlan, V1AccessEntry } from "@gatehouse/store";
+import { isInventoryWorkspaceFilter, planV1RolePlacement, type BindingLevel, type PermissionLevelOf, type TenantMigrationPlan, type V1Export, type V1Tenant } from "@gatehouse/rbac";
+import type { ImportPhase, ImportRoleRef, Store, TenantImportPlan, V1AccessEntry, V1RoleTargets } from "@gatehouse/store";
 import { MigrationError } from "./errors.js";
 
 export interface TenantApplyResult {
@@ -13,6 +13,8 @@ export interface TenantApplyResult {
   readonly grantsAdded: number;
   /** Revision of the tenant's import transaction; undefined when nothing changed (idempotent re-run). */
   readonly revision?: number;
+  /** The planner's warnings of the tenant, then what the store found (workspaces the tenant does not have). */
+  readonly warnings: readonly string[];
 }
 
 const uuidRe = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -24,7 +26,7 @@ const stableId = (id: string) => (uuidRe.test(id) ? { id } : {});
  * level, and a customised default group as the tenant's default access. Platform parent roles
  * and the default groups' own bindings are the store's tenant bootstrap.
  */
-export function toImportPlan(exp: V1Export, tenant: V1Tenant, plan: TenantMigrationPlan): TenantImportPlan {
+export function toImportPlan(exp: V1Export, tenant: V1Tenant, plan: TenantMigrationPlan, levelOf: PermissionLevelOf): TenantImportPlan {
   const v1Roles = [...exp.system_roles, ...(tenant.roles ?? [])];
   const roleRef = new Map<string, ImportRoleRef>();
   const roles: NonNullable<TenantImportPlan["roles"]> = [];
@@ -41,7 +43,7 @@ export function toImportPlan(exp: V1Export, tenant: V1Tenant, plan: TenantMigrat
     const access = (v1?.access ?? [])
       .filter((a) => permissions.includes(a.permission))
       .map((a) => ({ permission: a.permission, resourceDefinitions: [...(a.resourceDefinitions ?? [])] as V1AccessEntry["resourceDefinitions"] }));
-    roles.push({ key: r.id, ...stableId(r.id), name: r.name, permissions, scope: r.level, ...(access.length > 0 ? { access } : {}) });
+    roles.push({ key: r.id, ...stableId(r.id), name: r.name, permissions, scope: r.level, ...(access.length > 0 ? { access } : {}), ...limitedTargets(access, levelOf) });
     roleRef.set(r.id, { key: r.id });
   }
   // With a customised default group the planner adds no synthetic one: the only "default" group is it.
@@ -65,6 +67,31 @@ export function toImportPlan(exp: V1Export, tenant: V1Tenant, plan: TenantMigrat
   };
 }
 
+/**
+ * The targets of a role (part) whose access is limited to inventory workspaces by `group.id`
+ * definitions: where a v1 role write binds its groups (`planV1RolePlacement`). None for a role
+ * without such a limit: it is bound at its level.
+ */
+function limitedTargets(access: readonly V1AccessEntry[], levelOf: PermissionLevelOf): { targets: V1RoleTargets } | Record<string, never> {
+  if (!access.some(isInventoryWorkspaceFilter)) return {};
+  const placed = planV1RolePlacement(access, levelOf);
+  return {
+    targets: {
+      levels: [...placed.levels],
+      workspaceIds: [...placed.workspaceIds],
+      ungrouped: placed.ungrouped,
+      ...(placed.unlimited ? { unlimited: { levels: [...placed.unlimited.levels], permissions: [...placed.unlimited.permissions] } } : {}),
+    },
+  };
+}
+
+/** One warning per role whose `group.id` definitions name workspaces the organisation does not have (a count, never the ids). */
+function unknownWorkspaceWarnings(importPlan: TenantImportPlan, unknown: Readonly<Record<string, number>>): string[] {
+  return (importPlan.roles ?? [])
+    .filter((r) => (unknown[r.key] ?? 0) > 0)
+    .map((r) => `role '${r.name}': ${unknown[r.key]} group.id workspace id(s) name no workspace of the organisation; v2 grants nothing there, as v1`);
+}
+
 /** Seeded role names the plan needs that the store does not have. */
 async function missingSeededRoles(store: Store, orgId: string, importPlan: TenantImportPlan): Promise<string[]> {
   const wanted = new Set<string>();
@@ -84,10 +111,11 @@ export async function applyTenantPlan(
   exp: V1Export,
   tenant: V1Tenant,
   plan: TenantMigrationPlan,
+  levelOf: PermissionLevelOf,
   onProgress?: (phase: ImportPhase, done: number, total: number) => void,
 ): Promise<TenantApplyResult> {
   const orgId = tenant.org_id;
-  const importPlan = toImportPlan(exp, tenant, plan);
+  const importPlan = toImportPlan(exp, tenant, plan, levelOf);
   const missing = await missingSeededRoles(store, orgId, importPlan);
   if (missing.length > 0) throw new MigrationError("invalid-export", `org ${orgId}: system roles not seeded in the store: ${missing.join(", ")}`);
   const { value, revision } = await store.imports.applyTenant(orgId, importPlan, onProgress ? { onProgress } : {});
@@ -100,5 +128,6 @@ export async function applyTenantPlan(
     bindings: (importPlan.bindings?.length ?? 0) + defaultGrants,
     grantsAdded: value.grantsAdded,
     ...(value.changed ? { revision } : {}),
+    warnings: [...plan.warnings, ...unknownWorkspaceWarnings(importPlan, value.unknownWorkspaces)],
   };
 }

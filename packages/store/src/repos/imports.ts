@@ -5,9 +5,9 @@
 import { randomUUID } from "node:crypto";
 import type { StoreContext } from "../context.js";
 import { StoreError } from "../errors.js";
-import { groupMember, owner, rolePermission, tenantResourceId } from "../relationships.js";
-import type { BindingResource, BindingSubject, ImportOptions, ImportRepository, ImportRoleRef, RoleScope, TenantImportPlan, TenantImportResult, V1AccessEntry } from "../types.js";
-import { isUuid, optionalDescription, requireOrgId } from "../validate.js";
+import { groupMember, owner, rolePermission, tenantResourceId, tupleKey } from "../relationships.js";
+import type { BindingResource, BindingSubject, ImportOptions, ImportRepository, ImportRoleRef, RoleScope, TenantImportPlan, TenantImportResult, V1AccessEntry, V1RoleTargets } from "../types.js";
+import { isUuid, optionalDescription, requireOrgId, requireUuid } from "../validate.js";
 import { runWrite, type TenantRow } from "../write.js";
 import { requireGroupName } from "./groups.js";
 import { requirePrincipal } from "./principals.js";
@@ -15,6 +15,8 @@ import { addBindingSubjects, addSubject, findOrCreateBinding, removeSubject, res
 import type { RoleRow } from "./loaders.js";
 import { requirePermissions, requireRoleName, requireScope, syncPermissionTuples } from "./roles.js";
 import { bootstrapTenantRows, tenantFromRow } from "./tenants.js";
+import { syncRolePart } from "./v1-role-parts.js";
+import { groupsHolding, placeRole, resolveTargets } from "./v1-writes.js";
 
 const LEVELS: readonly RoleScope[] = ["tenant", "root", "default"];
 
@@ -88,6 +90,26 @@ function optionalAccess(access: unknown, permissions: readonly string[], field: 
   return entries;
 }
 
+/** A role's targets: organisation levels, workspace ids (UUIDs), ungrouped hosts, and the unlimited part. */
+function optionalTargets(targets: unknown, field: string): V1RoleTargets | null {
+  if (targets === undefined) return null;
+  const t = targets as Partial<V1RoleTargets> | null;
+  if (typeof t !== "object" || t === null || !Array.isArray(t.levels) || !Array.isArray(t.workspaceIds)) {
+    throw new StoreError("invalid-argument", "targets needs a levels and a workspaceIds list.", field);
+  }
+  if (t.ungrouped !== undefined && typeof t.ungrouped !== "boolean") throw new StoreError("invalid-argument", "targets.ungrouped must be a boolean.", field);
+  const u = t.unlimited;
+  if (u !== undefined && (typeof u !== "object" || u === null || !Array.isArray(u.levels) || !Array.isArray(u.permissions))) {
+    throw new StoreError("invalid-argument", "targets.unlimited needs a levels and a permissions list.", field);
+  }
+  return {
+    levels: t.levels.map((l) => requireScope(l)),
+    workspaceIds: [...new Set(t.workspaceIds.map((id) => requireUuid(id, field).toLowerCase()))],
+    ungrouped: t.ungrouped === true,
+    ...(u ? { unlimited: { levels: u.levels.map((l) => requireScope(l)), permissions: requirePermissions(u.permissions) } } : {}),
+  };
+}
+
 /** Checks everything that needs no database: shapes, names, permissions, keys and references. */
 function validatePlan(plan: TenantImportPlan) {
   if (typeof plan !== "object" || plan === null) throw new StoreError("invalid-argument", "The import plan must be an object.");
@@ -116,6 +138,7 @@ function validatePlan(plan: TenantImportPlan) {
       permissions: requirePermissions(r.permissions),
       scope: requireScope(r.scope),
       access: optionalAccess(r.access, r.permissions, `roles[${i}].access`),
+      targets: optionalTargets(r.targets, `roles[${i}].targets`),
     };
   });
 
@@ -344,8 +367,16 @@ export function importRepository(ctx: StoreContext): ImportRepository {
         let grantsAdded = 0;
         const bindingOf = new Map<string, string>();
         const pending: { bindingId: string; subject: BindingSubject }[] = [];
+        // Roles limited to inventory workspaces: plan role key → its targets and the groups holding it.
+        const limited = new Map(plan.roles.flatMap((r) => (r.targets ? [[r.key, { targets: r.targets, groups: new Set<string>() }] as const] : [])));
+        const limitedOf = (ref: ImportRoleRef) => ("key" in ref ? limited.get(ref.key) : undefined);
         for (const [i, b] of plan.bindings.entries()) {
           const roleId = await resolveRole(b.role, b.level, b.field);
+          const limitedRole = limitedOf(b.role);
+          if (limitedRole) {
+            limitedRole.groups.add(groupIds[b.groupKey]!);
+            continue;
+          }
           const resource = resourceOf(tenant, b.level);
           const bkey = `${roleId}:${resource.type}:${resource.id}`;
           let bindingId = bindingOf.get(bkey);
@@ -357,6 +388,25 @@ export function importRepository(ctx: StoreContext): ImportRepository {
           if ((i + 1) % 500 === 0) progress("bindings", i + 1, plan.bindings.length);
         }
         grantsAdded += await addBindingSubjects(ctx, w, orgId, pending);
+        for (const [, refs] of plan.defaultAccess ?? []) for (const ref of refs) limitedOf(ref)?.groups.add(tenant.platform_default_group_id);
+        // Each group holding a limited role is bound exactly at the role's targets, as a v1 role
+        // write binds it (an earlier binding elsewhere, e.g. at an organisation level, is removed),
+        // and the role's unlimited part follows its groups. A workspace the tenant does not have
+        // grants nothing there (v1 grants nothing on a group that does not exist); it is counted.
+        const unknownWorkspaces: Record<string, number> = {};
+        // Grants of the placements: the ordinary bindings' subjects they add (a role part's are not grants of a group).
+        const grantKeys = () => new Set(w.changes.touched.filter((t) => t.relation === "t_subject" && !/_u_(tenant|root|default)$/.test(t.resourceId)).map(tupleKey));
+        const grantsBefore = limited.size > 0 ? grantKeys() : new Set<string>();
+        for (const [key, { targets, groups }] of limited) {
+          const roleId = roleIds[key]!;
+          let unknown = 0;
+          const resources = await resolveTargets(w, tenant, targets, () => unknown++);
+          if (unknown > 0) unknownWorkspaces[key] = unknown;
+          for (const groupId of [...groups].sort()) await placeRole(ctx, w, orgId, roleId, resources, groupId);
+          const holders = new Set([...groups, ...(await groupsHolding(w, orgId, roleId))]);
+          await syncRolePart(w, tenant, ctx.domain, roleId, targets.unlimited, [...holders]);
+        }
+        if (limited.size > 0) grantsAdded += [...grantKeys()].filter((k) => !grantsBefore.has(k)).length;
         progress("bindings", plan.bindings.length, plan.bindings.length);
 
         // Customised default access: the platform-default group's roles per level, exactly.
@@ -366,7 +416,12 @@ export function importRepository(ctx: StoreContext): ImportRepository {
           for (const [n, [level, refs]] of plan.defaultAccess.entries()) {
             const resource = resourceOf(tenant, level);
             const wanted = new Set<string>();
-            for (const [i, ref] of refs.entries()) wanted.add(await resolveRole(ref, level, `defaultAccess.${level}[${i}]`));
+            for (const [i, ref] of refs.entries()) {
+              const roleId = await resolveRole(ref, level, `defaultAccess.${level}[${i}]`);
+              // A limited role is placed at its targets above; it stays at this level only when they name it.
+              const limitedRole = limitedOf(ref);
+              if (!limitedRole || limitedRole.targets.levels.includes(level)) wanted.add(roleId);
+            }
             const current = await w.tx.query<BindingRow>(
               `SELECT b.* FROM gh_role_bindings b JOIN gh_role_binding_subjects s ON s.binding_id = b.id
                WHERE b.org_id = $1 AND b.resource_type = $2 AND b.resource_id = $3 AND s.subject_type = 'group' AND s.subject_id = $4`,
@@ -403,6 +458,7 @@ export function importRepository(ctx: StoreContext): ImportRepository {
           grantsRemoved,
           roleIds,
           groupIds,
+          unknownWorkspaces,
         };
         return result;
       });

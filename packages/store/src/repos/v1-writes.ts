@@ -18,7 +18,7 @@ import { requirePermission, requireRoleName, requireScope, syncPermissionTuples,
 import { dropGroupFromPart, syncRolePart } from "./v1-role-parts.js";
 
 /** The groups holding the role (through any of its ordinary bindings). */
-async function groupsHolding(w: WriteContext, orgId: string, roleId: string): Promise<string[]> {
+export async function groupsHolding(w: WriteContext, orgId: string, roleId: string): Promise<string[]> {
   return [...new Set((await groupBindingsOf(w, orgId, roleId)).map((b) => b.subject_id))];
 }
 
@@ -27,16 +27,24 @@ const levelResource = (tenant: TenantRow, level: RoleScope): BindingResource =>
 
 const resourceKey = (r: BindingResource) => `${r.type}:${r.id}`;
 
-/** The binding resources of a role's targets, every workspace checked to be the tenant's. */
-async function resolveTargets(w: WriteContext, tenant: TenantRow, targets: V1RoleTargets): Promise<BindingResource[]> {
+/**
+ * The binding resources of a role's targets, every workspace checked to be the tenant's. With
+ * `onUnknown` (the import), a workspace the tenant does not have is skipped and reported there
+ * instead of failing the write: v1 grants nothing on a group that does not exist.
+ */
+export async function resolveTargets(w: WriteContext, tenant: TenantRow, targets: V1RoleTargets, onUnknown?: (id: string) => void): Promise<BindingResource[]> {
   const out = new Map<string, BindingResource>();
   for (const level of targets.levels) {
     const r = levelResource(tenant, requireScope(level));
     out.set(resourceKey(r), r);
   }
   for (const id of targets.workspaceIds) {
-    const ws = await loadWorkspace(w.tx, tenant.org_id, requireUuid(id, "access"), "access");
-    out.set(`workspace:${ws.id}`, { type: "workspace", id: ws.id });
+    const ws = await loadWorkspace(w.tx, tenant.org_id, requireUuid(id, "access"), "access").catch((e: unknown) => {
+      if (onUnknown && e instanceof StoreError && (e.code === "not-found" || e.code === "cross-tenant")) return undefined;
+      throw e;
+    });
+    if (!ws) onUnknown?.(id);
+    else out.set(`workspace:${ws.id}`, { type: "workspace", id: ws.id });
   }
   if (targets.ungrouped) {
     const [ws] = await w.tx.query<{ id: string }>("SELECT id FROM gh_workspaces WHERE org_id = $1 AND type = 'ungrouped-hosts'", [tenant.org_id]);
@@ -58,7 +66,7 @@ async function groupBindingsOf(w: WriteContext, orgId: string, roleId: string, g
  * Binds the role to each group exactly at `resources`: bindings elsewhere are removed (a role whose
  * permissions changed its level moves), missing ones added.
  */
-async function placeRole(ctx: StoreContext, w: WriteContext, orgId: string, roleId: string, resources: BindingResource[], onlyGroup?: string): Promise<void> {
+export async function placeRole(ctx: StoreContext, w: WriteContext, orgId: string, roleId: string, resources: BindingResource[], onlyGroup?: string): Promise<void> {
   const current = await groupBindingsOf(w, orgId, roleId, onlyGroup);
   const wanted = new Set(resources.map(resourceKey));
   const groups = new Set(current.map((b) => b.subject_id));

@@ -1,0 +1,85 @@
+// `gatehouse migrate` binds custom roles whose inventory access is limited by `group.id` exactly as
+// a v1 role write binds them: the limited permissions only on the named workspaces, the unlimited
+// ones at the organisation level, nothing on a workspace the organisation does not have.
+import { readFileSync } from "node:fs";
+import { permissionLevelsFromCatalog, type V1Export } from "@gatehouse/rbac";
+import { permissionRelation, type Relationship, type Store } from "@gatehouse/store";
+import { openTestStore, testBackends } from "@gatehouse/store/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyTenantPlan } from "../src/migration/apply-to-store.js";
+import { loadAssetTypes } from "../src/migration/asset-types.js";
+import { planExport } from "../src/migration/plan.js";
+import { validateV1Export } from "../src/migration/v1-export-schema.js";
+
+interface Case {
+  export: unknown;
+  grants: { group: string; permission: string; at: string[] }[];
+}
+const raw = readFileSync(new URL("./migrate/limited-roles.json", import.meta.url), "utf8");
+const caseFor = (vars: Record<string, string>): Case => JSON.parse(raw.replace(/\{\{(\w+)\}\}/g, (_, k: string) => vars[k] ?? `{{${k}}}`)) as Case;
+
+/**
+ * Resources on which the group's members hold `permission` by the relationships: a binding on the
+ * resource whose subject is the group and whose role (or a child of it) has the permission.
+ */
+function grantedAt(tuples: readonly Relationship[], groupId: string, permission: string): string[] {
+  const relation = permissionRelation(permission);
+  const withPermission = new Set(tuples.filter((t) => t.resourceType === "rbac/role" && t.relation === relation).map((t) => t.resourceId));
+  for (const t of tuples) if (t.resourceType === "rbac/role" && t.relation === "t_child" && withPermission.has(t.subjectId)) withPermission.add(t.resourceId);
+  const bindings = new Set(
+    tuples
+      .filter((t) => t.resourceType === "rbac/role_binding" && t.relation === "t_subject" && t.subjectType === "rbac/group" && t.subjectId === groupId)
+      .map((t) => t.resourceId)
+      .filter((b) => tuples.some((t) => t.resourceType === "rbac/role_binding" && t.resourceId === b && t.relation === "t_role" && withPermission.has(t.subjectId))),
+  );
+  return [...new Set(tuples.filter((t) => t.relation === "t_binding" && bindings.has(t.subjectId)).map((t) => t.resourceId))].sort();
+}
+
+const backends = await testBackends();
+let orgCounter = 0;
+
+describe.each(backends)("gatehouse migrate of group.id-limited roles on $name", (backend) => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await openTestStore(backend);
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it("grants the limited permissions only on the named workspace, the unlimited ones at the organisation level, nothing on unknown workspaces; a re-run writes nothing", async () => {
+    const org = `lim${process.pid}x${++orgCounter}`;
+    const { value: tenant } = await store.tenants.bootstrap(org);
+    const edge = (await store.workspaces.create(org, { name: "Edge" })).value;
+    const c = caseFor({ org, edge: edge.id });
+    const exp: V1Export = validateV1Export(c.export, "case");
+    const catalog = await loadAssetTypes(undefined);
+    const [{ tenant: v1Tenant, plan }] = planExport(exp, catalog) as [ReturnType<typeof planExport>[number]];
+    const levelOf = permissionLevelsFromCatalog(catalog);
+
+    const first = await applyTenantPlan(store, exp, v1Tenant, plan, levelOf);
+    expect(first.revision).toBeGreaterThan(0);
+    const groups = new Map((await store.groups.list(org, { limit: -1 })).data.map((g) => [g.name, g.id]));
+    const names: Record<string, string> = { edge: edge.id, tenant: tenant.tenantId, root: tenant.rootWorkspaceId, default: tenant.defaultWorkspaceId };
+    const tuples = await store.relationships.read(org);
+    for (const g of c.grants) {
+      expect({ ...g, at: grantedAt(tuples, groups.get(g.group)!, g.permission) }).toEqual({ ...g, at: g.at.map((n) => names[n]!).sort() });
+    }
+
+    // The planner warns only about definitions v2 cannot express.
+    expect(plan.warnings.some((w) => w.includes("not migrated"))).toBe(false);
+    expect(plan.warnings.filter((w) => w.includes("cannot express"))).toEqual([expect.stringMatching(/^role 'Tagged patch viewer': 1 access entry/)]);
+
+    // The unknown workspaces are a warning naming the role and their count, never the ids.
+    const unknown = first.warnings.filter((w) => w.includes("name no workspace"));
+    expect(unknown).toEqual([expect.stringMatching(/^role 'Ghost hosts viewer': 2 group\.id workspace id\(s\)/)]);
+    expect(first.warnings.join("\n")).not.toContain("9d0c1f5e");
+
+    const head = await store.feed.headRevision();
+    const again = await applyTenantPlan(store, exp, v1Tenant, plan, levelOf);
+    expect(again).toMatchObject({ rolesCreated: 0, rolesUpdated: 0, groupsCreated: 0, grantsAdded: 0 });
+    expect(again.revision).toBeUndefined();
+    expect(await store.feed.headRevision()).toBe(head);
+    expect(await store.relationships.read(org)).toEqual(tuples);
+  });
+});
