@@ -15,11 +15,8 @@ try {
 // After validation, so a bad OTEL_* variable is reported like any other.
 const tracing = startTracing("management-api", managementSettings.parse(process.env));
 const server = buildServer(config);
-await server.start();
-// SIGHUP: reload the role configuration (a refused or invalid one is logged; nothing changes).
-process.on("SIGHUP", () => {
-  server.reloadRoleConfiguration().catch((error: unknown) => console.error(`role configuration reload failed: ${error instanceof Error ? error.message : String(error)}`));
-});
+// Installed before the start: a signal that arrives right after "listening" is logged (before the
+// start's promise resumes here) must drain and exit 0, not kill the process by default.
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     server
@@ -31,3 +28,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
       );
   });
 }
+await server.start();
+// SIGHUP: reload the role configuration (a refused or invalid one is logged; nothing changes).
+process.on("SIGHUP", () => {
+  server.reloadRoleConfiguration().catch((error: unknown) => console.error(`role configuration reload failed: ${error instanceof Error ? error.message : String(error)}`));
+});
