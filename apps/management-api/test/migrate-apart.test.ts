@@ -25,9 +25,11 @@ function run(entry: string, env: Record<string, string>): Promise<Outcome> {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
+    let signalled = false;
     const collect = (chunk: Buffer) => {
       output += chunk.toString();
-      if (/management API listening/.test(output)) child.kill("SIGTERM");
+      // Once: the server logs more lines while it drains, and a second SIGTERM is a second request.
+      if (!signalled && /management API listening/.test(output)) (signalled = true), child.kill("SIGTERM");
     };
     child.stdout.on("data", collect);
     child.stderr.on("data", collect);
