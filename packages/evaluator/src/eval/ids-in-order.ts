@@ -228,7 +228,7 @@ function partitionAt(a: Int32Array, lo: number, hi: number, offsets: Uint32Array
     // compareNodes(x, pivot) < 0, with the pivot's bytes fixed.
     const from = offsets[x]!;
     const length = offsets[x + 1]! - from;
-    const n = length < pivotLength ? length : pivotLength;
+    const n = Math.min(length, pivotLength);
     let d = 0;
     for (let k = 0; k < n && d === 0; k++) d = bytes[from + k]! - bytes[pivotFrom + k]!;
     if (d < 0 || (d === 0 && length < pivotLength)) {
