@@ -4,6 +4,8 @@
 // page), side by side in one process, alternating. Every round builds a fresh engine graph from the
 // same relationships (nothing cached: no lookup result, no per-type order), so each list is cold.
 // The handler runs in process and items are encoded as for the wire; the transport is left out.
+// Each figure is wall time with the process's CPU time in brackets (on a shared machine the wall
+// time is mostly waiting for a core).
 // Lists: a user who sees all LIST_HOSTS hosts (default 100,000) and one who sees a tenth of them
 // (one of ten workspaces), each listed whole in one stream and as a first page of 1,000.
 // Run: pnpm --filter @gatehouse/authz-engine bench:cold-list   (LIST_HOSTS, LIST_ROUNDS=7)
