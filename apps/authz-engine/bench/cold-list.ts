@@ -4,17 +4,18 @@
 // page), side by side in one process, alternating. Every round builds a fresh engine graph from the
 // same relationships (nothing cached: no lookup result, no per-type order), so each list is cold.
 // The handler runs in process and items are encoded as for the wire; the transport is left out.
+// Each figure is wall time with the process's CPU time in brackets (on a shared machine the wall
+// time is mostly waiting for a core).
 // Lists: a user who sees all LIST_HOSTS hosts (default 100,000) and one who sees a tenth of them
 // (one of ten workspaces), each listed whole in one stream and as a first page of 1,000.
 // Run: pnpm --filter @gatehouse/authz-engine bench:cold-list   (LIST_HOSTS, LIST_ROUNDS=7)
 import { availableParallelism, loadavg } from "node:os";
-import { compileSchema, lookupResources, type Relationship } from "@gatehouse/evaluator";
+import { compileSchema, lookupResources, type Relationship, SortedIdList } from "@gatehouse/evaluator";
 import { percentile } from "@gatehouse/telemetry";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { readFileSync } from "node:fs";
 import type { EngineContext } from "../src/commands/context.js";
 import { LookupCache } from "../src/commands/lookup-cache.js";
-import { SortedIds } from "../src/commands/sorted-ids.js";
 import { openWritePolicy } from "../src/commands/write-policy.js";
 import { EngineGraph } from "../src/graph/engine-graph.js";
 import type { GraphSource } from "../src/graph/source.js";
@@ -62,11 +63,11 @@ async function freshEngine(mode: "lazy" | "eager"): Promise<EngineContext> {
   const lookupCache = new LookupCache();
   if (mode === "eager") {
     // The behaviour before: the whole answer found and sorted (`lookupResources`) before any page.
-    lookupCache.getOrCompute = (_revision, key, _compute) => {
+    lookupCache.getOrCompute = (_graph, _revision, key, _compute) => {
       const [, , objectType, permission, subject] = key.split("\u0000") as string[];
       const [type, rest] = subject!.split(/:(.*)/s) as [string, string];
       const id = rest.slice(0, rest.lastIndexOf("#"));
-      return SortedIds.sorted(lookupResources(graph.graph, objectType!, permission!, { type, id }));
+      return new SortedIdList(lookupResources(graph.graph, objectType!, permission!, { type, id }));
     };
   }
   return {
@@ -84,10 +85,18 @@ async function freshEngine(mode: "lazy" | "eager"): Promise<EngineContext> {
   };
 }
 
-async function list(ctx: EngineContext, user: string, limit: number): Promise<{ first: number; end: number; count: number; last: string }> {
+/** CPU time of this process so far, ms (wall time on a loaded machine is mostly waiting for a core). */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+async function list(ctx: EngineContext, user: string, limit: number): Promise<{ first: number; end: number; firstCpu: number; endCpu: number; count: number; last: string }> {
   let first = 0;
+  let firstCpu = 0;
   let count = 0;
   let last: Buffer | undefined;
+  const startedCpu = cpuMs();
   const started = performance.now();
   await listHandlers(ctx).streamedListObjects(
     {
@@ -98,12 +107,16 @@ async function list(ctx: EngineContext, user: string, limit: number): Promise<{ 
     },
     { identity: null, cancelled: () => false },
     (message) => {
-      if (count === 0) first = performance.now() - started;
+      if (count === 0) {
+        first = performance.now() - started;
+        firstCpu = cpuMs() - startedCpu;
+      }
       count++;
       last = message as Buffer;
     },
   );
-  return { first, end: performance.now() - started, count, last: last ? last.toString("latin1") : "" };
+  const end = performance.now() - started;
+  return { first, end, firstCpu, endCpu: cpuMs() - startedCpu, count, last: last ? last.toString("latin1") : "" };
 }
 
 const cases = [
@@ -114,7 +127,8 @@ const cases = [
 ];
 
 async function main() {
-  const results = new Map<string, { first: number[]; end: number[] }>();
+  const load = loadavg()[0]!.toFixed(1);
+  const results = new Map<string, { first: number[]; end: number[]; firstCpu: number[]; endCpu: number[] }>();
   for (let round = 0; round < ROUNDS; round++) {
     const order: ("lazy" | "eager")[] = round % 2 === 0 ? ["lazy", "eager"] : ["eager", "lazy"];
     for (const c of cases) {
@@ -124,9 +138,12 @@ async function main() {
         const r = await list(ctx, c.user, c.limit);
         outputs.push(`${r.count}:${r.last}`);
         const key = `${c.label}\u0000${mode}`;
-        if (!results.has(key)) results.set(key, { first: [], end: [] });
-        results.get(key)!.first.push(r.first);
-        results.get(key)!.end.push(r.end);
+        if (!results.has(key)) results.set(key, { first: [], end: [], firstCpu: [], endCpu: [] });
+        const into = results.get(key)!;
+        into.first.push(r.first);
+        into.end.push(r.end);
+        into.firstCpu.push(r.firstCpu);
+        into.endCpu.push(r.endCpu);
         await ctx.graph.close();
       }
       if (outputs[0] !== outputs[1]) throw new Error(`lazy and eager lists differ (${c.label})`);
@@ -137,12 +154,14 @@ async function main() {
       [...xs].sort((a, b) => a - b),
       50,
     );
-  console.log(`\ncold StreamedListObjects (fresh engine each list), node ${process.version}, load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores, ${ROUNDS} rounds, medians\n`);
+  console.log(
+    `\ncold StreamedListObjects (fresh engine each list), node ${process.version}, load average ${load} → ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores, ${ROUNDS} rounds, medians, wall (CPU of this process)\n`,
+  );
   console.log("| list | eager (before): first item / end | lazy (after): first item / end |\n|---|---|---|");
+  const cell = (r: { first: number[]; end: number[]; firstCpu: number[]; endCpu: number[] }) =>
+    `${median(r.first).toFixed(1)} ms (${median(r.firstCpu).toFixed(1)}) / ${median(r.end).toFixed(0)} ms (${median(r.endCpu).toFixed(0)})`;
   for (const c of cases) {
-    const e = results.get(`${c.label}\u0000eager`)!;
-    const l = results.get(`${c.label}\u0000lazy`)!;
-    console.log(`| ${c.label} | ${median(e.first).toFixed(1)} ms / ${median(e.end).toFixed(0)} ms | ${median(l.first).toFixed(1)} ms / ${median(l.end).toFixed(0)} ms |`);
+    console.log(`| ${c.label} | ${cell(results.get(`${c.label}\u0000eager`)!)} | ${cell(results.get(`${c.label}\u0000lazy`)!)} |`);
   }
 }
 

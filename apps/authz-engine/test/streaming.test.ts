@@ -1,19 +1,13 @@
 import { EventEmitter } from "node:events";
 import type { ServerWritableStream } from "@grpc/grpc-js";
-import { compileSchema } from "@gatehouse/evaluator";
-import { StreamedListObjectsResponse, type StreamedListObjectsRequest } from "@gatehouse/proto";
-import { createSilentLogger } from "@gatehouse/telemetry";
+import type { StreamedListObjectsResponse } from "@gatehouse/proto";
 import { describe, expect, it } from "vitest";
-import type { EngineContext } from "../src/commands/context.js";
 import { decodeCursor } from "../src/commands/cursor.js";
-import { openWritePolicy } from "../src/commands/write-policy.js";
-import { LookupCache } from "../src/commands/lookup-cache.js";
-import { EngineGraph } from "../src/graph/engine-graph.js";
-import type { GraphSource } from "../src/graph/source.js";
 import { outputFor, STREAM_WINDOW } from "../src/grpc/calls.js";
 import { checkHandlers } from "../src/handlers/checks.js";
 import { listHandlers } from "../src/handlers/lists.js";
-import { hostIn, principal, readGrant, stageSchema } from "./helpers.js";
+import { hostIn, principal, readGrant } from "./helpers.js";
+import { asResponse, hostsRequest, listContext } from "./list-context.js";
 
 /** A ServerWritableStream stand-in: records messages; their send callbacks complete on demand. */
 function fakeCall(withSink = true) {
@@ -26,8 +20,6 @@ function fakeCall(withSink = true) {
   const complete = (n: number) => callbacks.splice(0, n).forEach((callback) => callback());
   return { call: emitter as unknown as ServerWritableStream<unknown, unknown>, emitter, sent, complete };
 }
-
-const asResponse = (message: StreamedListObjectsResponse | Buffer): StreamedListObjectsResponse => (Buffer.isBuffer(message) ? StreamedListObjectsResponse.decode(message) : message);
 
 const settled = async (promise: Promise<void> | void) => {
   let done = false;
@@ -87,39 +79,8 @@ describe("StreamedListObjects pages", () => {
   const HOSTS = 2500;
   const ids = Array.from({ length: HOSTS }, (_, i) => `host-${String(i).padStart(5, "0")}`);
 
-  async function context(): Promise<EngineContext> {
-    const relationships = [...readGrant("ws-1", "dana"), ...ids.map((id) => hostIn(id, "ws-1"))];
-    const source: GraphSource = {
-      snapshot: async (onBatch) => (onBatch(relationships), { revision: 1 }),
-      follow: () => ({ stop() {} }),
-      headRevision: async () => 1,
-      encodeToken: (revision) => `t${revision}`,
-      decodeToken: (token) => Number(token.slice(1)),
-    };
-    const model = compileSchema(stageSchema);
-    const graph = new EngineGraph({ model, source, logger: createSilentLogger() });
-    await graph.load();
-    return {
-      graph,
-      source,
-      model,
-      domain: "redhat",
-      freshnessTimeoutMs: 1000,
-      listDefaultLimit: 1000,
-      listMaxLimit: 10_000,
-      lookupCache: new LookupCache(),
-      writer: undefined as unknown as EngineContext["writer"],
-      writePolicy: openWritePolicy,
-      now: Date.now,
-    };
-  }
-
-  const request = (limit: number, continuationToken?: string): StreamedListObjectsRequest => ({
-    objectType: { resourceType: "host", reporterType: "hbi" },
-    relation: "view",
-    subject: { resource: principal("dana") },
-    pagination: continuationToken === undefined ? { limit } : { limit, continuationToken },
-  });
+  const context = () => listContext([...readGrant("ws-1", "dana"), ...ids.map((id) => hostIn(id, "ws-1"))], 10_000);
+  const request = (limit: number, continuationToken?: string) => hostsRequest("dana", limit, continuationToken);
 
   it("sends the first item before producing the rest, and waits while the writer applies back-pressure", async () => {
     const handlers = listHandlers(await context());

@@ -21,5 +21,6 @@ export { check, type CheckOptions } from "./eval/check.js";
 export { configureCheckCache, checkCacheStats, DEFAULT_CHECK_CACHE_LIMITS, type CheckCacheLimits, type CheckCacheStats } from "./eval/closure-cache.js";
 export { DEFAULT_MAX_DEPTH } from "./eval/evaluation.js";
 export { lookupResourceIds, lookupResources } from "./eval/lookup-resources.js";
+export { type IdsInOrder, SortedIdList } from "./eval/ids-in-order.js";
 export { lookupSubjects, type SubjectsResult } from "./eval/lookup-subjects.js";
 export { explain, type Explanation, type ExplainNode, type ExplainKind } from "./eval/explain.js";

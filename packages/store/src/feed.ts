@@ -4,7 +4,7 @@
 import type { StoreContext } from "./context.js";
 import type { Subscription } from "./db/db.js";
 import { isStoreError, StoreError } from "./errors.js";
-import { expand } from "./write.js";
+import { expand, parseCompactTuples } from "./write.js";
 import type { Change, ChangeFeed, FollowHandle, FollowOptions, Relationship, Revision, Snapshot, SnapshotOptions } from "./types.js";
 import { requireOrgId } from "./validate.js";
 
@@ -18,15 +18,16 @@ interface ChangeRow {
   [k: string]: unknown;
 }
 
-const parseJson = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : v);
+/** The tuples are selected as text (`::text`), read by `parseCompactTuples` rather than the driver's JSON.parse. */
+const tuplesOf = (v: unknown): Relationship[] => (typeof v === "string" ? parseCompactTuples(v) : (v as Parameters<typeof expand>[0][]).map(expand));
 
 function toChange(r: ChangeRow): Change {
   return {
     revision: Number(r.revision),
     orgId: r.org_id,
     kind: r.kind,
-    touched: (parseJson(r.touched) as Parameters<typeof expand>[0][]).map(expand),
-    deleted: (parseJson(r.deleted) as Parameters<typeof expand>[0][]).map(expand),
+    touched: tuplesOf(r.touched),
+    deleted: tuplesOf(r.deleted),
     committed: r.committed_at,
   };
 }
@@ -51,7 +52,7 @@ export function changeFeed(ctx: StoreContext, followers: Set<FollowHandle>): Cha
     if (!Number.isSafeInteger(fromRevision) || fromRevision < 0) throw new StoreError("invalid-argument", "fromRevision must be a non-negative integer.");
     // One statement, so the retention mark and the rows come from the same snapshot.
     const rows = await ctx.db.query<ChangeRow & { pruned_through: string }>(
-      `SELECT r.pruned_through::text AS pruned_through, c.revision::text AS revision, c.org_id, c.kind, c.touched, c.deleted, c.committed_at
+      `SELECT r.pruned_through::text AS pruned_through, c.revision::text AS revision, c.org_id, c.kind, c.touched::text AS touched, c.deleted::text AS deleted, c.committed_at
        FROM gh_revision r LEFT JOIN LATERAL (
          SELECT * FROM gh_changes c WHERE c.revision > $1 ORDER BY c.revision LIMIT $2
        ) c ON true ORDER BY c.revision`,

@@ -214,6 +214,64 @@ export function expand(t: CompactTuple): Relationship {
 }
 
 /**
+ * A change's compact tuples from the text Postgres prints for their jsonb array,
+ * `[["hbi/host", "h1", "t_workspace", "rbac/workspace", "w1"], …]`, read without JSON.parse: each
+ * string is what lies between two quotes (a text holding a backslash, i.e. an escape, and any text
+ * not printed exactly that way go through JSON.parse). In Node this reads the feed's short tuples
+ * in less than half the CPU time of JSON.parse and `expand`.
+ */
+export function parseCompactTuples(text: string): Relationship[] {
+  return (text.includes("\\") ? undefined : scanCompactTuples(text)) ?? (JSON.parse(text) as CompactTuple[]).map(expand);
+}
+
+/** The tuples of `parseCompactTuples`, or undefined when the text is not printed as expected. */
+function scanCompactTuples(text: string): Relationship[] | undefined {
+  const out: Relationship[] = [];
+  if (text === "[]") return out;
+  if (!text.startsWith("[[")) return undefined;
+  let p = 1;
+  for (;;) {
+    // p is at a tuple's "[": its five strings, each `"…"` after `[` or `, `.
+    const f = new Array<string>(5);
+    let at = p + 1;
+    for (let k = 0; k < 5; k++) {
+      if (k > 0) {
+        if (text.charCodeAt(at) !== 44 || text.charCodeAt(at + 1) !== 32) return undefined;
+        at += 2;
+      }
+      if (text.charCodeAt(at) !== 34) return undefined;
+      const end = text.indexOf('"', at + 1);
+      if (end < 0) return undefined;
+      f[k] = text.slice(at + 1, end);
+      at = end + 1;
+    }
+    const r: Relationship = { resourceType: f[0]!, resourceId: f[1]!, relation: f[2]!, subjectType: f[3]!, subjectId: f[4]! };
+    // Then `, "<subject relation>"`, and `, <expiry>` after it, when present.
+    if (text.charCodeAt(at) === 44) {
+      if (text.charCodeAt(at + 1) !== 32 || text.charCodeAt(at + 2) !== 34) return undefined;
+      const end = text.indexOf('"', at + 3);
+      if (end < 0) return undefined;
+      if (end > at + 3) r.subjectRelation = text.slice(at + 3, end);
+      at = end + 1;
+      if (text.charCodeAt(at) === 44) {
+        const close = text.indexOf("]", at);
+        if (close < at + 3) return undefined;
+        const expiry = Number(text.slice(at + 1, close));
+        if (!Number.isSafeInteger(expiry)) return undefined;
+        r.expiresAt = expiry;
+        at = close;
+      }
+    }
+    if (text.charCodeAt(at) !== 93) return undefined;
+    out.push(r);
+    // `, [` before the next tuple, `]` at the end.
+    if (at + 2 === text.length && text.charCodeAt(at + 1) === 93) return out;
+    if (text.charCodeAt(at + 1) !== 44 || text.charCodeAt(at + 2) !== 32 || text.charCodeAt(at + 3) !== 91) return undefined;
+    p = at + 3;
+  }
+}
+
+/**
  * Runs `fn` in one write transaction of tenant `orgId` (null = public data). Writers of one
  * tenant are serialized by a transaction-level advisory lock taken first, so the checks inside
  * `fn` see a stable tenant; writers of different tenants share no lock. Returns once the write

@@ -96,6 +96,26 @@ describe.each(backends)("change feed on $name", (backend) => {
     expect(state).toEqual(await allTuples(store));
   });
 
+  it("a change's tuples come back exactly as written: subject relations, expiries, every id character", async () => {
+    await store.tenants.bootstrap("shapes");
+    const touch: Relationship[] = [
+      { resourceType: "hbi/host", resourceId: "h-1", relation: "t_workspace", subjectType: "rbac/workspace", subjectId: "w-1" },
+      { resourceType: "rbac/role_binding", resourceId: "b/1|x=y+z_", relation: "t_subject", subjectType: "rbac/group", subjectId: "g-1", subjectRelation: "member" },
+      { resourceType: "rbac/role_binding", resourceId: "b-2", relation: "t_subject", subjectType: "rbac/principal", subjectId: "redhat/u1", expiresAt: 4_102_444_800_000 },
+      { resourceType: "rbac/role_binding", resourceId: "b-3", relation: "t_subject", subjectType: "rbac/group", subjectId: "g-2", subjectRelation: "member", expiresAt: 4_102_444_800_001 },
+      { resourceType: "rbac/role", resourceId: "r-1", relation: "t_inventory_hosts_read", subjectType: "rbac/principal", subjectId: "*" },
+    ];
+    const from = await store.feed.headRevision();
+    const { revision } = await store.relationships.write("shapes", { touch });
+    await store.relationships.write("shapes", { delete: [touch[0]!, touch[1]!] });
+    const [added, removed] = await store.feed.changesSince(from, 2);
+    expect(added!.revision).toBe(revision);
+    expect(added!.touched.map(tupleKey).sort()).toEqual(touch.map(tupleKey).sort());
+    expect(added!.touched.find((r) => r.resourceId === "b-3")).toEqual(touch[3]);
+    expect(added!.deleted).toEqual([]);
+    expect(removed!.deleted.map(tupleKey).sort()).toEqual([touch[0]!, touch[1]!].map(tupleKey).sort());
+  });
+
   it("a per-tenant snapshot holds that tenant's and public tuples only", async () => {
     await store.tenants.bootstrap("iso1");
     await store.tenants.bootstrap("iso2");

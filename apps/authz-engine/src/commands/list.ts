@@ -1,8 +1,7 @@
-import { lookupResourceIds, lookupSubjects } from "@gatehouse/evaluator";
+import { type IdsInOrder, lookupResourceIds, lookupSubjects, SortedIdList } from "@gatehouse/evaluator";
 import type { EngineContext } from "./context.js";
 import { currentToken, ensureConsistency } from "./consistency.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
-import { SortedIds } from "./sorted-ids.js";
 import type { ConsistencyRequirement, ObjectRef, SubjectRef } from "./types.js";
 
 export interface PageRequest {
@@ -12,12 +11,13 @@ export interface PageRequest {
 
 /**
  * One page as a window over the (cached, shared) result: nothing is copied or encoded up front,
- * and the result is put in order only as far as pages are read (`SortedIds`), so the first item
- * can be sent as soon as it is known, before the rest of a large answer is ordered. Each item's
- * cursor ("resume after this id") is encoded when it is sent, by `cursorAt`.
+ * and a large result is put in order only as far as pages are read (the evaluator's
+ * `IdsInOrder`), so the first item can be sent as soon as it is known, before the rest of the
+ * answer is ordered or even decoded. Each item's cursor ("resume after this id") is encoded when
+ * it is sent, by `cursorAt`.
  */
 export interface ListPage {
-  ids: SortedIds;
+  ids: IdsInOrder;
   /** This page is ids[start, end). */
   start: number;
   end: number;
@@ -35,23 +35,10 @@ export function itemsOf(page: ListPage): { id: string; cursor: string }[] {
   return items;
 }
 
-function pageOf(ctx: EngineContext, sortedIds: SortedIds, page: PageRequest): ListPage {
+function pageOf(ctx: EngineContext, sortedIds: IdsInOrder, page: PageRequest): ListPage {
   const limit = Math.min(page.limit ?? ctx.listDefaultLimit, ctx.listMaxLimit);
   const start = page.continuationToken ? sortedIds.firstIndexAfter(decodeCursor(page.continuationToken)) : 0;
   return { ids: sortedIds, start, end: Math.min(sortedIds.length, start + limit), token: currentToken(ctx) };
-}
-
-/**
- * Cursors compare ids by code units. A sorted answer is checked (O(n)) and sorted if the
- * evaluator's order differs; an unsorted one is ordered lazily, as pages are read.
- */
-function codeUnitSorted(found: { ids: string[]; sorted: boolean }): SortedIds {
-  const { ids } = found;
-  if (!found.sorted) return SortedIds.unsorted(ids);
-  for (let i = 1; i < ids.length; i++) {
-    if ((ids[i - 1] as string) > (ids[i] as string)) return SortedIds.sorted([...ids].sort());
-  }
-  return SortedIds.sorted(ids);
 }
 
 function subjectKey(subject: SubjectRef): string {
@@ -77,9 +64,8 @@ export async function listObjects(
   if (request.page.continuationToken) decodeCursor(request.page.continuationToken);
   await ensureConsistency(ctx, request.consistency);
   const key = `${expiryState(ctx)}objects\u0000${request.objectType}\u0000${request.permission}\u0000${subjectKey(request.subject)}`;
-  const ids = ctx.lookupCache.getOrCompute(ctx.graph.appliedRevision, key, () =>
-    codeUnitSorted(lookupResourceIds(ctx.graph.graph, request.objectType, request.permission, request.subject, { now: ctx.now() })),
-  );
+  const graph = ctx.graph.graph;
+  const ids = ctx.lookupCache.getOrCompute(graph, ctx.graph.appliedRevision, key, () => lookupResourceIds(graph, request.objectType, request.permission, request.subject, { now: ctx.now() }));
   return pageOf(ctx, ids, request.page);
 }
 
@@ -98,10 +84,10 @@ export async function listSubjects(
   if (request.page.continuationToken) decodeCursor(request.page.continuationToken);
   await ensureConsistency(ctx, request.consistency);
   const key = `${expiryState(ctx)}subjects\u0000${request.resource.type}:${request.resource.id}\u0000${request.permission}\u0000${request.subjectType}#${request.subjectRelation ?? ""}`;
-  const ids = ctx.lookupCache.getOrCompute(ctx.graph.appliedRevision, key, () => {
+  const ids = ctx.lookupCache.getOrCompute(ctx.graph.graph, ctx.graph.appliedRevision, key, () => {
     const found = lookupSubjects(ctx.graph.graph, request.resource, request.permission, request.subjectType, request.subjectRelation, { now: ctx.now() });
     const all = found.wildcard ? [...found.ids, "*"] : [...found.ids];
-    return SortedIds.sorted(all.sort());
+    return new SortedIdList(all.sort());
   });
   return pageOf(ctx, ids, request.page);
 }

@@ -1,24 +1,32 @@
+import type { IdsInOrder } from "@gatehouse/evaluator";
 import { LRUCache } from "lru-cache";
-import type { SortedIds } from "./sorted-ids.js";
 
 /**
- * Lookup results (sorted as far as any reader has asked, `SortedIds`) keyed by the applied revision, so paging through a large result set at an
- * unchanged revision computes the reverse lookup once. A new revision simply means new keys; old
- * entries age out of the small LRU (lru-cache) and never need invalidating.
+ * Lookup results (in order as far as any reader has asked, `IdsInOrder`) of the graph at its
+ * applied revision, so paging through a large result set at an unchanged revision computes the
+ * reverse lookup once. Requests are answered at the applied revision, which only grows, so a new
+ * revision (or a new graph: a reloaded schema) empties the cache: a lazily ordered result holds
+ * its graph, and must not keep a replaced one alive. Small LRU (lru-cache).
  */
 export class LookupCache {
-  private readonly entries: LRUCache<string, SortedIds>;
+  private readonly entries: LRUCache<string, IdsInOrder>;
+  private graph: object | undefined;
+  private revision = -1;
 
   constructor(capacity = 32) {
     this.entries = new LRUCache({ max: capacity });
   }
 
-  getOrCompute(revision: number, key: string, compute: () => SortedIds): SortedIds {
-    const fullKey = `${revision}\u0000${key}`;
-    const hit = this.entries.get(fullKey);
+  getOrCompute(graph: object, revision: number, key: string, compute: () => IdsInOrder): IdsInOrder {
+    if (graph !== this.graph || revision !== this.revision) {
+      this.entries.clear();
+      this.graph = graph;
+      this.revision = revision;
+    }
+    const hit = this.entries.get(key);
     if (hit) return hit;
     const value = compute();
-    this.entries.set(fullKey, value);
+    this.entries.set(key, value);
     return value;
   }
 }

@@ -6,9 +6,10 @@ import type { Model } from "../model/model.js";
 import type { SubjectRef } from "../relationship.js";
 import { check } from "./check.js";
 import { guardDispatchDepth } from "./dispatch-depth.js";
+import { type IdsInOrder, NodesInIdOrder, SortedIdList } from "./ids-in-order.js";
 import { DEFAULT_MAX_DEPTH, Evaluation } from "./evaluation.js";
 import { reverseIndexOf } from "./reverse-index.js";
-import { reverseWalk } from "./reverse-walk.js";
+import { reverseWalk, reverseWalkUnordered } from "./reverse-walk.js";
 import { resolvePermission, resolveSubject, resolveType } from "./subject.js";
 
 /** Nodes of `resourceType` on which `subject` holds `permission`, as graph nodes. */
@@ -16,7 +17,7 @@ export function lookupResourceNodes(graph: RelationshipGraph, resourceType: stri
   return new Set(lookupNodes(graph, resourceType, permission, subject));
 }
 
-function lookupNodes(graph: RelationshipGraph, resourceType: string, permission: string, subject: SubjectRef): number[] {
+function lookupNodes(graph: RelationshipGraph, resourceType: string, permission: string, subject: SubjectRef): number[] | Int32Array {
   const typeIndex = resolveType(graph, resourceType);
   const target = resolvePermission(graph, typeIndex, permission);
   const resolved = resolveSubject(graph, subject);
@@ -25,7 +26,7 @@ function lookupNodes(graph: RelationshipGraph, resourceType: string, permission:
   guardDispatchDepth(evaluation, target, DEFAULT_MAX_DEPTH);
   const plan = arrowIntersectionOf(graph.model, target);
   // A subject set on the listed type itself could hold a branch by self-membership: the general walk handles it.
-  const nodes = plan && !(resolved.relationSlot >= 0 && resolved.typeIndex === typeIndex) ? arrowIntersection(evaluation, plan) : reverseWalk(evaluation, typeIndex, target);
+  const nodes = plan && !(resolved.relationSlot >= 0 && resolved.typeIndex === typeIndex) ? arrowIntersection(evaluation, plan) : reverseWalkUnordered(evaluation, typeIndex, target);
   evaluation.release();
   return nodes;
 }
@@ -248,8 +249,8 @@ function lowerBound(sorted: string[], id: string): number {
   return lo;
 }
 
-function sortedIds(graph: RelationshipGraph, typeIndex: number, nodes: number[]): string[] {
-  if (nodes.length < RANK_SORT_FROM) return nodes.map((n) => graph.idOf(n)).sort();
+function sortedIds(graph: RelationshipGraph, typeIndex: number, nodes: number[] | Int32Array): string[] {
+  if (nodes.length < RANK_SORT_FROM) return Array.from(nodes, (n) => graph.idOf(n)).sort();
   const sorted = sortedTypeOf(graph, typeIndex);
   const count = sorted.ids.length;
   const marks = new Uint8Array(count);
@@ -260,22 +261,37 @@ function sortedIds(graph: RelationshipGraph, typeIndex: number, nodes: number[])
 }
 
 /**
- * The ids of `lookupResources`, without paying for a sort the caller can do lazily: sorted (as
- * `lookupResources` returns them) when that is cheap (a small answer, or the type's order is
- * already kept), otherwise in no particular order (`sorted: false`), so a caller streaming the
- * answer can put only the first page in order before sending it. Building the type's order from
- * scratch is a comparator sort of every object of the type, the larger part of a first lookup.
+ * The ids of `lookupResources`, read in order by index as far as the caller asks (a listing streams
+ * its first page before the rest is ordered): a small answer is sorted at once; a large one is
+ * ordered by the nodes' id bytes, lazily (`NodesInIdOrder`), and an id is decoded only when read.
+ * When the type's order is already kept, a large answer comes out in it (no comparison at all).
+ * Building the type's order from scratch is a comparator sort of every object of the type, more
+ * than the lazy order costs up to a first page, so it is never built here.
  */
-export function lookupResourceIds(graph: RelationshipGraph, resourceType: string, permission: string, subject: SubjectRef, options?: { now?: number }): { ids: string[]; sorted: boolean } {
+export function lookupResourceIds(graph: RelationshipGraph, resourceType: string, permission: string, subject: SubjectRef, options?: { now?: number }): IdsInOrder {
   if (graph.expiring > 0) graph.expire(options?.now ?? Date.now());
   const typeIndex = resolveType(graph, resourceType);
   const resolved = resolveSubject(graph, subject);
   if (resolved.node < 0 && resolved.relationSlot >= 0) {
-    return { ids: resolved.typeIndex === typeIndex && check(graph, { type: resourceType, id: subject.id }, permission, subject) ? [subject.id] : [], sorted: true };
+    return new SortedIdList(resolved.typeIndex === typeIndex && check(graph, { type: resourceType, id: subject.id }, permission, subject) ? [subject.id] : []);
   }
   const nodes = lookupNodes(graph, resourceType, permission, subject);
-  if (nodes.length < RANK_SORT_FROM || (sortedTypes.get(graph)?.get(typeIndex)?.ids.length ?? 0) > 0) return { ids: sortedIds(graph, typeIndex, nodes), sorted: true };
-  return { ids: nodes.map((n) => graph.idOf(n)), sorted: false };
+  if (nodes.length < RANK_SORT_FROM) return new SortedIdList(Array.from(nodes, (n) => graph.idOf(n)).sort());
+  const kept = sortedTypes.get(graph)?.get(typeIndex);
+  if (kept && kept.ids.length > 0) return new NodesInIdOrder(graph, nodesByRank(graph, typeIndex, nodes), true);
+  return new NodesInIdOrder(graph, nodes instanceof Int32Array ? nodes : Int32Array.from(nodes), false);
+}
+
+/** `nodes` (of `typeIndex`) in the type's kept order. */
+function nodesByRank(graph: RelationshipGraph, typeIndex: number, nodes: ArrayLike<number>): Int32Array {
+  const sorted = sortedTypeOf(graph, typeIndex);
+  const count = sorted.ids.length;
+  const marks = new Uint8Array(count);
+  for (let i = 0; i < nodes.length; i++) marks[sorted.rank[nodes[i]!]!] = 1;
+  const out = new Int32Array(nodes.length);
+  let k = 0;
+  for (let r = 0; r < count; r++) if (marks[r] === 1) out[k++] = sorted.nodes[r]!;
+  return out;
 }
 
 /** Sorted ids of the objects of `resourceType` on which `subject` holds `permission`. */

@@ -1,6 +1,7 @@
 // The reverse walk shared by lookupResources and the checker's anchor closures: facts (node, slot)
 // known true are propagated backwards from the subject. It lives apart from both so that
 // evaluation.ts and lookup-resources.ts do not import each other.
+import type { Values } from "../graph/adjacency.js";
 import { NOT_FOUND, type RelationshipGraph } from "../graph/relationship-graph.js";
 import { reverseIndexOf, type Trigger } from "./reverse-index.js";
 import type { ResolvedSubject } from "./subject.js";
@@ -57,7 +58,17 @@ class SlotFacts {
  * Returns the distinct nodes of `typeIndex` holding `target`, in discovery order.
  */
 export function reverseWalk(evaluation: WalkEvaluation, typeIndex: number, target: number): number[] {
-  return new ReverseWalk(evaluation, target).run(typeIndex);
+  return new ReverseWalk(evaluation, target, false).run(typeIndex) as number[];
+}
+
+/**
+ * The same nodes in no particular order, found for less: when the target triggers nothing (the
+ * listed objects lead nowhere, as hosts), the objects an arrow reaches (every host of a workspace
+ * holding the permission) are not recorded one by one as facts; their lists are kept whole and
+ * copied, without repeats, into the answer at the end.
+ */
+export function reverseWalkUnordered(evaluation: WalkEvaluation, typeIndex: number, target: number): Int32Array | number[] {
+  return new ReverseWalk(evaluation, target, true).run(typeIndex);
 }
 
 /** One walk's state (a class rather than closures: a subject's first check runs one of these). */
@@ -67,13 +78,18 @@ class ReverseWalk {
   private readonly facts = new Map<number, SlotFacts>();
   private readonly queueNode: number[] = [];
   private readonly queueSlot: number[] = [];
+  /** The slot whose arrow-reached objects are kept as whole lists (`leaves`), or -1. */
+  private readonly leafSlot: number;
+  private readonly leaves: Values[] = [];
 
   constructor(
     private readonly evaluation: WalkEvaluation,
     private readonly target: number,
+    deferLeaves: boolean,
   ) {
     this.graph = evaluation.graph;
     this.triggers = reverseIndexOf(this.graph.model).triggersFor(target);
+    this.leafSlot = deferLeaves && this.triggers[target]!.length === 0 ? target : -1;
   }
 
   private factsOf(slot: number): SlotFacts {
@@ -90,7 +106,7 @@ class ReverseWalk {
     }
   }
 
-  run(typeIndex: number): number[] {
+  run(typeIndex: number): number[] | Int32Array {
     const { evaluation, graph, target, triggers, queueNode, queueSlot } = this;
     const resolved = evaluation.subject;
     const index = reverseIndexOf(graph.model);
@@ -131,6 +147,8 @@ class ReverseWalk {
           if (resources) {
             if (t.verify) {
               for (const resource of resources) if (!out.has(resource) && evaluation.evalSlot(resource, perm, 0)) this.addFact(resource, perm, out);
+            } else if (perm === this.leafSlot) {
+              this.leaves.push(resources);
             } else {
               for (const resource of resources) this.addFact(resource, perm, out);
             }
@@ -157,6 +175,31 @@ class ReverseWalk {
     if (found) for (const n of found.nodes) if (graph.nodeType[n] === typeIndex) result.push(n);
     // A subject set holds itself (group:g#member on group:g#member).
     if (resolved.relationSlot === target && resolved.typeIndex === typeIndex && resolved.node >= 0 && !found?.has(resolved.node)) result.push(resolved.node);
-    return result;
+    return this.leaves.length === 0 ? result : this.withLeaves(result, typeIndex);
+  }
+
+  /** `result` and the deferred lists, each node once. */
+  private withLeaves(result: number[], typeIndex: number): Int32Array {
+    const { leaves } = this;
+    const nodeType = this.graph.nodeType;
+    let total = result.length;
+    for (const list of leaves) total += list.length;
+    const out = new Int32Array(total);
+    const seen = new Uint8Array(nodeType.length);
+    let k = 0;
+    for (const n of result) {
+      seen[n] = 1;
+      out[k++] = n;
+    }
+    for (const list of leaves) {
+      for (let i = 0; i < list.length; i++) {
+        const n = list[i]!;
+        if (seen[n] === 0 && nodeType[n] === typeIndex) {
+          seen[n] = 1;
+          out[k++] = n;
+        }
+      }
+    }
+    return k === total ? out : out.slice(0, k);
   }
 }

@@ -99,6 +99,14 @@ export class NodeTable {
     return String.fromCharCode.apply(null, this.bytes.subarray(from, to) as unknown as number[]);
   }
 
+  /**
+   * The id bytes as held now (`bytes[offsets[n], offsets[n + 1])` is node n's id): for comparing ids
+   * without decoding them. Valid until the next `intern` of a new object (the arrays may grow).
+   */
+  idArrays(): { offsets: Uint32Array; bytes: Uint8Array } {
+    return { offsets: this.offsets, bytes: this.bytes };
+  }
+
   /** Whether node's id is `id`, compared byte by character (no string is made). */
   idIs(node: number, id: string): boolean {
     const { offsets, bytes } = this;

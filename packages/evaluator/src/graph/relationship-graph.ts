@@ -84,6 +84,15 @@ export class RelationshipGraph {
   }
 
   /**
+   * The node table's id bytes (node n's id is `bytes[offsets[n], offsets[n + 1])`, ASCII, so byte
+   * order is code-unit order): ordering objects by id without decoding them. Valid until the next
+   * new object.
+   */
+  idArrays(): { offsets: Uint32Array; bytes: Uint8Array } {
+    return this.nodes.idArrays();
+  }
+
+  /**
    * Incremented by every add or remove that changes the graph (unlike `revision`, which the owner
    * sets). Caches derived from the graph's contents key on it, so any write invalidates them.
    */
