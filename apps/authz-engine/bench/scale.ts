@@ -115,12 +115,13 @@ async function seedByCopy(schema: string, relationships: Iterable<Relationship>)
     }
     stdin.write(chunk);
   });
-  progress("copied", copied);
+  if (copied % 5_000_000 !== 0) progress("copied", copied);
   console.log(`  building the primary key and index ...`);
   await psql([
     "-c",
     `SET maintenance_work_mem = '1GB'; ALTER TABLE ${table} ADD PRIMARY KEY (org_id, resource_type, resource_id, relation, subject_type, subject_id, subject_relation); CREATE INDEX gh_tuples_object ON ${table} (resource_type, resource_id); ANALYZE ${table}`,
   ]);
+  console.log(`  ${new Date().toISOString()} primary key and index built (${seconds(performance.now() - runStarted)} in)`);
 }
 
 /** The store's source with progress lines while a snapshot is read (every 5M rows), and when the indexes are built from it. */
@@ -140,7 +141,7 @@ function withProgress(source: GraphSource): GraphSource {
           next += 5_000_000;
         }
       });
-      progress("snapshot rows loaded", read);
+      if (read % 5_000_000 !== 0) progress("snapshot rows loaded", read);
       console.log("  snapshot read; building the indexes ...");
       return done;
     },
