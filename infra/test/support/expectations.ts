@@ -41,6 +41,7 @@ export const STACKS: StackExpectation[] = [
       "gatehouse:expose.host": "gatehouse.apps.stage.example.com",
       ...secretStoreKeys("stage"),
       ...perService(2, [4, 4, 3], 1),
+      "gatehouse:engine.relationships": 10_000_000,
     },
   },
   {
@@ -55,6 +56,7 @@ export const STACKS: StackExpectation[] = [
       "gatehouse:expose.host": "gatehouse.apps.example.com",
       ...secretStoreKeys("prod"),
       ...perService(3, [10, 12, 6], 2),
+      "gatehouse:engine.relationships": 100_000_000,
     },
   },
 ];
