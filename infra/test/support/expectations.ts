@@ -42,6 +42,7 @@ export const STACKS: StackExpectation[] = [
       ...secretStoreKeys("stage"),
       ...perService(2, [4, 4, 3], 1),
       "gatehouse:engine.relationships": 10_000_000,
+      "gatehouse:checkpoints.intervalSeconds": 300,
     },
   },
   {
@@ -57,6 +58,7 @@ export const STACKS: StackExpectation[] = [
       ...secretStoreKeys("prod"),
       ...perService(3, [10, 12, 6], 2),
       "gatehouse:engine.relationships": 100_000_000,
+      "gatehouse:checkpoints.intervalSeconds": 3600,
     },
   },
 ];
