@@ -213,7 +213,11 @@ describe("refused configurations", () => {
     [
       "engine memory below what its size was measured to need",
       "prod",
-      (c) => (c["gatehouse:services"] = JSON.stringify({ ...JSON.parse(c["gatehouse:services"]!), "authz-engine": { replicas: 3, maxReplicas: 12, minAvailable: 2, resources: { limits: { memory: "6Gi" } } } })),
+      (c) =>
+        (c["gatehouse:services"] = JSON.stringify({
+          ...JSON.parse(c["gatehouse:services"]!),
+          "authz-engine": { replicas: 3, maxReplicas: 12, minAvailable: 2, resources: { limits: { memory: "6Gi" } } },
+        })),
       /gatehouse:services\.authz-engine\.resources\.limits\.memory \(6Gi\) is below the \d+Gi measured to hold 100000000 relationships/,
     ],
     ["checkpoints on a volume without a claim", "stage", (c) => (c["gatehouse:checkpoints"] = JSON.stringify({ store: "volume" })), /gatehouse:checkpoints\.claimName is required with store: volume/],
