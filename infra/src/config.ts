@@ -103,6 +103,8 @@ export interface GatehouseConfig {
   /** ServiceMonitors, the PrometheusRule and the dashboard ConfigMap (prometheus-operator CRDs). */
   monitoring: boolean;
   checkpoints: CheckpointConfig;
+  /** The graph one engine replica is sized for (`engine.relationships`): memory and start budget follow (`engineSizing`). */
+  engine: { relationships: number };
   systemUsers: Record<string, SystemUser>;
   trustIdentityHeader: boolean;
   /** Bearer-token verification for the management API and workspace cache. */
@@ -137,23 +139,77 @@ export class ConfigError extends Error {
 
 export const DEFAULT_RESOURCES: Record<ServiceName, ResourceSpec> = {
   "management-api": { requests: { cpu: "250m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } },
-  // The engine holds the whole relationship graph in memory: sized by ENGINE_MEMORY (below).
+  // The engine holds the whole relationship graph in memory: its memory comes from `engineSizing`
+  // (the stack's `engine.relationships` and the figures measured at that size), not from here.
   "authz-engine": { requests: { cpu: "1", memory: "6Gi" }, limits: { cpu: "2", memory: "6Gi" } },
   "workspace-cache": { requests: { cpu: "100m", memory: "128Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
 };
 
-/**
- * The engine's memory as measured in docs/SCALING.md at 10M relationships (issue 33, bulk snapshot
- * load): peak RSS of the process after the snapshot load 1,154 MiB, and the graph itself 507.3 MiB,
- * which a reload (feed truncated, schema change) holds twice while the new one loads. The default
- * limit covers the peak plus that second graph with room for about three times the relationships
- * (infra/README.md); memory requests equal limits so the node reserves it. (Before the bulk load:
- * 5.05 GB and 858 MiB.)
- */
-export const ENGINE_MEMORY = { relationships: 10_000_000, peakRssBytes: 1154 * 2 ** 20, graphBytes: 507.3 * 2 ** 20 };
+/** One engine replica measured through Postgres at a size (docs/SCALING.md, `bench:scale`). */
+export interface EngineMeasurement {
+  relationships: number;
+  /** Peak RSS of a start from the whole snapshot (the bulk load's high point). */
+  snapshotPeakRssBytes: number;
+  /** The graph held after the load (V8 heap + array buffers). */
+  graphBytes: number;
+  /** Wall time of a start from the whole snapshot, and the load average it was measured at. */
+  snapshotStartSeconds: number;
+  loadAverage: number;
+}
 
-/** Wall time of an engine start that reads the whole snapshot at 10M (docs/SCALING.md: 115 s). */
-export const ENGINE_SNAPSHOT_START_SECONDS = 115;
+/**
+ * What one replica was measured to need, per size (docs/SCALING.md; a test checks the figures are
+ * the document's). 10M: issue 20's quiet-machine start and issue 33's bulk-load memory; 100M:
+ * issue 33's run, on a 2-core machine shared with other work (its wall time is mostly waiting for
+ * a core, so a start budget taken from it is generous).
+ */
+export const ENGINE_MEASURED: readonly EngineMeasurement[] = [
+  { relationships: 10_000_000, snapshotPeakRssBytes: 1154 * 2 ** 20, graphBytes: 507.3 * 2 ** 20, snapshotStartSeconds: 115, loadAverage: 6.7 },
+  { relationships: 100_000_000, snapshotPeakRssBytes: 7870.2 * 2 ** 20, graphBytes: 4825.6 * 2 ** 20, snapshotStartSeconds: 1121, loadAverage: 27 },
+];
+
+/** Headroom over the measured need: the check cache (8 MiB), gRPC buffers, garbage between collections. */
+export const ENGINE_MEMORY_HEADROOM = 1.25;
+
+export interface EngineSizing {
+  /** The measurement the sizing comes from: the smallest measured size at or above the stack's. */
+  measured: EngineMeasurement;
+  /** Container memory, requested and limited alike (the node reserves it). */
+  memory: string;
+  /** How long a start may take before liveness applies, and the rollout's deadline is twice that plus a minute. */
+  startBudgetSeconds: number;
+}
+
+/**
+ * An engine replica's memory and start budget for a graph of `relationships`, from the smallest
+ * measured size at or above it. Memory: a reload (feed truncated, schema change) loads a new graph
+ * while the old one still serves, so the need is the peak of a snapshot start plus a second graph,
+ * times the headroom, in whole GiB. Start budget: twice a start from the whole snapshot (the
+ * fallback when no checkpoint is usable). Undefined past the largest measured size (shard by
+ * tenant instead, docs/SCALING.md).
+ */
+export function engineSizing(relationships: number): EngineSizing | undefined {
+  const measured = ENGINE_MEASURED.find((m) => m.relationships >= relationships);
+  if (!measured) return undefined;
+  const gib = Math.ceil(((measured.snapshotPeakRssBytes + measured.graphBytes) * ENGINE_MEMORY_HEADROOM) / 2 ** 30);
+  return { measured, memory: `${gib}Gi`, startBudgetSeconds: 2 * measured.snapshotStartSeconds };
+}
+
+/** A service's resources before the stack's overrides: the engine's memory is sized for `relationships`. */
+export function defaultResources(name: ServiceName, relationships: number): ResourceSpec {
+  const base = DEFAULT_RESOURCES[name];
+  const sized = name === "authz-engine" ? engineSizing(relationships) : undefined;
+  if (!sized) return base;
+  return { requests: { ...base.requests, memory: sized.memory }, limits: { ...base.limits, memory: sized.memory } };
+}
+
+const UNIT_BYTES: Record<string, number> = { "": 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
+
+/** Bytes of a Kubernetes quantity such as `6Gi` or `4G`; NaN if it is not one. */
+export function quantityBytes(quantity: string): number {
+  const match = /^([0-9.]+)([a-zA-Z]*)$/.exec(quantity);
+  return match ? Number(match[1]) * (UNIT_BYTES[match[2] ?? ""] ?? Number.NaN) : Number.NaN;
+}
 
 /** Where a raw value comes from: plain keys, JSON objects and secrets, as Pulumi config exposes them. */
 export interface ConfigSource {
@@ -206,6 +262,7 @@ class Reader {
     const imageTag = this.requireString("imageTag");
     const imageRegistry = this.requireString("imageRegistry");
     const domain = this.requireString("domain");
+    const engine = this.engine();
     const cfg = {
       stack: this.stack,
       environment: environment as GatehouseConfig["environment"],
@@ -215,7 +272,8 @@ class Reader {
       logLevel: this.src.get("logLevel") ?? "info",
       imageRegistry: (imageRegistry ?? "").replace(/\/+$/, ""),
       imageDigests: this.imageDigests(environment === "prod"),
-      services: this.services(imageTag ?? ""),
+      engine,
+      services: this.services(imageTag ?? "", engine),
       monitoring: this.bool(this.src.get("monitoring"), "monitoring", true),
       checkpoints: this.checkpoints(),
       systemUsers: this.systemUsers(),
@@ -287,7 +345,19 @@ class Reader {
     return value;
   }
 
-  private services(imageTag: string): Record<ServiceName, ServiceSettings> {
+  private engine(): { relationships: number } {
+    const raw = this.src.getObject("engine");
+    if (raw !== undefined && !isObj(raw)) this.problem(`${NAMESPACE}:engine must be an object {relationships}`);
+    const e = isObj(raw) ? raw : {};
+    const relationships = e["relationships"] === undefined ? ENGINE_MEASURED[0]!.relationships : this.int(e["relationships"], "engine.relationships", 1);
+    const largest = ENGINE_MEASURED[ENGINE_MEASURED.length - 1]!.relationships;
+    if (relationships > largest) {
+      this.problem(`${NAMESPACE}:engine.relationships (${relationships}) is above the largest size one replica was measured at (${largest}): shard the engines by tenant (docs/SCALING.md)`);
+    }
+    return { relationships: Math.min(relationships, largest) };
+  }
+
+  private services(imageTag: string, engine: { relationships: number }): Record<ServiceName, ServiceSettings> {
     const raw = this.src.getObject("services");
     if (raw === undefined) this.problem(`${NAMESPACE}:services is required (replicas, maxReplicas and minAvailable for each of ${SERVICE_NAMES.join(", ")})`);
     else if (!isObj(raw)) this.problem(`${NAMESPACE}:services must be an object keyed by service name`);
@@ -299,12 +369,20 @@ class Reader {
     for (const name of SERVICE_NAMES) {
       const s = all[name];
       if (raw !== undefined && !isObj(s)) this.problem(`${NAMESPACE}:services.${name} is required`);
-      out[name] = this.service(name, isObj(s) ? s : {}, imageTag, raw !== undefined && isObj(s));
+      out[name] = this.service(name, isObj(s) ? s : {}, imageTag, raw !== undefined && isObj(s), defaultResources(name, engine.relationships));
+    }
+    // Less memory than the measured need for the graph it is sized for: a reload or a start would be killed.
+    const sized = engineSizing(engine.relationships);
+    const limit = out["authz-engine"].resources.limits.memory;
+    if (sized && QUANTITY.test(limit) && quantityBytes(limit) < quantityBytes(sized.memory)) {
+      this.problem(
+        `${NAMESPACE}:services.authz-engine.resources.limits.memory (${limit}) is below the ${sized.memory} measured to hold ${engine.relationships} relationships (engine.relationships; docs/SCALING.md)`,
+      );
     }
     return out;
   }
 
-  private service(name: ServiceName, s: Obj, imageTag: string, report: boolean): ServiceSettings {
+  private service(name: ServiceName, s: Obj, imageTag: string, report: boolean, base: ResourceSpec): ServiceSettings {
     const key = `services.${name}`;
     const before = this.problems.length;
     const replicas = this.int(s["replicas"], `${key}.replicas`, 1);
@@ -317,11 +395,10 @@ class Reader {
       this.problem(`${NAMESPACE}:${key}.minAvailable (${minAvailable}) must be below replicas (${replicas}), or node drains never finish`);
     }
     const tag = s["imageTag"] === undefined ? imageTag : String(s["imageTag"]);
-    return { replicas, maxReplicas, minAvailable, imageTag: tag, resources: this.resources(name, s["resources"]) };
+    return { replicas, maxReplicas, minAvailable, imageTag: tag, resources: this.resources(name, s["resources"], base) };
   }
 
-  private resources(name: ServiceName, raw: unknown): ResourceSpec {
-    const base = DEFAULT_RESOURCES[name];
+  private resources(name: ServiceName, raw: unknown, base: ResourceSpec): ResourceSpec {
     if (raw === undefined) return base;
     const r = isObj(raw) ? raw : {};
     const merged: ResourceSpec = {

@@ -150,7 +150,8 @@ describe("invalid values", () => {
     const engine = result().services["authz-engine"];
     expect(engine.imageTag).toBe("0.2.0-rc1");
     expect(engine.resources.limits).toEqual({ cpu: "2", memory: "4Gi" });
-    expect(engine.resources.requests).toEqual({ cpu: "1", memory: "6Gi" });
+    // Requests keep the size the stack's engine.relationships asks for (stage: 10M, 3Gi).
+    expect(engine.resources.requests).toEqual({ cpu: "1", memory: "3Gi" });
   });
 });
 

@@ -5,8 +5,8 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { ENGINE_START_BUDGET_SECONDS, heapMiB } from "../src/components/authz-engine.js";
-import { ConfigError, ENGINE_MEMORY, ENGINE_SNAPSHOT_START_SECONDS, SERVICE_NAMES, loadConfig } from "../src/config.js";
+import { heapMiB } from "../src/components/authz-engine.js";
+import { ConfigError, ENGINE_MEASURED, ENGINE_MEMORY_HEADROOM, SERVICE_NAMES, engineSizing, loadConfig } from "../src/config.js";
 import { IMAGE_DIGESTS, PULUMI_SECRETS, releaseConfig, runStack, setupMocks, type Run } from "./support/mocks.js";
 import { container, envOf, get, type K8sObject } from "./support/objects.js";
 import { INFRA_DIR } from "./support/stack-config.js";
@@ -92,22 +92,27 @@ describe.each(["stage", "prod"])("stack %s", (stack) => {
   it("the engine keeps graph checkpoints in the database and reads snapshots and checkpoints on the replica", () => {
     const env = envOf(run, "authz-engine");
     expect(env.get("AUTHZ_CHECKPOINT_IN_DATABASE")?.value).toBe("true");
-    expect(env.get("AUTHZ_CHECKPOINT_INTERVAL_SECONDS")?.value).toBe("300");
+    // Prod holds 100M relationships per replica: a checkpoint there is a multi-second pause and a multi-GiB write (README).
+    expect(env.get("AUTHZ_CHECKPOINT_INTERVAL_SECONDS")?.value).toBe(stack === "prod" ? "3600" : "300");
     expect(env.has("AUTHZ_CHECKPOINT_DIR")).toBe(false);
     expect(env.get("DATABASE_READ_URL")?.valueFrom.secretKeyRef).toEqual({ name: "gatehouse-connections", key: "database-read-url" });
     for (const other of ["management-api", "workspace-cache"] as const) expect(envOf(run, other).has("DATABASE_READ_URL"), other).toBe(false);
   });
 
-  it("the engine's memory covers the measured 10M peak plus a second graph during a reload, reserved, with the heap sized to it", () => {
+  // Stage is sized for 10M relationships per replica, prod for 100M (the stack files' engine.relationships).
+  const measured = ENGINE_MEASURED.find((m) => m.relationships === (stack === "prod" ? 100_000_000 : 10_000_000))!;
+
+  it("the engine's memory covers the measured peak of a snapshot start plus a second graph during a reload, reserved, with the heap sized to it", () => {
     const { resources } = container(run, "authz-engine");
-    expect(bytes(resources.limits.memory)).toBeGreaterThanOrEqual(ENGINE_MEMORY.peakRssBytes + ENGINE_MEMORY.graphBytes);
+    expect(bytes(resources.limits.memory)).toBeGreaterThanOrEqual((measured.snapshotPeakRssBytes + measured.graphBytes) * ENGINE_MEMORY_HEADROOM);
+    expect(bytes(resources.limits.memory) - 2 ** 30).toBeLessThan((measured.snapshotPeakRssBytes + measured.graphBytes) * ENGINE_MEMORY_HEADROOM);
     expect(resources.requests.memory).toBe(resources.limits.memory);
     expect(envOf(run, "authz-engine").get("NODE_OPTIONS")?.value).toBe(`--max-old-space-size=${Math.floor((bytes(resources.limits.memory) * 0.75) / 2 ** 20)}`);
   });
 
-  it("the engine's start-up budget and rollout deadline allow twice a start from the whole snapshot", () => {
+  it("the engine's start-up budget and rollout deadline allow twice a start from the whole snapshot at its size", () => {
     const probe = container(run, "authz-engine").startupProbe;
-    expect(probe.periodSeconds * probe.failureThreshold).toBeGreaterThanOrEqual(2 * ENGINE_SNAPSHOT_START_SECONDS);
+    expect(probe.periodSeconds * probe.failureThreshold).toBeGreaterThanOrEqual(2 * measured.snapshotStartSeconds);
     expect(get(run, "Deployment", "authz-engine").spec.progressDeadlineSeconds).toBeGreaterThan(probe.periodSeconds * probe.failureThreshold);
   });
 
@@ -119,10 +124,23 @@ describe.each(["stage", "prod"])("stack %s", (stack) => {
 describe("the sizing figures are docs/SCALING.md's", () => {
   const scaling = readFileSync(`${INFRA_DIR}../docs/SCALING.md`, "utf8");
   it("snapshot start at 10M and peak RSS as measured", () => {
-    expect(scaling).toContain(`(${ENGINE_SNAPSHOT_START_SECONDS} s wall)`);
-    expect(scaling).toContain(`| peak RSS of the process after the snapshot load | 464 MiB | **${(ENGINE_MEMORY.peakRssBytes / 2 ** 20).toLocaleString("en")} MiB** |`);
-    expect(scaling).toContain(`(${ENGINE_MEMORY.graphBytes / 2 ** 20} MiB)`);
-    expect(ENGINE_START_BUDGET_SECONDS).toBe(2 * ENGINE_SNAPSHOT_START_SECONDS);
+    const m = ENGINE_MEASURED.find((e) => e.relationships === 10_000_000)!;
+    expect(scaling).toContain(`(${m.snapshotStartSeconds} s wall)`);
+    expect(scaling).toContain(`| peak RSS of the process after the snapshot load | 464 MiB | **${(m.snapshotPeakRssBytes / 2 ** 20).toLocaleString("en")} MiB** |`);
+    expect(scaling).toContain(`(${m.graphBytes / 2 ** 20} MiB)`);
+  });
+
+  it("the 100M run as measured", () => {
+    const m = ENGINE_MEASURED.find((e) => e.relationships === 100_000_000)!;
+    expect(scaling).toContain(`| peak RSS of the process after the snapshot load | **${(m.snapshotPeakRssBytes / 2 ** 20).toLocaleString("en", { maximumFractionDigits: 1 })} MiB** |`);
+    expect(scaling).toContain(`held after load ${(m.graphBytes / 2 ** 20).toLocaleString("en", { maximumFractionDigits: 1 })} MiB`);
+    expect(scaling).toContain(`ready from the snapshot | **${m.snapshotStartSeconds.toLocaleString("en")} s wall**`);
+  });
+
+  it("sizes from the smallest measured size at or above the stack's, and none past the largest", () => {
+    expect(engineSizing(1)!.measured.relationships).toBe(10_000_000);
+    expect(engineSizing(10_000_001)!.measured.relationships).toBe(100_000_000);
+    expect(engineSizing(100_000_001)).toBeUndefined();
   });
 
   it("heapMiB reads Kubernetes byte quantities and refuses anything else", () => {
@@ -186,6 +204,22 @@ describe("refused configurations", () => {
     ],
     ["an unknown exposure", "stage", (c) => (c["gatehouse:expose"] = JSON.stringify({ via: "nodeport", host: "gatehouse.example.com" })), /gatehouse:expose\.via must be 'ingress' or 'route'/],
     ["a host that is not a DNS name", "stage", (c) => (c["gatehouse:expose"] = JSON.stringify({ via: "route", host: "https://x" })), /gatehouse:expose\.host must be a DNS name/],
+    [
+      "an engine sized past the largest measured replica",
+      "prod",
+      (c) => (c["gatehouse:engine"] = JSON.stringify({ relationships: 200_000_000 })),
+      /gatehouse:engine\.relationships \(200000000\) is above the largest size one replica was measured at \(100000000\): shard/,
+    ],
+    [
+      "engine memory below what its size was measured to need",
+      "prod",
+      (c) =>
+        (c["gatehouse:services"] = JSON.stringify({
+          ...JSON.parse(c["gatehouse:services"]!),
+          "authz-engine": { replicas: 3, maxReplicas: 12, minAvailable: 2, resources: { limits: { memory: "6Gi" } } },
+        })),
+      /gatehouse:services\.authz-engine\.resources\.limits\.memory \(6Gi\) is below the \d+Gi measured to hold 100000000 relationships/,
+    ],
     ["checkpoints on a volume without a claim", "stage", (c) => (c["gatehouse:checkpoints"] = JSON.stringify({ store: "volume" })), /gatehouse:checkpoints\.claimName is required with store: volume/],
   ])("refuses %s, naming the key", async (_label, stack, change, message) => {
     const problems = await configProblems(stack, change);

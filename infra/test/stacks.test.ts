@@ -1,6 +1,6 @@
 // Every object of every component, per stack, against the expectations table.
 import { beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_RESOURCES, SERVICE_NAMES } from "../src/config.js";
+import { defaultResources, SERVICE_NAMES } from "../src/config.js";
 import { COMMON, SERVICES, STACKS } from "./support/expectations.js";
 import { IMAGE_DIGESTS, runStack, type Run } from "./support/mocks.js";
 import { container, describePeer, envOf, get, portNumber, type K8sObject } from "./support/objects.js";
@@ -45,7 +45,7 @@ describe.each(STACKS)("stack $stack", ({ stack, values }) => {
       const c = container(run, name);
       expect(c.image).toBe(`${COMMON.imageRegistry}/${name}@${IMAGE_DIGESTS[name]}`);
       expect(Object.fromEntries(c.ports.map((p: K8sObject) => [p.name, p.containerPort]))).toEqual(exp.ports);
-      expect(c.resources).toEqual(DEFAULT_RESOURCES[name]);
+      expect(c.resources).toEqual(defaultResources(name, values["gatehouse:engine.relationships"] as number));
     });
 
     it("runs as non-root with a read-only root filesystem and a writable /tmp", () => {

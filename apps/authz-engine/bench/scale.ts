@@ -18,6 +18,7 @@ import { openStore } from "@gatehouse/store";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { decodeCheckpoint, fileCheckpointStore, schemaHash } from "../src/graph/checkpoint.js";
 import { EngineGraph } from "../src/graph/engine-graph.js";
+import type { GraphSource } from "../src/graph/source.js";
 import { storeGraphSource } from "../src/graph/store-source.js";
 import { distinctQueries, scaleRelationships, userId, workspaceId, type Query } from "./scale-data.js";
 import { percentile } from "@gatehouse/telemetry";
@@ -84,6 +85,20 @@ function psqlOutput(sql: string): Promise<string> {
   });
 }
 
+const runStarted = performance.now();
+let stepStarted = performance.now();
+let stepCount = 0;
+/** A progress line for long runs: count, rate since the last line and overall, elapsed, RSS, load. */
+function progress(what: string, count: number): void {
+  const now = performance.now();
+  const rate = (count - stepCount) / ((now - stepStarted) / 1000);
+  console.log(
+    `  ${new Date().toISOString()} ${what} ${count.toLocaleString("en")} (${Math.round(rate).toLocaleString("en")}/s; ${seconds(now - runStarted)} in; RSS ${mib(process.memoryUsage.rss())}; load ${loadavg()[0]!.toFixed(1)})`,
+  );
+  stepStarted = now;
+  stepCount = count;
+}
+
 async function seedByCopy(schema: string, relationships: Iterable<Relationship>): Promise<void> {
   const table = `${schema}.gh_tuples`;
   await psql(["-c", `ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS gh_tuples_pkey; DROP INDEX IF EXISTS ${schema}.gh_tuples_object; TRUNCATE ${table}`]);
@@ -96,20 +111,46 @@ async function seedByCopy(schema: string, relationships: Iterable<Relationship>)
         if (!stdin.write(chunk)) await once(stdin, "drain");
         chunk = "";
       }
-      if (++copied % 10_000_000 === 0) console.log(`  ${copied.toLocaleString("en")} copied`);
+      if (++copied % 5_000_000 === 0) progress("copied", copied);
     }
     stdin.write(chunk);
   });
-  console.log(`  copied ${copied.toLocaleString("en")}; building the primary key and index ...`);
+  if (copied % 5_000_000 !== 0) progress("copied", copied);
+  console.log(`  building the primary key and index ...`);
   await psql([
     "-c",
     `SET maintenance_work_mem = '1GB'; ALTER TABLE ${table} ADD PRIMARY KEY (org_id, resource_type, resource_id, relation, subject_type, subject_id, subject_relation); CREATE INDEX gh_tuples_object ON ${table} (resource_type, resource_id); ANALYZE ${table}`,
   ]);
+  console.log(`  ${new Date().toISOString()} primary key and index built (${seconds(performance.now() - runStarted)} in)`);
+}
+
+/** The store's source with progress lines while a snapshot is read (every 5M rows), and when the indexes are built from it. */
+function withProgress(source: GraphSource): GraphSource {
+  return {
+    ...source,
+    async snapshot(onBatch) {
+      let read = 0;
+      let next = 5_000_000;
+      stepStarted = performance.now();
+      stepCount = 0;
+      const done = await source.snapshot((batch) => {
+        onBatch(batch);
+        read += batch.length;
+        if (read >= next) {
+          progress("snapshot rows loaded", read);
+          next += 5_000_000;
+        }
+      });
+      if (read % 5_000_000 !== 0) progress("snapshot rows loaded", read);
+      console.log("  snapshot read; building the indexes ...");
+      return done;
+    },
+  };
 }
 
 async function fromCheckpointOnly(store: Awaited<ReturnType<typeof openStore>>, queries: Query[]): Promise<void> {
   if (KEEP_DIR === undefined) throw new Error("SCALE_FROM_CHECKPOINT=1 needs SCALE_CHECKPOINT_DIR");
-  const source = storeGraphSource(store);
+  const source = withProgress(storeGraphSource(store));
   const before = memory();
   const started = performance.now();
   const cpu = process.cpuUsage();
@@ -149,7 +190,7 @@ async function fromCheckpointOnly(store: Awaited<ReturnType<typeof openStore>>, 
 async function main() {
   const store = await openStore({ databaseUrl, schema: `bench_scale_${SIZE}`, pollIntervalMs: 1000 });
   await store.tenants.bootstrap(ORG);
-  const source = storeGraphSource(store);
+  const source = withProgress(storeGraphSource(store));
   const data = scaleRelationships({ relationships: SIZE, model });
   // Written last by the seeding, so an interrupted seeding is redone.
   const marker: Relationship = { resourceType: "rbac/tenant", resourceId: `scale-seeded-${SIZE}`, relation: "t_platform", subjectType: "rbac/platform", subjectId: "stage" };
@@ -211,6 +252,7 @@ async function main() {
   const relationships = fromSnapshot.graph.size;
   const peakSnapshot = peakRss();
   const afterLoad = memory();
+  console.log(`  ready from the snapshot: ${timed(snapshotMs, snapshotCpu)}, peak RSS ${mib(peakSnapshot)}, held ${mib(afterLoad - before)}; checking ...`);
 
   // 2. Check over distinct queries: random hosts (tenants weighted by size), users of the host's
   // tenant (admins and others) and now and then of another tenant. Half warm up, half is measured.
@@ -247,6 +289,7 @@ async function main() {
   );
 
   // 4. Checkpoint: write (encode + file), then load it back (read + verify + decode).
+  console.log(`  Check p50 ${percentile(times, 50).toFixed(2)} µs; writing the checkpoint ...`);
   await fromSnapshot.writeCheckpoint();
   const [ref] = await checkpoints.list();
   const fileBytes = (await stat(join(dir, ref!.key))).size;
@@ -254,6 +297,7 @@ async function main() {
   fromSnapshot = null;
   graph = null;
   memory();
+  console.log(`  checkpoint written (${mib(fileBytes)} in ${seconds(written.seconds * 1000)}); reading it back ...`);
   started = performance.now();
   cpu = process.cpuUsage();
   let decoded: ReturnType<typeof decodeCheckpoint> | null = decodeCheckpoint(await checkpoints.read(ref!.key), model, { storeId: store.storeId, schemaHash: schemaHash(model) });
@@ -264,6 +308,7 @@ async function main() {
   memory();
 
   // 5. Time to ready from the checkpoint (newest checkpoint, then the change feed after it).
+  console.log(`  checkpoint load ${timed(checkpointLoadMs, checkpointLoadCpu)}; starting from it ...`);
   started = performance.now();
   cpu = process.cpuUsage();
   const fromCheckpoint = new EngineGraph({ model, source, logger, checkpoints: { store: checkpoints, storeId: store.storeId, intervalMs: 0 } });

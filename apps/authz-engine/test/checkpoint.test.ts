@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngineGraph } from "../src/graph/engine-graph.js";
 import {
   CheckpointError,
+  crc32Of,
   databaseCheckpointStore,
   decodeCheckpoint,
   encodeCheckpoint,
@@ -213,6 +214,19 @@ describe.each(backends)("graph checkpoints on $name", (backend) => {
     expect(started.rejected).toEqual(["corrupt"]);
     expect(started.snapshots).toBe(0);
     await expectSameAsSnapshot(started);
+  });
+});
+
+describe("checkpoint checksum", () => {
+  // node:zlib's crc32 covers only length mod 4 GiB of a larger buffer (a 100M checkpoint is 4.4 GiB),
+  // so the checksum is taken in parts; a CRC continued part by part must be the CRC of the whole.
+  it("is the CRC-32 of the whole buffer whatever the part size, continued from a given value", () => {
+    const bytes = Uint8Array.from({ length: 1000 }, (_, i) => (i * 131 + 7) & 0xff);
+    for (const part of [1, 7, 64, 999, 1000, 4096]) {
+      expect(crc32Of(bytes, 0, part), `part ${part}`).toBe(crc32(bytes));
+      expect(crc32Of(bytes.subarray(10), crc32(bytes.subarray(0, 10)), part), `part ${part}, continued`).toBe(crc32(bytes));
+    }
+    expect(crc32Of(new Uint8Array(0), 1234)).toBe(1234);
   });
 });
 

@@ -1,4 +1,4 @@
-import { ENGINE_SNAPSHOT_START_SECONDS, type GatehouseConfig } from "../config.js";
+import { engineSizing, type GatehouseConfig, quantityBytes } from "../config.js";
 import { ingressRules } from "../network-policies.js";
 import { commonEnv, engineAuthnEnv, secretEnv } from "./env.js";
 import { imageFor } from "./image.js";
@@ -15,6 +15,7 @@ export const AUTHZ_ENGINE_METRICS_PORT = 9000;
 export function authzEngine({ cfg, namespace, secretName, hasReadReplica, before, opts }: ServiceContext): ServiceComponent {
   const name = "authz-engine";
   const checkpoints = checkpointSetup(cfg);
+  const startBudget = engineStartBudgetSeconds(cfg);
   return new ServiceComponent(
     {
       name,
@@ -27,7 +28,7 @@ export function authzEngine({ cfg, namespace, secretName, hasReadReplica, before
         { name: "http", port: AUTHZ_ENGINE_METRICS_PORT, appProtocol: "http" },
       ],
       metrics: { port: "http", path: "/metrics" },
-      probes: grpcProbes(AUTHZ_ENGINE_PORT, "http", ENGINE_START_BUDGET_SECONDS),
+      probes: grpcProbes(AUTHZ_ENGINE_PORT, "http", startBudget),
       env: [
         // Only what the engine reads (its schema: apps/authz-engine/src/settings.ts): its ports are
         // AUTHZ_GRPC_PORT / AUTHZ_METRICS_PORT, not PORT, and it uses no Redis.
@@ -46,18 +47,22 @@ export function authzEngine({ cfg, namespace, secretName, hasReadReplica, before
       serviceMonitor: cfg.monitoring,
       before,
       // A start that falls back to the whole snapshot (no usable checkpoint) must not fail the rollout.
-      progressDeadlineSeconds: 2 * ENGINE_START_BUDGET_SECONDS + 60,
+      progressDeadlineSeconds: 2 * startBudget + 60,
     },
     opts,
   );
 }
 
 /**
- * How long a start may take before liveness applies: twice a start from the whole snapshot at 10M
- * relationships (docs/SCALING.md), the fallback when no checkpoint is usable. From a checkpoint a
- * replica is ready in seconds (1.1 s from a file at 10M, about 4 s more to read it from the table).
+ * How long a start may take before liveness applies: twice a start from the whole snapshot at the
+ * size the stack's engine is sized for (`engineSizing`, docs/SCALING.md), the fallback when no
+ * checkpoint is usable. From a checkpoint a replica is ready in seconds.
  */
-export const ENGINE_START_BUDGET_SECONDS = 2 * ENGINE_SNAPSHOT_START_SECONDS;
+export function engineStartBudgetSeconds(cfg: GatehouseConfig): number {
+  const sized = engineSizing(cfg.engine.relationships);
+  if (!sized) throw new Error(`no engine sizing for ${cfg.engine.relationships} relationships`);
+  return sized.startBudgetSeconds;
+}
 
 const CHECKPOINT_MOUNT = "/var/lib/gatehouse/checkpoints";
 
@@ -72,15 +77,12 @@ function checkpointSetup(cfg: GatehouseConfig): { env: EnvSpec[]; volumes: Volum
   };
 }
 
-const UNIT_BYTES: Record<string, number> = { "": 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
-
 /**
  * V8's old-space limit: three quarters of the container's memory limit. Node's own default is far
  * below a multi-GiB limit, and the graph's typed arrays (outside the V8 heap) need the rest.
  */
 export function heapMiB(memoryLimit: string): number {
-  const match = /^([0-9.]+)([a-zA-Z]*)$/.exec(memoryLimit);
-  const bytes = match ? Number(match[1]) * (UNIT_BYTES[match[2] ?? ""] ?? Number.NaN) : Number.NaN;
+  const bytes = quantityBytes(memoryLimit);
   if (!Number.isFinite(bytes)) throw new Error(`memory limit '${memoryLimit}' is not a byte quantity`);
   return Math.floor((bytes * 0.75) / 2 ** 20);
 }

@@ -41,6 +41,8 @@ export const STACKS: StackExpectation[] = [
       "gatehouse:expose.host": "gatehouse.apps.stage.example.com",
       ...secretStoreKeys("stage"),
       ...perService(2, [4, 4, 3], 1),
+      "gatehouse:engine.relationships": 10_000_000,
+      "gatehouse:checkpoints.intervalSeconds": 300,
     },
   },
   {
@@ -55,6 +57,8 @@ export const STACKS: StackExpectation[] = [
       "gatehouse:expose.host": "gatehouse.apps.example.com",
       ...secretStoreKeys("prod"),
       ...perService(3, [10, 12, 6], 2),
+      "gatehouse:engine.relationships": 100_000_000,
+      "gatehouse:checkpoints.intervalSeconds": 3600,
     },
   },
 ];

@@ -59,7 +59,19 @@ export function schemaHash(model: Model): string {
 }
 
 function checksumOf(bytes: Uint8Array): number {
-  return crc32(bytes.subarray(PREFIX_BYTES), crc32(bytes.subarray(0, CHECKSUM_AT)));
+  return crc32Of(bytes.subarray(PREFIX_BYTES), crc32Of(bytes.subarray(0, CHECKSUM_AT)));
+}
+
+/**
+ * CRC-32 of `bytes`, continuing from `value`, in parts of at most `part` bytes. node:zlib's
+ * `crc32` passes the length to zlib as 32 bits: over a buffer of 4 GiB or more (a checkpoint of
+ * about 92 million relationships) it silently covers only the length modulo 4 GiB. A CRC continued
+ * part by part is the CRC of the whole, so files under 4 GiB keep their checksum.
+ */
+export function crc32Of(bytes: Uint8Array, value = 0, part = 2 ** 30): number {
+  let crc = value;
+  for (let at = 0; at < bytes.length; at += part) crc = crc32(bytes.subarray(at, Math.min(bytes.length, at + part)), crc);
+  return crc;
 }
 
 export function encodeCheckpoint(graph: RelationshipGraph, header: Omit<CheckpointHeader, "relationships" | "createdAt">): Uint8Array {

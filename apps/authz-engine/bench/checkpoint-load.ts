@@ -1,0 +1,98 @@
+// Where a checkpoint load's CPU goes: reads a kept checkpoint file (bench:scale with
+// SCALE_CHECKPOINT_DIR) several times and splits each load into its steps, with user and system
+// CPU apart (on a shared machine wall time is mostly waiting for a core; system time is mostly
+// the kernel giving the process fresh pages):
+//   fault   — a buffer of the file's size allocated and written once (first-touch page faults only)
+//   read    — the file read into a fresh buffer (page faults + copy from the page cache)
+//   crc     — CRC-32 over the bytes (in parts of 1 GiB, as the checkpoint checks it)
+//   decode  — decodeCheckpoint: CRC-32 again + header checks + the graph's arrays viewed and
+//             bounds-checked (no copy)
+// Run: CHECKPOINT_FILE=<dir>/graph-….ghck [CHECKPOINT_ROUNDS=5] pnpm bench:checkpoint-load
+import { open } from "node:fs/promises";
+import { availableParallelism, loadavg } from "node:os";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { compileRoleModel } from "@gatehouse/role-config";
+import { crc32Of, decodeCheckpoint, schemaHash } from "../src/graph/checkpoint.js";
+
+const FILE = process.env["CHECKPOINT_FILE"];
+if (!FILE) throw new Error("CHECKPOINT_FILE=<path of a .ghck file> is needed");
+const ROUNDS = Number(process.env["CHECKPOINT_ROUNDS"] ?? 5);
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+const model = compileRoleModel("stage");
+
+interface Step {
+  wall: number;
+  user: number;
+  system: number;
+}
+function measure<T>(work: () => T): { value: T; step: Step } {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const value = work();
+  const used = process.cpuUsage(cpu);
+  return { value, step: { wall: performance.now() - started, user: used.user / 1000, system: used.system / 1000 } };
+}
+async function measureAsync<T>(work: () => Promise<T>): Promise<{ value: T; step: Step }> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const value = await work();
+  const used = process.cpuUsage(cpu);
+  return { value, step: { wall: performance.now() - started, user: used.user / 1000, system: used.system / 1000 } };
+}
+
+async function readFileWhole(path: string): Promise<Uint8Array> {
+  const file = await open(path, "r");
+  try {
+    const { size } = await file.stat();
+    const bytes = new Uint8Array(size);
+    for (let at = 0; at < size; ) {
+      const { bytesRead } = await file.read(bytes, at, Math.min(64 * 2 ** 20, size - at), at);
+      if (bytesRead === 0) throw new Error("short read");
+      at += bytesRead;
+    }
+    return bytes;
+  } finally {
+    await file.close();
+  }
+}
+
+const steps: Record<string, Step[]> = { fault: [], read: [], crc: [], decode: [] };
+let size = 0;
+let relationships = 0;
+for (let round = 0; round < ROUNDS; round++) {
+  gc();
+  const faulted = measure(() => {
+    const file = new Uint8Array(size || 1);
+    for (let at = 0; at < file.length; at += 4096) file[at] = 1;
+    return file.length;
+  });
+  if (round > 0) steps["fault"]!.push(faulted.step);
+  gc();
+  const read = await measureAsync(() => readFileWhole(FILE));
+  size = read.value.length;
+  steps["read"]!.push(read.step);
+  const crc = measure(() => crc32Of(read.value));
+  steps["crc"]!.push(crc.step);
+  // The store id is whatever the file names (this bench reads a kept file, not a store's).
+  const headerLength = new DataView(read.value.buffer).getUint32(8, true);
+  const storeId = (JSON.parse(Buffer.from(read.value.buffer, 16, headerLength).toString("utf8")) as { storeId: string }).storeId;
+  const decoded = measure(() => decodeCheckpoint(read.value, model, { storeId, schemaHash: schemaHash(model) }));
+  relationships = decoded.value.graph.size;
+  steps["decode"]!.push(decoded.step);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? Number.NaN;
+const ms = (x: number) => `${x.toFixed(0)} ms`;
+console.log(
+  `\ncheckpoint load steps, ${(size / 2 ** 20).toFixed(1)} MiB, ${relationships.toLocaleString("en")} relationships, ${ROUNDS} rounds (medians), node ${process.version}, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")} on ${availableParallelism()} cores\n`,
+);
+console.log("| step | wall | user CPU | system CPU | system CPU per 4 KiB page |\n|---|---|---|---|---|");
+for (const [name, list] of Object.entries(steps)) {
+  const pages = name === "fault" || name === "read" ? size / 4096 : 0;
+  const system = median(list.map((s) => s.system));
+  console.log(`| ${name} | ${ms(median(list.map((s) => s.wall)))} | ${ms(median(list.map((s) => s.user)))} | ${ms(system)} | ${pages ? `${((system * 1000) / pages).toFixed(2)} µs` : ""} |`);
+}
