@@ -20,8 +20,13 @@ const clients: KesselInventoryServiceClient[] = [];
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
 
+// The idle timeout also applies to the healthy listings around the stalled streams: under heavy load a
+// process can go a second without reading its socket (a 1 s timeout reset the warm-up listing under
+// stress), never ten. The test waits on the resets (events), so a longer timeout costs only its length.
+const IDLE_TIMEOUT_MS = 10_000;
+
 beforeAll(async () => {
-  engine = await startEngine({ list: { defaultLimit: HOSTS, maxLimit: HOSTS }, streams: { idleTimeoutMs: 1000 } });
+  engine = await startEngine({ list: { defaultLimit: HOSTS, maxLimit: HOSTS }, streams: { idleTimeoutMs: IDLE_TIMEOUT_MS } });
   await seedViewableHosts(engine, "idle-org", HOSTS);
 });
 afterAll(async () => {
