@@ -60,7 +60,7 @@ async function createInMemory(): Promise<PGlite> {
   const dir = process.env[PGLITE_TEMPLATE_DIR_ENV];
   if (!dir) return PGlite.create();
   const file = join(dir, `empty-cluster-pg${EMBEDDED_POSTGRES_MAJOR}.tar`);
-  template ??= Promise.resolve(existsSync(file) ? new Blob([readFileSync(file)]) : null);
+  template ??= Promise.resolve(readTemplate(file));
   const copy = await template;
   if (copy) {
     try {
@@ -73,6 +73,14 @@ async function createInMemory(): Promise<PGlite> {
   template = writeTemplate(db, file);
   await template;
   return db;
+}
+
+function readTemplate(file: string): Blob | null {
+  try {
+    return existsSync(file) ? new Blob([readFileSync(file)]) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The empty cluster `db` is, for this process and (whole, by a rename) for the others. */
