@@ -1,7 +1,7 @@
 // Spawns the all-in-one Gatehouse server as a child process (its public interfaces only) and
 // reads its CPU time, so the report can give server CPU per request.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -88,15 +88,41 @@ export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer>
   };
 }
 
-/** utime + stime of a process in milliseconds (Linux /proc); undefined elsewhere. */
+/**
+ * utime + stime in milliseconds of a process and its live descendants (Linux /proc); undefined
+ * elsewhere. The descendants count because `gatehouse start` may run the server as its child (it
+ * restarts itself with the huge-pages tunable), leaving the spawned process all but idle.
+ */
 export function cpuTimeMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
+  const own = processCpuMs(pid);
+  if (own === undefined) return undefined;
+  let total = own.ms;
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = processCpuMs(Number(entry));
+    if (stat) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), Number(entry)]);
+  }
+  const pending = [...(children.get(pid) ?? [])];
+  const seen = new Set([pid]);
+  while (pending.length > 0) {
+    const child = pending.pop()!;
+    if (seen.has(child)) continue;
+    seen.add(child);
+    total += processCpuMs(child)?.ms ?? 0;
+    pending.push(...(children.get(child) ?? []));
+  }
+  return total;
+}
+
+function processCpuMs(pid: number): { ms: number; ppid: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    // Fields after the parenthesised command name: ppid is field 4, utime and stime 14 and 15.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const ticksPerSecond = 100; // USER_HZ on Linux
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+    return { ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond, ppid: Number(fields[1]) };
   } catch {
     return undefined;
   }

@@ -46,6 +46,12 @@ export interface BuildServerOptions {
   logger?: Logger;
   /** Built console to serve under /console/; default: @gatehouse/console's dist/ when built; null: none. */
   consoleDir?: string | null;
+  /**
+   * The time (epoch ms) against which answers (checks, explain, parity) judge time-bound grants:
+   * give it the store's clock (`StoreConfig.now`). Default `Date.now`. Tests move it past an
+   * expiry instead of waiting for the machine's clock.
+   */
+  now?: () => number;
 }
 
 export interface ManagementApiServer {
@@ -235,7 +241,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
       logger.info({ created: seeded.created.length, updated: seeded.updated, unchanged: seeded.unchanged.length, unconfigured: seeded.unconfigured }, "system roles seeded");
     }
     publishIdentity(roleConfiguration);
-    const authz = new Authorizer(store, roleConfiguration.model, logger);
+    const authz = new Authorizer(store, roleConfiguration.model, logger, options.now ?? Date.now);
     await authz.start();
     sweep = startExpirySweep(store, config.expiredGrantSweepIntervalMs, logger);
     services = { store, authz, catalogue: roleConfiguration.catalogue, config };

@@ -9,9 +9,8 @@ const carol = { org: "exp1", user: "carol", admin: false };
 let ws: string;
 let roleId: string;
 let groupId: string;
-// The store's clock, which judges expiries and drives the sweep: the test moves it past an expiry
-// instead of waiting for the machine's clock to get there. Evaluation (explain) keeps the real
-// time, for which the grant below is an hour ahead.
+// The clock of the store and the API's answers, which judges expiries and drives the sweep: the
+// test moves it past an expiry instead of waiting for the machine's clock to get there.
 let clock = Date.now();
 
 beforeAll(async () => {
@@ -99,5 +98,52 @@ describe("expiring role bindings", () => {
     clock = Date.parse(expiresAt);
     while ((await bindings()).length > 0) await new Promise((r) => setTimeout(r, 50));
     expect(await bindings()).toEqual([]);
+  });
+});
+
+// The answers judge expiry by the clock the server was given (the store's), not the machine's:
+// with the sweep off, a grant past its expiry on that clock is still stored but no longer grants.
+describe("answers judge expiry by the server's clock", () => {
+  let clocked: TestApp;
+  let at = Date.now();
+  beforeAll(async () => {
+    clocked = await startApp({ expiredGrantSweepIntervalMs: 0 }, { backend: "pglite", now: () => at });
+  });
+  afterAll(() => clocked?.stop());
+
+  it("explain allows until the clock reaches the expiry and denies from then on, while the binding is still stored", async () => {
+    const org = { org: "exp2", user: "exp2-admin", admin: true };
+    const dave = { org: "exp2", user: "dave", admin: false };
+    await clocked.request("GET", `${V2}/workspaces/`, { as: dave });
+    const workspace = (await clocked.request("POST", `${V2}/workspaces/`, { as: org, body: { name: "Clocked" } })).body.id;
+    const role = (await clocked.request("POST", `${V2}/roles/`, { as: org, body: { name: "Clocked editor", permissions: [{ application: "inventory", resource_type: "hosts", operation: "write" }] } }))
+      .body.id;
+    const group = (await clocked.request("POST", "/api/rbac/v1/groups/", { as: org, body: { name: "Clocked group" } })).body.uuid;
+    await clocked.request("POST", `/api/rbac/v1/groups/${group}/principals/`, { as: org, body: { principals: [{ username: "dave" }] } });
+    // A minute ahead of the server's clock, and years behind the machine's: only the server's clock can allow it.
+    at = Date.parse("2001-01-01T00:00:00.000Z");
+    const expiresAt = new Date(at + 60_000).toISOString();
+    const created = await clocked.request("POST", `${V2}/role-bindings:batchCreate/`, {
+      as: org,
+      body: { requests: [{ resource: { id: workspace, type: "workspace" }, subject: { id: group, type: "group" }, role: { id: role }, expires_at: expiresAt }] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const explain = async () =>
+      (
+        await clocked.request("POST", `${V2}/access:explain/`, {
+          as: org,
+          body: { subject: { type: "user", id: "dave" }, permission: "inventory_host_update", resource: { type: "workspace", id: workspace } },
+        })
+      ).body;
+    const before = await explain();
+    expect(before.allowed, JSON.stringify(before)).toBe(true);
+    expect(before.evaluator_summary).toContain(`granted until ${expiresAt}`);
+
+    at = Date.parse(expiresAt);
+    const after = await explain();
+    expect(after.allowed, JSON.stringify(after)).toBe(false);
+    // Nothing swept it: the binding is still stored, the answer alone applied the clock.
+    const stored = await clocked.request("GET", `${V2}/role-bindings/?resource_type=workspace&resource_id=${workspace}&role_id=${role}&exclude_sources=indirect`, { as: org });
+    expect(stored.body.data).toHaveLength(1);
   });
 });

@@ -47,9 +47,11 @@ export const DATABASE_URL = process.env["DATABASE_URL"] ?? "postgres://postgres@
  */
 export async function startApp(
   config: Partial<ManagementApiConfig> = {},
-  options: BuildServerOptions & { backend?: "pg" | "pglite" /** The store's clock for grant expiries (default the machine's). */; now?: () => number } = {},
+  /** `now`: one clock for the store and the API's answers, for grant expiries (default the machine's). */
+  options: BuildServerOptions & { backend?: "pg" | "pglite" } = {},
 ): Promise<TestApp> {
-  const { backend = "pg", now, ...buildOptions } = options;
+  const { backend = "pg", ...buildOptions } = options;
+  const { now } = options;
   const store = await openTestStore(backend === "pg" ? { name: "pg", databaseUrl: DATABASE_URL } : { name: "pglite" }, {
     domain: config.domain ?? "redhat",
     workspaceDepthLimit: config.workspaceMaxDepth ?? 5,

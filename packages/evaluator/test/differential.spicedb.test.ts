@@ -20,12 +20,15 @@ async function compare(label: string, seed: number, schema: string, testCase: Ra
     `${label} seed=${seed}: ${what}\n(reproduce with this seed; ${testCase.relationships.length} relationships)\n${testCase.relationships.map(formatRelationship).join("\n")}`;
   let compared = 0;
   try {
-    for (const q of testCase.checks) {
+    // One CheckBulkPermissions per 100 checks: SpiceDB's answer per item is its CheckPermission's,
+    // for about a fifth of the CPU of single calls on the stage schema.
+    const answers = await spicedb.checkAll(testCase.checks);
+    testCase.checks.forEach((q, i) => {
       const what = `check ${q.resource.type}:${q.resource.id}#${q.permission}@${formatSubject(q.subject)}`;
-      const expected = await spicedb.check(q.resource, q.permission, q.subject);
+      const expected = answers[i]!;
       if (check(graph, q.resource, q.permission, q.subject) !== expected) expect.fail(context(`${what} should be ${expected}`));
       compared++;
-    }
+    });
     for (const l of testCase.lookups) {
       const what = `lookupResources ${l.resourceType}#${l.permission}@${formatSubject(l.subject)}`;
       const ours = lookupResources(graph, l.resourceType, l.permission, l.subject);

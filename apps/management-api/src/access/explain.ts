@@ -202,8 +202,9 @@ export async function explainAccess(services: Services, index: PermissionIndex, 
   const graph = services.authz.graph;
   const revision = services.authz.revision;
   const { explanation, heldOn } = withMember(graph, subject.member, () => {
-    const explanation = explain(graph, target.ref, entry.name, subject.ref);
-    return { explanation, heldOn: explanation.allowed ? new Set<string>() : new Set(lookupResources(graph, "rbac/workspace", entry.name, subject.ref)) };
+    const now = services.authz.now();
+    const explanation = explain(graph, target.ref, entry.name, subject.ref, { now });
+    return { explanation, heldOn: explanation.allowed ? new Set<string>() : new Set(lookupResources(graph, "rbac/workspace", entry.name, subject.ref, { now })) };
   });
   const org = ctx.tenant.orgId;
 

@@ -125,13 +125,15 @@ export async function parityReport(services: Services, ctx: RequestContext, cata
   await graphReady(services, ctx);
   const graph = services.authz.graph;
   const revision = services.authz.revision;
+  // One instant for the whole report: a grant expiring mid-report must not count on one side only.
+  const now = services.authz.now();
   const report = computeParity({
     export: exp,
     catalog,
     tenants: [{ tenant: v1Tenant, plan }],
     relationships,
-    check: (resource, permission, subject) => check(graph, resource, permission, subject),
-    explain: (resource, permission, subject) => explain(graph, resource, permission, subject).summary,
+    check: (resource, permission, subject) => check(graph, resource, permission, subject, { now }),
+    explain: (resource, permission, subject) => explain(graph, resource, permission, subject, { now }).summary,
     isDefined: (type, permission) => graph.model.isPermission(type, permission) || graph.model.isRelation(type, permission),
   });
   const cut = <T>(rows: readonly T[]) => rows.slice(0, PARITY_MAX_ROWS);

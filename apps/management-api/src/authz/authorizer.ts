@@ -31,6 +31,11 @@ export class Authorizer {
     private readonly store: Store,
     model: Model,
     private readonly logger: Logger,
+    /**
+     * The time (epoch ms) against which time-bound grants are judged: pass the store's clock, so
+     * an answer and the store agree on what has expired. Default `Date.now`.
+     */
+    readonly now: () => number = Date.now,
   ) {
     this.graph = new RelationshipGraph(model);
   }
@@ -104,16 +109,13 @@ export class Authorizer {
   // A principal id the schema cannot name (e.g. a user id with '@') holds nothing.
   check(principalId: string, access: AccessCheck): boolean {
     if (!isValidObjectId(principalId) || !isValidObjectId(access.resourceId)) return false;
-    return check(this.graph, { type: access.resourceType, id: access.resourceId }, access.permission, {
-      type: "rbac/principal",
-      id: principalId,
-    });
+    return check(this.graph, { type: access.resourceType, id: access.resourceId }, access.permission, { type: "rbac/principal", id: principalId }, { now: this.now() });
   }
 
   /** Ids of every workspace on which the principal holds `permission`. */
   workspacesWith(principalId: string, permission: string): Set<string> {
     if (!isValidObjectId(principalId)) return new Set();
-    return new Set(lookupResources(this.graph, "rbac/workspace", permission, { type: "rbac/principal", id: principalId }));
+    return new Set(lookupResources(this.graph, "rbac/workspace", permission, { type: "rbac/principal", id: principalId }, { now: this.now() }));
   }
 
   /**
