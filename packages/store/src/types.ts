@@ -856,7 +856,10 @@ export interface AuditLogQuery {
   exactUsername?: boolean;
   resourceTypes?: string[];
   actions?: string[];
-  /** created (default -created), principal_username, resource_type, action; `-` for descending. */
+  /** Rows created at or after / at or before this time, compared at the millisecond the list shows. */
+  createdAfter?: Date;
+  createdBefore?: Date;
+  /** sequence (the row id; default -sequence), created, principal_username, resource_type, action; `-` for descending. */
   orderBy?: string;
   limit?: number;
   offset?: number;
