@@ -805,6 +805,11 @@ export interface V1Repository {
   groupsOfRoles(orgId: string, roleIds: string[]): Promise<Map<string, Group[]>>;
   /** Role ids bound to a group (platform parent roles replaced by their children). */
   rolesOfGroup(orgId: string, groupId: string): Promise<string[]>;
+  /**
+   * Ids of the tenant's groups that have had a role added through v1 (upstream's v1 policy,
+   * which stays when the group's last role is removed).
+   */
+  groupsWithV1Policy(orgId: string): Promise<Set<string>>;
 }
 
 /** Opaque checkpoint blobs by revision; the engine owns their format and verifies them. */
