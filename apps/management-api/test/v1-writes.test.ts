@@ -154,7 +154,14 @@ describe("v1 role writes with dual write", () => {
       ["role", "create", "Created role: r1"],
       ["group", "add", "role r1 added to group: g2"],
     ]);
-    expect(logs.body.data[0]).toEqual({ created: expect.any(String), principal_username: o.admin.user, description: "Created group: g1", resource_type: "group", action: "create" });
+    expect(logs.body.data[0]).toEqual({
+      sequence: expect.any(Number),
+      created: expect.any(String),
+      principal_username: o.admin.user,
+      description: "Created group: g1",
+      resource_type: "group",
+      action: "create",
+    });
     const roles = await app.request("GET", `${V1}/auditlogs/?resource_type=role`, { as: o.admin });
     expect(roles.body.meta.count).toBe(1);
     expect((await app.request("GET", `${V1}/auditlogs/`, { as: o.user })).status).toBe(403);

@@ -349,6 +349,15 @@ CREATE INDEX gh_tuples_object ON gh_tuples (resource_type, resource_id);
 ALTER TABLE gh_principals ADD COLUMN email text;
 `,
   },
+  {
+    version: 17,
+    name: "group v1 policy",
+    sql: `
+-- Whether a group has had a v1 policy (insights-rbac's Policy row: created with the group's first
+-- role, kept when its last role is removed), which upstream's group list counts as policyCount.
+ALTER TABLE gh_groups ADD COLUMN v1_policy boolean NOT NULL DEFAULT false;
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

@@ -805,6 +805,11 @@ export interface V1Repository {
   groupsOfRoles(orgId: string, roleIds: string[]): Promise<Map<string, Group[]>>;
   /** Role ids bound to a group (platform parent roles replaced by their children). */
   rolesOfGroup(orgId: string, groupId: string): Promise<string[]>;
+  /**
+   * Ids of the tenant's groups that have had a role added through v1 (upstream's v1 policy,
+   * which stays when the group's last role is removed).
+   */
+  groupsWithV1Policy(orgId: string): Promise<Set<string>>;
 }
 
 /** Opaque checkpoint blobs by revision; the engine owns their format and verifies them. */
@@ -856,7 +861,10 @@ export interface AuditLogQuery {
   exactUsername?: boolean;
   resourceTypes?: string[];
   actions?: string[];
-  /** created (default -created), principal_username, resource_type, action; `-` for descending. */
+  /** Rows created at or after / at or before this time, compared at the millisecond the list shows. */
+  createdAfter?: Date;
+  createdBefore?: Date;
+  /** sequence (the row id; default -sequence), created, principal_username, resource_type, action; `-` for descending. */
   orderBy?: string;
   limit?: number;
   offset?: number;

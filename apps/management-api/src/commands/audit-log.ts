@@ -57,14 +57,35 @@ export const audit = {
 
 const RESOURCE_TYPES = ["group", "role", "role_v2", "user", "permission", "workspace", "role_binding"] as const;
 const ACTIONS = ["delete", "add", "edit", "create", "remove"] as const;
-const ORDERING = ["created", "principal_username", "resource_type", "action"];
+const ORDERING = ["sequence", "created", "principal_username", "resource_type", "action"];
 
 export interface AuditLogQueryParams {
   principalUsername?: string | undefined;
   nameMatch?: string | undefined;
   resourceTypes?: string[] | undefined;
   actions?: string[] | undefined;
+  createdAfter?: string | undefined;
+  createdBefore?: string | undefined;
   orderBy?: string | undefined;
+}
+
+/** ISO 8601 as django-filter's IsoDateTimeFilter reads it: a date, or a date and time with an optional zone (none: UTC). */
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
+function isoDateTime(name: string, value: string | undefined): Date | undefined {
+  if (value === undefined || value === "") return undefined;
+  const m = ISO_DATE_TIME.exec(value.trim());
+  if (m) {
+    const [, y, mo, d, h = "00", mi = "00", s = "00", frac = "", zone = "Z"] = m;
+    const daysInMonth = new Date(Date.UTC(Number(y), Number(mo), 0)).getUTCDate();
+    // Out-of-range parts (month 13, hour 24, 31 April) are refused, not rolled over.
+    if (Number(mo) >= 1 && Number(mo) <= 12 && Number(d) >= 1 && Number(d) <= daysInMonth && Number(h) <= 23 && Number(mi) <= 59 && Number(s) <= 59) {
+      const offset = zone === "Z" ? "Z" : `${zone.slice(0, 3)}:${zone.length > 3 ? zone.slice(-2) : "00"}`;
+      const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}.${frac.padEnd(3, "0").slice(0, 3)}${offset}`);
+      if (!Number.isNaN(date.getTime())) return date;
+    }
+  }
+  throw badRequest("Enter a valid date/time.", name);
 }
 
 function choices(name: string, values: string[] | undefined, allowed: readonly string[]): string[] | undefined {
@@ -76,6 +97,8 @@ function choices(name: string, values: string[] | undefined, allowed: readonly s
 }
 
 export interface AuditLogItem {
+  /** The row's id: increasing in the order rows were written (upstream's `sequence`). */
+  sequence: number;
   created: string;
   principal_username: string;
   description: string;
@@ -86,10 +109,12 @@ export interface AuditLogItem {
 /** Org admins only, as upstream's AuditLogAccessPermission. */
 export async function listAuditLogs(services: Services, ctx: RequestContext, query: AuditLogQueryParams, page: { limit: number; offset: number }): Promise<{ count: number; data: AuditLogItem[] }> {
   if (!isAdmin(ctx)) throw forbidden();
-  const order = query.orderBy ?? "-created";
+  const order = query.orderBy ?? "-sequence";
   const field = order.split(",")[0]!.replace(/^-/, "");
-  // DRF's OrderingFilter ignores unknown fields and falls back to the default ordering.
-  const orderBy = ORDERING.includes(field) ? order.split(",")[0]! : "-created";
+  // DRF's OrderingFilter ignores unknown fields and falls back to the default ordering (newest row first).
+  const orderBy = ORDERING.includes(field) ? order.split(",")[0]! : "-sequence";
+  const createdAfter = isoDateTime("created_after", query.createdAfter);
+  const createdBefore = isoDateTime("created_before", query.createdBefore);
   if (query.nameMatch !== undefined && !["partial", "exact"].includes(query.nameMatch)) {
     throw badRequest(`name_match query parameter value ${echo(query.nameMatch)} is invalid. Valid inputs are ${pyList(["partial", "exact"])}.`);
   }
@@ -98,6 +123,8 @@ export async function listAuditLogs(services: Services, ctx: RequestContext, que
     exactUsername: query.nameMatch === "exact",
     ...(choices("resource_type", query.resourceTypes, RESOURCE_TYPES) ? { resourceTypes: query.resourceTypes! } : {}),
     ...(choices("action", query.actions, ACTIONS) ? { actions: query.actions! } : {}),
+    ...(createdAfter ? { createdAfter } : {}),
+    ...(createdBefore ? { createdBefore } : {}),
     orderBy,
     limit: page.limit,
     offset: page.offset,
@@ -105,6 +132,7 @@ export async function listAuditLogs(services: Services, ctx: RequestContext, que
   return {
     count: result.count,
     data: result.data.map((r: AuditLogRecord) => ({
+      sequence: Number(r.id),
       created: r.created.toISOString(),
       principal_username: r.principalUsername,
       description: r.description,

@@ -107,11 +107,12 @@ export async function listV1Groups(services: Services, ctx: RequestContext, quer
   }
   const accounts = await serviceAccountIds(services, ctx);
   // Upstream counts a group's v1 policies: the default groups hold one from seeding, another group
-  // one from its first role (Gatehouse: while it holds a role; upstream keeps the emptied policy).
+  // one from its first role on, kept when its last role is removed.
+  const policies = await services.store.v1.groupsWithV1Policy(org);
   const records: Listed[] = await Promise.all(
     groups.map(async (g) => ({
       ...(await groupRecord(services, ctx, g, undefined, accounts)),
-      policyCount: g.kind !== "standard" || (roleNames.get(g.id)?.length ?? 0) > 0 ? 1 : 0,
+      policyCount: g.kind !== "standard" || policies.has(g.id) || (roleNames.get(g.id)?.length ?? 0) > 0 ? 1 : 0,
     })),
   );
   const filtered = records.filter(

@@ -10,6 +10,7 @@ import { echo, UUID_PATTERN } from "../schemas/common.js";
 import { audit } from "./audit-log.js";
 import { groupRecord, loadGroup, protectDefaultGroup, protectUserAccessAdminGroup, type GroupRecord } from "./groups.js";
 import { isAdmin, requireOnTenant, settled, type Services } from "./services.js";
+import { pyList } from "./v1-access.js";
 import { getV1Role, rolesOfGroupV1, type V1RoleRecord } from "./v1-roles.js";
 
 /** upstream's texts for writes refused in v2 mode. */
@@ -126,11 +127,20 @@ function validateAccess(services: Services, ctx: RequestContext, raw: unknown): 
     if (permission.split(":").length !== 3 || permission.length > 300) throw badRequest('Permission must be of the format "application:resource_type:operation".', "format");
     if (!Array.isArray(a["resourceDefinitions"])) throw badRequest(a["resourceDefinitions"] === undefined ? "This field is required." : "Expected a list of items.", "resourceDefinitions");
     if (a["resourceDefinitions"].length > MAX_DEFINITIONS) throw badRequest(`At most ${MAX_DEFINITIONS} resource definitions per permission.`, "resourceDefinitions");
-    const resourceDefinitions = a["resourceDefinitions"].map((d: unknown) => ({ attributeFilter: validateFilter((d as Record<string, unknown> | null)?.["attributeFilter"]) }));
+    const resourceDefinitions = a["resourceDefinitions"].map((d: unknown) => {
+      const filter = (d as Record<string, unknown> | null)?.["attributeFilter"];
+      // ResourceDefinitionSerializer's required field, reported where upstream's handler puts it.
+      if (d && typeof d === "object" && !Array.isArray(d) && filter === undefined) throw badRequest("This field is required.", "resourceDefinitions.attributeFilter");
+      return { attributeFilter: validateFilter(filter) };
+    });
     return { permission, resourceDefinitions };
   });
+  const sent = new Set(entries.map((e) => e.permission));
   for (const { permission } of entries) {
     if (!services.catalogue.names(permission)) throw badRequest(`Permission does not exist: ${echo(permission)}`, "role");
+    // A permission the catalogue says needs others (its `requires`) comes with them, as upstream's validate_role.
+    const requires = services.catalogue.records.find((r) => r.permission === permission)?.requires ?? [];
+    if (!requires.every((r) => sent.has(r))) throw badRequest(`Permission '${permission}' requires: '${pyList(requires)}'`, "role");
     // Only org admins may give a custom role more than read on user access itself.
     if (!isAdmin(ctx) && grantsUserAccessAboveRead(permission)) throw badRequest(`Custom roles cannot be created for ${echo(permission.split(":")[0])}`, "role");
   }
@@ -158,17 +168,27 @@ async function targetsOf(services: Services, role: Role): Promise<V1RoleTargets>
   return placement(access).targets;
 }
 
-/** Workspaces named by `group.id` must be the organisation's (upstream's RHCLOUD-35481 check). */
-async function requireOwnWorkspaces(services: Services, ctx: RequestContext, access: readonly V1AccessEntry[], workspaceIds: readonly string[]): Promise<void> {
-  if (workspaceIds.length === 0) return;
-  const own = new Set((await services.store.workspaces.list(ctx.tenant.orgId, { limit: -1 })).data.map((w) => w.id));
-  const invalid = workspaceIds.filter((id) => !own.has(id));
-  if (invalid.length === 0) return;
-  const permission = access.find((a) => a.resourceDefinitions.some((d) => d.attributeFilter.key === "group.id"))?.permission ?? "";
-  throw badRequest(
-    `user from org '${ctx.tenant.orgId}' cannot add permission '${echo(permission)}' to workspace outside their org. Invalid workspace IDs: ${invalid.sort().slice(0, 10).join(", ")}`,
-    "role",
-  );
+/**
+ * Workspaces named by `group.id` must be the organisation's (upstream's RHCLOUD-35481 check, in
+ * validate_role): each resource definition of each permission, whatever its application.
+ */
+async function requireOwnWorkspaces(services: Services, ctx: RequestContext, access: readonly V1AccessEntry[]): Promise<void> {
+  let own: Set<string> | undefined;
+  for (const { permission, resourceDefinitions } of access) {
+    for (const { attributeFilter } of resourceDefinitions) {
+      if (attributeFilter.key !== "group.id") continue;
+      const values = Array.isArray(attributeFilter.value) ? attributeFilter.value : [attributeFilter.value];
+      const ids = [...new Set(values.filter((v): v is string => typeof v === "string").map((v) => v.toLowerCase()))];
+      if (ids.length === 0) continue;
+      own ??= new Set((await services.store.workspaces.list(ctx.tenant.orgId, { limit: -1 })).data.map((w) => w.id));
+      const invalid = ids.filter((id) => !own!.has(id));
+      if (invalid.length === 0) continue;
+      throw badRequest(
+        `user from org '${ctx.tenant.orgId}' cannot add permission '${echo(permission)}' to workspace outside their org. Invalid workspace IDs: ${invalid.sort().slice(0, 10).join(", ")}`,
+        "role",
+      );
+    }
+  }
 }
 
 function bodyObject(body: unknown): Record<string, unknown> {
@@ -183,7 +203,7 @@ async function roleWrite(services: Services, ctx: RequestContext, raw: unknown):
   const description = optionalDescription(body);
   const access = validateAccess(services, ctx, body["access"]);
   const { placed, targets } = placement(access);
-  await requireOwnWorkspaces(services, ctx, access, targets.workspaceIds);
+  await requireOwnWorkspaces(services, ctx, access);
   return { name, displayName: displayName || name, description: description ?? null, access, scope: placed.level, targets };
 }
 

@@ -29,4 +29,8 @@ export const v1PrincipalListQuery = (req: Request): V1PrincipalListQuery => ({
   adminOnly: param(req, "admin_only"),
   usernameOnly: param(req, "username_only"),
   type: param(req, "type"),
+  name: param(req, "name"),
+  owner: param(req, "owner"),
+  description: param(req, "description"),
+  orderBy: param(req, "order_by"),
 });

@@ -90,6 +90,8 @@ export function v1RoleWriteRoutes(services: Services): Router {
           nameMatch: param(req, "name_match"),
           resourceTypes: params(req, "resource_type"),
           actions: params(req, "action"),
+          createdAfter: param(req, "created_after"),
+          createdBefore: param(req, "created_before"),
           orderBy: param(req, "order_by"),
         },
         page,

@@ -88,7 +88,8 @@ function at(value: unknown, path: string): unknown {
 /**
  * Subset match. Objects: every expected key matches (`"<absent>"`: key must be missing,
  * `"<any>"`: present); arrays: same length, element-wise; `{$length}`, `{$contains: [...]}`
- * (each matched by some element), `{$excludes: [...]}`, `{$sorted: "asc"|"desc", $by: key}`,
+ * (each matched by some element), `{$excludes: [...]}`, `{$sorted: "asc"|"desc", $by: key}` (numbers
+ * compared as numbers),
  * `{$startsWith: text}`, `{$includes: text}` (a substring of a string), `{$text: text}` (a scalar
  * whose string form is text: compares with a saved variable); scalars: equal.
  */
@@ -109,7 +110,10 @@ export function mismatch(actual: unknown, expected: unknown, path = "body"): str
       }
     }
     if ("$sorted" in spec) {
-      const keys = Array.isArray(actual) ? actual.map((element) => String(at(element, String(spec["$by"])))) : [];
+      const values = Array.isArray(actual) ? actual.map((element) => at(element, String(spec["$by"]))) : [];
+      // Numbers sort as numbers (upstream's `sequence`); anything else by its text.
+      const numeric = values.length > 0 && values.every((v) => typeof v === "number");
+      const keys: (number | string)[] = numeric ? (values as number[]) : values.map(String);
       const sorted = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       if (spec["$sorted"] === "desc") sorted.reverse();
       if (JSON.stringify(keys) !== JSON.stringify(sorted)) return `${path} is not sorted ${String(spec["$sorted"])} by ${String(spec["$by"])}: ${JSON.stringify(keys)}`;

@@ -38,7 +38,12 @@ export async function recordAudit(w: WriteContext, orgId: string, entries: reado
   );
 }
 
-const ORDER_COLUMNS: Record<string, string> = { created: "created_at", principal_username: "principal_username", resource_type: "resource_type", action: "action" };
+const ORDER_COLUMNS: Record<string, string> = { sequence: "id", created: "created_at", principal_username: "principal_username", resource_type: "resource_type", action: "action" };
+
+function requireTime(value: Date, field: string): string {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new StoreError("invalid-argument", "Enter a valid date/time.", field);
+  return value.toISOString();
+}
 
 export function auditLogRepository(ctx: StoreContext): AuditLogRepository {
   return {
@@ -56,7 +61,10 @@ export function auditLogRepository(ctx: StoreContext): AuditLogRepository {
       }
       if (query.resourceTypes?.length) add((p) => `resource_type = ANY(${p}::text[])`, query.resourceTypes);
       if (query.actions?.length) add((p) => `action = ANY(${p}::text[])`, query.actions);
-      const orderBy = query.orderBy ?? "-created";
+      // Listed times have milliseconds: a bound equal to a listed time includes that row.
+      if (query.createdAfter) add((p) => `date_trunc('milliseconds', created_at) >= ${p}::timestamptz`, requireTime(query.createdAfter, "created_after"));
+      if (query.createdBefore) add((p) => `date_trunc('milliseconds', created_at) <= ${p}::timestamptz`, requireTime(query.createdBefore, "created_before"));
+      const orderBy = query.orderBy ?? "-sequence";
       const desc = orderBy.startsWith("-");
       const column = ORDER_COLUMNS[desc ? orderBy.slice(1) : orderBy];
       if (!column) throw new StoreError("invalid-argument", `Unknown order_by '${orderBy}'.`, "order_by");

@@ -388,6 +388,9 @@ export function importRepository(ctx: StoreContext): ImportRepository {
           if ((i + 1) % 500 === 0) progress("bindings", i + 1, plan.bindings.length);
         }
         grantsAdded += await addBindingSubjects(ctx, w, orgId, pending);
+        // A group given roles has its v1 policy (upstream's Policy row), kept when its roles are later removed.
+        const withRoles = [...new Set(plan.bindings.map((b) => groupIds[b.groupKey]!))];
+        if (withRoles.length > 0) await w.tx.query("UPDATE gh_groups SET v1_policy = true WHERE org_id = $1 AND id = ANY($2::uuid[]) AND NOT v1_policy", [orgId, withRoles]);
         for (const [, refs] of plan.defaultAccess ?? []) for (const ref of refs) limitedOf(ref)?.groups.add(tenant.platform_default_group_id);
         // Each group holding a limited role is bound exactly at the role's targets, as a v1 role
         // write binds it (an earlier binding elsewhere, e.g. at an organisation level, is removed),

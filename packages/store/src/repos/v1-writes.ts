@@ -194,7 +194,8 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
           if (targets.unlimited) await syncRolePart(w, tenant, ctx.domain, role.id, targets.unlimited, await groupsHolding(w, orgId, role.id));
           added.push(toRole(role));
         }
-        if (added.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [gid]);
+        // The group's v1 policy exists from its first role on (upstream keeps it when the roles are removed).
+        if (added.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp(), v1_policy = true WHERE id = $1", [gid]);
         if (audit) await recordAudit(w, orgId, audit(added));
         return added;
       });

@@ -116,5 +116,11 @@ export function v1Repository(ctx: StoreContext): V1Repository {
       );
       return rows.map((r) => r.role_id);
     },
+
+    async groupsWithV1Policy(orgId) {
+      requireOrgId(orgId);
+      const rows = await ctx.db.query<{ id: string }>("SELECT id::text AS id FROM gh_groups WHERE org_id = $1 AND v1_policy", [orgId]);
+      return new Set(rows.map((r) => r.id));
+    },
   };
 }
