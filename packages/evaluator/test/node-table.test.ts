@@ -31,6 +31,30 @@ describe("node table (type, id) → node", () => {
     expect(NodeTable.invalid(arrays, 2)).toBeUndefined();
   });
 
+  it("refuses carried arrays with a node type, an id offset or an id index entry out of bounds", () => {
+    const table = new NodeTable();
+    for (let i = 0; i < 100; i++) table.intern(i % 2, `o${i}`);
+    const arrays = table.arrays();
+    const copy = () => ({ ...arrays, types: arrays.types.slice(), offsets: arrays.offsets.slice(), table: arrays.table.slice() });
+    const entry = (t: Int32Array, nth: number) => t.findIndex((v, i) => i % 2 === 1 && v !== 0 && nth-- === 0);
+    const cases: Array<[string, (a: ReturnType<typeof copy>) => void, string | RegExp]> = [
+      ["a type beyond the model's", (a) => (a.types[99] = 2), /node 99 has type 2/],
+      ["an id offset descending", (a) => (a.offsets[50] = a.offsets[49]! - 1), "id offsets"],
+      ["an id longer than any valid one", (a) => (a.offsets[50] = a.offsets[49]! + 2000), "id offsets"],
+      ["offsets not ending at the id bytes", (a) => (a.offsets[100] = a.offsets[100]! + 1), "id offsets"],
+      ["an entry past the nodes", (a) => (a.table[entry(a.table, 0)] = 101), "id index entry"],
+      ["a negative entry", (a) => (a.table[entry(a.table, 0)] = -1), "id index entry"],
+      ["a node filed twice", (a) => (a.table[entry(a.table, 1)] = a.table[entry(a.table, 0)]!), "id index entry"],
+      ["a node missing", (a) => (a.table[entry(a.table, 0)] = 0), "id index count"],
+    ];
+    for (const [what, damage, reason] of cases) {
+      const damaged = copy();
+      damage(damaged);
+      expect(NodeTable.invalid(damaged, 2), what).toMatch(reason);
+    }
+    expect(NodeTable.invalid(copy(), 2)).toBeUndefined();
+  });
+
   it("looks up two objects at once exactly as two lookups would, found or not, first in their slot or not", () => {
     const table = new NodeTable();
     // 3/4 full after the last growth, so many objects sit past their first slot.

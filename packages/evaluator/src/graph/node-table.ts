@@ -245,11 +245,14 @@ export class NodeTable {
   static invalid(arrays: NodeArrays, typeCount: number): string | undefined {
     const { nodes, types, offsets, bytes, table } = arrays;
     if (types.length !== nodes || offsets.length !== nodes + 1) return "node array lengths";
-    for (let n = 0; n < nodes; n++) if (types[n]! >= typeCount) return `node ${n} has type ${types[n]}`;
     if (offsets[0] !== 0 || offsets[nodes] !== bytes.length) return "id offsets";
-    for (let n = 0; n < nodes; n++) {
-      const length = offsets[n + 1]! - offsets[n]!;
+    // Types and id offsets in one pass (each offset read once).
+    for (let n = 0, from = 0; n < nodes; n++) {
+      if (types[n]! >= typeCount) return `node ${n} has type ${types[n]}`;
+      const to = offsets[n + 1]!;
+      const length = to - from;
       if (length < 0 || length > MAX_ID_BYTES) return "id offsets";
+      from = to;
     }
     const slots = table.length >>> 1;
     if (table.length % 2 !== 0 || slots < MIN_SLOTS || (slots & (slots - 1)) !== 0) return "id index size";
