@@ -55,6 +55,23 @@ describe("node table (type, id) → node", () => {
     expect(NodeTable.invalid(copy(), 2)).toBeUndefined();
   });
 
+  it("checks the id index bucket by bucket past 2^16 nodes: a duplicate or a wrong type in a later bucket is refused", () => {
+    const table = new NodeTable();
+    for (let i = 0; i < 140_000; i++) table.intern(i % 3, `o${i}`);
+    const arrays = table.arrays();
+    expect(NodeTable.invalid(arrays, 3)).toBeUndefined();
+    expect(NodeTable.invalid(arrays, 3, new Int32Array(140_000))).toBeUndefined();
+    const at = (node: number) => arrays.table.findIndex((v, i) => i % 2 === 1 && v === node + 1);
+    // Node 139,999 (third bucket) filed again in place of node 5 (first bucket): 5 is missing, 139,999 twice.
+    const twice = { ...arrays, table: arrays.table.slice() };
+    twice.table[at(5)] = 140_000;
+    expect(NodeTable.invalid(twice, 3)).toBe("id index entry");
+    // Node 100,000 (second bucket) under a tag of another type.
+    const retyped = { ...arrays, table: arrays.table.slice() };
+    retyped.table[at(100_000) - 1]! ^= 1;
+    expect(NodeTable.invalid(retyped, 3)).toBe("id index entry");
+  });
+
   it("looks up two objects at once exactly as two lookups would, found or not, first in their slot or not", () => {
     const table = new NodeTable();
     // 3/4 full after the last growth, so many objects sit past their first slot.
