@@ -288,7 +288,7 @@ export class NodeTable {
     }
     const marks = new Uint8Array(BUCKET_MASK + 1);
     for (let b = 0; b + 1 < buckets.length; b++) {
-      const first = b << BUCKET_SHIFT;
+      const first = b * (BUCKET_MASK + 1);
       for (let p = buckets[b]!, end = buckets[b + 1]!; p < end; p++) {
         const packed = sorted[p]!;
         const low = packed & BUCKET_MASK;
