@@ -369,6 +369,50 @@ describe("damaged checkpoints (bytes flipped at random)", () => {
     expect(outcomes.structure).toBeGreaterThan(100);
   });
 
+  it("refuses a resealed checkpoint whose id table or index section is damaged", () => {
+    // Where the body's sections start (graph codec: an 8-byte length, the description, then each
+    // array padded to 8 bytes in the order encodeGraph writes them).
+    const view = new DataView(good.buffer, good.byteOffset, good.byteLength);
+    const body = 16 + Math.ceil(view.getUint32(8, true) / 8) * 8;
+    const descriptionLength = view.getUint32(body, true);
+    const d = JSON.parse(new TextDecoder().decode(good.subarray(body + 8, body + 8 + descriptionLength))) as {
+      nodes: number;
+      idBytes: number;
+      idTable: number;
+      usersets: number;
+      indexes: Array<[number, ...Array<[number, number, number, number, number]>]>;
+    };
+    const pad = (n: number) => Math.ceil(n / 8) * 8;
+    const table = body + 8 + pad(descriptionLength) + pad(d.nodes * 2) + pad((d.nodes + 1) * 4) + pad(d.idBytes);
+    const firstIndex = table + pad(d.idTable * 4) + pad(d.usersets * 4) + pad(d.usersets * 2);
+    const [, forward] = d.indexes[0]!;
+    // The first index's targets: after its keys (if keyed) and offsets.
+    const targets = firstIndex + pad(forward![2] * 4) + pad(forward![3] * 4);
+    const entries = (bytes: Uint8Array) => new Int32Array(bytes.buffer, bytes.byteOffset + table, d.idTable);
+    const cases: Array<[string, (bytes: Uint8Array) => void, RegExp]> = [
+      ["an id table entry past the nodes", (b) => (entries(b)[entries(b).findIndex((v, i) => i % 2 === 1 && v !== 0)] = d.nodes + 1), /id index entry/],
+      [
+        "a node filed twice in the id table",
+        (b) => {
+          const e = entries(b);
+          const filled = [...e.keys()].filter((i) => i % 2 === 1 && e[i] !== 0);
+          e[filled[1]!] = e[filled[0]!]!;
+        },
+        /id index entry/,
+      ],
+      ["an index target past the nodes", (b) => new DataView(b.buffer, b.byteOffset).setInt32(targets, d.nodes + 5, true), /forward index .*out of range/],
+      ["an index target below the subject sets", (b) => new DataView(b.buffer, b.byteOffset).setInt32(targets, -(d.usersets + 5), true), /forward index .*out of range/],
+    ];
+    expect(forward![4]).toBeGreaterThan(0);
+    for (const [what, damage, reason] of cases) {
+      const bytes = good.slice();
+      damage(bytes);
+      expect(() => decodeCheckpoint(reseal(bytes), model, expect_), what).toThrow(/not a graph of this schema/);
+      expect(() => decodeCheckpoint(reseal(bytes), model, expect_), what).toThrow(reason);
+    }
+    expect(ask(decodeCheckpoint(good.slice(), model, expect_).graph)).toEqual(answers);
+  });
+
   it("refuses a truncated checkpoint at every length", () => {
     for (let length = 0; length < good.length; length += Math.max(1, Math.floor(good.length / 97))) {
       expect(() => decodeCheckpoint(reseal(good.slice(0, length)), model, expect_), `length ${length}`).toThrow(CheckpointError);

@@ -152,6 +152,9 @@ describe("adjacency base taken from elsewhere (a checkpoint)", () => {
     expect(typeof Adjacency.fromBase(good(), 0, 60_000, 0, 10)).not.toBe("string");
     const cases: Array<[string, (b: ReturnType<typeof good>) => void, RegExp]> = [
       ["a value beyond the nodes", (b) => (b.targets[3] = 10), /out of range/],
+      ["a value below the nodes", (b) => (b.targets[0] = -1), /out of range/],
+      ["a key below the range", (b) => (b.keys![0] = -1), /key -1 out of range/],
+      ["values of a range descending", (b) => ((b.targets[0] = 6), (b.targets[1] = 4)), /order/],
       ["a key beyond the nodes", (b) => (b.keys![2] = 70_000), /out of range/],
       ["keys out of order", (b) => (b.keys![1] = 1), /not sorted/],
       ["a repeated value", (b) => (b.targets[1] = 4), /order/],
@@ -166,5 +169,7 @@ describe("adjacency base taken from elsewhere (a checkpoint)", () => {
       expect(Adjacency.fromBase(b, 0, 60_000, 0, 10), what).toMatch(reason);
     }
     expect(Adjacency.fromBase({ keys: undefined, offsets: Int32Array.from([0, 1]), targets: Int32Array.from([0]), bias: 5 }, 0, 10, 0, 10)).toMatch(/key -5 out of range/);
+    // Dense: the last key with values is past the range (keys ascend with the ranges).
+    expect(Adjacency.fromBase({ keys: undefined, offsets: Int32Array.from([0, 0, 1, 1]), targets: Int32Array.from([0]), bias: 0 }, 0, 1, 0, 10)).toMatch(/key 1 out of range/);
   });
 });

@@ -349,31 +349,49 @@ export class Adjacency {
    * An adjacency over a base read from elsewhere (a checkpoint), used as it is after checking it:
    * offsets ascending from 0 to the targets' length, keys sorted and distinct, every key with values
    * in [keyFrom, keyTo) and every value in [valueFrom, valueTo), each range sorted without repeats
-   * (binary search needs it; repeats would count a relationship twice). One pass over the arrays.
+   * (binary search needs it; repeats would count a relationship twice). One tight pass over each
+   * array, the keys' bounds read at the first and last range with values.
    * Returns a reason when the base is unusable.
    */
   static fromBase(base: AdjacencyBase, keyFrom: number, keyTo: number, valueFrom: number, valueTo: number): Adjacency | string {
     const { keys, offsets, targets, bias } = base;
-    if (offsets.length < 1 || offsets[0] !== 0 || offsets[offsets.length - 1] !== targets.length) return "offsets do not span the targets";
+    const ranges = offsets.length - 1;
+    const size = targets.length;
+    if (offsets.length < 1 || offsets[0] !== 0 || offsets[ranges] !== size) return "offsets do not span the targets";
     if (keys !== undefined && (bias !== 0 || offsets.length !== keys.length + 1)) return "keyed base shape";
     if (!Number.isSafeInteger(bias) || bias < 0) return "bias";
+    // Each check is a tight pass over one array (no per-element branch on the base's kind), and
+    // keys only need their first and last range with values checked: keys ascend with the ranges.
+    if (keys !== undefined) {
+      for (let i = 1; i < keys.length; i++) if (keys[i]! <= keys[i - 1]!) return "keys not sorted";
+    }
+    for (let j = 0; j < size; j++) {
+      const value = targets[j]!;
+      if (value < valueFrom || value >= valueTo) return `value ${value} at ${j} out of range`;
+    }
+    let first = -1;
+    let last = -1;
     let keyCount = 0;
-    for (let i = 0; i + 1 < offsets.length; i++) {
-      const from = offsets[i]!;
+    let from = 0;
+    for (let i = 0; i < ranges; i++) {
       const to = offsets[i + 1]!;
       // Checked before the range is read: a range past the targets would read undefined for billions of steps.
-      if (to < from || to > targets.length) return "offsets descend or overrun the targets";
-      if (keys !== undefined && i > 0 && keys[i]! <= keys[i - 1]!) return "keys not sorted";
-      if (from === to) continue;
-      const key = keys === undefined ? i - bias : keys[i]!;
-      if (key < keyFrom || key >= keyTo) return `key ${key} out of range`;
-      keyCount++;
-      let previous = Number.NEGATIVE_INFINITY;
-      for (let j = from; j < to; j++) {
-        const value = targets[j]!;
-        if (value <= previous || value < valueFrom || value >= valueTo) return `values of key ${key} out of range or order`;
-        previous = value;
+      if (to < from || to > size) return "offsets descend or overrun the targets";
+      if (to !== from) {
+        if (first < 0) first = i;
+        last = i;
+        keyCount++;
+        for (let j = from + 1; j < to; j++) {
+          if (targets[j]! <= targets[j - 1]!) return `values of key ${keys === undefined ? i - bias : keys[i]!} out of order or repeated`;
+        }
       }
+      from = to;
+    }
+    if (first >= 0) {
+      const low = keys === undefined ? first - bias : keys[first]!;
+      const high = keys === undefined ? last - bias : keys[last]!;
+      if (low < keyFrom) return `key ${low} out of range`;
+      if (high >= keyTo) return `key ${high} out of range`;
     }
     const adjacency = new Adjacency();
     adjacency.sparseKeys = keys;

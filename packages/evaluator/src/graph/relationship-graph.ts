@@ -372,7 +372,9 @@ export class RelationshipGraph {
     const bad = (why: string): never => {
       throw new EvaluationError("invalid-relationship", `graph arrays are inconsistent: ${why}`);
     };
-    const nodeReason = NodeTable.invalid(arrays.nodes, model.typeNames.length);
+    // The per-type node lists below need one int per node: the node check uses that room first.
+    const byType = new Int32Array(arrays.nodes.types.length);
+    const nodeReason = NodeTable.invalid(arrays.nodes, model.typeNames.length, byType);
     if (nodeReason) bad(nodeReason);
     const nodes = arrays.nodes.nodes;
     graph.nodes = new NodeTable(arrays.nodes);
@@ -385,7 +387,6 @@ export class RelationshipGraph {
     const perType = new Int32Array(model.typeNames.length + 1);
     for (let n = 0; n < nodes; n++) perType[types[n]! + 1]!++;
     for (let t = 1; t < perType.length; t++) perType[t]! += perType[t - 1]!;
-    const byType = new Int32Array(nodes);
     const next = perType.slice(0, -1);
     for (let n = 0; n < nodes; n++) byType[next[types[n]!]!++] = n;
     for (let t = 0; t < model.typeNames.length; t++) {
