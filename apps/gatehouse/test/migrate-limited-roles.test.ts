@@ -14,6 +14,7 @@ import { validateV1Export } from "../src/migration/v1-export-schema.js";
 interface Case {
   export: unknown;
   grants: { group: string; permission: string; at: string[] }[];
+  v1Roles: { groups: Record<string, string[]> };
 }
 const raw = readFileSync(new URL("./migrate/limited-roles.json", import.meta.url), "utf8");
 const caseFor = (vars: Record<string, string>): Case => JSON.parse(raw.replace(/\{\{(\w+)\}\}/g, (_, k: string) => vars[k] ?? `{{${k}}}`)) as Case;
@@ -66,6 +67,22 @@ describe.each(backends)("gatehouse migrate of group.id-limited roles on $name", 
       expect({ ...g, at: grantedAt(tuples, groups.get(g.group)!, g.permission) }).toEqual({ ...g, at: g.at.map((n) => names[n]!).sort() });
     }
 
+    // v1 reads list every role a group holds, one granting nothing in v2 included (its group, its
+    // holders' access as stored), as v1 does.
+    const roleName = new Map((await store.roles.list(org, { limit: -1 })).data.map((r) => [r.id, r.name]));
+    const roleId = new Map([...roleName].map(([id, name]) => [name, id]));
+    for (const [group, names] of Object.entries(c.v1Roles.groups)) {
+      const held = (await store.v1.rolesOfGroup(org, groups.get(group)!)).map((id) => roleName.get(id));
+      expect({ group, held: held.sort() }).toEqual({ group, held: [...names].sort() });
+      const holders = await store.v1.groupsOfRoles(
+        org,
+        [...names].map((n) => roleId.get(n)!),
+      );
+      for (const n of names) expect({ role: n, groups: (holders.get(roleId.get(n)!) ?? []).map((g) => g.name) }).toEqual({ role: n, groups: [group] });
+    }
+    const ghost = roleId.get("Ghost hosts viewer")!;
+    expect((await store.v1.grantsOf(org, "u-bob", { isOrgAdmin: false, defaultGroups: true })).map((g) => g.roleId)).toContain(ghost);
+
     // The planner warns only about definitions v2 cannot express.
     expect(plan.warnings.some((w) => w.includes("not migrated"))).toBe(false);
     expect(plan.warnings.filter((w) => w.includes("cannot express"))).toEqual([expect.stringMatching(/^role 'Tagged patch viewer': 1 access entry/)]);
@@ -81,5 +98,24 @@ describe.each(backends)("gatehouse migrate of group.id-limited roles on $name", 
     expect(again.revision).toBeUndefined();
     expect(await store.feed.headRevision()).toBe(head);
     expect(await store.relationships.read(org)).toEqual(tuples);
+
+    // v1 writes on the role held without a binding: updated to name a workspace the organisation
+    // has, its group is bound there; taken off the group, v1 no longer lists it.
+    const ghostTeam = groups.get("Ghost team")!;
+    const filter = { key: "group.id", operation: "in", value: [edge.id] };
+    await store.v1Writes.updateRole(org, ghost, {
+      name: "Ghost hosts viewer",
+      displayName: "Ghost hosts viewer",
+      description: null,
+      access: [{ permission: "inventory:hosts:read", resourceDefinitions: [{ attributeFilter: filter }] }],
+      scope: "default",
+      targets: { levels: [], workspaceIds: [edge.id] },
+    });
+    expect(grantedAt(await store.relationships.read(org), ghostTeam, "inventory:hosts:read")).toEqual([edge.id]);
+    expect(await store.v1.rolesOfGroup(org, ghostTeam)).toEqual([ghost]);
+    const removed = await store.v1Writes.removeGroupRoles(org, ghostTeam, [ghost]);
+    expect(removed.value.map((r) => r.id)).toEqual([ghost]);
+    expect(await store.v1.rolesOfGroup(org, ghostTeam)).toEqual([]);
+    expect(grantedAt(await store.relationships.read(org), ghostTeam, "inventory:hosts:read")).toEqual([]);
   });
 });
