@@ -87,6 +87,20 @@ describe("v2 role-binding listings show a v1 role's organisation-level part", ()
   });
 });
 
+describe("access:explain names a grant of a role's organisation-level part", () => {
+  it("as the role bound at the level", async () => {
+    const s = await setUp();
+    const res = await app.request("POST", `${V2}/access:explain/`, {
+      as: s.admin,
+      body: { subject: { type: "user", id: s.user.user }, permission: "advisor:disable-recommendations:write", resource: { type: "workspace", id: s.names["root"] } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.allowed).toBe(true);
+    const grants = (res.body.grants as { role: { id: string }; bound_at: { id: string } }[]).map((g) => `${s.nameOf.get(g.role.id) ?? g.role.id}@${s.nameOf.get(g.bound_at.id) ?? g.bound_at.id}`);
+    expect(grants).toContain("role@root");
+  });
+});
+
 describe("v2 writes and v1 writes on a role's organisation-level part", () => {
   it("a by-subject PUT naming the role keeps the part as it is; leaving it out takes the group out of the part at that level only", async () => {
     const s = await setUp();
