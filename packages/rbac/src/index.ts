@@ -105,7 +105,9 @@ export {
   type PlannedGroup,
   type PlannedRole,
   type PlannedRoleBinding,
+  type PlannedTargets,
   type TenantMigrationPlan,
+  unlimitedPartRoleId,
 } from "./migration-plan.js";
 export {
   checkObjectFor,

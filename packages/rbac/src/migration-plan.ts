@@ -4,7 +4,7 @@ import { deterministicId } from "./ids.js";
 import { BINDING_LEVELS, type BindingLevel } from "./levels.js";
 import { bindingTuples, groupMemberTuple, roleChildTuple, rolePermissionTuple, TYPES, tupleKey, type RelationshipTuple, type TenantIds } from "./tuples.js";
 import { roleKey, tenantRoleIndex, type V1Export, type V1Role, type V1Tenant } from "./v1-export.js";
-import { isInventoryWorkspaceFilter, type V1AccessInput } from "./v1-placement.js";
+import { isInventoryWorkspaceFilter, planV1RolePlacement, type V1AccessInput } from "./v1-placement.js";
 
 /** A v2 role produced from (a part of) a v1 role. */
 export interface PlannedRole {
@@ -15,6 +15,24 @@ export interface PlannedRole {
   readonly v1Role?: string;
   readonly level: BindingLevel;
   readonly permissions: readonly string[];
+  /**
+   * Set for a (part of a) custom role with inventory `group.id` definitions: where each group
+   * holding it is really bound (planV1RolePlacement, as the import and a v1 role write bind it)
+   * instead of at `level`.
+   */
+  readonly targets?: PlannedTargets;
+}
+
+/** Where a role limited to inventory workspaces is bound (see V1RolePlacement). */
+export interface PlannedTargets {
+  /** Organisation levels (empty when the role is bound on its workspaces only). */
+  readonly levels: readonly BindingLevel[];
+  /** Workspaces named by `group.id` (a workspace the organisation does not have gets nothing). */
+  readonly workspaceIds: readonly string[];
+  /** Also the ungrouped-hosts workspace (bound only where the organisation has one). */
+  readonly ungrouped: boolean;
+  /** The role's unlimited permissions alone, a part `<role>_u` bound at these levels. */
+  readonly unlimited?: { readonly levels: readonly BindingLevel[]; readonly permissions: readonly string[] };
 }
 
 export interface PlannedGroup {
@@ -26,10 +44,19 @@ export interface PlannedGroup {
 
 export interface PlannedRoleBinding {
   readonly id: string;
+  /** The level bound at; for a binding on a workspace (`workspaceId`), the role's level. */
   readonly level: BindingLevel;
   readonly roleId: string;
   readonly groupId: string;
+  /** Bound on this inventory workspace (a role with `targets`), not at `level`. */
+  readonly workspaceId?: string;
+  /** The binding of the role's unlimited part `<role>_u` at `level` (a role with `targets.unlimited`). */
+  readonly unlimitedPart?: true;
 }
+
+/** The part of a limited role holding its unlimited permissions (as the store names it: repos/v1-role-parts.ts). */
+export const unlimitedPartRoleId = (roleId: string): string => `${roleId}_u`;
+const unlimitedPartBindingId = (roleId: string, level: BindingLevel): string => `${unlimitedPartRoleId(roleId)}_${level}`;
 
 export interface TenantMigrationPlan {
   readonly orgId: string;
@@ -72,7 +99,7 @@ export function planTenantMigration(exp: V1Export, tenant: V1Tenant, catalog: As
   const roles: PlannedRole[] = [];
   const bindingPlans = new Map<string, BindingPlan>();
   /** v1 role key → its v2 parts. */
-  const parts = new Map<string, { id: string; level: BindingLevel; key: string }[]>();
+  const parts = new Map<string, { id: string; level: BindingLevel; key: string; targets?: PlannedTargets }[]>();
   const planRole = (role: V1Role) => {
     const key = roleKey(role);
     const existing = parts.get(key);
@@ -98,9 +125,19 @@ export function planTenantMigration(exp: V1Export, tenant: V1Tenant, catalog: As
     const out = plan.bindings.map((b) => {
       const id = plan.split ? deterministicId(base, b.level) : base;
       const name = rolePartKey(plan, b);
-      roles.push({ id, name, source: role.system ? "system" : "custom", v1Role: key, level: b.level, permissions: b.permissions });
+      // A custom part with inventory group.id definitions is placed as a v1 role write places it.
+      const access = role.system ? [] : role.access.filter((a) => b.permissions.includes(a.permission));
+      const placed = access.some((a) => isInventoryWorkspaceFilter(a as V1AccessInput)) ? planV1RolePlacement(access as V1AccessInput[], levelOf) : undefined;
+      const targets: PlannedTargets | undefined = placed && {
+        levels: [...placed.levels],
+        workspaceIds: [...placed.workspaceIds],
+        ungrouped: placed.ungrouped,
+        ...(placed.unlimited ? { unlimited: { levels: [...placed.unlimited.levels], permissions: [...placed.unlimited.permissions] } } : {}),
+      };
+      roles.push({ id, name, source: role.system ? "system" : "custom", v1Role: key, level: b.level, permissions: b.permissions, ...(targets ? { targets } : {}) });
       add(b.permissions.map((p) => rolePermissionTuple(id, p)));
-      return { id, level: b.level, key: name };
+      if (targets?.unlimited) add(targets.unlimited.permissions.map((p) => rolePermissionTuple(unlimitedPartRoleId(id), p)));
+      return { id, level: b.level, key: name, ...(targets ? { targets } : {}) };
     });
     parts.set(key, out);
     return out;
@@ -114,9 +151,30 @@ export function planTenantMigration(exp: V1Export, tenant: V1Tenant, catalog: As
     const role = index.get(roleRef);
     if (!role) return; // checkV1Export rejects unknown references before planning
     for (const part of planRole(role)) {
-      const id = deterministicId("binding", orgId, groupId, part.id, part.level);
-      bindings.push({ id, level: part.level, roleId: part.id, groupId });
-      add(bindingTuples(levelResource(ids, part.level), id, part.id, groupId));
+      const t = part.targets;
+      if (!t) {
+        const id = deterministicId("binding", orgId, groupId, part.id, part.level);
+        bindings.push({ id, level: part.level, roleId: part.id, groupId });
+        add(bindingTuples(levelResource(ids, part.level), id, part.id, groupId));
+        continue;
+      }
+      // Limited: at its target levels and on its workspaces (the ungrouped-hosts workspace is the
+      // store's, bound there only), its unlimited part at that part's levels.
+      for (const level of t.levels) {
+        const id = deterministicId("binding", orgId, groupId, part.id, level);
+        bindings.push({ id, level, roleId: part.id, groupId });
+        add(bindingTuples(levelResource(ids, level), id, part.id, groupId));
+      }
+      for (const workspaceId of t.workspaceIds) {
+        const id = deterministicId("binding", orgId, groupId, part.id, "workspace", workspaceId);
+        bindings.push({ id, level: part.level, roleId: part.id, groupId, workspaceId });
+        add(bindingTuples({ type: TYPES.workspace, id: workspaceId }, id, part.id, groupId));
+      }
+      for (const level of t.unlimited?.levels ?? []) {
+        const id = unlimitedPartBindingId(part.id, level);
+        bindings.push({ id, level, roleId: unlimitedPartRoleId(part.id), groupId, unlimitedPart: true });
+        add(bindingTuples(levelResource(ids, level), id, unlimitedPartRoleId(part.id), groupId));
+      }
     }
   };
   const customDefault = tenant.groups.find((g) => g.platform_default);

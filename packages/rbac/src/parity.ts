@@ -4,6 +4,7 @@ import type { TenantMigrationPlan } from "./migration-plan.js";
 import { roleGrants } from "./permissions.js";
 import { principalId, TYPES, type RelationshipTuple, type TenantIds } from "./tuples.js";
 import { roleKey, v1RolesOf, type V1Export, type V1Tenant } from "./v1-export.js";
+import { isInventoryWorkspaceFilter, type V1AccessInput } from "./v1-placement.js";
 
 export interface ObjectRef {
   readonly type: string;
@@ -186,7 +187,9 @@ export function computeParity(input: ParityInput): ParityReport {
     for (const principal of tenant.principals) {
       const subject = { type: TYPES.principal, id: principalId(domain, principal.user_id) };
       const sources = v1RolesOf(input.export, tenant, principal);
-      const held = new Set(sources.flatMap((s) => s.role.access.map((a) => a.permission)));
+      // An inventory entry limited by group.id grants on those workspaces only (bound there), not
+      // at the level a check is made: the organisation-wide grants are the other entries.
+      const held = new Set(sources.flatMap((s) => s.role.access.filter((a) => !isInventoryWorkspaceFilter(a as V1AccessInput)).map((a) => a.permission)));
       for (const h of held) {
         if (concrete.some((c) => roleGrants([h], c))) continue;
         unclassified.set(`${orgId} ${h}`, { orgId, permission: h });

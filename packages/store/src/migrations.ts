@@ -358,6 +358,24 @@ ALTER TABLE gh_principals ADD COLUMN email text;
 ALTER TABLE gh_groups ADD COLUMN v1_policy boolean NOT NULL DEFAULT false;
 `,
   },
+  {
+    version: 18,
+    name: "v1 roles held without a binding",
+    sql: `
+-- A group holding a v1 custom role that binds nowhere (every group.id definition names a workspace
+-- the organisation does not have: the role grants nothing in v2, rightly). v1 still lists the role
+-- among the group's roles (repos/v1.ts), as insights-rbac's policy keeps it; a v1 write that binds
+-- the role somewhere for the group removes the row (repos/v1-writes.ts placeRole).
+CREATE TABLE gh_v1_held_roles (
+  org_id text NOT NULL,
+  group_id uuid NOT NULL,
+  role_id uuid NOT NULL REFERENCES gh_roles (id) ON DELETE CASCADE,
+  PRIMARY KEY (group_id, role_id),
+  FOREIGN KEY (org_id, group_id) REFERENCES gh_groups (org_id, id) ON DELETE CASCADE
+);
+CREATE INDEX gh_v1_held_roles_role ON gh_v1_held_roles (org_id, role_id);
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

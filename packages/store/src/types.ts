@@ -335,6 +335,12 @@ export interface RoleBindingListQuery {
   /** Bindings that reach this principal (user id) directly or through any of its groups. */
   grantedToPrincipal?: string;
   roleId?: string;
+  /**
+   * Also the organisation-level parts of v1 roles mixing workspace-limited and unlimited access
+   * (kept in relationships only, repos/v1-role-parts.ts), as bindings of the role carrying
+   * `permissions`. They are listed after the ordinary bindings' order, by the role's modified time.
+   */
+  includeV1Parts?: boolean;
   limit?: number;
   offset?: number;
 }
@@ -343,6 +349,12 @@ export interface RoleBindingListQuery {
 export interface RoleBindingListItem extends RoleBinding {
   /** Equals `resource`; differs from the queried resource for inherited rows. */
   source: BindingResource;
+  /**
+   * Set on a v1 role's organisation-level part: the binding grants only these permissions of the
+   * role (its unlimited ones; the role itself is bound on its workspaces). Its `id` is the part's
+   * binding id, not a UUID.
+   */
+  permissions?: string[];
 }
 
 export interface RoleBindingRepository {

@@ -8,7 +8,7 @@ import { renderTable } from "../migration/render.js";
 import { readV1Api } from "../migration/v1-api.js";
 import { loadV1Export, validateV1Export } from "../migration/v1-export-schema.js";
 import { MigrationError } from "../migration/errors.js";
-import { permissionLevelsFromCatalog, type V1Export } from "@gatehouse/rbac";
+import type { PlannedRole, V1Export } from "@gatehouse/rbac";
 
 /** Tenants with at least this many principals, memberships and bindings get a per-phase bar. */
 const LARGE_TENANT = 2000;
@@ -51,9 +51,8 @@ export function registerMigrate(program: Command): void {
       const exp = await loadExport(opts);
       const catalog = await loadAssetTypes(opts.assetTypes);
       const planned = planExport(exp, catalog);
-      const levelOf = permissionLevelsFromCatalog(catalog);
       if (opts.dryRun) {
-        const rows = planned.flatMap(({ plan }) => plan.roles.filter((r) => r.source !== "platform").map((r) => [plan.orgId, r.name, r.source, r.level, String(r.permissions.length)]));
+        const rows = planned.flatMap(({ plan }) => plan.roles.filter((r) => r.source !== "platform").map((r) => [plan.orgId, r.name, r.source, boundAt(r), String(r.permissions.length)]));
         const warnings = planned.flatMap(({ plan }) => plan.warnings.map((w) => `${plan.orgId}: ${w}`));
         if (opts.json)
           process.stdout.write(
@@ -95,7 +94,7 @@ export function registerMigrate(program: Command): void {
                 }
               : undefined;
           try {
-            results.push(await applyTenantPlan(store, exp, tenant, plan, levelOf, onProgress));
+            results.push(await applyTenantPlan(store, exp, tenant, plan, onProgress));
           } finally {
             phaseBar?.stop();
           }
@@ -124,6 +123,18 @@ export function registerMigrate(program: Command): void {
         for (const r of results) for (const w of r.warnings) process.stderr.write(`warning: ${r.orgId}: ${w}\n`);
       }
     });
+}
+
+/**
+ * Where the import binds a planned role: its level, or for a role limited to inventory workspaces
+ * its targets (levels, how many workspaces, the ungrouped hosts) and its unlimited part's levels.
+ */
+export function boundAt(role: PlannedRole): string {
+  const t = role.targets;
+  if (!t) return role.level;
+  const on = [...t.levels, ...(t.workspaceIds.length > 0 ? [`${t.workspaceIds.length} workspace(s)`] : []), ...(t.ungrouped ? ["ungrouped hosts"] : [])];
+  const part = t.unlimited ? `; unlimited part at ${t.unlimited.levels.join(", ")}` : "";
+  return `${on.join(", ") || "nothing"}${part}`;
 }
 
 function positiveInt(raw: string | undefined, flag: string, min: number): number {

@@ -1,4 +1,4 @@
-import { isInventoryWorkspaceFilter, planV1RolePlacement, type BindingLevel, type PermissionLevelOf, type TenantMigrationPlan, type V1Export, type V1Tenant } from "@gatehouse/rbac";
+import type { BindingLevel, PlannedRole, TenantMigrationPlan, V1Export, V1Tenant } from "@gatehouse/rbac";
 import type { ImportPhase, ImportRoleRef, Store, TenantImportPlan, V1AccessEntry, V1RoleTargets } from "@gatehouse/store";
 import { MigrationError } from "./errors.js";
 
@@ -26,7 +26,7 @@ const stableId = (id: string) => (uuidRe.test(id) ? { id } : {});
  * level, and a customised default group as the tenant's default access. Platform parent roles
  * and the default groups' own bindings are the store's tenant bootstrap.
  */
-export function toImportPlan(exp: V1Export, tenant: V1Tenant, plan: TenantMigrationPlan, levelOf: PermissionLevelOf): TenantImportPlan {
+export function toImportPlan(exp: V1Export, tenant: V1Tenant, plan: TenantMigrationPlan): TenantImportPlan {
   const v1Roles = [...exp.system_roles, ...(tenant.roles ?? [])];
   const roleRef = new Map<string, ImportRoleRef>();
   const roles: NonNullable<TenantImportPlan["roles"]> = [];
@@ -43,7 +43,7 @@ export function toImportPlan(exp: V1Export, tenant: V1Tenant, plan: TenantMigrat
     const access = (v1?.access ?? [])
       .filter((a) => permissions.includes(a.permission))
       .map((a) => ({ permission: a.permission, resourceDefinitions: [...(a.resourceDefinitions ?? [])] as V1AccessEntry["resourceDefinitions"] }));
-    roles.push({ key: r.id, ...stableId(r.id), name: r.name, permissions, scope: r.level, ...(access.length > 0 ? { access } : {}), ...limitedTargets(access, levelOf) });
+    roles.push({ key: r.id, ...stableId(r.id), name: r.name, permissions, scope: r.level, ...(access.length > 0 ? { access } : {}), ...limitedTargets(r) });
     roleRef.set(r.id, { key: r.id });
   }
   // With a customised default group the planner adds no synthetic one: the only "default" group is it.
@@ -52,11 +52,22 @@ export function toImportPlan(exp: V1Export, tenant: V1Tenant, plan: TenantMigrat
   const groupKeys = new Set(groups.map((g) => g.key));
   const bindings: NonNullable<TenantImportPlan["bindings"]> = [];
   const defaultAccess: Record<BindingLevel, ImportRoleRef[]> = { tenant: [], root: [], default: [] };
+  // A limited role's planned bindings (its targets) name the groups holding it once each: the
+  // store binds them at the role's targets.
+  const limited = new Map(plan.roles.filter((r) => r.targets).map((r) => [r.id, r.level] as const));
+  const heldLimited = new Set<string>();
   for (const b of plan.bindings) {
     const role = roleRef.get(b.roleId);
-    if (!role) continue; // platform parent roles: bound by the tenant bootstrap
-    if (customDefault && b.groupId === customDefault.id) defaultAccess[b.level].push(role);
-    else if (groupKeys.has(b.groupId)) bindings.push({ role, group: { key: b.groupId }, level: b.level });
+    if (!role) continue; // platform parent roles: bound by the tenant bootstrap; a limited role's unlimited part: by the store
+    const limitedLevel = limited.get(b.roleId);
+    if (limitedLevel !== undefined) {
+      const key = `${b.roleId} ${b.groupId}`;
+      if (heldLimited.has(key)) continue;
+      heldLimited.add(key);
+    }
+    const level = limitedLevel ?? b.level;
+    if (customDefault && b.groupId === customDefault.id) defaultAccess[level].push(role);
+    else if (groupKeys.has(b.groupId)) bindings.push({ role, group: { key: b.groupId }, level });
   }
   return {
     principals: tenant.principals.map((p) => ({ userId: p.user_id, username: p.username ?? p.user_id, ...(p.is_org_admin !== undefined ? { isOrgAdmin: p.is_org_admin } : {}) })),
@@ -69,18 +80,18 @@ export function toImportPlan(exp: V1Export, tenant: V1Tenant, plan: TenantMigrat
 
 /**
  * The targets of a role (part) whose access is limited to inventory workspaces by `group.id`
- * definitions: where a v1 role write binds its groups (`planV1RolePlacement`). None for a role
- * without such a limit: it is bound at its level.
+ * definitions, as the planner placed it (`planV1RolePlacement`, where a v1 role write binds its
+ * groups). None for a role without such a limit: it is bound at its level.
  */
-function limitedTargets(access: readonly V1AccessEntry[], levelOf: PermissionLevelOf): { targets: V1RoleTargets } | Record<string, never> {
-  if (!access.some(isInventoryWorkspaceFilter)) return {};
-  const placed = planV1RolePlacement(access, levelOf);
+function limitedTargets(role: PlannedRole): { targets: V1RoleTargets } | Record<string, never> {
+  const t = role.targets;
+  if (!t) return {};
   return {
     targets: {
-      levels: [...placed.levels],
-      workspaceIds: [...placed.workspaceIds],
-      ungrouped: placed.ungrouped,
-      ...(placed.unlimited ? { unlimited: { levels: [...placed.unlimited.levels], permissions: [...placed.unlimited.permissions] } } : {}),
+      levels: [...t.levels],
+      workspaceIds: [...t.workspaceIds],
+      ungrouped: t.ungrouped,
+      ...(t.unlimited ? { unlimited: { levels: [...t.unlimited.levels], permissions: [...t.unlimited.permissions] } } : {}),
     },
   };
 }
@@ -111,11 +122,10 @@ export async function applyTenantPlan(
   exp: V1Export,
   tenant: V1Tenant,
   plan: TenantMigrationPlan,
-  levelOf: PermissionLevelOf,
   onProgress?: (phase: ImportPhase, done: number, total: number) => void,
 ): Promise<TenantApplyResult> {
   const orgId = tenant.org_id;
-  const importPlan = toImportPlan(exp, tenant, plan, levelOf);
+  const importPlan = toImportPlan(exp, tenant, plan);
   const missing = await missingSeededRoles(store, orgId, importPlan);
   if (missing.length > 0) throw new MigrationError("invalid-export", `org ${orgId}: system roles not seeded in the store: ${missing.join(", ")}`);
   const { value, revision } = await store.imports.applyTenant(orgId, importPlan, onProgress ? { onProgress } : {});

@@ -217,7 +217,8 @@ export async function explainAccess(services: Services, index: PermissionIndex, 
   grantingBindings(explanation.tree, found);
   // One query for the bindings (they sit on the target or above it), one for their roles.
   const bindingResource = target.ref.type === "rbac/tenant" ? { type: "tenant" as const, id: ctx.tenant.tenantId } : { type: "workspace" as const, id: target.chain[target.chain.length - 1]!.id };
-  const bindings = found.size === 0 ? [] : (await services.store.roleBindings.list(org, { resource: bindingResource, includeInherited: true, limit: -1 })).data;
+  // A v1 role's organisation-level part (not a binding row) is named as its role bound there.
+  const bindings = found.size === 0 ? [] : (await services.store.roleBindings.list(org, { resource: bindingResource, includeInherited: true, includeV1Parts: true, limit: -1 })).data;
   const bindingById = new Map(bindings.map((b) => [b.id, b]));
   const roleIds = [...new Set([...found.values()].flatMap(({ bindingId }) => bindingById.get(bindingId)?.roleId ?? []))];
   const roles = roleIds.length === 0 ? [] : (await services.store.roles.list(org, { ids: roleIds, limit: -1 })).data;

@@ -50,7 +50,8 @@ export async function listBySubject(
     if (userId === null) return { count: 0, data: [] };
     subjectId = userId;
   }
-  const all = await services.store.roleBindings.list(ctx.tenant.orgId, { resource, includeInherited: exclude !== "indirect", limit: -1 });
+  // A v1 role's organisation-level part counts as the role bound there (the list shows which permissions).
+  const all = await services.store.roleBindings.list(ctx.tenant.orgId, { resource, includeInherited: exclude !== "indirect", includeV1Parts: true, limit: -1 });
   const views = new BindingViews(services, ctx, details);
   const childrenOf = await platformChildren(services, ctx);
   const bySubject = new Map<string, SubjectEntry>();

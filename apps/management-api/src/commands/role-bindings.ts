@@ -15,6 +15,11 @@ export interface BindingRow {
   sources: ResourceView[];
   /** Gatehouse extension: when the shown subject's grant expires (absent: never). */
   expires_at?: string;
+  /**
+   * Gatehouse extension: the binding grants only these permissions of the role (the
+   * organisation-level part of a v1 role whose other permissions are limited to workspaces).
+   */
+  permissions?: string[];
 }
 
 export interface BindingListInput extends ResourceQuery {
@@ -77,7 +82,8 @@ async function toRows(
   const resource = await views.resource(queried ?? item.resource);
   const sources = [await views.resource(item.source)];
   const expiry = "expiresAt" in first && first.expiresAt ? { expires_at: first.expiresAt.toISOString() } : {};
-  return Promise.all(roleIds.map(async (id) => ({ role: await views.roleRef(id), subject, resource, sources, ...expiry })));
+  const part = item.permissions ? { permissions: item.permissions } : {};
+  return Promise.all(roleIds.map(async (id) => ({ role: await views.roleRef(id), subject, resource, sources, ...expiry, ...part })));
 }
 
 /** Platform role id → child role ids, from the `t_child` tuples. */
@@ -137,7 +143,8 @@ export async function listRoleBindings(
   const views = new BindingViews(services, ctx, details);
   // Platform-role expansion, inherited-only filtering and ordering need the whole result, so the
   // page is cut here rather than in SQL.
-  const all = await services.store.roleBindings.list(ctx.tenant.orgId, { ...query, limit: -1 });
+  // A v1 role's organisation-level part is listed as a binding of the role carrying `permissions`.
+  const all = await services.store.roleBindings.list(ctx.tenant.orgId, { ...query, includeV1Parts: true, limit: -1 });
   let items = all.data;
   if (resource && exclude === "direct") items = items.filter((item) => item.source.type !== resource.type || item.source.id !== resource.id);
   const childrenOf = await platformChildren(services, ctx);

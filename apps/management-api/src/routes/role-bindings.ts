@@ -50,14 +50,17 @@ function masked<T extends { subject: { id: string; type: string } }>(row: T, mas
  * name the role) and `fields` adds to it. `expires_at` (Gatehouse's extension) is shown when set,
  * unless `fields` leaves it out.
  */
-function readMask(fields: string | undefined, defaults: string, shape: FieldShape, identity: (asked: FieldMask) => string): FieldMask {
-  if (fields === undefined) return parseFieldMask(`${defaults},expires_at`, shape);
+function readMask(fields: string | undefined, defaults: string, shape: FieldShape, identity: (asked: FieldMask) => string, extensions = "expires_at"): FieldMask {
+  if (fields === undefined) return parseFieldMask(`${defaults},${extensions}`, shape);
   const asked = parseFieldMask(fields, shape);
   return parseFieldMask(`${identity(asked)},${fields}`, shape);
 }
 
-/** The list always shows role, subject, resource and sources. */
-const listIdentity = (asked: FieldMask) => `resource(id),subject(id,type),sources(id),${asked.has("role") ? "role(id)" : "role(id,created,modified)"}`;
+/**
+ * The list always shows role, subject, resource and sources, and `permissions` when set (a row
+ * granting only part of its role must never read as the whole role).
+ */
+const listIdentity = (asked: FieldMask) => `resource(id),subject(id,type),sources(id),permissions,${asked.has("role") ? "role(id)" : "role(id,created,modified)"}`;
 /** by-subject always shows subject, roles and resource; sources only when asked for. */
 const bySubjectIdentity = (asked: FieldMask) => `resource(id),subject(id,type),${asked.has("roles") ? "roles(id)" : "roles(id,created,modified)"}${asked.has("sources") ? ",sources(id)" : ""}`;
 
@@ -68,7 +71,7 @@ export function roleBindingRoutes(services: Services): Router {
     "/role-bindings/",
     route(async (req, res) => {
       const query = parseQuery(roleBindingListQuery, req);
-      const mask = readMask(query.fields, BINDING_LIST_DEFAULT_FIELDS, BINDING_FIELDS, listIdentity);
+      const mask = readMask(query.fields, BINDING_LIST_DEFAULT_FIELDS, BINDING_FIELDS, listIdentity, "expires_at,permissions");
       const page = parseCursorPage(query, BINDING_PAGE_MAX);
       const result = await listRoleBindings(services, contextOf(res), query, page, details(mask));
       sendJson(

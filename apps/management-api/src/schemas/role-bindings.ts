@@ -37,8 +37,19 @@ const subjectOut = z.object({
 const resourceOut = z.object({ id: z.string(), type: z.string().optional(), name: z.string().nullable().optional() });
 
 const expiresAtOut = z.string().optional().meta({ description: "Gatehouse extension: when the grant expires (RFC 3339); absent = never." });
+const permissionsOut = z.array(z.string()).optional().meta({
+  description:
+    "Gatehouse extension: the binding grants only these permissions of the role (the organisation-level part of a v1 role whose other permissions are limited to workspaces); absent = the whole role.",
+});
 export const roleBindingSchema = z
-  .object({ role: roleRef.optional(), subject: subjectOut.optional(), resource: resourceOut.optional(), sources: z.array(resourceOut).optional(), expires_at: expiresAtOut })
+  .object({
+    role: roleRef.optional(),
+    subject: subjectOut.optional(),
+    resource: resourceOut.optional(),
+    sources: z.array(resourceOut).optional(),
+    expires_at: expiresAtOut,
+    permissions: permissionsOut,
+  })
   .meta({ id: "RoleBinding" });
 export const roleBindingListSchema = cursorPageSchema(roleBindingSchema, "RoleBindingList");
 export const batchCreateResult = z.object({ role_bindings: z.array(roleBindingSchema) }).meta({ id: "BatchCreateRoleBindingsResult" });
@@ -58,7 +69,7 @@ const resourceShape: FieldShape = { id: true, type: true, name: true };
 const subjectShape: FieldShape = { id: true, type: true, group: { name: true, description: true, user_count: true }, user: { username: true } };
 const roleShape: FieldShape = { id: true, name: true, created: true, modified: true };
 
-export const BINDING_FIELDS: FieldShape = { role: roleShape, subject: subjectShape, resource: resourceShape, sources: resourceShape, expires_at: true };
+export const BINDING_FIELDS: FieldShape = { role: roleShape, subject: subjectShape, resource: resourceShape, sources: resourceShape, expires_at: true, permissions: true };
 export const BINDING_LIST_DEFAULT_FIELDS = "resource(id),role(id,created,modified),subject(id,type),sources(id)";
 // `expires_at` is shown only for a time-bound grant (absent values are never rendered).
 export const BATCH_CREATE_DEFAULT_FIELDS = "resource(id,type),role(id,created,modified),subject(id,type),expires_at";

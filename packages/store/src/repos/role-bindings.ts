@@ -11,6 +11,7 @@ import { pageBounds, requireOrgId, requireUuid } from "../validate.js";
 import { EXPIRES_MS, requireTenantRow, runWrite, type TenantRow, type WriteContext } from "../write.js";
 import { loadRole, loadWorkspace } from "./loaders.js";
 import { ensureV2WriteActivated } from "./org-mode.js";
+import { dropGroupFromPartAt, partBindings, partRolesOfGroupAt } from "./v1-role-parts.js";
 
 export interface BindingRow {
   id: string;
@@ -39,6 +40,14 @@ export async function resolveResource(tx: Queryable, tenant: TenantRow, resource
     return { resource: { type: "workspace", id: ws.id }, level: ws.type === "root" ? "root" : "default" };
   }
   throw new StoreError("invalid-argument", `Unknown resource type '${String(resource?.type)}'.`, "resource.type");
+}
+
+/** The organisation level a resource is (the tenant, the Root or the Default Workspace), if any. */
+function levelOfResource(tenant: TenantRow, resource: BindingResource): RoleScope | undefined {
+  if (resource.type === "tenant") return "tenant";
+  if (resource.id === tenant.root_workspace_id) return "root";
+  if (resource.id === tenant.default_workspace_id) return "default";
+  return undefined;
 }
 
 export async function resolveSubject(tx: Queryable, orgId: string, subject: BindingSubject): Promise<BindingSubject> {
@@ -269,6 +278,8 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
         params.push(value);
         where.push(clause(`$${params.length}`));
       };
+      // The same filters over the v1 role parts, when asked for (they are not rows).
+      const partFilters: ((item: RoleBindingListItem) => boolean)[] = [];
       if (query.resource) {
         const tenant = await ctx.db.query<TenantRow>("SELECT * FROM gh_tenants WHERE org_id = $1", [orgId]);
         if (!tenant[0]) return { data: [], count: 0 };
@@ -285,19 +296,25 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
           targets.push(...ancestors.filter((a) => a.id !== resource.id).map((a) => ({ type: "workspace" as const, id: a.id })));
           targets.push({ type: "tenant", id: tenant[0].tenant_id });
         }
-        add(
-          (p) => `(b.resource_type || ':' || b.resource_id) = ANY(${p}::text[])`,
-          targets.map((t) => `${t.type}:${t.id}`),
-        );
+        const keys = targets.map((t) => `${t.type}:${t.id}`);
+        add((p) => `(b.resource_type || ':' || b.resource_id) = ANY(${p}::text[])`, keys);
+        partFilters.push((item) => keys.includes(`${item.resource.type}:${item.resource.id}`));
       }
-      if (query.roleId !== undefined) add((p) => `b.role_id = ${p}::uuid`, requireUuid(query.roleId, "role_id"));
+      if (query.roleId !== undefined) {
+        const roleId = requireUuid(query.roleId, "role_id");
+        add((p) => `b.role_id = ${p}::uuid`, roleId);
+        partFilters.push((item) => item.roleId === roleId);
+      }
       if (query.subject) {
         if (query.subject.type !== "group" && query.subject.type !== "principal") throw new StoreError("invalid-argument", "Unknown subject type.", "subject_type");
         params.push(query.subject.type, query.subject.id);
         where.push(`EXISTS (SELECT 1 FROM gh_role_binding_subjects s WHERE s.binding_id = b.id AND s.subject_type = $${params.length - 1} AND s.subject_id = $${params.length})`);
+        const { type, id } = query.subject;
+        partFilters.push((item) => item.subjects.some((s) => s.type === type && s.id === id));
       }
       if (query.grantedToPrincipal !== undefined) {
         const groups = await groupIdsOf(ctx.db, orgId, query.grantedToPrincipal);
+        partFilters.push((item) => item.subjects.some((s) => s.type === "group" && groups.includes(s.id)));
         params.push(query.grantedToPrincipal, groups);
         where.push(
           `EXISTS (SELECT 1 FROM gh_role_binding_subjects s WHERE s.binding_id = b.id AND
@@ -306,6 +323,13 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
       }
       const { limit, offset } = pageBounds(query.limit, query.offset);
       const filter = where.join(" AND ");
+      if (query.includeV1Parts) {
+        // Parts are few (one per mixed role and level): the page is cut after adding them.
+        const rows = await ctx.db.query<BindingRow>(`SELECT b.* FROM gh_role_bindings b WHERE ${filter} ORDER BY b.created_at, b.id`, params);
+        const parts = (await partBindings(ctx.db, orgId)).filter((item) => partFilters.every((f) => f(item)));
+        const all = [...(await toBindings(ctx.db, rows)).map((b) => ({ ...b, source: b.resource })), ...parts];
+        return { data: all.slice(offset, limit === null ? undefined : offset + limit), count: all.length };
+      }
       const [count] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gh_role_bindings b WHERE ${filter}`, params);
       const rows = await ctx.db.query<BindingRow>(`SELECT b.* FROM gh_role_bindings b WHERE ${filter} ORDER BY b.created_at, b.id LIMIT ${limit ?? "ALL"} OFFSET ${offset}`, params);
       const data = (await toBindings(ctx.db, rows)).map((b) => ({ ...b, source: b.resource }));
@@ -363,14 +387,22 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
         if (subject.type === "group" && subject.id === tenant.admin_default_group_id) {
           throw new StoreError("immutable", "Role bindings for the admin default group cannot be modified.", "subject.id");
         }
-        for (const roleId of wanted) await resolveAssignableRole(w.tx, orgId, roleId, level, "roles");
         const current = await loadBindingsOn(w.tx, orgId, resource, subject);
+        // A v1 role's organisation-level part bound here for the group (listed as the role bound
+        // here): named again, it stays as it is (never widened to the whole role); left out, the
+        // group leaves it at this level.
+        const partLevel = levelOfResource(tenant, resource);
+        const parts = subject.type === "group" && partLevel ? await partRolesOfGroupAt(w.tx, orgId, partLevel, subject.id) : [];
+        const keptParts = new Set(parts.filter((r) => wanted.includes(r) && !current.some((b) => b.role_id === r)));
+        for (const roleId of wanted) if (!keptParts.has(roleId)) await resolveAssignableRole(w.tx, orgId, roleId, level, "roles");
         for (const b of current) {
           if (!wanted.includes(b.role_id)) await removeSubject(ctx, w, orgId, b, subject);
         }
+        for (const roleId of parts) if (!wanted.includes(roleId) && partLevel) await dropGroupFromPartAt(w, orgId, roleId, subject.id, partLevel);
         // Kept roles are written again too: they take the request's expiry (or lose theirs).
         const grants: { bindingId: string; subject: BindingSubject; expiresAt?: Date }[] = [];
         for (const roleId of wanted) {
+          if (keptParts.has(roleId)) continue;
           const bindingId = await findOrCreateBinding(ctx, w, orgId, roleId, resource);
           grants.push(expiresAt ? { bindingId, subject, expiresAt } : { bindingId, subject });
         }

@@ -17,9 +17,33 @@ import { addSubject, deleteBindingsWhere, findOrCreateBinding, removeSubject, ty
 import { requirePermission, requireRoleName, requireScope, syncPermissionTuples, toRole } from "./roles.js";
 import { dropGroupFromPart, syncRolePart } from "./v1-role-parts.js";
 
-/** The groups holding the role (through any of its ordinary bindings). */
+/** The groups holding the role: through any of its ordinary bindings, or held without one. */
 export async function groupsHolding(w: WriteContext, orgId: string, roleId: string): Promise<string[]> {
-  return [...new Set((await groupBindingsOf(w, orgId, roleId)).map((b) => b.subject_id))];
+  return [...new Set([...(await groupBindingsOf(w, orgId, roleId)).map((b) => b.subject_id), ...(await heldWithoutBinding(w, orgId, roleId))])];
+}
+
+/** Groups holding the role in v1 where it binds nowhere (gh_v1_held_roles). */
+async function heldWithoutBinding(w: WriteContext, orgId: string, roleId: string, groupId?: string): Promise<string[]> {
+  const rows = await w.tx.query<{ group_id: string }>("SELECT group_id::text FROM gh_v1_held_roles WHERE org_id = $1 AND role_id = $2 AND ($3::uuid IS NULL OR group_id = $3::uuid)", [
+    orgId,
+    roleId,
+    groupId ?? null,
+  ]);
+  return rows.map((r) => r.group_id);
+}
+
+/**
+ * Records whether the groups hold the role without a binding: a role whose targets resolve to no
+ * resource (every group.id definition names a workspace the organisation does not have) grants
+ * nothing in v2, yet v1 still lists it among the groups' roles; bound anywhere, the record goes.
+ */
+async function recordHeldWithoutBinding(w: WriteContext, orgId: string, roleId: string, groups: readonly string[], unbound: boolean): Promise<void> {
+  if (groups.length === 0) return;
+  if (unbound) {
+    await w.tx.query("INSERT INTO gh_v1_held_roles (org_id, group_id, role_id) SELECT $1, g, $2 FROM unnest($3::uuid[]) AS g ON CONFLICT DO NOTHING", [orgId, roleId, [...groups]]);
+  } else {
+    await w.tx.query("DELETE FROM gh_v1_held_roles WHERE org_id = $1 AND role_id = $2 AND group_id = ANY($3::uuid[])", [orgId, roleId, [...groups]]);
+  }
 }
 
 const levelResource = (tenant: TenantRow, level: RoleScope): BindingResource =>
@@ -64,13 +88,15 @@ async function groupBindingsOf(w: WriteContext, orgId: string, roleId: string, g
 
 /**
  * Binds the role to each group exactly at `resources`: bindings elsewhere are removed (a role whose
- * permissions changed its level moves), missing ones added.
+ * permissions changed its level moves), missing ones added. No resource: the groups keep the role
+ * in v1 only (recordHeldWithoutBinding).
  */
 export async function placeRole(ctx: StoreContext, w: WriteContext, orgId: string, roleId: string, resources: BindingResource[], onlyGroup?: string): Promise<void> {
   const current = await groupBindingsOf(w, orgId, roleId, onlyGroup);
   const wanted = new Set(resources.map(resourceKey));
-  const groups = new Set(current.map((b) => b.subject_id));
+  const groups = new Set([...current.map((b) => b.subject_id), ...(await heldWithoutBinding(w, orgId, roleId, onlyGroup))]);
   if (onlyGroup) groups.add(onlyGroup);
+  await recordHeldWithoutBinding(w, orgId, roleId, [...groups], resources.length === 0);
   for (const b of current) {
     if (!wanted.has(resourceKey({ type: b.resource_type, id: b.resource_id }))) await removeSubject(ctx, w, orgId, b, { type: "group", id: b.subject_id });
   }
@@ -191,6 +217,9 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
           // Adding keeps the group's other bindings of the role; its targets are added.
           const resources = await resolveTargets(w, tenant, targets);
           for (const resource of resources) await addSubject(ctx, w, orgId, await findOrCreateBinding(ctx, w, orgId, role.id, resource), { type: "group", id: gid });
+          // A group already bound elsewhere keeps those bindings; only a group bound nowhere holds the role without one.
+          const boundElsewhere = resources.length === 0 && (await groupBindingsOf(w, orgId, role.id, gid)).length > 0;
+          await recordHeldWithoutBinding(w, orgId, role.id, [gid], resources.length === 0 && !boundElsewhere);
           if (targets.unlimited) await syncRolePart(w, tenant, ctx.domain, role.id, targets.unlimited, await groupsHolding(w, orgId, role.id));
           added.push(toRole(role));
         }
@@ -213,7 +242,8 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
           const bound = await groupBindingsOf(w, orgId, role.id, gid);
           for (const b of bound) await removeSubject(ctx, w, orgId, b, { type: "group", id: gid });
           await dropGroupFromPart(w, orgId, role.id, gid);
-          if (bound.length > 0) removed.push(toRole(role));
+          const held = await w.tx.query("DELETE FROM gh_v1_held_roles WHERE org_id = $1 AND role_id = $2 AND group_id = $3 RETURNING 1", [orgId, role.id, gid]);
+          if (bound.length > 0 || held.length > 0) removed.push(toRole(role));
         }
         if (removed.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [gid]);
         if (audit) await recordAudit(w, orgId, audit(removed));

@@ -1,5 +1,7 @@
 // Reads with insights-rbac's v1 semantics over the same rows the v2 API writes: a principal's
-// groups (default groups as v1 has them) → the roles bound to them → each role's access list.
+// groups (default groups as v1 has them) → the roles bound to them → each role's access list. A
+// role a group holds without a binding (gh_v1_held_roles: it grants nothing in v2) is listed too,
+// as held at the organisation: its v1 access list is shown as stored, as v1 shows it.
 import type { StoreContext } from "../context.js";
 import type { GroupRow } from "./groups.js";
 import type { BindingResourceType, Group, V1AccessEntry, V1Grant, V1Repository } from "../types.js";
@@ -52,6 +54,11 @@ export function v1Repository(ctx: StoreContext): V1Repository {
          JOIN subj ON subj.t = s.subject_type AND subj.id = s.subject_id
          ${EFFECTIVE_ROLE}
          WHERE b.org_id = $1 AND ${EFFECTIVE_ONLY}
+         UNION
+         SELECT h.role_id::text, 'tenant', t.tenant_id
+         FROM gh_v1_held_roles h JOIN subj ON subj.t = 'group' AND subj.id = h.group_id::text
+         JOIN gh_tenants t ON t.org_id = h.org_id
+         WHERE h.org_id = $1
          ORDER BY 1, 2, 3`,
         [orgId, userId, query.defaultGroups, query.isOrgAdmin],
       );
@@ -91,7 +98,11 @@ export function v1Repository(ctx: StoreContext): V1Repository {
          JOIN gh_groups g ON g.org_id = b.org_id AND g.id::text = s.subject_id
          ${EFFECTIVE_ROLE}
          WHERE b.org_id = $1 AND ${EFFECTIVE_ONLY} AND coalesce(c.id, r.id) = ANY($2::uuid[])
-         ORDER BY g.name`,
+         UNION
+         SELECT h.role_id::text, g.id::text, g.org_id, g.kind, g.name, g.description, g.created_at, g.modified_at
+         FROM gh_v1_held_roles h JOIN gh_groups g ON g.org_id = h.org_id AND g.id = h.group_id
+         WHERE h.org_id = $1 AND h.role_id = ANY($2::uuid[])
+         ORDER BY name`,
         [orgId, ids],
       );
       for (const r of rows) {
@@ -111,6 +122,7 @@ export function v1Repository(ctx: StoreContext): V1Repository {
          JOIN gh_role_binding_subjects s ON s.binding_id = b.id AND s.subject_type = 'group' AND s.subject_id = $2
          ${EFFECTIVE_ROLE}
          WHERE b.org_id = $1 AND ${EFFECTIVE_ONLY}
+         UNION SELECT role_id::text FROM gh_v1_held_roles WHERE org_id = $1 AND group_id = $2::uuid
          ORDER BY 1`,
         [orgId, groupId.toLowerCase()],
       );
