@@ -12,6 +12,7 @@ import { requireTenantRow, runWrite, type TenantRow, type WriteContext } from ".
 import { recordAudit } from "./audit-log.js";
 import { loadGroup, requireGroupName, toGroup } from "./groups.js";
 import { loadRole, loadWorkspace, type RoleRow } from "./loaders.js";
+import { platformRoleFor } from "../platform-roles.js";
 import { assertV1WriteAllowed } from "./org-mode.js";
 import { addSubject, deleteBindingsWhere, findOrCreateBinding, removeSubject, type BindingRow } from "./role-bindings.js";
 import { requirePermission, requireRoleName, requireScope, syncPermissionTuples, toRole } from "./roles.js";
@@ -217,6 +218,43 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
         if (removed.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [gid]);
         if (audit) await recordAudit(w, orgId, audit(removed));
         return removed;
+      });
+    },
+
+    async restoreDefaultGroup(orgId, audit?: AuditOf<Group>) {
+      requireOrgId(orgId);
+      return runWrite(ctx, orgId, "v1_restore_default_group", async (w) => {
+        await assertV1WriteAllowed(w, orgId);
+        const tenant = await requireTenantRow(w.tx, orgId);
+        const group = await loadGroup(w.tx, orgId, tenant.platform_default_group_id);
+        const subject: BindingSubject = { type: "group", id: group.id };
+        const wanted = new Map<string, string>(
+          (["tenant", "root", "default"] as const).map((level) => [`${resourceKey(levelResource(tenant, level))}|${platformRoleFor("user", level).id}`, level]),
+        );
+        const current = await w.tx.query<BindingRow>(
+          `SELECT b.* FROM gh_role_bindings b JOIN gh_role_binding_subjects s ON s.binding_id = b.id
+           WHERE b.org_id = $1 AND s.subject_type = 'group' AND s.subject_id = $2`,
+          [orgId, group.id],
+        );
+        const kept = new Set<string>();
+        for (const b of current) {
+          const key = `${b.resource_type}:${b.resource_id}|${b.role_id}`;
+          if (wanted.has(key)) {
+            kept.add(key);
+            continue;
+          }
+          await removeSubject(ctx, w, orgId, b, subject);
+          await dropGroupFromPart(w, orgId, b.role_id, group.id);
+        }
+        for (const [key, level] of wanted) {
+          if (kept.has(key)) continue;
+          const resource = levelResource(tenant, level as RoleScope);
+          await addSubject(ctx, w, orgId, await findOrCreateBinding(ctx, w, orgId, platformRoleFor("user", level as RoleScope).id, resource), subject);
+        }
+        const [row] = await w.tx.query<Parameters<typeof toGroup>[0]>("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1 RETURNING *", [group.id]);
+        const restored = toGroup(row!);
+        if (audit) await recordAudit(w, orgId, audit(restored));
+        return restored;
       });
     },
 
