@@ -118,7 +118,7 @@ export async function createGroup(services: Services, ctx: RequestContext, input
   const written = await services.store.groups
     .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null }, (g) => audit.created(ctx, "group", g))
     .catch((error: unknown) => {
-      if (isStoreError(error, "duplicate-name")) throw badRequest(`A group with the name '${input.name}' already exists.`, "name");
+      if (isStoreError(error, "duplicate-name")) throw badRequest(`A group with the name '${echo(input.name)}' exists for this tenant`, "group");
       throw error;
     });
   await settled(services, written);
