@@ -187,7 +187,10 @@ export async function groupPrincipals(
   page: { limit: number; offset: number },
 ): Promise<{
   count: number;
-  data: (PrincipalRecord | { username: string })[] | (V1ServiceAccount | { username: string })[] | { serviceAccounts?: (V1ServiceAccount | { username: string })[]; users?: (PrincipalRecord | { username: string })[] };
+  data:
+    | (PrincipalRecord | { username: string })[]
+    | (V1ServiceAccount | { username: string })[]
+    | { serviceAccounts?: (V1ServiceAccount | { username: string })[]; users?: (PrincipalRecord | { username: string })[] };
 }> {
   await requireOnTenant(services, ctx, "rbac_groups_read");
   // Validated in upstream's order: order_by, username_only, principal_type, then admin_only.
@@ -209,8 +212,7 @@ export async function groupPrincipals(
     .sort(byUsername);
   if (orderBy === "-username") accounts.reverse();
   const end = page.limit === -1 ? undefined : page.offset + page.limit;
-  if (wanted === "service-account")
-    return { count: accounts.length, data: accounts.slice(page.offset, end).map((p) => (usernameOnly ? { username: p.username } : v1ServiceAccount(p))) };
+  if (wanted === "service-account") return { count: accounts.length, data: accounts.slice(page.offset, end).map((p) => (usernameOnly ? { username: p.username } : v1ServiceAccount(p))) };
   const userRecords: (PrincipalRecord | { username: string })[] = usernameOnly
     ? users.map((p) => ({ username: p.username }))
     : await listPrincipalsByIds(

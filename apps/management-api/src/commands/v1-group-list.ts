@@ -87,9 +87,7 @@ export async function listV1Groups(services: Services, ctx: RequestContext, quer
     if (!principal) throw badRequest(`No data found for principal with username '${echo(query.username)}'.`);
     const own = new Set(await services.store.groups.groupsOf(org, principal.userId));
     const isUser = principal.type === "user";
-    groups = groups.filter(
-      (g) => (g.kind === "standard" && own.has(g.id)) || (isUser && g.kind === "platform-default") || (isUser && principal.isOrgAdmin && g.kind === "admin-default"),
-    );
+    groups = groups.filter((g) => (g.kind === "standard" && own.has(g.id)) || (isUser && g.kind === "platform-default") || (isUser && principal.isOrgAdmin && g.kind === "admin-default"));
   } else if (query.excludeUsername) {
     const principal = await findPrincipalByUsername(services, org, query.excludeUsername);
     const own = new Set(principal ? await services.store.groups.groupsOf(org, principal.userId) : []);

@@ -5,7 +5,7 @@ import type { RequestContext } from "../http/identity.js";
 import { ApiError, badRequest, forbidden, notFound } from "../http/problem.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
 import { findPrincipalByUsername, pyList, validKey } from "./v1-access.js";
-import { hasOnTenant, isAdmin, type Services } from "./services.js";
+import { hasOnTenant, type Services } from "./services.js";
 
 export const ROLE_ADD_FIELDS = ["groups_in_count", "groups_in", "access"] as const;
 type AddField = (typeof ROLE_ADD_FIELDS)[number];

@@ -255,9 +255,7 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
         const tenant = await requireTenantRow(w.tx, orgId);
         const group = await loadGroup(w.tx, orgId, tenant.platform_default_group_id);
         const subject: BindingSubject = { type: "group", id: group.id };
-        const wanted = new Map<string, string>(
-          (["tenant", "root", "default"] as const).map((level) => [`${resourceKey(levelResource(tenant, level))}|${platformRoleFor("user", level).id}`, level]),
-        );
+        const wanted = new Map<string, string>((["tenant", "root", "default"] as const).map((level) => [`${resourceKey(levelResource(tenant, level))}|${platformRoleFor("user", level).id}`, level]));
         const current = await w.tx.query<BindingRow>(
           `SELECT b.* FROM gh_role_bindings b JOIN gh_role_binding_subjects s ON s.binding_id = b.id
            WHERE b.org_id = $1 AND s.subject_type = 'group' AND s.subject_id = $2`,
