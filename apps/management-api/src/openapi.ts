@@ -10,6 +10,7 @@ import {
   groupPrincipalsDeleteQuery,
   groupPrincipalsListQuery,
   groupSchema,
+  groupServiceAccountMembershipSchema,
   groupServiceAccountSchema,
 } from "./schemas/groups.js";
 import { principalListQuery, principalListSchema, principalSchema } from "./schemas/principals.js";
@@ -150,7 +151,12 @@ export function buildOpenApiDocument(): Json {
         parameters: [idParameter("uuid"), ...queryParameters(groupPrincipalsListQuery)],
         responses: {
           "200": json(
-            z.union([offsetPageSchema(principalSchema, "GroupPrincipalList"), offsetPageSchema(groupServiceAccountSchema, "GroupServiceAccountList"), groupAllPrincipalsPageSchema(principalSchema)]),
+            z.union([
+              offsetPageSchema(principalSchema, "GroupPrincipalList"),
+              offsetPageSchema(groupServiceAccountSchema, "GroupServiceAccountList"),
+              groupAllPrincipalsPageSchema(principalSchema),
+              groupServiceAccountMembershipSchema,
+            ]),
           ),
         },
       }),

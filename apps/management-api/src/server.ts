@@ -16,7 +16,7 @@ import { identityMiddleware } from "./http/identity.js";
 import { organisationProbe } from "./http/organisation-probe.js";
 import { readCache } from "./http/read-cache.js";
 import { isLoopbackAddress } from "./http/loopback.js";
-import { v2MethodNotAllowed } from "./http/method-not-allowed.js";
+import { v1MethodNotAllowed, v2MethodNotAllowed } from "./http/method-not-allowed.js";
 import { ApiError } from "./http/problem.js";
 import { requestLogging } from "./http/request-log.js";
 import { rejectMalformedText, requireJsonBody, requireUtf8Body } from "./http/validate.js";
@@ -254,7 +254,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     });
     if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
     v2.use(v2MethodNotAllowed, workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services), accessRoutes(services));
-    v1.use(groupRoutes(services), v1PrincipalListRoutes(services), principalRoutes(services), v1Routes(services), v1PermissionRoutes(services), v1RoleWriteRoutes(services));
+    v1.use(v1MethodNotAllowed, groupRoutes(services), v1PrincipalListRoutes(services), principalRoutes(services), v1Routes(services), v1PermissionRoutes(services), v1RoleWriteRoutes(services));
     const listening = createBoundedHttpServer(app, config.http);
     listening.listen(config.port, config.host);
     server = listening;

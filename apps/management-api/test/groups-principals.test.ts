@@ -37,7 +37,7 @@ describe("groups and principals", () => {
     const dup = await app.request("POST", `${V1}/groups/`, { as: admin, body: { name: "Ops" } });
     expect(dup.status).toBe(400);
     // v1 endpoints answer errors in the v1 shape.
-    expect(dup.body).toEqual({ errors: [{ detail: "A group with the name 'Ops' already exists.", source: "name", status: "400" }] });
+    expect(dup.body).toEqual({ errors: [{ detail: "A group with the name 'Ops' exists for this tenant", source: "group", status: "400" }] });
 
     const added = await app.request("POST", `${V1}/groups/${id}/principals/`, { as: admin, body: { principals: [{ username: "CAROL" }, { user_id: "dave" }] } });
     expect(added.status).toBe(200);

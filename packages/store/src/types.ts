@@ -930,4 +930,10 @@ export interface V1WriteRepository {
   /** Removes every binding of these roles to the group. */
   removeGroupRoles(orgId: string, groupId: string, roleIds: string[], audit?: AuditOf<Role[]>): Promise<Written<Role[]>>;
   updateGroup(orgId: string, groupId: string, input: { name: string; description: string | null }, audit?: AuditOf<Group>): Promise<Written<Group>>;
+  /**
+   * Undoes a customised default access (upstream: deleting the tenant's "Custom default access"
+   * group): the platform-default group is bound to the default parent roles at the three levels
+   * again, and to nothing else.
+   */
+  restoreDefaultGroup(orgId: string, audit?: AuditOf<Group>): Promise<Written<Group>>;
 }

@@ -96,7 +96,8 @@ async function isCustomisedDefaultGroup(services: Services, ctx: RequestContext,
 }
 
 export async function loadGroup(services: Services, ctx: RequestContext, id: string): Promise<Group> {
-  if (!UUID_PATTERN.test(id)) throw badRequest(`'${id}' is not a valid UUID.`, "uuid");
+  // Upstream's validate_uuid(uuid, "group uuid validation"): the value as given, unquoted.
+  if (!UUID_PATTERN.test(id)) throw badRequest(`${echo(id)} is not a valid UUID.`, "group uuid validation");
   return services.store.groups.get(ctx.tenant.orgId, id.toLowerCase()).catch((error: unknown) => {
     if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
     throw error;
@@ -108,12 +109,16 @@ export async function getGroup(services: Services, ctx: RequestContext, id: stri
   return groupDetail(services, ctx, await loadGroup(services, ctx, id));
 }
 
+/** Names upstream keeps for the default groups (`validate_group_name`), compared case-insensitively. */
+const RESERVED_GROUP_NAMES = ["custom default access", "default access"];
+
 export async function createGroup(services: Services, ctx: RequestContext, input: { name: string; description?: string | null | undefined }): Promise<Written<GroupRecord>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
+  if (RESERVED_GROUP_NAMES.includes(input.name.toLowerCase())) throw badRequest(`${echo(input.name)} is reserved, please use another name.`, "Group name Validation");
   const written = await services.store.groups
     .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null }, (g) => audit.created(ctx, "group", g))
     .catch((error: unknown) => {
-      if (isStoreError(error, "duplicate-name")) throw badRequest(`A group with the name '${input.name}' already exists.`, "name");
+      if (isStoreError(error, "duplicate-name")) throw badRequest(`A group with the name '${echo(input.name)}' exists for this tenant`, "group");
       throw error;
     });
   await settled(services, written);
@@ -123,7 +128,12 @@ export async function createGroup(services: Services, ctx: RequestContext, input
 export async function deleteGroup(services: Services, ctx: RequestContext, id: string): Promise<Written<{ id: string }>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
   const group = await loadGroup(services, ctx, id);
-  if (group.kind !== "standard") throw badRequest("Default groups may not be deleted.");
+  // As upstream: a system group is refused; a customised default access ("Custom default access",
+  // no longer a system group) is deleted, which gives the organisation its default access back.
+  if (group.kind === "admin-default" || (group.kind === "platform-default" && !(await isCustomisedDefaultGroup(services, ctx, group))))
+    throw badRequest("DELETE cannot be performed on system groups.", "group");
+  await protectUserAccessAdminGroup(services, ctx, group, "remove_group");
+  if (group.kind === "platform-default") return settled(services, await services.store.v1Writes.restoreDefaultGroup(ctx.tenant.orgId, (g) => audit.deleted(ctx, "group", g)));
   return settled(services, await services.store.groups.delete(ctx.tenant.orgId, group.id, (g) => audit.deleted(ctx, "group", g)));
 }
 
@@ -177,7 +187,10 @@ export async function groupPrincipals(
   page: { limit: number; offset: number },
 ): Promise<{
   count: number;
-  data: (PrincipalRecord | { username: string })[] | V1ServiceAccount[] | { serviceAccounts?: V1ServiceAccount[]; users?: (PrincipalRecord | { username: string })[] };
+  data:
+    | (PrincipalRecord | { username: string })[]
+    | (V1ServiceAccount | { username: string })[]
+    | { serviceAccounts?: (V1ServiceAccount | { username: string })[]; users?: (PrincipalRecord | { username: string })[] };
 }> {
   await requireOnTenant(services, ctx, "rbac_groups_read");
   // Validated in upstream's order: order_by, username_only, principal_type, then admin_only.
@@ -187,12 +200,19 @@ export async function groupPrincipals(
   const adminOnly = wanted !== "service-account" && validKey("admin_only", query.adminOnly, BOOLEAN_VALUES, false) === "true";
   const group = await loadGroup(services, ctx, id);
   const members = await principalsOf(services, ctx, await services.store.groups.members(ctx.tenant.orgId, group.id));
-  const serviceAccounts = members.filter((p) => p.type === "service-account").sort(byUsername);
   const needle = query.principalUsername?.toLowerCase();
   let users = members.filter((p) => p.type === "user" && (!needle || p.username.toLowerCase().includes(needle)) && (!adminOnly || p.isOrgAdmin)).sort(byUsername);
   if (orderBy === "-username") users = users.reverse();
+  // Service accounts, as upstream filters them: a `service-account-` prefixed name against the
+  // username, anything else against the client id (both case-sensitive substrings).
+  const saNeedle = query.principalUsername;
+  const accounts = members
+    .filter((p) => p.type === "service-account")
+    .filter((p) => !saNeedle || (saNeedle.startsWith("service-account-") ? p.username.includes(saNeedle) : clientIdOf(p).includes(saNeedle)))
+    .sort(byUsername);
+  if (orderBy === "-username") accounts.reverse();
   const end = page.limit === -1 ? undefined : page.offset + page.limit;
-  if (wanted === "service-account") return { count: serviceAccounts.length, data: serviceAccounts.slice(page.offset, end).map(v1ServiceAccount) };
+  if (wanted === "service-account") return { count: accounts.length, data: accounts.slice(page.offset, end).map((p) => (usernameOnly ? { username: p.username } : v1ServiceAccount(p))) };
   const userRecords: (PrincipalRecord | { username: string })[] = usernameOnly
     ? users.map((p) => ({ username: p.username }))
     : await listPrincipalsByIds(
@@ -202,12 +222,45 @@ export async function groupPrincipals(
       );
   if (wanted === "user") return { count: userRecords.length, data: userRecords.slice(page.offset, end) };
   // One list, service accounts first: each kind shows its part of the page.
-  const accounts = serviceAccounts.slice(page.offset, end).map(v1ServiceAccount);
-  const before = serviceAccounts.length;
+  const shownAccounts = accounts.slice(page.offset, end).map((p) => (usernameOnly ? { username: p.username } : v1ServiceAccount(p)));
+  const before = accounts.length;
   const shownUsers = userRecords.slice(Math.max(page.offset - before, 0), end === undefined ? undefined : Math.max(end - before, 0));
   // As upstream, a kind with nothing on the page is left out.
-  return { count: before + userRecords.length, data: { ...(accounts.length > 0 ? { serviceAccounts: accounts } : {}), ...(shownUsers.length > 0 ? { users: shownUsers } : {}) } };
+  return {
+    count: before + userRecords.length,
+    data: { ...(shownAccounts.length > 0 ? { serviceAccounts: shownAccounts } : {}), ...(shownUsers.length > 0 ? { users: shownUsers } : {}) },
+  };
 }
+
+/**
+ * `GET /groups/{uuid}/principals/?service_account_client_ids=a,b`: for each client id named,
+ * whether a service account of that id is a member (upstream's membership report). The
+ * parameter stands alone (only `limit` and `offset` may come with it, and are ignored).
+ */
+export async function groupServiceAccountMembership(
+  services: Services,
+  ctx: RequestContext,
+  id: string,
+  raw: string,
+  otherParams: string[],
+): Promise<{ count: number; data: Record<string, boolean> }> {
+  await requireOnTenant(services, ctx, "rbac_groups_read");
+  const group = await loadGroup(services, ctx, id);
+  if (otherParams.some((name) => name !== "limit" && name !== "offset"))
+    throw badRequest("The 'service_account_client_ids' parameter is incompatible with any other query parameter. Please, use it alone", "groups");
+  const trimmed = raw.trim();
+  if (trimmed === "") throw badRequest("Not a single client ID was specified for the client IDs filter", "groups");
+  const named = [...new Set(trimmed.split(","))];
+  if (named.length > MAX_CLIENT_IDS) throw badRequest(`At most ${MAX_CLIENT_IDS} client IDs may be checked at once.`, "groups");
+  const invalid = named.find((c) => !UUID_PATTERN.test(c));
+  if (invalid !== undefined) throw badRequest(`The specified client ID '${echo(invalid)}' is not a valid UUID`, "groups");
+  const members = await principalsOf(services, ctx, await services.store.groups.members(ctx.tenant.orgId, group.id));
+  const inGroup = new Set(members.filter((p) => p.type === "service-account").map(clientIdOf));
+  return { count: named.length, data: Object.fromEntries(named.map((c) => [c, inGroup.has(c.toLowerCase())])) };
+}
+
+/** Bound of one membership report (the query string is bounded too). */
+const MAX_CLIENT_IDS = 1000;
 
 const byUsername = (a: { username: string }, b: { username: string }) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0);
 

@@ -36,11 +36,15 @@ export async function canOnWorkspace(services: Services, ctx: RequestContext, wo
   return services.authz.check(ctx.principalId, { resourceType: "rbac/workspace", resourceId: workspaceId, permission });
 }
 
-export async function requireOnTenant(services: Services, ctx: RequestContext, permission: string): Promise<void> {
-  if (isAdmin(ctx)) return;
+/** Whether the caller holds `permission` on its tenant (org admins always do). */
+export async function hasOnTenant(services: Services, ctx: RequestContext, permission: string): Promise<boolean> {
+  if (isAdmin(ctx)) return true;
   await graphReady(services, ctx);
-  const allowed = services.authz.check(ctx.principalId, { resourceType: "rbac/tenant", resourceId: ctx.tenant.tenantId, permission });
-  if (!allowed) throw forbidden();
+  return services.authz.check(ctx.principalId, { resourceType: "rbac/tenant", resourceId: ctx.tenant.tenantId, permission });
+}
+
+export async function requireOnTenant(services: Services, ctx: RequestContext, permission: string): Promise<void> {
+  if (!(await hasOnTenant(services, ctx, permission))) throw forbidden();
 }
 
 /** After a write: the caller's next request must see it, so apply it to the graph first. */

@@ -2,10 +2,10 @@
 // ordering. An organisation's groups are few, so they are filtered and ordered in memory.
 import type { Group } from "@gatehouse/store";
 import type { RequestContext } from "../http/identity.js";
-import { ApiError, badRequest } from "../http/problem.js";
+import { ApiError, badRequest, forbidden } from "../http/problem.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
 import { groupRecord, serviceAccountIds, type GroupRecord } from "./groups.js";
-import { isAdmin, requireOnTenant, type Services } from "./services.js";
+import { hasOnTenant, isAdmin, type Services } from "./services.js";
 import { findPrincipalByUsername, validKey } from "./v1-access.js";
 
 export interface V1GroupListQuery {
@@ -21,6 +21,7 @@ export interface V1GroupListQuery {
   username?: string | undefined;
   excludeUsername?: string | undefined;
   orderBy?: string | undefined;
+  scope?: string | undefined;
 }
 
 /** Orderings upstream's OrderingFilter accepts; any other `order_by` is ignored (default: name). */
@@ -53,8 +54,13 @@ function compareBy(field: OrderField, desc: boolean): (a: Listed, b: Listed) => 
 }
 
 export async function listV1Groups(services: Services, ctx: RequestContext, query: V1GroupListQuery, page: { limit: number; offset: number }): Promise<{ count: number; data: GroupRecord[] }> {
-  await requireOnTenant(services, ctx, "rbac_groups_read");
+  // Upstream's GroupAccessPermission: without group read, a caller may still list its own groups,
+  // by `username=<its own username>` or by `scope=principal`.
+  const principalScope = !query.username && query.scope?.toLowerCase() === "principal";
+  if (!(await hasOnTenant(services, ctx, "rbac_groups_read")) && !principalScope && query.username !== ctx.caller.username) throw forbidden();
   const org = ctx.tenant.orgId;
+  // `scope` is ignored with `username` (upstream checks it only without).
+  const scope = query.username ? "org_id" : validKey("scope", query.scope ?? "org_id", ["org_id", "principal"], true);
   if (query.username && query.excludeUsername) throw badRequest("Not possible to use both parameters [username, exclude_username].");
   const nameMatch = query.name ? validKey("name_match", query.nameMatch ?? "partial", ["partial", "exact"], true) : undefined;
   const uuids = query.uuid === undefined || query.uuid === "" ? undefined : query.uuid.split(",");
@@ -67,14 +73,21 @@ export async function listV1Groups(services: Services, ctx: RequestContext, quer
   const adminDefault = booleanFilter("admin_default", query.adminDefault);
 
   let groups = (await services.store.groups.list(org, { limit: -1 })).data;
-  if (query.username) {
+  if (scope === "principal") {
+    // The caller's own groups (upstream's groups_for_principal): a user's also take the
+    // platform-default group, an org admin's the admin-default group too.
+    const own = new Set(await services.store.groups.groupsOf(org, ctx.caller.userId));
+    const isUser = !ctx.caller.isServiceAccount;
+    // (the default groups by upstream's rule, never for a service account)
+    groups = groups.filter((g) => (g.kind === "standard" && own.has(g.id)) || (isUser && g.kind === "platform-default") || (isUser && isAdmin(ctx) && g.kind === "admin-default"));
+  } else if (query.username) {
     // The principal's own groups, the platform-default group unless it is a service account,
     // and the admin-default group when it is an org admin.
     const principal = await findPrincipalByUsername(services, org, query.username);
     if (!principal) throw badRequest(`No data found for principal with username '${echo(query.username)}'.`);
     const own = new Set(await services.store.groups.groupsOf(org, principal.userId));
     const isUser = principal.type === "user";
-    groups = groups.filter((g) => own.has(g.id) || (isUser && g.kind === "platform-default") || (isUser && principal.isOrgAdmin && g.kind === "admin-default"));
+    groups = groups.filter((g) => (g.kind === "standard" && own.has(g.id)) || (isUser && g.kind === "platform-default") || (isUser && principal.isOrgAdmin && g.kind === "admin-default"));
   } else if (query.excludeUsername) {
     const principal = await findPrincipalByUsername(services, org, query.excludeUsername);
     const own = new Set(principal ? await services.store.groups.groupsOf(org, principal.userId) : []);

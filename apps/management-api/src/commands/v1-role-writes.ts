@@ -299,12 +299,12 @@ async function rolesNamed(services: Services, ctx: RequestContext, ids: unknown)
   return roles;
 }
 
-/** Only org admins may put a role granting more than read on user access into a group. */
-async function protectEscalatingRoles(services: Services, ctx: RequestContext, roles: Role[], source: string): Promise<void> {
+/** Only org admins may put a role granting more than read on user access into a group (upstream's add_roles). */
+async function protectEscalatingRoles(services: Services, ctx: RequestContext, roles: Role[]): Promise<void> {
   if (isAdmin(ctx)) return;
   const access = await services.store.v1.accessOf(roles.map((r) => r.id));
   if ([...access.values()].some((entries) => entries.some((e) => grantsUserAccessAboveRead(e.permission)))) {
-    throw badRequest("Non org admin users are not allowed to create, modify, or delete a group with higher than 'read' RBAC permission.", source);
+    throw badRequest("Non org admin users are not allowed to add RBAC role with higher than 'read' permission into groups.", "add-roles");
   }
 }
 
@@ -316,7 +316,7 @@ export async function addGroupRoles(services: Services, ctx: RequestContext, gro
   protectAdminDefault(group);
   await protectUserAccessAdminGroup(services, ctx, group, "add_role");
   const roles = await rolesNamed(services, ctx, body["roles"]);
-  await protectEscalatingRoles(services, ctx, roles, "add_role");
+  await protectEscalatingRoles(services, ctx, roles);
   const items = await Promise.all(roles.map(async (r) => ({ roleId: r.id, targets: await targetsOf(services, r) })));
   const written = await services.store.v1Writes
     .addGroupRoles(ctx.tenant.orgId, group.id, items, (added) =>

@@ -5,7 +5,7 @@ import type { RequestContext } from "../http/identity.js";
 import { ApiError, badRequest, forbidden, notFound } from "../http/problem.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
 import { findPrincipalByUsername, pyList, validKey } from "./v1-access.js";
-import { graphReady, isAdmin, type Services } from "./services.js";
+import { hasOnTenant, type Services } from "./services.js";
 
 export const ROLE_ADD_FIELDS = ["groups_in_count", "groups_in", "access"] as const;
 type AddField = (typeof ROLE_ADD_FIELDS)[number];
@@ -42,12 +42,6 @@ export interface V1RoleListQuery {
   username?: string | undefined;
   orderBy?: string | undefined;
   addFields?: string | undefined;
-}
-
-async function hasTenantPermission(services: Services, ctx: RequestContext, permission: string): Promise<boolean> {
-  if (isAdmin(ctx)) return true;
-  await graphReady(services, ctx);
-  return services.authz.check(ctx.principalId, { resourceType: "rbac/tenant", resourceId: ctx.tenant.tenantId, permission });
 }
 
 /** v1 records of roles: access lists, groups bound (default groups for admins only, as upstream). */
@@ -111,7 +105,7 @@ export async function listV1Roles(services: Services, ctx: RequestContext, query
   const scope = validKey("scope", query.scope ?? "org_id", ["org_id", "principal"], true);
   const extra = parseAddFields(query.addFields);
   const system = query.system !== undefined && truthy(query.system);
-  const readAll = system || (await hasTenantPermission(services, ctx, "rbac_roles_read"));
+  const readAll = system || (await hasOnTenant(services, ctx, "rbac_roles_read"));
   if (!readAll && scope !== "principal") throw forbidden();
 
   let roles = await v1Roles(services, ctx);
@@ -176,7 +170,7 @@ async function loadV1Role(services: Services, ctx: RequestContext, id: string): 
 }
 
 export async function getV1Role(services: Services, ctx: RequestContext, id: string): Promise<V1RoleRecord> {
-  if (!(await hasTenantPermission(services, ctx, "rbac_roles_read"))) throw forbidden();
+  if (!(await hasOnTenant(services, ctx, "rbac_roles_read"))) throw forbidden();
   const [record] = await roleRecords(services, ctx, [await loadV1Role(services, ctx, id)], [], true);
   return record!;
 }
@@ -193,6 +187,8 @@ export interface GroupRolesQuery {
   roleDescription?: string | undefined;
   roleSystem?: string | undefined;
   orderBy?: string | undefined;
+  /** With `exclude=true`: `principal` limits the list to the caller's own roles (upstream's get_role_queryset). */
+  scope?: string | undefined;
 }
 
 const GROUP_ROLE_ORDER = [...ORDER_FIELDS, ...ORDER_FIELDS.map((f) => `-${f}`)];
@@ -204,7 +200,7 @@ const GROUP_ROLE_ORDER = [...ORDER_FIELDS, ...ORDER_FIELDS.map((f) => `-${f}`)];
  * `order_by` (name by default; a field other than name, display_name, modified, policyCount is refused).
  */
 export async function groupV1Roles(services: Services, ctx: RequestContext, groupId: string, query: GroupRolesQuery = {}): Promise<V1RoleRecord[]> {
-  if (!(await hasTenantPermission(services, ctx, "rbac_groups_read"))) throw forbidden();
+  if (!(await hasOnTenant(services, ctx, "rbac_groups_read"))) throw forbidden();
   if (!UUID_PATTERN.test(groupId)) throw badRequest(`${echo(groupId)} is not a valid UUID.`, "uuid");
   await services.store.groups.get(ctx.tenant.orgId, groupId.toLowerCase()).catch((error: unknown) => {
     if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
@@ -216,10 +212,17 @@ export async function groupV1Roles(services: Services, ctx: RequestContext, grou
     throw badRequest(`${echo(order)} is not a valid ordering field. Valid values are ${pyList(GROUP_ROLE_ORDER)}`);
   }
   const held = new Set(await services.store.v1.rolesOfGroup(ctx.tenant.orgId, groupId.toLowerCase()));
+  // exclude=true lists the roles the caller could add: the organisation's, or with scope=principal the caller's own.
+  let mine: Set<string> | undefined;
+  if (exclude && validKey("scope", query.scope ?? "org_id", ["org_id", "principal"], true) === "principal") {
+    const grants = await services.store.v1.grantsOf(ctx.tenant.orgId, ctx.caller.userId, { isOrgAdmin: ctx.caller.isOrgAdmin, defaultGroups: !ctx.caller.isServiceAccount });
+    mine = new Set(grants.map((g) => g.roleId));
+  }
   const contains = (value: string | null, wanted: string | undefined) => !wanted || (value ?? "").toLowerCase().includes(wanted.toLowerCase());
   const roles = (await v1Roles(services, ctx)).filter(
     (r) =>
       held.has(r.id) !== exclude &&
+      (mine === undefined || mine.has(r.id)) &&
       contains(r.name, query.roleName) &&
       contains(r.displayName ?? r.name, query.roleDisplayName) &&
       contains(r.description, query.roleDescription) &&

@@ -24,19 +24,32 @@ const V2_METHODS: [RegExp, string[]][] = [
   [/^\/access:mode\/$/, ["GET"]],
 ];
 
+/** Methods each v1 group path answers (upstream's GroupViewSet and its actions). */
+const V1_METHODS: [RegExp, string[]][] = [
+  [/^\/groups\/$/, ["GET", "POST"]],
+  [/^\/groups\/[^/]+\/$/, ["GET", "PUT", "DELETE"]],
+  [/^\/groups\/[^/]+\/principals\/$/, ["GET", "POST", "DELETE"]],
+  [/^\/groups\/[^/]+\/roles\/$/, ["GET", "POST", "DELETE"]],
+];
+
 /**
  * A known path with a method it does not answer is a 405 with DRF's wording (after
  * authentication, as in insights-rbac), not a 404 or another route's 400.
  */
-export function v2MethodNotAllowed(req: Request, _res: Response, next: NextFunction): void {
-  const entry = V2_METHODS.find(([pattern]) => pattern.test(req.path));
-  const method = req.method === "HEAD" ? "GET" : req.method;
-  if (!entry || method === "OPTIONS" || entry[1].includes(method)) {
-    next();
-    return;
-  }
-  next(methodNotAllowed(req.method, entry[1]));
+function methodTable(table: [RegExp, string[]][]) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const entry = table.find(([pattern]) => pattern.test(req.path));
+    const method = req.method === "HEAD" ? "GET" : req.method;
+    if (!entry || method === "OPTIONS" || entry[1].includes(method)) {
+      next();
+      return;
+    }
+    next(methodNotAllowed(req.method, entry[1]));
+  };
 }
+
+export const v2MethodNotAllowed = methodTable(V2_METHODS);
+export const v1MethodNotAllowed = methodTable(V1_METHODS);
 
 /** DRF's 405 for `method` on a path that answers `allowed`. */
 export function methodNotAllowed(method: string, allowed: readonly string[]): ApiError {

@@ -1,10 +1,10 @@
 import { Router } from "express";
-import { addGroupPrincipals, createGroup, deleteGroup, getGroup, groupPrincipals, removeGroupPrincipals } from "../commands/groups.js";
+import { addGroupPrincipals, createGroup, deleteGroup, getGroup, groupPrincipals, groupServiceAccountMembership, removeGroupPrincipals } from "../commands/groups.js";
 import { listV1Groups } from "../commands/v1-group-list.js";
 import { getPrincipal, listPrincipals } from "../commands/principals.js";
 import type { Services } from "../commands/services.js";
 import { contextOf } from "../http/identity.js";
-import { offsetEnvelope, parseOffsetPage } from "../http/pagination.js";
+import { offsetEnvelope, parseLenientOffsetPage, parseOffsetPage } from "../http/pagination.js";
 import { route, sendJson } from "../http/respond.js";
 import { parseBody, parseQuery } from "../http/validate.js";
 import { groupBody, groupListQuery, groupPrincipalsBody, groupPrincipalsDeleteQuery, groupPrincipalsListQuery } from "../schemas/groups.js";
@@ -76,8 +76,16 @@ export function groupRoutes(services: Services): Router {
   router.get(
     "/groups/:uuid/principals/",
     route(async (req, res) => {
+      const clientIds = req.query["service_account_client_ids"];
+      if (clientIds !== undefined) {
+        const others = Object.keys(req.query).filter((name) => name !== "service_account_client_ids");
+        const report = await groupServiceAccountMembership(services, contextOf(res), String(req.params["uuid"]), typeof clientIds === "string" ? clientIds : "", others);
+        sendJson(res, 200, { meta: { count: report.count }, links: {}, data: report.data });
+        return;
+      }
       const query = parseQuery(groupPrincipalsListQuery, req);
-      const page = parseOffsetPage(query, PRINCIPAL_PAGE_MAX);
+      // Upstream pages a group's members itself: a bad limit or offset falls back to 10 and 0.
+      const page = parseLenientOffsetPage(query, PRINCIPAL_PAGE_MAX);
       const result = await groupPrincipals(
         services,
         contextOf(res),

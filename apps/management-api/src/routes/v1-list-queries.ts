@@ -17,6 +17,7 @@ export const v1GroupListQuery = (req: Request): V1GroupListQuery => ({
   username: param(req, "username"),
   excludeUsername: param(req, "exclude_username"),
   orderBy: param(req, "order_by"),
+  scope: param(req, "scope"),
 });
 
 /** The v1 principal list's filters. */

@@ -83,6 +83,7 @@ export function v1Routes(services: Services): Router {
         roleDescription: param(req, "role_description"),
         roleSystem: param(req, "role_system"),
         orderBy: param(req, "order_by"),
+        scope: param(req, "scope"),
       });
       const page = parseOffsetPage({ limit: param(req, "limit"), offset: param(req, "offset") }, ROLE_PAGE_MAX);
       sendJson(res, 200, offsetEnvelope(req, page, roles.length, slice(roles, page)));

@@ -75,7 +75,17 @@ export const groupPrincipalsListQuery = z.object({
   admin_only: z.string().max(64).optional(),
   principal_username: z.string().max(256).optional(),
   order_by: z.string().max(64).optional(),
+  service_account_client_ids: z
+    .string()
+    .max(65536)
+    .optional()
+    .meta({ description: "Comma-separated client ids: answers which of them are member service accounts (no other parameter but limit and offset)." }),
 });
+
+/** `service_account_client_ids`: each client id named and whether it is a member service account. */
+export const groupServiceAccountMembershipSchema = z
+  .object({ meta: z.object({ count: z.number().int() }), links: z.object({}), data: z.record(z.string(), z.boolean()) })
+  .meta({ id: "GroupServiceAccountMembership" });
 
 /** A member service account as `principal_type=service-account` lists it (upstream's ServiceAccount, without directory fields). */
 export const groupServiceAccountSchema = z.object({ clientId: z.string(), username: z.string(), type: z.literal("service-account") }).meta({ id: "GroupServiceAccount" });

@@ -91,7 +91,8 @@ function at(value: unknown, path: string): unknown {
  * (each matched by some element), `{$excludes: [...]}`, `{$sorted: "asc"|"desc", $by: key}` (numbers
  * compared as numbers),
  * `{$startsWith: text}`, `{$includes: text}` (a substring of a string), `{$text: text}` (a scalar
- * whose string form is text: compares with a saved variable); scalars: equal.
+ * whose string form is text: compares with a saved variable), `{0: ..., 2: ...}` (an array's elements
+ * at those indexes); scalars: equal.
  */
 export function mismatch(actual: unknown, expected: unknown, path = "body"): string | null {
   if (expected === "<any>") return actual === undefined ? `${path} is missing` : null;
@@ -129,6 +130,14 @@ export function mismatch(actual: unknown, expected: unknown, path = "body"): str
         ? null
         : `${path} is ${JSON.stringify(actual)}, expected ${JSON.stringify(spec["$text"])}`;
     if (Object.keys(spec).some((key) => key.startsWith("$"))) return null;
+    // Keys that are all indexes pick elements of an array (`{ 0: {...} }`: the first, as upstream's `data[0]`).
+    if (Array.isArray(actual) && Object.keys(spec).every((key) => /^\d+$/.test(key))) {
+      for (const [key, inner] of Object.entries(spec)) {
+        const problem = mismatch(actual[Number(key)], inner, `${path}.${key}`);
+        if (problem) return problem;
+      }
+      return null;
+    }
     if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return `${path} is ${JSON.stringify(actual)}, expected an object`;
     for (const [key, inner] of Object.entries(spec)) {
       const value = (actual as Record<string, unknown>)[key];

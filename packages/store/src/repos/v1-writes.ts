@@ -12,6 +12,7 @@ import { requireTenantRow, runWrite, type TenantRow, type WriteContext } from ".
 import { recordAudit } from "./audit-log.js";
 import { loadGroup, requireGroupName, toGroup } from "./groups.js";
 import { loadRole, loadWorkspace, type RoleRow } from "./loaders.js";
+import { platformRoleFor } from "../platform-roles.js";
 import { assertV1WriteAllowed } from "./org-mode.js";
 import { addSubject, deleteBindingsWhere, findOrCreateBinding, removeSubject, type BindingRow } from "./role-bindings.js";
 import { requirePermission, requireRoleName, requireScope, syncPermissionTuples, toRole } from "./roles.js";
@@ -138,6 +139,29 @@ async function customRole(w: WriteContext, orgId: string, id: string, what: stri
   return role;
 }
 
+/**
+ * Removes one default role from the platform-default group (upstream: customising the default
+ * group by removing a role). The group holds its default roles through the platform parent role of
+ * their scope; that binding is replaced by one binding of each other default role of the scope, so
+ * the group keeps exactly the rest. False when the group does not hold the role.
+ */
+async function unbindDefaultRole(ctx: StoreContext, w: WriteContext, orgId: string, groupId: string, role: RoleRow): Promise<boolean> {
+  const tenant = await requireTenantRow(w.tx, orgId);
+  const resource = levelResource(tenant, role.scope);
+  const subject: BindingSubject = { type: "group", id: groupId };
+  const parentId = platformRoleFor("user", role.scope).id;
+  const [parent] = await w.tx.query<BindingRow>(
+    `SELECT b.* FROM gh_role_bindings b JOIN gh_role_binding_subjects s ON s.binding_id = b.id AND s.subject_type = 'group' AND s.subject_id = $4
+     WHERE b.org_id = $1 AND b.role_id = $2 AND b.resource_type = $3 AND b.resource_id = $5`,
+    [orgId, parentId, resource.type, groupId, resource.id],
+  );
+  if (!parent) return false;
+  await removeSubject(ctx, w, orgId, parent, subject);
+  const others = await w.tx.query<{ id: string }>("SELECT id FROM gh_roles WHERE kind = 'seeded' AND platform_default AND scope = $1 AND id <> $2 ORDER BY id", [role.scope, role.id]);
+  for (const other of others) await addSubject(ctx, w, orgId, await findOrCreateBinding(ctx, w, orgId, other.id, resource), subject);
+  return true;
+}
+
 export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
   return {
     async createRole(orgId, input, audit?: AuditOf<Role>) {
@@ -235,10 +259,14 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
       const gid = requireUuid(groupId, "uuid");
       return runWrite(ctx, orgId, "v1_remove_group_roles", async (w) => {
         await assertV1WriteAllowed(w, orgId);
-        await loadGroup(w.tx, orgId, gid);
+        const group = await loadGroup(w.tx, orgId, gid);
         const removed: Role[] = [];
         for (const roleId of roleIds) {
           const role = await loadRole(w.tx, orgId, requireUuid(roleId, "roles"), "roles");
+          if (group.kind === "platform-default" && role.kind === "seeded" && role.platform_default) {
+            if (await unbindDefaultRole(ctx, w, orgId, group.id, role)) removed.push(toRole(role));
+            continue;
+          }
           const bound = await groupBindingsOf(w, orgId, role.id, gid);
           for (const b of bound) await removeSubject(ctx, w, orgId, b, { type: "group", id: gid });
           await dropGroupFromPart(w, orgId, role.id, gid);
@@ -248,6 +276,41 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
         if (removed.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [gid]);
         if (audit) await recordAudit(w, orgId, audit(removed));
         return removed;
+      });
+    },
+
+    async restoreDefaultGroup(orgId, audit?: AuditOf<Group>) {
+      requireOrgId(orgId);
+      return runWrite(ctx, orgId, "v1_restore_default_group", async (w) => {
+        await assertV1WriteAllowed(w, orgId);
+        const tenant = await requireTenantRow(w.tx, orgId);
+        const group = await loadGroup(w.tx, orgId, tenant.platform_default_group_id);
+        const subject: BindingSubject = { type: "group", id: group.id };
+        const wanted = new Map<string, string>((["tenant", "root", "default"] as const).map((level) => [`${resourceKey(levelResource(tenant, level))}|${platformRoleFor("user", level).id}`, level]));
+        const current = await w.tx.query<BindingRow>(
+          `SELECT b.* FROM gh_role_bindings b JOIN gh_role_binding_subjects s ON s.binding_id = b.id
+           WHERE b.org_id = $1 AND s.subject_type = 'group' AND s.subject_id = $2`,
+          [orgId, group.id],
+        );
+        const kept = new Set<string>();
+        for (const b of current) {
+          const key = `${b.resource_type}:${b.resource_id}|${b.role_id}`;
+          if (wanted.has(key)) {
+            kept.add(key);
+            continue;
+          }
+          await removeSubject(ctx, w, orgId, b, subject);
+          await dropGroupFromPart(w, orgId, b.role_id, group.id);
+        }
+        for (const [key, level] of wanted) {
+          if (kept.has(key)) continue;
+          const resource = levelResource(tenant, level as RoleScope);
+          await addSubject(ctx, w, orgId, await findOrCreateBinding(ctx, w, orgId, platformRoleFor("user", level as RoleScope).id, resource), subject);
+        }
+        const [row] = await w.tx.query<Parameters<typeof toGroup>[0]>("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1 RETURNING *", [group.id]);
+        const restored = toGroup(row!);
+        if (audit) await recordAudit(w, orgId, audit(restored));
+        return restored;
       });
     },
 
