@@ -1,5 +1,5 @@
 // insights-rbac's older v1 access, role and group view tests, transcribed as data in
-// v1-cases/*.json (see its README) and replayed over real HTTP by ../conformance.test.ts, beside
+// v1-cases/*.json (see its README) and replayed over real HTTP by ./suite.ts, beside
 // the YAML cases. Each case imports its organisation (principals, roles with their v1 access lists,
 // groups, bindings, default-group customisation) into an organisation of its own and then checks
 // each request's status and the fields that matter; every answer is also validated against

@@ -1,16 +1,16 @@
 import { createHash } from "node:crypto";
 import { openTestStore, type TestStore } from "@gatehouse/store/testing";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildServer, type ManagementApiServer } from "../src/index.js";
-import { DATABASE_URL, startApp, testRoleConfiguration, type TestApp } from "./helpers.js";
-import { CaseRun, loadCaseFiles } from "./conformance/runner.js";
-import { loadV1CaseFiles, runV1Case, seedV1SystemRoles, systemRolesKey, type V1CaseFile } from "./conformance/v1-runner.js";
+import { buildServer, type ManagementApiServer } from "../../src/index.js";
+import { DATABASE_URL, startApp, testRoleConfiguration, type TestApp } from "../helpers.js";
+import { CaseRun, loadCaseFiles } from "./runner.js";
+import { loadV1CaseFiles, runV1Case, seedV1SystemRoles, systemRolesKey, type V1CaseFile } from "./v1-runner.js";
 
-// insights-rbac's own v2 and v1 view tests as data, replayed over HTTP on each backend: the YAML
-// cases (cases/) and the older JSON v1 cases (v1-cases/), one runner, no per-test deadlines.
+// insights-rbac's own v2 and v1 view tests as data, replayed over HTTP on one backend: the YAML
+// cases (cases/) and the older JSON v1 cases (v1-cases/), one runner, no per-test deadlines. Each
+// backend has its own test file (../conformance.<backend>.test.ts), so the two run in parallel.
 const files = loadCaseFiles();
 const v1Files = loadV1CaseFiles();
-const backends: ("pglite" | "pg")[] = process.env["CI"] || process.env["DATABASE_URL"] ? ["pglite", "pg"] : ["pglite"];
 const orgOf = (prefix: string, file: string, test: string) => `${prefix}${createHash("sha1").update(`${file}:${test}`).digest("hex").slice(0, 12)}`;
 
 interface V1App {
@@ -19,7 +19,8 @@ interface V1App {
   baseUrl: string;
 }
 
-for (const backend of backends) {
+/** Declares every case of both case formats on `backend`. */
+export function describeConformance(backend: "pglite" | "pg"): void {
   describe(`insights-rbac v2 conformance on ${backend}`, () => {
     // One app per distinct `config` of a case (most cases: none), started when first needed.
     const apps = new Map<string, Promise<TestApp>>();
