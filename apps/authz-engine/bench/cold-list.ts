@@ -18,9 +18,8 @@ import type { EngineContext } from "../src/commands/context.js";
 import { LookupCache } from "../src/commands/lookup-cache.js";
 import { openWritePolicy } from "../src/commands/write-policy.js";
 import { EngineGraph } from "../src/graph/engine-graph.js";
-import type { GraphSource } from "../src/graph/source.js";
 import { listHandlers } from "../src/handlers/lists.js";
-import { random } from "./scale-data.js";
+import { fixedSource, random } from "./scale-data.js";
 import { rel } from "./fixture.js";
 
 const HOSTS = Number(process.env["LIST_HOSTS"] ?? 100_000);
@@ -51,13 +50,7 @@ for (let i = hosts.length - 1; i > 0; i--) {
 for (const h of hosts) relationships.push(rel("hbi/host", `host-${String(h).padStart(7, "0")}`, "t_workspace", "rbac/workspace", `ws-${h % WORKSPACES}`));
 
 async function freshEngine(mode: "lazy" | "eager"): Promise<EngineContext> {
-  const source: GraphSource = {
-    snapshot: async (onBatch) => (onBatch(relationships), { revision: 1 }),
-    follow: () => ({ stop() {} }),
-    headRevision: async () => 1,
-    encodeToken: (revision) => `t${revision}`,
-    decodeToken: (token) => Number(token.slice(1)),
-  };
+  const source = fixedSource(relationships);
   const graph = new EngineGraph({ model, source, logger: createSilentLogger() });
   await graph.load();
   const lookupCache = new LookupCache();

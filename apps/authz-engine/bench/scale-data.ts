@@ -4,6 +4,7 @@
 // default and child workspaces). Deterministic for a given size and seed, and streamed: the
 // relationships are yielded one by one, only the tenants' descriptions are kept.
 import type { Model, Relationship } from "@gatehouse/evaluator";
+import type { GraphSource } from "../src/graph/source.js";
 
 export interface ScaleTenant {
   id: string;
@@ -208,4 +209,15 @@ export function queryStream(tenants: ScaleTenant[]): (i: number) => Query {
 function gcd(a: number, b: number): number {
   while (b) [a, b] = [b, a % b];
   return a;
+}
+
+/** A graph source holding `relationships` at revision 1 ("t1") and nothing after: an engine in process, no store. */
+export function fixedSource(relationships: Relationship[]): GraphSource {
+  return {
+    snapshot: async (onBatch) => (onBatch(relationships), { revision: 1 }),
+    follow: () => ({ stop() {} }),
+    headRevision: async () => 1,
+    encodeToken: (revision) => `t${revision}`,
+    decodeToken: (token) => Number(token.slice(1)),
+  };
 }

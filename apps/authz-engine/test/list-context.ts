@@ -8,20 +8,14 @@ import type { EngineContext } from "../src/commands/context.js";
 import { LookupCache } from "../src/commands/lookup-cache.js";
 import { openWritePolicy } from "../src/commands/write-policy.js";
 import { EngineGraph } from "../src/graph/engine-graph.js";
-import type { GraphSource } from "../src/graph/source.js";
+import { fixedSource } from "../bench/scale-data.js";
 import { principal, stageSchema } from "./helpers.js";
 
 const model = compileSchema(stageSchema);
 
 /** An engine (stage schema) loaded with `relationships` at revision 1 ("t1"); nothing follows. */
 export async function listContext(relationships: Relationship[], listMaxLimit = 100_000): Promise<EngineContext & { graph: EngineGraph }> {
-  const source: GraphSource = {
-    snapshot: async (onBatch) => (onBatch(relationships), { revision: 1 }),
-    follow: () => ({ stop() {} }),
-    headRevision: async () => 1,
-    encodeToken: (revision) => `t${revision}`,
-    decodeToken: (token) => Number(token.slice(1)),
-  };
+  const source = fixedSource(relationships);
   const graph = new EngineGraph({ model, source, logger: createSilentLogger() });
   await graph.load();
   return {
@@ -50,14 +44,4 @@ export const hostsRequest = (user: string, limit: number, continuationToken?: st
 /** A streamed item as the client reads it (the handler writes most items pre-encoded). */
 export const asResponse = (message: StreamedListObjectsResponse | Buffer): StreamedListObjectsResponse => (Buffer.isBuffer(message) ? StreamedListObjectsResponse.decode(message) : message);
 
-/** mulberry32: the same seed gives the same cases, so a failure names its seed. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { random } from "../bench/scale-data.js";
