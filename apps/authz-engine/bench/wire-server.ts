@@ -162,7 +162,7 @@ function h2Check(): Promise<{ port: number; close(): Promise<void> }> {
 /** A V8 CPU profile of the measured rounds only (not start-up and warm-up), when asked for. */
 const profileFile = process.env["WIRE_PROFILE_FILE"];
 const inspector = profileFile ? new Session() : null;
-const post = (method: string) => new Promise<unknown>((resolve, reject) => inspector!.post(method, (error, result) => (error ? reject(error) : resolve(result))));
+const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => inspector!.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
 
 async function stopProfile(): Promise<void> {
   if (!inspector) return;
@@ -188,7 +188,9 @@ process.on("message", (message: string) => {
     process.send!({ cpu: cpu.user + cpu.system });
   } else if (message === "profile" && inspector) {
     inspector.connect();
+    // 100 µs between samples (the default is 1 ms): a Check costs well under that.
     void post("Profiler.enable")
+      .then(() => post("Profiler.setSamplingInterval", { interval: 100 }))
       .then(() => post("Profiler.start"))
       .then(() => process.send!({ profiling: true }));
   } else if (message === "exit") {

@@ -90,6 +90,11 @@ export interface EngineConfig {
   now?: () => number;
   /** More gRPC services on the same port (embedding; the benchmark's transport-floor handler). */
   extraServices?: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>;
+  /**
+   * The checks served on their HTTP/2 streams ahead of grpc-js (default true). False: grpc-js serves
+   * every call (the parity test and the benchmark compare the two).
+   */
+  directChecks?: boolean;
 }
 
 export interface ResolvedConfig {

@@ -13,9 +13,12 @@ import { resolveConfig, type EngineConfig } from "./config.js";
 import { EngineError } from "./errors.js";
 import { createAuthenticator, probeAuthenticator, trustingIdentityHeader } from "./grpc/authn.js";
 import { serverStream, unary, type CallDeps } from "./grpc/calls.js";
+import { echoBulkItems } from "./grpc/bulk-echo.js";
 import { acceptEncodedResponses, memoizeResponseBytes } from "./grpc/encoded-responses.js";
 import { addReflection } from "./grpc/reflection.js";
-import { type ConnectionLimits, type GrpcListener, listenGrpc, requestArrivalDeadline } from "./grpc/listener.js";
+import { ArrivalDeadlines } from "./grpc/arrival-deadlines.js";
+import { directMethods, MAX_RECEIVE_MESSAGE_BYTES } from "./grpc/direct-unary.js";
+import { type ConnectionLimits, type DirectServing, type GrpcListener, listenGrpc, requestArrivalDeadline } from "./grpc/listener.js";
 import { databaseCheckpointStore } from "./graph/checkpoint.js";
 import { EngineGraph } from "./graph/engine-graph.js";
 import { openStore, startFeedRetention, type FeedRetentionJob, type Store } from "@gatehouse/store";
@@ -29,9 +32,16 @@ import { INVENTORY_SERVICE_NAME, kesselHealthHandlers, standardHealthService, ty
 import { strictUtf8Requests } from "./grpc/strict-utf8.js";
 import { createEngineMetrics, type EngineMetrics } from "./metrics.js";
 
+export interface StartedEngine {
+  port: number;
+  metricsPort: number;
+  /** The checks are served on their HTTP/2 streams ahead of grpc-js (EngineConfig.directChecks). */
+  directChecks: boolean;
+}
+
 export interface EngineServer {
   /** Binds the ports, loads the snapshot and follows the change feed; resolves once ready. */
-  start(): Promise<{ port: number; metricsPort: number }>;
+  start(): Promise<StartedEngine>;
   /** Stops accepting calls, lets in-flight calls and streams finish (bounded), then releases everything. */
   stop(): Promise<void>;
   ready(): boolean;
@@ -154,7 +164,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
 
   const readiness: Readiness = { ready: () => !stopping && graph !== null && graph.ready };
 
-  async function start(): Promise<{ port: number; metricsPort: number }> {
+  async function start(): Promise<StartedEngine> {
     if (state !== "new") throw new EngineError("invalid-config", "The engine server can be started once.");
     state = "starting";
     const store = config.store ?? (ownedStore = await openStore({ domain: resolved.domain, ...config.storeConfig }));
@@ -247,6 +257,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       streams: { maxActive: resolved.streams.maxActive, idleTimeoutMs: resolved.streams.idleTimeoutMs, active: 0 },
     };
 
+    const arrival = new ArrivalDeadlines(resolved.connections.requestTimeoutMs);
     grpcServer = new Server({
       // Channelz (grpc-js's introspection service, never registered here) would still count every
       // call and message with timestamps: a cost on each call with nothing to read it.
@@ -254,13 +265,26 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       "grpc.max_concurrent_streams": resolved.streams.maxPerConnection,
       // A connection with no call in progress (one that never sent a byte included) is closed.
       "grpc.max_connection_idle_ms": resolved.connections.idleTimeoutMs,
-      interceptors: [requestArrivalDeadline(resolved.connections.requestTimeoutMs)],
+      // Stated, though it is grpc-js's default: the checks served directly apply the same bound.
+      "grpc.max_receive_message_length": MAX_RECEIVE_MESSAGE_BYTES,
+      interceptors: [requestArrivalDeadline(arrival)],
     });
     const handlers: InventoryHandlers = { checks: checkHandlers(ctx, resolved.domain), resources: resourceHandlers(ctx) };
-    grpcServer.addService(
+    const inventoryDefinition = echoBulkItems(
       strictUtf8Requests(acceptEncodedResponses(memoizeResponseBytes(KesselInventoryServiceService, ["check", "checkSelf", "checkForUpdate"]), ["streamedListObjects"])),
-      inventoryService(ctx, handlers, deps),
+      ["checkBulk", "checkForUpdateBulk", "checkSelfBulk"],
     );
+    const inventoryImplementation = inventoryService(ctx, handlers, deps);
+    grpcServer.addService(inventoryDefinition, inventoryImplementation);
+    // The checks are served on their HTTP/2 streams ahead of grpc-js (same handlers and serializers).
+    const direct: DirectServing | undefined =
+      config.directChecks === false
+        ? undefined
+        : {
+            methods: directMethods(inventoryDefinition, inventoryImplementation, ["check", "checkForUpdate", "checkSelf", "checkBulk", "checkForUpdateBulk", "checkSelfBulk"]),
+            arrival,
+            onUnavailable: () => logger.warn("the checks could not be served directly (grpc-js internals differ); grpc-js serves every call"),
+          };
     // relations-api's tuple replication (a management plane such as insights-rbac writing into
     // Gatehouse), under its own name and under inventory-api's, which took the RPCs over: one set of
     // handlers, two wire definitions (the messages are the same but for field numbers).
@@ -292,7 +316,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const credentials = resolved.tls
       ? ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(resolved.tls.cert), private_key: Buffer.from(resolved.tls.key) }], false)
       : ServerCredentials.createInsecure();
-    grpcListener = await listenGrpc(grpcServer, credentials, resolved.host, resolved.port, resolved.connections, () => metrics.refusedConnections.inc());
+    grpcListener = await listenGrpc(grpcServer, credentials, resolved.host, resolved.port, resolved.connections, () => metrics.refusedConnections.inc(), direct);
     const port = grpcListener.port;
 
     const httpAuthenticator = config.http?.trustIdentityHeader && resolved.authn.mode === "oidc" ? trustingIdentityHeader(authenticator) : authenticator;
@@ -329,7 +353,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     metrics.ready.set(1);
     state = "started";
     logger.info({ port, metricsPort, tls: resolved.tls !== undefined, authn: resolved.authn.mode }, "authz engine ready");
-    return { port, metricsPort };
+    return { port, metricsPort, directChecks: grpcListener.direct };
   }
 
   async function stop(): Promise<void> {

@@ -38,6 +38,8 @@ export interface RunningEngine {
   store: Store;
   port: number;
   metricsPort: number;
+  /** The checks are served on their HTTP/2 streams (EngineConfig.directChecks). */
+  directChecks: boolean;
   client: KesselInventoryServiceClient;
   close(): Promise<void>;
 }
@@ -54,13 +56,14 @@ export async function startEngine(overrides: Partial<EngineConfig> = {}, store?:
     shutdownTimeoutMs: 2000,
     ...overrides,
   });
-  const { port, metricsPort } = await server.start();
+  const { port, metricsPort, directChecks } = await server.start();
   const client = new KesselInventoryServiceClient(`127.0.0.1:${port}`, credentials.createInsecure());
   return {
     server,
     store: openedStore,
     port,
     metricsPort,
+    directChecks,
     client,
     async close() {
       client.close();

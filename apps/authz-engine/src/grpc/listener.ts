@@ -6,6 +6,8 @@
 import { constants, type ServerHttp2Stream } from "node:http2";
 import { createServer, type Server as TcpServer } from "node:net";
 import { Metadata, type Server, type ServerCredentials, ServerInterceptingCall, type ServerInterceptor, status } from "@grpc/grpc-js";
+import type { ArrivalDeadlines } from "./arrival-deadlines.js";
+import { type DirectMethods, http2ServersOf, serveDirectly } from "./direct-unary.js";
 
 export interface ConnectionLimits {
   /** Concurrent connections; more are closed at once until some close. */
@@ -18,13 +20,38 @@ export interface ConnectionLimits {
 
 export interface GrpcListener {
   port: number;
+  /** The checks are served directly (direct-unary.ts). */
+  direct: boolean;
   /** Stops accepting at once; open connections are left to the gRPC server's shutdown. */
   close(): Promise<void>;
 }
 
+/** The checks served on their HTTP/2 streams ahead of grpc-js (direct-unary.ts). */
+export interface DirectServing {
+  methods: DirectMethods;
+  arrival: ArrivalDeadlines;
+  /** grpc-js's internals were not as expected: every call goes through grpc-js. */
+  onUnavailable(): void;
+}
+
 /** `onRefused`: called for each connection closed at once because `limits.max` were open. */
-export async function listenGrpc(server: Server, credentials: ServerCredentials, host: string, port: number, limits: ConnectionLimits, onRefused?: () => void): Promise<GrpcListener> {
+export async function listenGrpc(
+  server: Server,
+  credentials: ServerCredentials,
+  host: string,
+  port: number,
+  limits: ConnectionLimits,
+  onRefused?: () => void,
+  direct?: DirectServing,
+): Promise<GrpcListener> {
+  const before = http2ServersOf(server);
   const injector = server.createConnectionInjector(credentials);
+  let served = false;
+  if (direct) {
+    const made = [...http2ServersOf(server)].filter((h2) => !before.has(h2));
+    served = made.length === 1 && serveDirectly(server, made[0]!, direct.methods, direct.arrival);
+    if (!served) direct.onUnavailable();
+  }
   const tcp: TcpServer = createServer((socket) => {
     socket.on("error", () => socket.destroy());
     injector.injectConnection(socket);
@@ -40,6 +67,7 @@ export async function listenGrpc(server: Server, credentials: ServerCredentials,
   });
   return {
     port: bound,
+    direct: served,
     // close() waits for every connection to end; those are the gRPC server's shutdown's to end.
     close: async () => {
       tcp.close();
@@ -49,29 +77,25 @@ export async function listenGrpc(server: Server, credentials: ServerCredentials,
 
 /**
  * Ends a unary or server-streaming call whose request has not fully arrived (message and end of
- * stream) within `timeoutMs` with DEADLINE_EXCEEDED, so a client that opens calls and never sends
- * their bodies holds nothing. Client-streaming and bidirectional calls (reflection) send at their
- * own pace and are left alone.
+ * stream) within the deadlines' timeout with DEADLINE_EXCEEDED, so a client that opens calls and
+ * never sends their bodies holds nothing. Client-streaming and bidirectional calls (reflection)
+ * send at their own pace and are left alone.
  */
-export function requestArrivalDeadline(timeoutMs: number): ServerInterceptor {
+export function requestArrivalDeadline(arrival: ArrivalDeadlines): ServerInterceptor {
   return (method, call) => {
     if (method.requestStream) return new ServerInterceptingCall(call);
-    let timer: NodeJS.Timeout | undefined;
-    const settle = () => {
-      clearTimeout(timer);
-      timer = undefined;
-    };
+    let watch: { settle(): void } | undefined;
+    const settle = () => watch?.settle();
     return new ServerInterceptingCall(call, {
       start(next) {
-        timer = setTimeout(() => {
-          timer = undefined;
-          call.sendStatus({ code: status.DEADLINE_EXCEEDED, details: `The request did not arrive within ${timeoutMs} ms.`, metadata: new Metadata() });
+        watch = arrival.watch(() => {
+          call.sendStatus({ code: status.DEADLINE_EXCEEDED, details: `The request did not arrive within ${arrival.timeoutMs} ms.`, metadata: new Metadata() });
           // The status ends our side only; a client that never ends its side would keep the
           // stream, and so its connection, open. grpc-js exposes no way to reset it but its
           // call's stream (a test fails if that changes).
           const stream = (call as unknown as { stream?: ServerHttp2Stream }).stream;
           if (stream && !stream.closed) stream.close(constants.NGHTTP2_NO_ERROR);
-        }, timeoutMs);
+        });
         next({
           onReceiveHalfClose(nextHalfClose) {
             settle();
