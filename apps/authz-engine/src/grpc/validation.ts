@@ -71,6 +71,50 @@ export function requireMessage<T>(value: T | undefined, field: string): T {
   return value;
 }
 
+/**
+ * The names of a reference's fields under `field`, built once per distinct field: validation names
+ * the field it refuses, and building those names on every call (most of which refuse nothing) was
+ * a measurable part of a bulk check. Field names come from code (at most MAX_BULK_ITEMS per form).
+ */
+interface RefFieldNames {
+  resourceType: string;
+  resourceId: string;
+  reporter: string;
+  reporterType: string;
+  instanceId: string;
+}
+interface SubjectFieldNames {
+  resource: string;
+  relation: string;
+}
+const FIELD_NAME_CACHE_MAX = 16_384;
+function cachedNames<T>(cache: Map<string, T>, field: string, make: (field: string) => T): T {
+  let names = cache.get(field);
+  if (names === undefined) {
+    names = make(field);
+    if (cache.size < FIELD_NAME_CACHE_MAX) cache.set(field, names);
+  }
+  return names;
+}
+const refFieldNames = new Map<string, RefFieldNames>();
+const makeRefFieldNames = (field: string): RefFieldNames => ({
+  resourceType: `${field}.resource_type`,
+  resourceId: `${field}.resource_id`,
+  reporter: `${field}.reporter`,
+  reporterType: `${field}.reporter.type`,
+  instanceId: `${field}.reporter.instance_id`,
+});
+const subjectFieldNames = new Map<string, SubjectFieldNames>();
+const makeSubjectFieldNames = (field: string): SubjectFieldNames => ({ resource: `${field}.resource`, relation: `${field}.relation` });
+
+/**
+ * Definition names of type pairs already found valid: reporter type → resource type (both as sent)
+ * → `<reporter>/<type>`. Bounded: emptied when it grows past what real schemas hold.
+ */
+const validDefinitions = new Map<string, Map<string, string>>();
+let validDefinitionCount = 0;
+const VALID_DEFINITIONS_MAX = 1024;
+
 /** `<reporter>/<type>`, the stored definition name; the reporter is required in practice (contract §5.2). */
 function definitionName(resourceType: string, reporterType: string | undefined, field: string): string {
   const reporter = typeName(requireName(reporterType, field));
@@ -79,25 +123,39 @@ function definitionName(resourceType: string, reporterType: string | undefined, 
 
 export function resourceRef(ref: ResourceReference | undefined, field: string): ObjectRef {
   const value = requireMessage(ref, field);
-  const resourceType = requireName(value.resourceType, `${field}.resource_type`);
-  const id = requireTrimmed(value.resourceId, `${field}.resource_id`);
-  const reporter = requireMessage(value.reporter, `${field}.reporter`);
+  const names = cachedNames(refFieldNames, field, makeRefFieldNames);
+  const known = value.reporter === undefined ? undefined : validDefinitions.get(value.reporter.type)?.get(value.resourceType);
+  // A known pair passed every check on its two names: the others run in the same order as below.
+  if (known === undefined) requireName(value.resourceType, names.resourceType);
+  const id = requireTrimmed(value.resourceId, names.resourceId);
+  const reporter = requireMessage(value.reporter, names.reporter);
   // Present-but-empty instance ids (what ts-proto useOptionals=all clients send) mean "not given".
   const instanceId = reporter.instanceId;
-  if (instanceId !== undefined) boundedString(instanceId, `${field}.reporter.instance_id`, FIELD_LIMITS.reporterInstanceId);
+  if (instanceId !== undefined) boundedString(instanceId, names.instanceId, FIELD_LIMITS.reporterInstanceId);
   if (instanceId !== undefined && instanceId !== "" && !UUID_PATTERN.test(instanceId) && !INSTANCE_NAME_PATTERN.test(instanceId)) {
-    throw invalidArgument(`${field}.reporter.instance_id`, "string.uuid_or_name", "value must be a UUID or a name");
+    throw invalidArgument(names.instanceId, "string.uuid_or_name", "value must be a UUID or a name");
   }
-  return { type: definitionName(resourceType, reporter.type, `${field}.reporter.type`), id };
+  if (known !== undefined) return { type: known, id };
+  const type = definitionName(value.resourceType, reporter.type, names.reporterType);
+  if (validDefinitionCount >= VALID_DEFINITIONS_MAX) {
+    validDefinitions.clear();
+    validDefinitionCount = 0;
+  }
+  let byResourceType = validDefinitions.get(reporter.type);
+  if (byResourceType === undefined) validDefinitions.set(reporter.type, (byResourceType = new Map()));
+  byResourceType.set(value.resourceType, type);
+  validDefinitionCount++;
+  return { type, id };
 }
 
 export function subjectRef(ref: SubjectReference | undefined, field: string): SubjectRef {
   const value = requireMessage(ref, field);
-  const object = resourceRef(value.resource, `${field}.resource`);
+  const names = cachedNames(subjectFieldNames, field, makeSubjectFieldNames);
+  const object = resourceRef(value.resource, names.resource);
   // An empty relation is "no relation" (contract §4).
   // Bounded before anything else is done with it (an 80 kB relation must not be echoed anywhere).
-  const relation = boundedString(value.relation ?? "", `${field}.relation`, FIELD_LIMITS.name).trim();
-  return relation ? { ...object, relation: requireRelation(relation, `${field}.relation`) } : object;
+  const relation = boundedString(value.relation ?? "", names.relation, FIELD_LIMITS.name).trim();
+  return relation ? { ...object, relation: requireRelation(relation, names.relation) } : object;
 }
 
 export function representationType(value: RepresentationType | undefined, field: string): { definition: string; resourceType: string; reporterType: string } {

@@ -17,7 +17,7 @@ import {
   type ResourceReference,
   type Status,
 } from "@gatehouse/proto";
-import { runCheck, runCheckBulk, type BulkItemOutcome, type CheckOutcome } from "../commands/check.js";
+import { type BulkItemOutcome, type BulkOutcome, type CheckOutcome, runCheck, runCheckBulk } from "../commands/check.js";
 import type { EngineContext } from "../commands/context.js";
 import type { CheckTarget, SubjectRef } from "../commands/types.js";
 import { EngineError } from "../errors.js";
@@ -28,11 +28,22 @@ import { bulkItems, consistency, requireRelation, resourceRef, subjectRef } from
 
 const allowedOf = (allowed: boolean): Allowed => (allowed ? Allowed.ALLOWED_TRUE : Allowed.ALLOWED_FALSE);
 
-function target(item: { object?: ResourceReference | undefined; relation: string; subject?: CheckRequest["subject"] }, prefix: string): CheckTarget {
+/** The field names of a check's parts, at the top level or in a bulk call's item i (made once each). */
+interface TargetFields {
+  object: string;
+  relation: string;
+  subject: string;
+}
+const fieldsOf = (prefix: string): TargetFields => ({ object: `${prefix}object`, relation: `${prefix}relation`, subject: `${prefix}subject` });
+const TOP_LEVEL: TargetFields = fieldsOf("");
+const itemFields: TargetFields[] = [];
+const fieldsOfItem = (i: number): TargetFields => (itemFields[i] ??= fieldsOf(`items[${i}].`));
+
+function target(item: { object?: ResourceReference | undefined; relation: string; subject?: CheckRequest["subject"] }, fields: TargetFields): CheckTarget {
   return {
-    resource: resourceRef(item.object, `${prefix}object`),
-    permission: requireRelation(item.relation, `${prefix}relation`),
-    subject: subjectRef(item.subject, `${prefix}subject`),
+    resource: resourceRef(item.object, fields.object),
+    permission: requireRelation(item.relation, fields.relation),
+    subject: subjectRef(item.subject, fields.subject),
   };
 }
 
@@ -46,15 +57,22 @@ function selfSubject(context: CallContext, domain: string): SubjectRef {
 const ALLOWED_ITEM = { allowed: Allowed.ALLOWED_TRUE };
 const DENIED_ITEM = { allowed: Allowed.ALLOWED_FALSE };
 
-function pairResponse(outcome: BulkItemOutcome): { item: { allowed: Allowed } } | { error: Status } {
-  if ("allowed" in outcome) return { item: outcome.allowed ? ALLOWED_ITEM : DENIED_ITEM };
+/** A bulk answer's pair for one item (no spread: one object per pair). */
+function pairOf<Q>(request: Q, outcome: BulkItemOutcome): { request: Q; item: { allowed: Allowed } } | { request: Q; error: Status } {
+  if ("allowed" in outcome) return { request, item: outcome.allowed ? ALLOWED_ITEM : DENIED_ITEM };
   const failure = toGrpcFailure(outcome.error);
-  return { error: { code: failure.code, message: failure.message, details: [] } };
+  return { request, error: { code: failure.code, message: failure.message, details: [] } };
 }
 
 function answer<R>(outcome: CheckOutcome | Promise<CheckOutcome>, responses: ResponsePair<R>): R | Promise<R> {
   if (outcome instanceof Promise) return outcome.then((o) => responses.get(o.allowed, o.token));
   return responses.get(outcome.allowed, outcome.token);
+}
+
+/** A bulk response: each item's request with its outcome, and the token (once the outcomes are known). */
+function bulkResponse<Q>(items: Q[], result: BulkOutcome | Promise<BulkOutcome>) {
+  const respond = ({ outcomes, token }: BulkOutcome) => ({ pairs: outcomes.map((outcome, i) => pairOf(items[i] as Q, outcome)), consistencyToken: { token } });
+  return result instanceof Promise ? result.then(respond) : respond(result);
 }
 
 const checkResponse = (allowed: boolean, token: string) => ({ allowed: allowedOf(allowed), consistencyToken: { token } });
@@ -67,13 +85,13 @@ export function checkHandlers(ctx: EngineContext, domain: string) {
   return {
     // Synchronous unless the consistency requirement has to wait for the change feed.
     check(request: CheckRequest): CheckResponse | Promise<CheckResponse> {
-      const checkTarget = target(request, "");
+      const checkTarget = target(request, TOP_LEVEL);
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: true });
       return answer(runCheck(ctx, checkTarget, requirement), checks);
     },
 
     checkForUpdate(request: CheckForUpdateRequest): CheckForUpdateResponse | Promise<CheckForUpdateResponse> {
-      return answer(runCheck(ctx, target(request, ""), { kind: "fully-consistent" }), updates);
+      return answer(runCheck(ctx, target(request, TOP_LEVEL), { kind: "fully-consistent" }), updates);
     },
 
     checkSelf(request: CheckSelfRequest, context: CallContext): CheckSelfResponse | Promise<CheckSelfResponse> {
@@ -86,42 +104,30 @@ export function checkHandlers(ctx: EngineContext, domain: string) {
       return answer(runCheck(ctx, checkTarget, requirement), selves);
     },
 
-    async checkBulk(request: CheckBulkRequest): Promise<CheckBulkResponse> {
+    checkBulk(request: CheckBulkRequest): CheckBulkResponse | Promise<CheckBulkResponse> {
       const items = bulkItems(request.items, "items");
-      const targets = items.map((item, i) => target(item, `items[${i}].`));
+      const targets = items.map((item, i) => target(item, fieldsOfItem(i)));
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: false });
-      const { outcomes, token } = await runCheckBulk(ctx, targets, requirement);
-      return {
-        pairs: outcomes.map((outcome, i) => ({ request: items[i] as CheckBulkRequestItem, ...pairResponse(outcome) })),
-        consistencyToken: { token },
-      };
+      return bulkResponse(items, runCheckBulk(ctx, targets, requirement));
     },
 
-    async checkForUpdateBulk(request: CheckForUpdateBulkRequest): Promise<CheckForUpdateBulkResponse> {
+    checkForUpdateBulk(request: CheckForUpdateBulkRequest): CheckForUpdateBulkResponse | Promise<CheckForUpdateBulkResponse> {
       const items = bulkItems(request.items, "items");
-      const targets = items.map((item, i) => target(item, `items[${i}].`));
-      const { outcomes, token } = await runCheckBulk(ctx, targets, { kind: "fully-consistent" });
-      return {
-        pairs: outcomes.map((outcome, i) => ({ request: items[i] as CheckBulkRequestItem, ...pairResponse(outcome) })),
-        consistencyToken: { token },
-      };
+      const targets = items.map((item, i) => target(item, fieldsOfItem(i)));
+      return bulkResponse(items, runCheckBulk(ctx, targets, { kind: "fully-consistent" }));
     },
 
-    async checkSelfBulk(request: CheckSelfBulkRequest, context: CallContext): Promise<CheckSelfBulkResponse> {
+    checkSelfBulk(request: CheckSelfBulkRequest, context: CallContext): CheckSelfBulkResponse | Promise<CheckSelfBulkResponse> {
       const items = bulkItems(request.items, "items");
       const targets = items.map(
         (item, i): CheckTarget => ({
-          resource: resourceRef(item.object, `items[${i}].object`),
-          permission: requireRelation(item.relation, `items[${i}].relation`),
+          resource: resourceRef(item.object, fieldsOfItem(i).object),
+          permission: requireRelation(item.relation, fieldsOfItem(i).relation),
           subject: selfSubject(context, domain),
         }),
       );
       const requirement = consistency(request.consistency, "consistency", { allowAcknowledged: false });
-      const { outcomes, token } = await runCheckBulk(ctx, targets, requirement);
-      return {
-        pairs: outcomes.map((outcome, i) => ({ request: items[i] as CheckSelfBulkRequestItem, ...pairResponse(outcome) })),
-        consistencyToken: { token },
-      };
+      return bulkResponse(items, runCheckBulk(ctx, targets, requirement));
     },
   };
 }
