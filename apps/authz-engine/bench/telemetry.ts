@@ -21,9 +21,8 @@ const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 16);
 /** Call metrics that record nothing: the "metrics off" cell (the rest of the registry stays). */
 function withoutCallMetrics(): EngineMetrics {
   const base = createEngineMetrics(false);
-  const none = { inc() {}, observe() {} };
-  const labelled = { ...none, labels: () => none };
-  return { ...base, calls: labelled as unknown as EngineMetrics["calls"], callSeconds: labelled as unknown as EngineMetrics["callSeconds"] };
+  const none = { record() {} } as unknown as ReturnType<EngineMetrics["grpcMethod"]>;
+  return { ...base, grpcMethod: () => none };
 }
 
 interface Cell {

@@ -20,7 +20,7 @@ export const MAX_STATUS_MESSAGE = 1024;
  * decoded to an unpaired surrogate (grpc/strict-utf8.ts), so this one test refuses both instead of
  * letting either become U+FFFD somewhere later.
  */
-// (\p{Surrogate} under /u matches only unpaired ones: a pair is one code point. String#isWellFormed needs lib es2024.)
-const UNPAIRED_SURROGATE = /\p{Surrogate}/u;
-export const isWellFormedText = (value: string): boolean => !UNPAIRED_SURROGATE.test(value);
+// String#isWellFormed (ES2024, native in Node 20+; typed here as the project's lib is ES2023) is
+// several times cheaper than the regular expression it replaced, on every string of every request.
+export const isWellFormedText = (value: string): boolean => (value as string & { isWellFormed(): boolean }).isWellFormed();
 export const UTF8_RULE = { rule: "string.utf8", detail: "value must be valid UTF-8 (no invalid bytes or unpaired surrogates)" } as const;

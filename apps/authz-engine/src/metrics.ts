@@ -1,4 +1,6 @@
-import { Counter, createMetrics, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, type Metrics } from "@gatehouse/telemetry";
+import { status } from "@grpc/grpc-js";
+import { Counter, createMetrics, Gauge, type Histogram, LATENCY_BUCKETS_SECONDS, type Metrics } from "@gatehouse/telemetry";
+import { type GrpcMethodLabels, grpcCallMetrics, type MethodCalls } from "./call-metrics.js";
 
 const PREFIX = "gatehouse_engine_";
 
@@ -15,10 +17,11 @@ export type GrpcLabels = "grpc_type" | "grpc_service" | "grpc_method";
 
 export interface EngineMetrics {
   metrics: Metrics;
-  /** grpc_server_handled_total: completed calls by status code. */
-  calls: Counter<GrpcLabels | "grpc_code">;
-  /** grpc_server_handling_seconds: call duration (streams: until the last message). */
-  callSeconds: Histogram<GrpcLabels>;
+  /**
+   * A method's grpc_server_handled_total (completed calls by status code) and
+   * grpc_server_handling_seconds (call duration; streams: until the last message).
+   */
+  grpcMethod(labels: GrpcMethodLabels): MethodCalls;
   /** grpc_server_msg_sent_total: messages sent on server streams. */
   streamedItems: Counter<GrpcLabels>;
   /** 1 while the store answers; 0 = degraded: checks at the applied revision still work, writes and fresh reads do not. */
@@ -48,6 +51,17 @@ export interface EngineMetrics {
   refusedChanges: Counter;
 }
 
+/**
+ * grpc_code label values as the Go gRPC libraries (and so the stock dashboards and alerts) spell
+ * them: `OK`, `InvalidArgument`, `DeadlineExceeded`, ...
+ */
+const GRPC_CODE_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(status)
+    .filter((entry): entry is [string, number] => typeof entry[1] === "number")
+    .map(([name, code]) => [code, name === "OK" ? "OK" : name === "CANCELLED" ? "Canceled" : name.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _sep: string, c: string) => c.toUpperCase())]),
+);
+export const grpcCodeName = (code: status): string => GRPC_CODE_NAMES[code] ?? String(code);
+
 export function createEngineMetrics(processMetrics = true): EngineMetrics {
   const metrics = createMetrics({ prefix: PREFIX, processMetrics });
   const inFlight = new Map<string, InFlightCount>();
@@ -63,19 +77,7 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
   return {
     metrics,
     // Unprefixed standard names, so stock gRPC dashboards and alerts work as they are.
-    calls: new Counter({
-      name: "grpc_server_handled_total",
-      help: "Total number of RPCs completed on the server, regardless of success or failure.",
-      labelNames: ["grpc_type", "grpc_service", "grpc_method", "grpc_code"],
-      registers: [metrics.registry],
-    }),
-    callSeconds: new Histogram({
-      name: "grpc_server_handling_seconds",
-      help: "Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.",
-      labelNames: ["grpc_type", "grpc_service", "grpc_method"],
-      buckets: LATENCY_BUCKETS_SECONDS,
-      registers: [metrics.registry],
-    }),
+    grpcMethod: grpcCallMetrics(metrics.registry, LATENCY_BUCKETS_SECONDS, grpcCodeName),
     streamedItems: new Counter({
       name: "grpc_server_msg_sent_total",
       help: "Total number of gRPC stream messages sent by the server.",

@@ -2,7 +2,8 @@
 // mapping. Handlers stay thin (validate → command → response).
 import { Metadata, status, type handleServerStreamingCall, type handleUnaryCall, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceError } from "@grpc/grpc-js";
 import { endSpan, REQUEST_ID_HEADER, requestIdOf, sampleCall, startServerSpan, TRACEPARENT_HEADER, tracingEnabled, withContext, type Logger, type ServerSpan } from "@gatehouse/telemetry";
-import type { EngineMetrics, InFlightCount } from "../metrics.js";
+import type { MethodCalls } from "../call-metrics.js";
+import { type EngineMetrics, grpcCodeName, type InFlightCount } from "../metrics.js";
 import type { Authenticator, CallerIdentity } from "./authn.js";
 import { EngineError } from "../errors.js";
 import { toGrpcFailure } from "./errors.js";
@@ -73,23 +74,13 @@ function serviceError(error: unknown, deps: CallDeps, method: string, requestId:
   return wire;
 }
 
-/**
- * grpc_code label values as the Go gRPC libraries (and so the stock dashboards and alerts) spell
- * them: `OK`, `InvalidArgument`, `DeadlineExceeded`, ...
- */
-const GRPC_CODE_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
-  Object.entries(status)
-    .filter((entry): entry is [string, number] => typeof entry[1] === "number")
-    .map(([name, code]) => [code, name === "OK" ? "OK" : name === "CANCELLED" ? "Canceled" : name.toLowerCase().replace(/(^|_)([a-z])/g, (_m, _sep: string, c: string) => c.toUpperCase())]),
-);
-export const grpcCodeName = (code: status): string => GRPC_CODE_NAMES[code] ?? String(code);
+export { grpcCodeName } from "../metrics.js";
 
-/** Metric children bound once per method, so a call does no label hashing on the success path. */
+/** A method's metrics, bound once, so a call only adds to its method's counts. */
 interface MethodMetrics {
   method: string;
   labels: { grpc_type: string; grpc_service: string; grpc_method: string };
-  ok: { inc(): void };
-  seconds: { observe(value: number): void };
+  calls: MethodCalls;
   inFlight: InFlightCount;
   spanName: string;
   spanAttributes: { "rpc.system": string; "rpc.service": string; "rpc.method": string };
@@ -100,8 +91,7 @@ function methodMetrics(deps: CallDeps, method: string, type: "unary" | "server_s
   return {
     method,
     labels,
-    ok: deps.metrics.calls.labels({ ...labels, grpc_code: grpcCodeName(status.OK) }),
-    seconds: deps.metrics.callSeconds.labels(labels),
+    calls: deps.metrics.grpcMethod(labels),
     inFlight: deps.metrics.inFlight(method),
     spanName: `${deps.service}/${method}`,
     spanAttributes: { "rpc.system": "grpc", "rpc.service": deps.service, "rpc.method": method },
@@ -109,11 +99,9 @@ function methodMetrics(deps: CallDeps, method: string, type: "unary" | "server_s
 }
 
 function finish(deps: CallDeps, m: MethodMetrics, code: status, startedAt: number, server: ServerSpan | null, requestId: string): void {
-  if (code === status.OK) m.ok.inc();
-  else deps.metrics.calls.inc({ ...m.labels, grpc_code: grpcCodeName(code) });
   // performance.now(): a double, where hrtime.bigint() allocated two BigInts per call.
   const seconds = (performance.now() - startedAt) / 1000;
-  m.seconds.observe(seconds);
+  m.calls.record(code, seconds);
   // One line per call at debug (a deployment's info level stays quiet on the hot path; the local
   // all-in-one server shows them).
   if (deps.logger.isLevelEnabled("debug")) deps.logger.debug({ method: m.method, reqId: requestId, code: grpcCodeName(code), ms: seconds * 1000 }, "call completed");

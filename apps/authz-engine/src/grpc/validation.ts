@@ -76,15 +76,17 @@ export function requireMessage<T>(value: T | undefined, field: string): T {
  * the field it refuses, and building those names on every call (most of which refuse nothing) was
  * a measurable part of a bulk check. Field names come from code (at most MAX_BULK_ITEMS per form).
  */
-interface RefFieldNames {
+export interface RefFields {
+  self: string;
   resourceType: string;
   resourceId: string;
   reporter: string;
   reporterType: string;
   instanceId: string;
 }
-interface SubjectFieldNames {
-  resource: string;
+export interface SubjectFields {
+  self: string;
+  resource: RefFields;
   relation: string;
 }
 const FIELD_NAME_CACHE_MAX = 16_384;
@@ -96,16 +98,21 @@ function cachedNames<T>(cache: Map<string, T>, field: string, make: (field: stri
   }
   return names;
 }
-const refFieldNames = new Map<string, RefFieldNames>();
-const makeRefFieldNames = (field: string): RefFieldNames => ({
+const refFieldNames = new Map<string, RefFields>();
+/** The field names of a reference at `field` (made once per distinct field). */
+export const refFields = (field: string): RefFields => cachedNames(refFieldNames, field, makeRefFieldNames);
+const makeRefFieldNames = (field: string): RefFields => ({
+  self: field,
   resourceType: `${field}.resource_type`,
   resourceId: `${field}.resource_id`,
   reporter: `${field}.reporter`,
   reporterType: `${field}.reporter.type`,
   instanceId: `${field}.reporter.instance_id`,
 });
-const subjectFieldNames = new Map<string, SubjectFieldNames>();
-const makeSubjectFieldNames = (field: string): SubjectFieldNames => ({ resource: `${field}.resource`, relation: `${field}.relation` });
+const subjectFieldNames = new Map<string, SubjectFields>();
+/** The field names of a subject reference at `field` (made once per distinct field). */
+export const subjectFields = (field: string): SubjectFields => cachedNames(subjectFieldNames, field, makeSubjectFieldNames);
+const makeSubjectFieldNames = (field: string): SubjectFields => ({ self: field, resource: refFields(`${field}.resource`), relation: `${field}.relation` });
 
 /**
  * Definition names of type pairs already found valid: reporter type → resource type (both as sent)
@@ -121,9 +128,10 @@ function definitionName(resourceType: string, reporterType: string | undefined, 
   return queryable(`${reporter}/${typeName(resourceType)}`);
 }
 
-export function resourceRef(ref: ResourceReference | undefined, field: string): ObjectRef {
-  const value = requireMessage(ref, field);
-  const names = cachedNames(refFieldNames, field, makeRefFieldNames);
+/** `field`: the reference's field name, or its names from `refFields` (a caller validating many). */
+export function resourceRef(ref: ResourceReference | undefined, field: string | RefFields): ObjectRef {
+  const names = typeof field === "string" ? refFields(field) : field;
+  const value = requireMessage(ref, names.self);
   const known = value.reporter === undefined ? undefined : validDefinitions.get(value.reporter.type)?.get(value.resourceType);
   // A known pair passed every check on its two names: the others run in the same order as below.
   if (known === undefined) requireName(value.resourceType, names.resourceType);
@@ -148,9 +156,10 @@ export function resourceRef(ref: ResourceReference | undefined, field: string): 
   return { type, id };
 }
 
-export function subjectRef(ref: SubjectReference | undefined, field: string): SubjectRef {
-  const value = requireMessage(ref, field);
-  const names = cachedNames(subjectFieldNames, field, makeSubjectFieldNames);
+/** `field`: the subject's field name, or its names from `subjectFields`. */
+export function subjectRef(ref: SubjectReference | undefined, field: string | SubjectFields): SubjectRef {
+  const names = typeof field === "string" ? subjectFields(field) : field;
+  const value = requireMessage(ref, names.self);
   const object = resourceRef(value.resource, names.resource);
   // An empty relation is "no relation" (contract §4).
   // Bounded before anything else is done with it (an 80 kB relation must not be echoed anywhere).

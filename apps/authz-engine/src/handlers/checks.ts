@@ -1,7 +1,6 @@
 import {
   Allowed,
   type CheckBulkRequest,
-  type CheckBulkRequestItem,
   type CheckBulkResponse,
   type CheckForUpdateBulkRequest,
   type CheckForUpdateBulkResponse,
@@ -10,7 +9,6 @@ import {
   type CheckRequest,
   type CheckResponse,
   type CheckSelfBulkRequest,
-  type CheckSelfBulkRequestItem,
   type CheckSelfBulkResponse,
   type CheckSelfRequest,
   type CheckSelfResponse,
@@ -24,17 +22,17 @@ import { EngineError } from "../errors.js";
 import type { CallContext } from "../grpc/calls.js";
 import { ResponsePair } from "../grpc/encoded-responses.js";
 import { toGrpcFailure } from "../grpc/errors.js";
-import { bulkItems, consistency, requireRelation, resourceRef, subjectRef } from "../grpc/validation.js";
+import { bulkItems, consistency, type RefFields, refFields, requireRelation, resourceRef, type SubjectFields, subjectFields, subjectRef } from "../grpc/validation.js";
 
 const allowedOf = (allowed: boolean): Allowed => (allowed ? Allowed.ALLOWED_TRUE : Allowed.ALLOWED_FALSE);
 
 /** The field names of a check's parts, at the top level or in a bulk call's item i (made once each). */
 interface TargetFields {
-  object: string;
+  object: RefFields;
   relation: string;
-  subject: string;
+  subject: SubjectFields;
 }
-const fieldsOf = (prefix: string): TargetFields => ({ object: `${prefix}object`, relation: `${prefix}relation`, subject: `${prefix}subject` });
+const fieldsOf = (prefix: string): TargetFields => ({ object: refFields(`${prefix}object`), relation: `${prefix}relation`, subject: subjectFields(`${prefix}subject`) });
 const TOP_LEVEL: TargetFields = fieldsOf("");
 const itemFields: TargetFields[] = [];
 const fieldsOfItem = (i: number): TargetFields => (itemFields[i] ??= fieldsOf(`items[${i}].`));
