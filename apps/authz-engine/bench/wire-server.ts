@@ -1,5 +1,7 @@
 // A server process of the wire benchmark (wire.ts), so its CPU (process.cpuUsage) is its own:
-//   engine  the authz engine over Postgres (DATABASE_URL), 1,000 readable hosts
+//   engine  the authz engine over Postgres (DATABASE_URL), 1,000 readable hosts; the checks served
+//           on their HTTP/2 streams (src/grpc/direct-unary.ts), as deployed
+//   engine-grpc-js  the same engine with every call served by grpc-js (directChecks: false)
 //   engine-before  the same, from another build of the engine (BENCH_ENGINE_BEFORE: the path of its
 //           dist/index.js, e.g. an earlier commit's src compiled elsewhere), for before/after side by side
 //   floor   a bare grpc-js Server (default options) whose handlers answer a constant response
@@ -24,9 +26,9 @@ import { buildServer } from "@gatehouse/authz-engine";
 import { BENCH_CHECK, rel, seedReadableHosts } from "./fixture.js";
 import { definitionOf, FLOOR_RESPONSES, RPCS } from "./wire-workload.js";
 
-const role = process.argv[2] as "engine" | "engine-before" | "floor" | "h2" | "h2-check";
+const role = process.argv[2] as "engine" | "engine-grpc-js" | "engine-before" | "floor" | "h2" | "h2-check";
 
-async function engine(build: { buildServer: typeof buildServer }): Promise<{ port: number; close(): Promise<void> }> {
+async function engine(build: { buildServer: typeof buildServer }, directChecks = true): Promise<{ port: number; close(): Promise<void> }> {
   const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
   const store = await openStore({ databaseUrl, schema: "bench_wire", pollIntervalMs: 1000 });
   await seedReadableHosts(
@@ -35,7 +37,7 @@ async function engine(build: { buildServer: typeof buildServer }): Promise<{ por
     "bench-user",
     Array.from({ length: 1000 }, (_, i) => `host-${i}`),
   );
-  const server = build.buildServer({ host: "127.0.0.1", port: 0, metricsPort: 0, store, logger: createSilentLogger() });
+  const server = build.buildServer({ host: "127.0.0.1", port: 0, metricsPort: 0, store, logger: createSilentLogger(), directChecks });
   const { port } = await server.start();
   return {
     port,
@@ -172,6 +174,7 @@ async function stopProfile(): Promise<void> {
 
 async function start(): Promise<{ port: number; close(): Promise<void> }> {
   if (role === "engine") return engine({ buildServer });
+  if (role === "engine-grpc-js") return engine({ buildServer }, false);
   if (role === "engine-before") {
     const before = process.env["BENCH_ENGINE_BEFORE"];
     if (!before) throw new Error("engine-before needs BENCH_ENGINE_BEFORE (the path of another build's dist/index.js)");

@@ -9,7 +9,7 @@
 // engine and its packages first: the servers run the built code)
 //   BENCH_ROUNDS (default 7), BENCH_CALLS per cell (default 3000; CheckBulk a fifth of it),
 //   BENCH_CONCURRENCY (default 16,64), BENCH_RPCS (default check,checkForUpdate,checkBulk),
-//   BENCH_SERVERS (default floor,engine,h2; also h2-check, and engine-before with
+//   BENCH_SERVERS (default floor,engine-grpc-js,engine,h2-check; also h2, and engine-before with
 //   BENCH_ENGINE_BEFORE=<another build's dist/index.js>: see wire-server.ts), BENCH_PROFILE=<server>[,<server>] writes a V8 CPU profile
 //   of those servers over the measured rounds (not start-up or warm-up) to
 //   BENCH_PROFILE_DIR/<server>.cpuprofile (default: the current directory); summarise one with
@@ -26,7 +26,7 @@ const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 7);
 const CALLS = Number(process.env["BENCH_CALLS"] ?? 3000);
 const CONCURRENCY = (process.env["BENCH_CONCURRENCY"] ?? "16,64").split(",").map(Number);
 const RPC_LIST = (process.env["BENCH_RPCS"] ?? RPCS.join(",")).split(",") as Rpc[];
-const SERVERS = (process.env["BENCH_SERVERS"] ?? "floor,engine,h2").split(",");
+const SERVERS = (process.env["BENCH_SERVERS"] ?? "floor,engine-grpc-js,engine,h2-check").split(",");
 const PROFILE = new Set((process.env["BENCH_PROFILE"] ?? "").split(",").filter(Boolean));
 const PROFILE_DIR = resolve(process.env["BENCH_PROFILE_DIR"] ?? ".");
 
