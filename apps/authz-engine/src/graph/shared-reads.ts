@@ -19,7 +19,9 @@ export function sharedReads<T>(read: () => Promise<T>): () => Promise<T> {
   const begin = (): Promise<T> => {
     next = undefined;
     const started = read();
-    const done = started.then(settled, settled).then(() => running.splice(running.indexOf(done), 1));
+    const done: Promise<void> = started.then(settled, settled).then(() => {
+      running.splice(running.indexOf(done), 1);
+    });
     running.push(done);
     return started;
   };

@@ -4,6 +4,7 @@
 // of encoding a bulk answer. Any answer it cannot write this way goes to the generated encoder.
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import type { ServiceDefinition } from "@grpc/grpc-js";
+import { varintLength, writeVarint } from "./varint.js";
 
 /** The bytes an item was decoded from (a view of the request message; never mutated). */
 const RECEIVED = Symbol("received item bytes");
@@ -27,17 +28,6 @@ function itemBytes(message: Uint8Array): Uint8Array[] {
     }
   }
   return items;
-}
-
-const varintSize = (value: number): number => (value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : 5);
-
-function writeVarint(out: Buffer, at: number, value: number): number {
-  while (value >= 0x80) {
-    out[at++] = (value & 0x7f) | 0x80;
-    value >>>= 7;
-  }
-  out[at++] = value;
-  return at;
 }
 
 const utf8 = new TextEncoder();
@@ -76,20 +66,20 @@ function encodeEchoed(response: BulkResponse): Buffer | null {
     if (received === undefined || pair.item === undefined || pair.error !== undefined) return null;
     // Allowed values are small enums, one-byte varints (UNRECOGNIZED, -1, is not).
     if (!(pair.item.allowed >= 0 && pair.item.allowed < 0x80)) return null;
-    const body = 1 + varintSize(received.length) + received.length + (pair.item.allowed === 0 ? 2 : 4);
-    size += 1 + varintSize(body) + body;
+    const body = 1 + varintLength(received.length) + received.length + (pair.item.allowed === 0 ? 2 : 4);
+    size += 1 + varintLength(body) + body;
   }
   const token = response.consistencyToken === undefined ? undefined : tokenBytes(response.consistencyToken.token);
   if (token !== undefined) {
-    const inner = token.length === 0 ? 0 : 1 + varintSize(token.length) + token.length;
-    size += 1 + varintSize(inner) + inner;
+    const inner = token.length === 0 ? 0 : 1 + varintLength(token.length) + token.length;
+    size += 1 + varintLength(inner) + inner;
   }
   const out = Buffer.allocUnsafe(size);
   let at = 0;
   for (const pair of pairs) {
     const received = pair.request![RECEIVED]!;
     const allowed = pair.item!.allowed;
-    const body = 1 + varintSize(received.length) + received.length + (allowed === 0 ? 2 : 4);
+    const body = 1 + varintLength(received.length) + received.length + (allowed === 0 ? 2 : 4);
     out[at++] = 0x0a;
     at = writeVarint(out, at, body);
     out[at++] = 0x0a;
@@ -109,7 +99,7 @@ function encodeEchoed(response: BulkResponse): Buffer | null {
     out[at++] = 0x12;
     if (token.length === 0) out[at++] = 0;
     else {
-      at = writeVarint(out, at, 1 + varintSize(token.length) + token.length);
+      at = writeVarint(out, at, 1 + varintLength(token.length) + token.length);
       out[at++] = 0x0a;
       at = writeVarint(out, at, token.length);
       out.set(token, at);

@@ -1,4 +1,5 @@
 import { ResourceReference, StreamedListObjectsResponse } from "@gatehouse/proto";
+import { varintLength, writeVarint } from "./varint.js";
 
 // StreamedListObjectsResponse items of one page differ only in the object id and the cursor. The
 // constant parts are encoded once per page (by the generated codec); each item is then one buffer
@@ -10,24 +11,6 @@ const TAG_OBJECT = 0x0a;
 const TAG_PAGINATION = 0x12;
 const TAG_RESOURCE_ID = 0x12;
 const TAG_CONTINUATION = 0x0a;
-
-function varintLength(value: number): number {
-  let length = 1;
-  while (value >= 0x80) {
-    value >>>= 7;
-    length++;
-  }
-  return length;
-}
-
-function writeVarint(buffer: Buffer, offset: number, value: number): number {
-  while (value >= 0x80) {
-    buffer[offset++] = (value & 0x7f) | 0x80;
-    value >>>= 7;
-  }
-  buffer[offset++] = value;
-  return offset;
-}
 
 function fieldLength(payload: number): number {
   return 1 + varintLength(payload) + payload;
