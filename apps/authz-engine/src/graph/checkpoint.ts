@@ -198,7 +198,7 @@ export function checksumOnThread(bytes: Uint8Array, start?: ChecksumWorkerFactor
     [0, Math.min(CHECKSUM_AT, length)],
     [Math.min(PREFIX_BYTES, length), length],
   ];
-  return crc32OnThread({ bytes, ranges }, start).then((crc) => crc ?? checksumOf(bytes));
+  return crc32OnThread(bytes, ranges, start).then((crc) => crc ?? checksumOf(bytes));
 }
 
 /** A stored checkpoint; `revision` comes from its name or row and is confirmed by its header. */

@@ -8,9 +8,13 @@
 // end is observed whether it answered or not.
 import { Worker } from "node:worker_threads";
 
-/** What the worker is given: the shared bytes and the [start, end) ranges to checksum, in order. */
+/**
+ * What the worker is given: the shared buffer itself and the [start, end) ranges of it to checksum,
+ * in order. Not a typed array over it: structured cloning keeps a view's offset and length as 32
+ * bits, so a view of a buffer of 4 GiB or more would arrive cut to its length modulo 4 GiB.
+ */
 export interface ChecksumWork {
-  bytes: Uint8Array;
+  buffer: SharedArrayBuffer;
   ranges: Array<[start: number, end: number]>;
 }
 
@@ -22,7 +26,8 @@ export type ChecksumWorkerFactory = (work: ChecksumWork) => Worker;
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const { crc32 } = require("node:zlib");
-const { bytes, ranges } = workerData;
+const { buffer, ranges } = workerData;
+const bytes = new Uint8Array(buffer);
 let crc = 0;
 for (const [start, end] of ranges) {
   for (let at = start; at < end; at += 2 ** 30) crc = crc32(bytes.subarray(at, Math.min(end, at + 2 ** 30)), crc);
@@ -32,9 +37,14 @@ parentPort.postMessage(crc);
 
 export const startChecksumWorker: ChecksumWorkerFactory = (work) => new Worker(WORKER_SOURCE, { eval: true, workerData: work });
 
-/** The CRC-32 of `work.ranges` of `work.bytes`, continued range after range, from a worker thread; null if it failed. */
-export function crc32OnThread(work: ChecksumWork, start: ChecksumWorkerFactory = startChecksumWorker): Promise<number | null> {
-  if (!(work.bytes.buffer instanceof SharedArrayBuffer)) return Promise.resolve(null);
+/**
+ * The CRC-32 of the [start, end) `ranges` of `bytes` (a view of a SharedArrayBuffer), continued range
+ * after range, from a worker thread; null if it failed or `bytes` is not shared.
+ */
+export function crc32OnThread(bytes: Uint8Array, ranges: Array<[start: number, end: number]>, start: ChecksumWorkerFactory = startChecksumWorker): Promise<number | null> {
+  const buffer = bytes.buffer;
+  if (!(buffer instanceof SharedArrayBuffer)) return Promise.resolve(null);
+  const work: ChecksumWork = { buffer, ranges: ranges.map(([from, to]) => [bytes.byteOffset + from, bytes.byteOffset + to]) };
   return new Promise((resolve) => {
     let worker: Worker;
     try {
