@@ -23,7 +23,7 @@ import { runInNewContext } from "node:vm";
 import { compileRoleModel } from "@gatehouse/role-config";
 import { crc32Of, decodeCheckpoint, fileCheckpointStore, loadCheckpoint, schemaHash } from "../src/graph/checkpoint.js";
 
-const FILE = process.env["CHECKPOINT_FILE"];
+const FILE = process.env["CHECKPOINT_FILE"] ?? "";
 if (!FILE) throw new Error("CHECKPOINT_FILE=<path of a .ghck file> is needed");
 const ROUNDS = Number(process.env["CHECKPOINT_ROUNDS"] ?? 5);
 setFlagsFromString("--expose-gc");
