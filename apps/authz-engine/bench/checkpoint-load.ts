@@ -14,6 +14,7 @@
 //   read, two readers      — the file read into shared memory two chunks at a time
 //   load, two threads      — that read, then the CRC-32 on a worker thread while the main thread
 //                            decodes (the file store's default); the CPU columns count every thread
+//   load, one reader + CRC on a worker — the same with the file read one chunk at a time
 // Run: CHECKPOINT_FILE=<dir>/graph-….ghck [CHECKPOINT_ROUNDS=5] pnpm bench:checkpoint-load
 import { open } from "node:fs/promises";
 import { basename, dirname } from "node:path";
@@ -85,9 +86,10 @@ async function readFileWhole(path: string, shared = false, readers = 1): Promise
   }
 }
 
-const steps: Record<string, Step[]> = { fault: [], read: [], crc: [], decode: [], "load, one thread": [], "read, two readers": [], "load, two threads": [] };
+const steps: Record<string, Step[]> = { fault: [], read: [], crc: [], decode: [], "load, one thread": [], "read, two readers": [], "load, two threads": [], "load, one reader + CRC on a worker": [] };
 const oneThread = fileCheckpointStore(dirname(FILE), 2, { threads: false });
 const twoThreads = fileCheckpointStore(dirname(FILE));
+const oneReader = fileCheckpointStore(dirname(FILE), 2, { readers: 1 });
 const key = basename(FILE);
 let size = 0;
 let relationships = 0;
@@ -116,6 +118,10 @@ for (let round = 0; round < ROUNDS; round++) {
       const loaded = await measureAsync(async () => (await loadCheckpoint(twoThreads, key, model, expect)).graph.size);
       if (loaded.value !== relationships) throw new Error("the two loads disagree");
       steps["load, two threads"]!.push(loaded.step);
+    },
+    async () => {
+      await gc();
+      steps["load, one reader + CRC on a worker"]!.push((await measureAsync(async () => (await loadCheckpoint(oneReader, key, model, expect)).graph.size)).step);
     },
   ];
   for (const load of round % 2 === 0 ? loads : loads.reverse()) await load();

@@ -238,6 +238,8 @@ export interface FileCheckpointOptions {
    * Default true.
    */
   threads?: boolean;
+  /** With threads: chunks of the file read at once (default 2). */
+  readers?: number;
   /** How the checksum worker is started (tests replace it with one that fails). */
   checksumWorker?: ChecksumWorkerFactory;
 }
@@ -279,7 +281,7 @@ export function fileCheckpointStore(dir: string, keep = 2, options: FileCheckpoi
   };
   if (options.threads !== false) {
     store.readWithChecksum = async (key) => {
-      const bytes = await readWhole(join(dir, key), { shared: true, readers: 2 });
+      const bytes = await readWhole(join(dir, key), { shared: true, readers: options.readers ?? 2 });
       return { bytes, checksum: checksumOnThread(bytes, options.checksumWorker) };
     };
   }
