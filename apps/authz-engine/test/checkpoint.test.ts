@@ -3,9 +3,10 @@
 // a corrupt, old-format, foreign or other-schema checkpoint is refused (logged, counted) and the
 // start falls back to an older checkpoint or to the snapshot. On PGlite and on Postgres.
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { crc32 } from "node:zlib";
 import { check, compileSchema, EvaluationError, formatRelationship, lookupResources, RelationshipGraph, type Model } from "@gatehouse/evaluator";
 import { Allowed } from "@gatehouse/proto";
@@ -22,11 +23,13 @@ import {
   decodeCheckpoint,
   encodeCheckpoint,
   fileCheckpointStore,
+  loadCheckpoint,
   memoryCheckpointStore,
   schemaHash,
   type CheckpointRejection,
   type CheckpointStore,
 } from "../src/graph/checkpoint.js";
+import { crc32OnThread, type ChecksumWorkerFactory } from "../src/graph/checksum-thread.js";
 import { storeGraphSource } from "../src/graph/store-source.js";
 import { call, childWorkspace, hostIn, principal, readGrant, stageSchema, startEngine, workspace } from "./helpers.js";
 
@@ -215,7 +218,37 @@ describe.each(backends)("graph checkpoints on $name", (backend) => {
     expect(started.snapshots).toBe(0);
     await expectSameAsSnapshot(started);
   });
+
+  it("starts from a checkpoint file read by two threads and checksummed on a worker, also when the worker fails; refuses a damaged file either way", async () => {
+    const good = await goodCheckpoint();
+    const damaged = good.slice();
+    damaged[damaged.length >> 1]! ^= 0x10;
+    const dir = await mkdtemp(join(tmpdir(), "gh-checkpoints-threads-"));
+    try {
+      for (const [what, options] of [
+        ["worker", {}],
+        ["worker that exits without answering", { checksumWorker: exitingWorker }],
+      ] as const) {
+        const files = fileCheckpointStore(join(dir, what.replaceAll(" ", "-")), 2, options);
+        expect(files.readWithChecksum, what).toBeDefined();
+        await files.write(await store.feed.headRevision(), good);
+        const started = await start(store, files);
+        expect([started.rejected, started.snapshots], what).toEqual([[], 0]);
+        await expectSameAsSnapshot(started);
+        await files.write((await store.feed.headRevision()) + 1, damaged);
+        const refused = await start(store, files);
+        // The damaged newest file is refused as corrupt; the intact older one is used.
+        expect([refused.rejected, refused.snapshots], what).toEqual([["corrupt"], 0]);
+        await expectSameAsSnapshot(refused);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
+
+/** A checksum worker that ends without answering. */
+const exitingWorker: ChecksumWorkerFactory = (work) => new Worker("process.exit(3)", { eval: true, workerData: work });
 
 describe("checkpoint checksum", () => {
   // node:zlib's crc32 covers only length mod 4 GiB of a larger buffer (a 100M checkpoint is 4.4 GiB),
@@ -229,6 +262,50 @@ describe("checkpoint checksum", () => {
     expect(crc32Of(new Uint8Array(0), 1234)).toBe(1234);
   });
 });
+
+describe("checksum on a worker thread", () => {
+  it("is the CRC-32 of the ranges continued one after the other, over a shared buffer; null for a buffer that is not shared", async () => {
+    const bytes = new Uint8Array(new SharedArrayBuffer(5000));
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 131 + 7) & 0xff;
+    expect(await crc32OnThread(bytes, [[0, 5000]])).toBe(crc32(bytes));
+    expect(
+      await crc32OnThread(bytes, [
+        [0, 12],
+        [16, 5000],
+      ]),
+    ).toBe(crc32(bytes.subarray(16), crc32(bytes.subarray(0, 12))));
+    expect(await crc32OnThread(bytes.subarray(100, 300), [[0, 200]])).toBe(crc32(bytes.subarray(100, 300)));
+    expect(await crc32OnThread(bytes, [])).toBe(0);
+    expect(await crc32OnThread(bytes.slice(), [[0, 5000]])).toBeNull();
+  });
+
+  // A 100M checkpoint is 4.4 GiB: a typed array handed to a worker keeps its length only modulo
+  // 4 GiB, so the worker must be given the buffer. Untouched pages read as zeros without memory.
+  it("covers a buffer of more than 4 GiB to its end", async () => {
+    const bytes = new Uint8Array(new SharedArrayBuffer(2 ** 32 + 4096));
+    bytes[5] = 1;
+    bytes[2 ** 32 + 100] = 7;
+    const whole = crc32Of(bytes);
+    expect(whole).not.toBe(crc32Of(bytes.subarray(0, 4096)));
+    expect(await crc32OnThread(bytes, [[0, bytes.length]])).toBe(whole);
+  });
+
+  it("answers null, never rejecting, when the worker cannot start, throws, exits without answering or answers something else", async () => {
+    const bytes = new Uint8Array(new SharedArrayBuffer(64));
+    for (const failing of failingWorkers) expect(await crc32OnThread(bytes, [[0, 64]], failing)).toBeNull();
+  });
+});
+
+/** Checksum workers that fail each way a worker can. */
+const failingWorkers: ChecksumWorkerFactory[] = [
+  () => {
+    throw new Error("no threads here");
+  },
+  (work) => new Worker("throw new Error('broken worker')", { eval: true, workerData: work }),
+  (work) => new Worker("this is not javascript", { eval: true, workerData: work }),
+  exitingWorker,
+  (work) => new Worker("require('node:worker_threads').parentPort.postMessage('nonsense'); setInterval(() => {}, 1000)", { eval: true, workerData: work }),
+];
 
 describe("file checkpoint store", () => {
   let dir: string;
@@ -411,6 +488,107 @@ describe("damaged checkpoints (bytes flipped at random)", () => {
       expect(() => decodeCheckpoint(reseal(bytes), model, expect_), what).toThrow(reason);
     }
     expect(ask(decodeCheckpoint(good.slice(), model, expect_).graph)).toEqual(answers);
+  });
+
+  describe("through the file store's threaded read", () => {
+    let dir: string;
+    let written = 0;
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), "gh-checkpoints-damaged-"));
+    });
+    afterAll(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
+    /** Writes `bytes` as a checkpoint file and loads it as a start does; the outcome as decodeCheckpoint's below. */
+    const loadFile = async (bytes: Uint8Array, checksumWorker?: ChecksumWorkerFactory) => {
+      const name = `graph-${String(++written).padStart(16, "0")}.ghck`;
+      await writeFile(join(dir, name), bytes);
+      const files = fileCheckpointStore(dir, 1000, checksumWorker ? { checksumWorker } : {});
+      return outcome(() => loadCheckpoint(files, name, model, expect_));
+    };
+    const outcome = async (load: () => Promise<{ graph: RelationshipGraph }> | { graph: RelationshipGraph }) => {
+      try {
+        const { graph: decoded } = await load();
+        try {
+          return { answers: ask(decoded) };
+        } catch (error) {
+          return { answersFailed: (error as Error).message };
+        }
+      } catch (error) {
+        return error instanceof CheckpointError ? { refused: error.reason, message: error.message } : { failed: String(error) };
+      }
+    };
+
+    it("decodes an intact file to the same answers, over a shared buffer that re-encodes to the same checkpoint", async () => {
+      expect(await loadFile(good)).toEqual({ answers });
+      const name = `graph-${String(++written).padStart(16, "0")}.ghck`;
+      await writeFile(join(dir, name), good);
+      const read = await fileCheckpointStore(dir, 1000).readWithChecksum!(name);
+      expect(read.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+      const { graph: loaded, header } = await loadCheckpoint(fileCheckpointStore(dir, 1000), name, model, expect_);
+      const again = encodeCheckpoint(loaded, { ...expect_, revision: header.revision });
+      expect(ask(decodeCheckpoint(again, model, expect_).graph)).toEqual(answers);
+      expect(again.subarray(16 + Math.ceil(new DataView(again.buffer).getUint32(8, true) / 8) * 8)).toEqual(good.subarray(16 + Math.ceil(new DataView(good.buffer).getUint32(8, true) / 8) * 8));
+    });
+
+    it("refuses every damaged file as decodeCheckpoint refuses its bytes: the same reason and message", async () => {
+      let seed = 77;
+      const random = () => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        return seed / 2 ** 32;
+      };
+      const damaged: Uint8Array[] = [];
+      for (let round = 0; round < 40; round++) {
+        const bytes = good.slice();
+        for (let f = 1 + Math.floor(random() * 3); f > 0; f--) bytes[Math.floor(random() * bytes.length)]! ^= 1 << Math.floor(random() * 8);
+        // Half resealed: then the decoder's checks, not the checksum, must refuse them.
+        damaged.push(round % 2 === 1 ? reseal(bytes) : bytes);
+      }
+      for (const length of [0, 3, 15, 16, 40, good.length >> 1, good.length - 1]) damaged.push(reseal(good.slice(0, length)), good.slice(0, length));
+      const oldVersion = good.slice();
+      new DataView(oldVersion.buffer).setUint32(4, 3, true);
+      const badMagic = good.slice();
+      badMagic[0]! ^= 1;
+      damaged.push(oldVersion, badMagic, encodeCheckpoint(graph, { ...expect_, storeId: "another-store", revision: 7 }));
+      const reasons: string[] = [];
+      for (const bytes of damaged) {
+        const before = await outcome(() => decodeCheckpoint(bytes, model, expect_));
+        expect(await loadFile(bytes)).toEqual(before);
+        reasons.push("refused" in before ? `${before.refused}: ${before.message}` : "decoded");
+      }
+      // Every way of refusing is among them: the checksum, the decoder's checks, the prefix, the header.
+      for (const reason of [
+        "corrupt: checkpoint checksum mismatch",
+        "corrupt: checkpoint body is not a graph",
+        "corrupt: checkpoint is 3 bytes",
+        "corrupt: not a checkpoint",
+        "old-format:",
+        "foreign-store:",
+      ]) {
+        expect(
+          reasons.some((r) => r.startsWith(reason)),
+          reason,
+        ).toBe(true);
+      }
+    });
+
+    it("refuses a file whose graph decodes but whose checksum does not match, before the graph is used", async () => {
+      // A byte of the header's creation time: nothing but the checksum covers it.
+      const bytes = good.slice();
+      const at = new TextDecoder().decode(bytes.subarray(16, 16 + new DataView(bytes.buffer).getUint32(8, true))).indexOf('"createdAt":"') + 16 + 13;
+      bytes[at]! ^= 0x01;
+      expect(ask(decodeCheckpoint(reseal(bytes.slice()), model, expect_).graph)).toEqual(answers);
+      expect(await loadFile(bytes)).toEqual({ refused: "corrupt", message: "checkpoint checksum mismatch" });
+    });
+
+    it("takes the checksum on the main thread when the worker fails, refusing and accepting the same files", async () => {
+      const flipped = good.slice();
+      flipped[good.length - 100]! ^= 0x04;
+      for (const failing of failingWorkers) {
+        expect(await loadFile(good, failing)).toEqual({ answers });
+        expect(await loadFile(flipped, failing)).toEqual({ refused: "corrupt", message: "checkpoint checksum mismatch" });
+      }
+    });
   });
 
   it("refuses a truncated checkpoint at every length", () => {

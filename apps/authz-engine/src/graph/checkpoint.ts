@@ -13,12 +13,17 @@
 // reads against its bounds. CRC-32 rather than sha256: over 400 MiB (a checkpoint of ten million
 // relationships) node:zlib's crc32 takes 167 ms of CPU and sha256 317 ms on a core with SHA
 // instructions (medians of five), and a cryptographic hash buys nothing without a key.
+//
+// A start from a file uses the machine's second core: the file is read two chunks at a time into
+// shared memory, and its CRC-32 is taken on a worker thread (checksum-thread.ts) while the main
+// thread decodes; the graph is used only once the checksum matched (`loadCheckpoint`).
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { decodeGraph, encodeGraph, type Model, type RelationshipGraph } from "@gatehouse/evaluator";
 import type { CheckpointRepository } from "@gatehouse/store";
+import { crc32OnThread, type ChecksumWorkerFactory } from "./checksum-thread.js";
 
 // 2: the graph body carries its id index and is loaded without rebuilding maps (codec v2).
 // 3: the body is the graph's arrays as held in memory (codec v3), checked by CRC-32.
@@ -88,8 +93,8 @@ export function encodeCheckpoint(graph: RelationshipGraph, header: Omit<Checkpoi
   return out;
 }
 
-/** Reads and checks a checkpoint's header without decoding the graph (listing, diagnostics). */
-export function readCheckpointHeader(bytes: Uint8Array, expect: { storeId: string; schemaHash: string }): { header: CheckpointHeader; bodyOffset: number } {
+/** The checks that need no checksum: long enough for the prefix, the magic, the format version. */
+function checkPrefix(bytes: Uint8Array): DataView {
   if (bytes.length < PREFIX_BYTES) throw new CheckpointError("corrupt", `checkpoint is ${bytes.length} bytes, shorter than its header`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC) throw new CheckpointError("corrupt", "not a checkpoint (bad magic)");
@@ -97,7 +102,13 @@ export function readCheckpointHeader(bytes: Uint8Array, expect: { storeId: strin
   if (version !== CHECKPOINT_FORMAT_VERSION) {
     throw new CheckpointError("old-format", `checkpoint format ${version}, this engine reads ${CHECKPOINT_FORMAT_VERSION}`);
   }
-  if (checksumOf(bytes) !== view.getUint32(CHECKSUM_AT, true)) throw new CheckpointError("corrupt", "checkpoint checksum mismatch");
+  return view;
+}
+
+const checksumMismatch = () => new CheckpointError("corrupt", "checkpoint checksum mismatch");
+
+/** The header after the prefix (read once the checksum matched, or decoded before it is known and kept only if it matches). */
+function parseHeader(bytes: Uint8Array, view: DataView, expect: { storeId: string; schemaHash: string }): { header: CheckpointHeader; bodyOffset: number } {
   const jsonLength = view.getUint32(8, true);
   if (PREFIX_BYTES + jsonLength > bytes.length) throw new CheckpointError("corrupt", "checkpoint header is longer than the checkpoint");
   let header: CheckpointHeader;
@@ -113,9 +124,14 @@ export function readCheckpointHeader(bytes: Uint8Array, expect: { storeId: strin
   return { header, bodyOffset: PREFIX_BYTES + pad8(jsonLength) };
 }
 
-/** Verifies and decodes a checkpoint; throws a CheckpointError saying why it cannot be used. */
-export function decodeCheckpoint(bytes: Uint8Array, model: Model, expect: { storeId: string; schemaHash: string }): { header: CheckpointHeader; graph: RelationshipGraph } {
-  const { header, bodyOffset } = readCheckpointHeader(bytes, expect);
+/** Reads and checks a checkpoint's header without decoding the graph (listing, diagnostics). */
+export function readCheckpointHeader(bytes: Uint8Array, expect: { storeId: string; schemaHash: string }): { header: CheckpointHeader; bodyOffset: number } {
+  const view = checkPrefix(bytes);
+  if (checksumOf(bytes) !== view.getUint32(CHECKSUM_AT, true)) throw checksumMismatch();
+  return parseHeader(bytes, view, expect);
+}
+
+function decodeBody(bytes: Uint8Array, { header, bodyOffset }: { header: CheckpointHeader; bodyOffset: number }, model: Model): { header: CheckpointHeader; graph: RelationshipGraph } {
   let graph: RelationshipGraph;
   try {
     graph = decodeGraph(model, bytes.subarray(bodyOffset));
@@ -126,6 +142,63 @@ export function decodeCheckpoint(bytes: Uint8Array, model: Model, expect: { stor
   if (graph.size !== header.relationships) throw new CheckpointError("corrupt", "checkpoint relationship count mismatch");
   graph.revision = header.revision;
   return { header, graph };
+}
+
+/** Verifies and decodes a checkpoint; throws a CheckpointError saying why it cannot be used. */
+export function decodeCheckpoint(bytes: Uint8Array, model: Model, expect: { storeId: string; schemaHash: string }): { header: CheckpointHeader; graph: RelationshipGraph } {
+  return decodeBody(bytes, readCheckpointHeader(bytes, expect), model);
+}
+
+/**
+ * `decodeCheckpoint` with the checksum computed elsewhere (another thread) while this one decodes:
+ * the same checks, refusing the same checkpoints with the same errors. The prefix is checked
+ * first; the header and the graph are then decoded (every array bounds-checked, so damaged bytes
+ * cannot make the decoder read out of bounds) before the checksum is known, and the graph is
+ * returned only once it matched. A checksum that does not match refuses the checkpoint whatever
+ * the decode found, as when the checksum is checked first.
+ */
+export async function decodeCheckpointWithChecksum(
+  bytes: Uint8Array,
+  checksum: Promise<number>,
+  model: Model,
+  expect: { storeId: string; schemaHash: string },
+): Promise<{ header: CheckpointHeader; graph: RelationshipGraph }> {
+  const view = checkPrefix(bytes);
+  let decoded: { header: CheckpointHeader; graph: RelationshipGraph } | undefined;
+  let failure: unknown;
+  try {
+    decoded = decodeBody(bytes, parseHeader(bytes, view, expect), model);
+  } catch (e) {
+    failure = e;
+  }
+  if ((await checksum) !== view.getUint32(CHECKSUM_AT, true)) throw checksumMismatch();
+  if (decoded === undefined) throw failure;
+  return decoded;
+}
+
+/** Reads and decodes a stored checkpoint, as a start does: with the store's threaded read where it has one. */
+export async function loadCheckpoint(
+  store: CheckpointStore,
+  key: string,
+  model: Model,
+  expect: { storeId: string; schemaHash: string },
+): Promise<{ header: CheckpointHeader; graph: RelationshipGraph }> {
+  if (!store.readWithChecksum) return decodeCheckpoint(await store.read(key), model, expect);
+  const { bytes, checksum } = await store.readWithChecksum(key);
+  return decodeCheckpointWithChecksum(bytes, checksum, model, expect);
+}
+
+/**
+ * The checkpoint checksum of `bytes` (a view of a SharedArrayBuffer) from a worker thread; computed
+ * on this thread instead if the worker fails. Start it once the bytes are all read.
+ */
+export function checksumOnThread(bytes: Uint8Array, start?: ChecksumWorkerFactory): Promise<number> {
+  const length = bytes.length;
+  const ranges: Array<[number, number]> = [
+    [0, Math.min(CHECKSUM_AT, length)],
+    [Math.min(PREFIX_BYTES, length), length],
+  ];
+  return crc32OnThread(bytes, ranges, start).then((crc) => crc ?? checksumOf(bytes));
 }
 
 /** A stored checkpoint; `revision` comes from its name or row and is confirmed by its header. */
@@ -143,17 +216,41 @@ export interface CheckpointStore {
   read(key: string): Promise<Uint8Array>;
   /** Stores a checkpoint atomically (readers never see half of one) and drops old ones beyond the kept count. */
   write(revision: number, bytes: Uint8Array): Promise<void>;
+  /**
+   * Optional (the file store has it): the bytes with their checksum being computed on another
+   * thread, for `loadCheckpoint` to decode meanwhile. Without it a start uses `read`.
+   */
+  readWithChecksum?(key: string): Promise<CheckpointRead>;
+}
+
+/** A checkpoint's bytes and their checksum (of every byte but the checksum field), computed elsewhere. */
+export interface CheckpointRead {
+  bytes: Uint8Array;
+  checksum: Promise<number>;
 }
 
 const FILE_PATTERN = /^graph-(\d{16})\.ghck$/;
+
+export interface FileCheckpointOptions {
+  /**
+   * A start reads the file with two threads into shared memory and takes its checksum on a worker
+   * thread while the main thread decodes (`readWithChecksum`); false: one thread, as `read`.
+   * Default true.
+   */
+  threads?: boolean;
+  /** With threads: chunks of the file read at once (default 2). */
+  readers?: number;
+  /** How the checksum worker is started (tests replace it with one that fails). */
+  checksumWorker?: ChecksumWorkerFactory;
+}
 
 /**
  * Checkpoints as files in a directory (a volume shared by the replicas). Writes go to a temporary
  * name and are renamed into place, so a concurrent reader sees a whole file or none; the newest
  * `keep` are kept.
  */
-export function fileCheckpointStore(dir: string, keep = 2): CheckpointStore {
-  return {
+export function fileCheckpointStore(dir: string, keep = 2, options: FileCheckpointOptions = {}): CheckpointStore {
+  const store: CheckpointStore = {
     location: dir,
     async list() {
       let names: string[];
@@ -182,6 +279,13 @@ export function fileCheckpointStore(dir: string, keep = 2): CheckpointStore {
       await Promise.all(stale.map((ref) => rm(join(dir, ref.key), { force: true })));
     },
   };
+  if (options.threads !== false) {
+    store.readWithChecksum = async (key) => {
+      const bytes = await readWhole(join(dir, key), { shared: true, readers: options.readers ?? 2 });
+      return { bytes, checksum: checksumOnThread(bytes, options.checksumWorker) };
+    };
+  }
+  return store;
 }
 
 const READ_CHUNK = 64 * 2 ** 20;
@@ -189,17 +293,31 @@ const READ_CHUNK = 64 * 2 ** 20;
 /**
  * A file's bytes in one buffer of exactly its size, read in chunks: `readFile` refuses files over
  * 2 GiB (a checkpoint of about 30 million relationships), and the graph keeps viewing this buffer.
+ * `shared`: the buffer is a SharedArrayBuffer (a worker thread can read it without a copy).
+ * `readers`: chunks read at once; each read runs on libuv's thread pool, so with two the kernel's
+ * work (a fresh page for every 4 KiB, and the copy from the page cache) is done on two cores.
  */
-async function readWhole(path: string): Promise<Uint8Array> {
+async function readWhole(path: string, options: { shared?: boolean; readers?: number } = {}): Promise<Uint8Array> {
   const file = await open(path, "r");
   try {
     const { size } = await file.stat();
-    const bytes = new Uint8Array(size);
-    for (let at = 0; at < size; ) {
-      const { bytesRead } = await file.read(bytes, at, Math.min(READ_CHUNK, size - at), at);
-      if (bytesRead === 0) throw new Error(`checkpoint ${path} ended at ${at} of ${size} bytes`);
-      at += bytesRead;
-    }
+    const bytes = options.shared ? new Uint8Array(new SharedArrayBuffer(size)) : new Uint8Array(size);
+    let next = 0;
+    const reader = async () => {
+      // Each reader claims the next chunk until none is left.
+      for (let at = next; at < size; at = next) {
+        const end = Math.min(size, at + READ_CHUNK);
+        next = end;
+        while (at < end) {
+          const { bytesRead } = await file.read(bytes, at, end - at, at);
+          if (bytesRead === 0) throw new Error(`checkpoint ${path} ended at ${at} of ${size} bytes`);
+          at += bytesRead;
+        }
+      }
+    };
+    // Settled, not raced: the file is closed only when no read is left running on it.
+    const results = await Promise.allSettled(Array.from({ length: options.readers ?? 1 }, reader));
+    for (const result of results) if (result.status === "rejected") throw result.reason;
     return bytes;
   } finally {
     await file.close();

@@ -2,7 +2,7 @@ import { RelationshipGraph, type Model, type Relationship } from "@gatehouse/eva
 import { compileRoleSchema } from "@gatehouse/role-config";
 import type { Logger } from "@gatehouse/telemetry";
 import { EngineError } from "../errors.js";
-import { CheckpointError, decodeCheckpoint, encodeCheckpoint, schemaHash, type CheckpointRejection, type CheckpointStore } from "./checkpoint.js";
+import { CheckpointError, encodeCheckpoint, loadCheckpoint, schemaHash, type CheckpointRejection, type CheckpointStore } from "./checkpoint.js";
 import type { ChangeBatch, FollowHandle, GraphSource, RelationshipChange } from "./source.js";
 
 interface RevisionWaiter {
@@ -293,7 +293,7 @@ export class EngineGraph {
         continue;
       }
       try {
-        const { graph, header } = decodeCheckpoint(await options.store.read(ref.key), model, expect);
+        const { graph, header } = await loadCheckpoint(options.store, ref.key, model, expect);
         return { graph, revision: header.revision, key: ref.key };
       } catch (error) {
         this.rejectCheckpoint(error instanceof CheckpointError ? error.reason : "unreadable", ref.key, error);
