@@ -115,12 +115,33 @@ export const subjectFields = (field: string): SubjectFields => cachedNames(subje
 const makeSubjectFieldNames = (field: string): SubjectFields => ({ self: field, resource: refFields(`${field}.resource`), relation: `${field}.relation` });
 
 /**
- * Definition names of type pairs already found valid: reporter type → resource type (both as sent)
- * → `<reporter>/<type>`. Bounded: emptied when it grows past what real schemas hold.
+ * Definition names of type pairs already found valid, the most recent first: reporter type and
+ * resource type (both as sent) → `<reporter>/<type>`. A request names few pairs (a bulk check's
+ * objects and subjects: two), so a short list compared by string equality (no hashing of fresh
+ * strings) finds them; a pair not in it is validated in full and put first.
  */
-const validDefinitions = new Map<string, Map<string, string>>();
-let validDefinitionCount = 0;
-const VALID_DEFINITIONS_MAX = 1024;
+const KNOWN_PAIRS = 8;
+const knownReporters: string[] = [];
+const knownResources: string[] = [];
+const knownDefinitions: string[] = [];
+
+function knownDefinition(reporterType: string, resourceType: string): string | undefined {
+  for (let i = 0; i < knownDefinitions.length; i++) {
+    if (knownReporters[i] === reporterType && knownResources[i] === resourceType) return knownDefinitions[i];
+  }
+  return undefined;
+}
+
+function rememberDefinition(reporterType: string, resourceType: string, definition: string): void {
+  knownReporters.unshift(reporterType);
+  knownResources.unshift(resourceType);
+  knownDefinitions.unshift(definition);
+  if (knownDefinitions.length > KNOWN_PAIRS) {
+    knownReporters.pop();
+    knownResources.pop();
+    knownDefinitions.pop();
+  }
+}
 
 /** `<reporter>/<type>`, the stored definition name; the reporter is required in practice (contract §5.2). */
 function definitionName(resourceType: string, reporterType: string | undefined, field: string): string {
@@ -132,7 +153,7 @@ function definitionName(resourceType: string, reporterType: string | undefined, 
 export function resourceRef(ref: ResourceReference | undefined, field: string | RefFields): ObjectRef {
   const names = typeof field === "string" ? refFields(field) : field;
   const value = requireMessage(ref, names.self);
-  const known = value.reporter === undefined ? undefined : validDefinitions.get(value.reporter.type)?.get(value.resourceType);
+  const known = value.reporter === undefined ? undefined : knownDefinition(value.reporter.type, value.resourceType);
   // A known pair passed every check on its two names: the others run in the same order as below.
   if (known === undefined) requireName(value.resourceType, names.resourceType);
   const id = requireTrimmed(value.resourceId, names.resourceId);
@@ -145,14 +166,7 @@ export function resourceRef(ref: ResourceReference | undefined, field: string | 
   }
   if (known !== undefined) return { type: known, id };
   const type = definitionName(value.resourceType, reporter.type, names.reporterType);
-  if (validDefinitionCount >= VALID_DEFINITIONS_MAX) {
-    validDefinitions.clear();
-    validDefinitionCount = 0;
-  }
-  let byResourceType = validDefinitions.get(reporter.type);
-  if (byResourceType === undefined) validDefinitions.set(reporter.type, (byResourceType = new Map()));
-  byResourceType.set(value.resourceType, type);
-  validDefinitionCount++;
+  rememberDefinition(reporter.type, value.resourceType, type);
   return { type, id };
 }
 
