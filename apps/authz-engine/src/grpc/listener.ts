@@ -54,6 +54,8 @@ export async function listenGrpc(
   }
   const tcp: TcpServer = createServer((socket) => {
     socket.on("error", () => socket.destroy());
+    // No Nagle delay: an answer's last segment goes out at once (gRPC servers set TCP_NODELAY).
+    socket.setNoDelay(true);
     injector.injectConnection(socket);
   });
   tcp.maxConnections = limits.max;
