@@ -156,6 +156,8 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
   let grpcServer: Server | null = null;
   let httpServer: HttpServer | null = null;
   let grpcListener: GrpcListener | null = null;
+  /** Request-arrival deadlines of the gRPC port's calls (one timer for all), stopped with the server. */
+  let arrival: ArrivalDeadlines | null = null;
   let endWatches: () => void = () => {};
   let stopping = false;
   let feedRetention: FeedRetentionJob | undefined;
@@ -257,7 +259,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       streams: { maxActive: resolved.streams.maxActive, idleTimeoutMs: resolved.streams.idleTimeoutMs, active: 0 },
     };
 
-    const arrival = new ArrivalDeadlines(resolved.connections.requestTimeoutMs);
+    arrival = new ArrivalDeadlines(resolved.connections.requestTimeoutMs);
     grpcServer = new Server({
       // Channelz (grpc-js's introspection service, never registered here) would still count every
       // call and message with timestamps: a cost on each call with nothing to read it.
@@ -378,6 +380,8 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
         });
       });
     }
+    // Every call has ended: nothing is left to watch.
+    arrival?.close();
     await feedRetention?.stop();
     await graph?.close();
     const http = httpServer;

@@ -34,6 +34,10 @@ interface RawCase {
   truncateBy?: number;
   /** Hex appended to the encoded message (fields it does not know). */
   appendHex?: string;
+  /** The request's items repeated to this many (a large bulk request without a large case file). */
+  repeatItems?: number;
+  /** Each frame written this many bytes at a time (separate DATA frames). */
+  chunkBytes?: number;
   /** The encoded message with the UTF-8 bytes of `text` replaced by these (same length). */
   replace?: { text: string; withHex: string };
 }
@@ -41,7 +45,13 @@ interface RawCase {
 function framesOf(c: RawCase): Buffer[] {
   if (c.framesHex) return c.framesHex.map((hex) => Buffer.from(hex, "hex"));
   const serialize = KesselInventoryServiceService[c.method].requestSerialize as (value: unknown) => Buffer;
-  let message = Buffer.concat([serialize(c.request), Buffer.from(c.appendHex ?? "", "hex")]);
+  const request = c.repeatItems
+    ? {
+        ...(c.request as { items: unknown[] }),
+        items: Array.from({ length: c.repeatItems }, (_, i) => (c.request as { items: unknown[] }).items[i % (c.request as { items: unknown[] }).items.length]),
+      }
+    : c.request;
+  let message = Buffer.concat([serialize(request), Buffer.from(c.appendHex ?? "", "hex")]);
   if (c.replace) {
     const at = message.indexOf(Buffer.from(c.replace.text));
     message = Buffer.from(message);
@@ -109,7 +119,8 @@ function send(session: ClientHttp2Session, c: RawCase): Promise<RawAnswer> {
       });
     });
     stream.once("error", reject);
-    for (const f of frames) stream.write(f);
+    const size = c.chunkBytes ?? Number.POSITIVE_INFINITY;
+    for (const f of frames) for (let at = 0; at < f.length; at += size) stream.write(f.subarray(at, at + size));
     if (c.end !== false) stream.end();
   });
 }

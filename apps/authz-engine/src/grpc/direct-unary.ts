@@ -126,7 +126,11 @@ class DirectCall {
   request: unknown = undefined;
   private headersSent = false;
   private ended = false;
-  private received: Buffer | null = null;
+  /** Bytes received and not yet taken as a message, and their total length. */
+  private received: Buffer[] = [];
+  private receivedBytes = 0;
+  /** The current frame's whole length once its header has arrived, else -1. */
+  private frameBytes = -1;
   private messages = 0;
   private deadline: NodeJS.Timeout | null = null;
   private readonly arrival: ArrivalWatch;
@@ -167,22 +171,40 @@ class DirectCall {
     this.deadline = null;
   }
 
-  /** Frames: a flag byte, a 4-byte big-endian length, the message (grpc-js's stream decoder). */
+  /**
+   * Frames: a flag byte, a 4-byte big-endian length, the message (grpc-js's stream decoder). Chunks
+   * are kept as they come and joined once a frame is whole (or its header has arrived), so a large
+   * message in many chunks is copied a bounded number of times, not once per chunk.
+   */
   private onData(chunk: Buffer): void {
     if (this.ended) return;
-    let bytes = this.received === null ? chunk : Buffer.concat([this.received, chunk]);
-    while (bytes.length >= 5) {
-      const length = bytes.readUInt32BE(1);
-      if (length > MAX_RECEIVE_MESSAGE_BYTES) {
-        this.sendStatus({ code: status.RESOURCE_EXHAUSTED, details: `Received message larger than max (${length} vs ${MAX_RECEIVE_MESSAGE_BYTES})` });
-        return;
+    this.received.push(chunk);
+    this.receivedBytes += chunk.length;
+    for (;;) {
+      if (this.frameBytes < 0) {
+        if (this.receivedBytes < 5) return;
+        const bytes = this.joinReceived();
+        const length = bytes.readUInt32BE(1);
+        if (length > MAX_RECEIVE_MESSAGE_BYTES) {
+          this.sendStatus({ code: status.RESOURCE_EXHAUSTED, details: `Received message larger than max (${length} vs ${MAX_RECEIVE_MESSAGE_BYTES})` });
+          return;
+        }
+        this.frameBytes = 5 + length;
       }
-      if (bytes.length < 5 + length) break;
-      this.onMessage(bytes.subarray(5, 5 + length));
+      if (this.receivedBytes < this.frameBytes) return;
+      const bytes = this.joinReceived();
+      const rest = bytes.subarray(this.frameBytes);
+      this.onMessage(bytes.subarray(5, this.frameBytes));
       if (this.ended) return;
-      bytes = bytes.subarray(5 + length);
+      this.received = rest.length > 0 ? [rest] : [];
+      this.receivedBytes = rest.length;
+      this.frameBytes = -1;
     }
-    this.received = bytes.length > 0 ? bytes : null;
+  }
+
+  private joinReceived(): Buffer {
+    if (this.received.length > 1) this.received = [Buffer.concat(this.received, this.receivedBytes)];
+    return this.received[0]!;
   }
 
   private onMessage(message: Buffer): void {
