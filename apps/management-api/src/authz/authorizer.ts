@@ -10,21 +10,15 @@ export interface AccessCheck {
   permission: string;
 }
 
-interface Waiter {
-  revision: number;
-  resolve: () => void;
-}
-
 /**
  * Decides who may do what by evaluating Gatehouse's own schema over its own tuples
  * (dogfooding). The graph is loaded from a store snapshot and kept current by the change feed;
- * `waitFor` gives read-your-writes across requests.
+ * `catchUp` gives a caller read-your-writes across requests.
  */
 export class Authorizer {
   /** Read-only use outside (explain, parity); only the change feed writes it, and a reload replaces it whole. */
   graph: RelationshipGraph;
   private follower: FollowHandle | null = null;
-  private waiters: Waiter[] = [];
   private applied = 0;
 
   constructor(
@@ -66,23 +60,6 @@ export class Authorizer {
   async stop(): Promise<void> {
     await this.follower?.stop();
     this.follower = null;
-    for (const waiter of this.waiters) waiter.resolve();
-    this.waiters = [];
-  }
-
-  /** Resolves once every write up to `revision` is in the graph. */
-  async waitFor(revision: number, timeoutMs: number): Promise<void> {
-    if (this.applied >= revision) return;
-    let timer: NodeJS.Timeout | undefined;
-    const reached = new Promise<void>((resolve) => this.waiters.push({ revision, resolve }));
-    const timedOut = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new ApiError(500, [{ message: "Timed out waiting for the write to become visible.", field: "detail" }])), timeoutMs);
-    });
-    try {
-      await Promise.race([reached, timedOut]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /**
@@ -171,9 +148,5 @@ export class Authorizer {
   private setRevision(revision: number): void {
     this.applied = Math.max(this.applied, revision);
     this.graph.revision = this.applied;
-    if (this.waiters.length === 0) return;
-    const still: Waiter[] = [];
-    for (const waiter of this.waiters) waiter.revision <= this.applied ? waiter.resolve() : still.push(waiter);
-    this.waiters = still;
   }
 }
