@@ -1,4 +1,4 @@
-// Tenant-sharded engines, simulated (docs/SCALING.md, "Beyond one replica"): per-tenant sizes from
+// Tenant-sharded engines, simulated (docs/SCALING.md, "Engines sharded by tenant"): per-tenant sizes from
 // the scale data set (bench/scale-data.ts, counted relationship by relationship) times the measured
 // bytes per relationship, placed on N shards three ways, and what adding a shard moves:
 // - ring hash on the tenant header (Envoy's `ring_hash` / gRPC xDS `ring_hash_experimental`: every

@@ -80,7 +80,7 @@ export interface EngineConfig {
   /**
    * Bytes the evaluator's check cache (per-subject closures and results kept between checks) may
    * hold per graph (default 8 MiB; 0 = none, every check starts cold). Bounded so memory does not
-   * grow with the number of distinct subjects checked (docs/SCALING.md, "Memory under use").
+   * grow with the number of distinct subjects checked (docs/SCALING.md, "Memory under use: the check cache").
    */
   checkCacheBytes?: number;
   /**

@@ -3,7 +3,7 @@
 // offsets and targets), each an 8-byte-aligned section, after a small JSON description (type and
 // slot names, array lengths). Decoding makes typed-array views over the bytes and checks them in
 // one pass each (`RelationshipGraph.fromArrays`): no string per object, no map entry, no rebuilt
-// index (a checkpoint start at ten million relationships: 1.7 s of CPU in all, docs/SCALING.md).
+// index (a checkpoint start at ten million relationships: 1.7 s of CPU in all, docs/history/scaling.md).
 // Integrity (checksum, store, revision) is the caller's job: this module stays pure
 // (no Node APIs), so it runs in a browser too.
 import { EvaluationError } from "../errors.js";
