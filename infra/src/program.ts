@@ -1,5 +1,5 @@
 // The Gatehouse deployment: a namespace, the connections Secret (or the ExternalSecret that makes
-// it), the migrations Job, one component per service, the Ingress or Route, and the monitoring
+// it), the migrations Job, one component per service, the Ingress or Routes, and the monitoring
 // objects. `deploy` is the whole program; `index.ts` only loads the stack's configuration and calls it.
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -22,8 +22,8 @@ export interface Deployed {
   connections: pulumi.CustomResource[];
   migrations: k8s.batch.v1.Job;
   services: Record<ServiceName, ServiceComponent>;
-  /** Ingress or Route, when `expose` is configured. */
-  exposure?: pulumi.CustomResource;
+  /** The Ingress, or one Route per public path prefix, when `expose` is configured (else none). */
+  exposure: pulumi.CustomResource[];
   /** PrometheusRule and dashboard ConfigMap, when `monitoring` is on. */
   monitoring: pulumi.CustomResource[];
   outputs: StackOutputs;
@@ -54,14 +54,14 @@ export function deploy(cfg: GatehouseConfig): Deployed {
     "authz-engine": authzEngine(ctx),
     "workspace-cache": workspaceCache(ctx),
   };
-  const exposed = cfg.expose ? exposure(cfg.expose, namespaceName, labels, opts) : undefined;
+  const exposed = cfg.expose ? exposure(cfg.expose, namespaceName, labels, opts) : [];
   return {
     provider,
     ...(namespace ? { namespace } : {}),
     connections: conn.resources,
     migrations,
     services,
-    ...(exposed ? { exposure: exposed } : {}),
+    exposure: exposed,
     monitoring: cfg.monitoring ? monitoring(namespaceName, labels, opts) : [],
     outputs: stackOutputs(cfg, namespaceName, services, conn),
   };
@@ -69,5 +69,5 @@ export function deploy(cfg: GatehouseConfig): Deployed {
 
 /** Every Kubernetes object the program creates (not the provider or the components). */
 export function kubernetesObjects(d: Deployed): pulumi.CustomResource[] {
-  return [...(d.namespace ? [d.namespace] : []), ...d.connections, d.migrations, ...Object.values(d.services).flatMap((s) => s.resources), ...(d.exposure ? [d.exposure] : []), ...d.monitoring];
+  return [...(d.namespace ? [d.namespace] : []), ...d.connections, d.migrations, ...Object.values(d.services).flatMap((s) => s.resources), ...d.exposure, ...d.monitoring];
 }

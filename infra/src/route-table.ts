@@ -30,3 +30,14 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     purpose: "the management API (/api/rbac/v1/, /api/rbac/v2/) and the console (/console/)",
   },
 ];
+
+/**
+ * The route a request path takes: the longest prefix it starts with (as a proxy matching the table
+ * in order does, the table being ordered longest first). `/` matches every path.
+ */
+export function routeFor(path: string, routes: readonly PublicRoute[] = PUBLIC_ROUTES): PublicRoute {
+  const matching = routes.filter((r) => path.startsWith(r.pathPrefix));
+  const longest = matching.reduce<PublicRoute | undefined>((best, r) => (!best || r.pathPrefix.length > best.pathPrefix.length ? r : best), undefined);
+  if (!longest) throw new Error(`no public route serves ${path}: the table needs a "/" entry`);
+  return longest;
+}

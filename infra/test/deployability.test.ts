@@ -1,4 +1,4 @@
-// What a real cluster needs beyond the Deployments: the Route or Ingress, the prometheus-operator
+// What a real cluster needs beyond the Deployments: the Routes or Ingress, the prometheus-operator
 // objects, migrations once per release before the new pods, engine graph checkpoints and its read
 // replica, engine memory and start-up budget from docs/SCALING.md's measured figures, images by
 // digest, and an infra README that names the images the Dockerfiles build.
@@ -33,17 +33,13 @@ describe.each(["stage", "prod"])("stack %s", (stack) => {
     run = await runStack(stack);
   });
 
-  it("exposes the management API and console through an edge-TLS Route to the Service's named port", () => {
-    const route = get(run, "Route", "gatehouse");
+  it("exposes one origin through edge-TLS Routes: /api/kessel/ to the engine's HTTP port, the rest to the management API", () => {
     const host = stack === "prod" ? "gatehouse.apps.example.com" : "gatehouse.apps.stage.example.com";
-    expect(route.spec).toEqual({
-      host,
-      to: { kind: "Service", name: "management-api", weight: 100 },
-      port: { targetPort: "http" },
-      tls: { termination: "edge", insecureEdgeTerminationPolicy: "Redirect" },
-      wildcardPolicy: "None",
-    });
+    const edge = { tls: { termination: "edge", insecureEdgeTerminationPolicy: "Redirect" }, wildcardPolicy: "None" };
+    expect(get(run, "Route", "gatehouse").spec).toEqual({ host, to: { kind: "Service", name: "management-api", weight: 100 }, port: { targetPort: "http" }, ...edge });
+    expect(get(run, "Route", "gatehouse-api-kessel").spec).toEqual({ host, path: "/api/kessel/", to: { kind: "Service", name: "authz-engine", weight: 100 }, port: { targetPort: "http" }, ...edge });
     expect(get(run, "Service", "management-api").spec.ports.map((p: K8sObject) => p.name)).toContain("http");
+    expect(get(run, "Service", "authz-engine").spec.ports.map((p: K8sObject) => p.name)).toContain("http");
     expect(run.deployed.outputs.publicUrl).toBe(`https://${host}`);
   });
 
@@ -152,13 +148,23 @@ describe("the sizing figures are docs/SCALING.md's", () => {
 });
 
 describe("options", () => {
-  it("an Ingress instead of a Route: class, TLS secret, every path to the management API's named port", async () => {
+  it("an Ingress instead of Routes: class, TLS secret, /api/kessel/ to the engine's HTTP port and the rest to the management API", async () => {
     const run = await runStack("stage", { "gatehouse:expose": JSON.stringify({ via: "ingress", host: "gatehouse.example.com", ingressClassName: "nginx", tlsSecretName: "gatehouse-tls" }) });
     expect([...run.objects.keys()].filter((k) => k.startsWith("Route/"))).toEqual([]);
     expect(get(run, "Ingress", "gatehouse").spec).toEqual({
       ingressClassName: "nginx",
       tls: [{ hosts: ["gatehouse.example.com"], secretName: "gatehouse-tls" }],
-      rules: [{ host: "gatehouse.example.com", http: { paths: [{ path: "/", pathType: "Prefix", backend: { service: { name: "management-api", port: { name: "http" } } } }] } }],
+      rules: [
+        {
+          host: "gatehouse.example.com",
+          http: {
+            paths: [
+              { path: "/api/kessel/", pathType: "Prefix", backend: { service: { name: "authz-engine", port: { name: "http" } } } },
+              { path: "/", pathType: "Prefix", backend: { service: { name: "management-api", port: { name: "http" } } } },
+            ],
+          },
+        },
+      ],
     });
   });
 

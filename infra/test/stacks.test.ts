@@ -7,8 +7,15 @@ import { container, describePeer, envOf, get, portNumber, type K8sObject } from 
 import { readStackFile } from "./support/stack-config.js";
 
 const KINDS = ["ServiceAccount", "Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "NetworkPolicy", "ServiceMonitor"];
-/** Once per stack: the connections (from the secret store), the migrations Job, the Route, the alert rules and the dashboard. */
-const SHARED = ["ExternalSecret/gatehouse-connections", "Job/gatehouse-migrations-a1b2c3", "Route/gatehouse", "PrometheusRule/gatehouse", "ConfigMap/gatehouse-dashboard"];
+/** Once per stack: the connections (from the secret store), the migrations Job, one Route per public path prefix, the alert rules and the dashboard. */
+const SHARED = [
+  "ExternalSecret/gatehouse-connections",
+  "Job/gatehouse-migrations-a1b2c3",
+  "Route/gatehouse",
+  "Route/gatehouse-api-kessel",
+  "PrometheusRule/gatehouse",
+  "ConfigMap/gatehouse-dashboard",
+];
 
 describe.each(STACKS)("stack $stack", ({ stack, values }) => {
   let run: Run;

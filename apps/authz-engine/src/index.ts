@@ -1,5 +1,6 @@
 // Public entry of @gatehouse/authz-engine.
 export { buildServer, type EngineServer } from "./server.js";
+export { API_PREFIX as KESSEL_HTTP_PREFIX } from "./http/api.js";
 export { resolveConfig, type EngineConfig, type AuthnConfig, type TlsConfig } from "./config.js";
 export { EngineError, type EngineErrorCode } from "./errors.js";
 export type { GraphSource, ResourceWriter, ChangeBatch, RelationshipChange } from "./graph/source.js";

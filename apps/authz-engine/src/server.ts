@@ -1,11 +1,11 @@
-import type { Server as HttpServer } from "node:http";
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { configureCheckCache, type Model } from "@gatehouse/evaluator";
 import { compileRoleModel, compileRoleSchema, loadConfigDirectory, modelOf as roleConfigModel, type ConfigIdentity } from "@gatehouse/role-config";
 import { HealthService, inventoryTuples, KesselInventoryHealthServiceService, KesselInventoryServiceService, relations } from "@gatehouse/proto";
 import { cachedProbe, createBoundedHttpServer, createLogger, DEFAULT_HTTP_LIMITS, drainHttpServer, metricsContentType, type Logger } from "@gatehouse/telemetry";
-import { API_PREFIX, kesselHttpApi } from "./http/api.js";
+import { answerNotServing, API_PREFIX, kesselHttpApi } from "./http/api.js";
 import type { EngineContext } from "./commands/context.js";
 import { LookupCache } from "./commands/lookup-cache.js";
 import { openWritePolicy, reporterWritePolicy } from "./commands/write-policy.js";
@@ -51,6 +51,13 @@ export interface EngineServer {
    * undefined before start, for revisions not applied yet and for old ones (diagnostics, benchmark).
    */
   appliedAt(revision: number): number | undefined;
+  /**
+   * inventory-api's HTTP/JSON interface (paths under KESSEL_HTTP_PREFIX) as a request listener
+   * another HTTP server mounts to serve it at its own origin: the very routes, handlers and
+   * authenticator of the engine's HTTP port, given the caller's request untouched (headers and
+   * body). Until the engine has started, and once it stops, answered 503.
+   */
+  httpApi(request: IncomingMessage, response: ServerResponse): void;
 }
 
 /** The schema to evaluate, and the identity of the role configuration it came from (if any). */
@@ -163,6 +170,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
   let feedRetention: FeedRetentionJob | undefined;
   let state: "new" | "starting" | "started" | "stopped" = "new";
   let activeIdentity: ConfigIdentity | undefined;
+  let api: ReturnType<typeof kesselHttpApi> | null = null;
 
   const readiness: Readiness = { ready: () => !stopping && graph !== null && graph.ready };
 
@@ -322,14 +330,14 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const port = grpcListener.port;
 
     const httpAuthenticator = config.http?.trustIdentityHeader && resolved.authn.mode === "oidc" ? trustingIdentityHeader(authenticator) : authenticator;
-    const api = kesselHttpApi({ ...handlers, health: kesselHealth, authenticator: httpAuthenticator, logger, metrics: metrics.metrics });
+    const served = (api = kesselHttpApi({ ...handlers, health: kesselHealth, authenticator: httpAuthenticator, logger, metrics: metrics.metrics }));
     const http = (httpServer = httpServerOf(
       metrics,
       readiness,
       cachedProbe(() => source.headRevision()),
       logger,
       () => activeIdentity,
-      api,
+      served,
       resolved.connections,
     ));
     const metricsPort = await new Promise<number>((resolve, reject) => {
@@ -390,5 +398,14 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     logger.info("authz engine stopped");
   }
 
-  return { start, stop, ready: readiness.ready, appliedAt: (revision) => graph?.appliedAt(revision) };
+  function httpApi(request: IncomingMessage, response: ServerResponse): void {
+    const path = (request.url ?? "/").split("?")[0] ?? "/";
+    if (api && state === "started" && !stopping) {
+      api(request, response, path);
+      return;
+    }
+    answerNotServing(request, response);
+  }
+
+  return { start, stop, ready: readiness.ready, appliedAt: (revision) => graph?.appliedAt(revision), httpApi };
 }

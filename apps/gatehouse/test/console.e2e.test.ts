@@ -4,7 +4,7 @@
 // (no horizontal overflow, axe-core: no serious or critical violation). Screenshots of each screen
 // at both widths go to test-artifacts/console/ (not committed). One browser launch for the file.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,16 +14,12 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGatehouse, type RunningGatehouse } from "../src/start/all-in-one.js";
 import { demoIdentityHeader } from "../src/start/banner.js";
+import { browserRunnable, chromiumPath, LAUNCH_FLAGS } from "./support/chromium.js";
 
-const CHROMIUM = process.env["CHROMIUM_PATH"] ?? ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
-const LAUNCH_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const consoleDir = fileURLToPath(new URL("../../console/", import.meta.url));
 const artifacts = fileURLToPath(new URL("../test-artifacts/console/", import.meta.url));
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const WIDTHS = { desktop: { width: 1366, height: 900 }, phone: { width: 390, height: 844 } } as const;
-
-// Without a browser the suite cannot run; under CI it must (CI installs Chromium), so it fails there instead.
-const runnable = CHROMIUM !== undefined || process.env["CI"] === "true";
 
 interface AxeViolation {
   id: string;
@@ -31,7 +27,7 @@ interface AxeViolation {
   nodes: { target: string[] }[];
 }
 
-describe.runIf(runnable)("console in Chromium against the demo stack", () => {
+describe.runIf(browserRunnable)("console in Chromium against the demo stack", () => {
   let gh: RunningGatehouse;
   let context: BrowserContext;
   let page: Page;
@@ -40,14 +36,13 @@ describe.runIf(runnable)("console in Chromium against the demo stack", () => {
   const foreign: string[] = [];
 
   beforeAll(async () => {
-    if (!CHROMIUM) throw new Error("Chromium is not installed (apt-get install -y chromium, or set CHROMIUM_PATH).");
     // Always the current sources: the management API serves the console package's dist/.
     execFileSync(path.join(consoleDir, "node_modules/.bin/vite"), ["build", "--logLevel", "warn"], { cwd: consoleDir, stdio: "inherit" });
     mkdirSync(artifacts, { recursive: true });
     gh = await startGatehouse({ dataDir: null, host: "127.0.0.1", httpPort: 0, grpcPort: 0, cachePort: 0, metricsPort: 0, domain: "redhat", env: "stage", seedDemo: true }, createSilentLogger());
     base = `http://127.0.0.1:${gh.ports.http}`;
     profile = mkdtempSync(path.join(tmpdir(), "console-chromium-"));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: LAUNCH_FLAGS, viewport: WIDTHS.desktop });
+    context = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath(), headless: true, args: LAUNCH_FLAGS, viewport: WIDTHS.desktop });
     page = context.pages()[0] ?? (await context.newPage());
     // The console talks to Gatehouse only: every other request is recorded (and asserted empty at the end).
     page.on("request", (request) => {

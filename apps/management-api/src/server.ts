@@ -1,4 +1,4 @@
-import type { Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createOidcVerifier } from "@gatehouse/auth";
 import { parseSchema } from "@gatehouse/evaluator";
@@ -52,6 +52,19 @@ export interface BuildServerOptions {
    * expiry instead of waiting for the machine's clock.
    */
   now?: () => number;
+  /**
+   * Other services' request listeners served on this port ahead of the API, each for the paths
+   * under its prefix (the all-in-one mounts the engine's HTTP/JSON checks at `/api/kessel/`, so a
+   * browser reaches both at one origin). The request is handed over untouched, headers and body,
+   * so the mounted service authenticates the caller itself.
+   */
+  mounts?: readonly HttpMount[];
+}
+
+export interface HttpMount {
+  /** Path prefix, ending in `/`. */
+  prefix: string;
+  listener: (request: IncomingMessage, response: ServerResponse) => void;
 }
 
 export interface ManagementApiServer {
@@ -255,7 +268,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
     v2.use(v2MethodNotAllowed, workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services), accessRoutes(services));
     v1.use(v1MethodNotAllowed, groupRoutes(services), v1PrincipalListRoutes(services), principalRoutes(services), v1Routes(services), v1PermissionRoutes(services), v1RoleWriteRoutes(services));
-    const listening = createBoundedHttpServer(app, config.http);
+    const listening = createBoundedHttpServer(withMounts(app, options.mounts ?? []), config.http);
     listening.listen(config.port, config.host);
     server = listening;
     await new Promise<void>((resolve, reject) => {
@@ -306,5 +319,16 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     },
     stop: stopAll,
     reloadRoleConfiguration: reload,
+  };
+}
+
+/** `app`, except for paths under a mount's prefix, which go to the mount (first match). */
+function withMounts(app: Express, mounts: readonly HttpMount[]): (request: IncomingMessage, response: ServerResponse) => void {
+  if (mounts.length === 0) return app;
+  return (request, response) => {
+    const path = (request.url ?? "/").split("?")[0] ?? "/";
+    const mount = mounts.find((m) => path.startsWith(m.prefix));
+    if (mount) mount.listener(request, response);
+    else app(request, response);
   };
 }

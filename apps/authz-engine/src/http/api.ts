@@ -36,6 +36,7 @@ import type { resourceHandlers } from "../handlers/resources.js";
 import type { kesselHealthHandlers } from "../health.js";
 import type { Authenticator, CallerIdentity } from "../grpc/authn.js";
 import type { CallContext } from "../grpc/calls.js";
+import { EngineError } from "../errors.js";
 import { parseJsonBody, readBody, requireJsonContentType } from "./body.js";
 import { toHttpFailure } from "./errors.js";
 
@@ -183,6 +184,14 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
 }
 
 export const API_PREFIX = "/api/kessel/";
+
+/** The answer of the interface mounted elsewhere (EngineServer.httpApi) while the engine does not serve. */
+export function answerNotServing(request: IncomingMessage, response: ServerResponse): void {
+  request.resume();
+  const failure = toHttpFailure(new EngineError("not-ready", "The authz engine is not serving (starting or stopping)."), "handler");
+  response.setHeader("retry-after", "1");
+  sendJson(response, failure.status, failure.body);
+}
 
 /**
  * The request listener of the HTTP/JSON interface, for requests whose path starts with

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { createServer } from "node:net";
-import { buildServer as buildAuthzEngine } from "@gatehouse/authz-engine";
+import { buildServer as buildAuthzEngine, KESSEL_HTTP_PREFIX } from "@gatehouse/authz-engine";
 import { buildServer as buildManagementApi } from "@gatehouse/management-api";
 import { openStore, type Store } from "@gatehouse/store";
 import { createLogger, type Logger } from "@gatehouse/telemetry";
@@ -80,16 +80,6 @@ export async function startGatehouse(config: StartConfig, logger: Logger = creat
     await store.close();
   };
   try {
-    // The management API seeds the role configuration's system roles, which the demo binds.
-    const management = buildManagementApi(
-      { port: config.httpPort, host: config.host, domain: config.domain, env: config.env, ...(config.roleConfigDir ? { roleConfigDir: config.roleConfigDir } : {}), trustIdentityHeader: true },
-      { store, logger: logger.child({ service: "management-api" }) },
-    );
-    const http = await bind("management API", config.httpPort, () => management.start());
-    stops.push(() => management.stop());
-
-    const demo = config.seedDemo ? await seedDemoOrg(store) : null;
-
     const engine = buildAuthzEngine({
       host: config.host,
       port: config.grpcPort,
@@ -104,6 +94,18 @@ export async function startGatehouse(config: StartConfig, logger: Logger = creat
       // process logs requests at all, its calls are shown too.
       logger: logger.child({ service: "authz-engine" }, logger.isLevelEnabled("info") && !logger.isLevelEnabled("debug") ? { level: "debug" } : {}),
     });
+    // The management API seeds the role configuration's system roles, which the demo binds. Its port
+    // also serves the engine's HTTP/JSON checks (one origin for a browser: the console, /api/rbac/
+    // and /api/kessel/), answered by the engine's own handlers and authenticator.
+    const management = buildManagementApi(
+      { port: config.httpPort, host: config.host, domain: config.domain, env: config.env, ...(config.roleConfigDir ? { roleConfigDir: config.roleConfigDir } : {}), trustIdentityHeader: true },
+      { store, logger: logger.child({ service: "management-api" }), mounts: [{ prefix: KESSEL_HTTP_PREFIX, listener: engine.httpApi }] },
+    );
+    const http = await bind("management API", config.httpPort, () => management.start());
+    stops.push(() => management.stop());
+
+    const demo = config.seedDemo ? await seedDemoOrg(store) : null;
+
     const grpc = await bind("authz-engine gRPC", config.grpcPort, () => engine.start());
     stops.push(() => engine.stop());
 

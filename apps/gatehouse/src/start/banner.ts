@@ -18,9 +18,10 @@ export function startBanner(running: RunningGatehouse, config: StartConfig): str
     "Gatehouse is running",
     `  management API   http://${host}:${http}/api/rbac/v2/   (OpenAPI: /api/rbac/v2/openapi.json)`,
     `  console          http://${host}:${http}/console/   (access explorer, workspace tree, migration parity, playground)`,
+    `  Kessel checks    http://${host}:${http}/api/kessel/v1beta2/   (inventory-api's HTTP/JSON checks at the same origin, for browsers)`,
     `  authz-engine     ${host}:${grpc}  gRPC kessel.inventory.v1beta2 (plaintext h2c, unauthenticated)`,
     `  workspace-cache  http://${host}:${cache}/api/rbac/v2/workspaces/?type=root   (with header x-rh-rbac-org-id: <org id>)`,
-    `  engine HTTP      http://${host}:${metrics}/api/kessel/v1beta2/   (inventory-api's HTTP/JSON checks; /metrics)`,
+    `  engine HTTP      http://${host}:${metrics}/api/kessel/v1beta2/   (the same checks on the engine's own port; /metrics)`,
     `  store            ${backend}`,
     `  cache            ${cacheBackend}`,
   ];
@@ -48,8 +49,8 @@ export function startBanner(running: RunningGatehouse, config: StartConfig): str
       "  # 4. The workspace-cache: the organisation's root workspace, as the SDKs fetch it",
       `  curl -s -H 'x-rh-rbac-org-id: ${demo.orgId}' 'http://${host}:${cache}/api/rbac/v2/workspaces/?type=root'`,
       "",
-      "  # 5. What a browser front end asks (HTTP/JSON, as inventory-api serves it): may carol edit patch systems in Production?",
-      `  curl -s -H 'x-rh-identity: ${demoIdentityHeader(demo.orgId, "carol", false)}' -H 'content-type: application/json' -d '{"object":{"resourceType":"workspace","resourceId":"${production}","reporter":{"type":"rbac"}},"relation":"patch_system_edit"}' http://${host}:${metrics}/api/kessel/v1beta2/checkself`,
+      "  # 5. What a browser front end asks at the one origin (HTTP/JSON, as inventory-api serves it): may carol edit patch systems in Production?",
+      `  curl -s -H 'x-rh-identity: ${demoIdentityHeader(demo.orgId, "carol", false)}' -H 'content-type: application/json' -d '{"object":{"resourceType":"workspace","resourceId":"${production}","reporter":{"type":"rbac"}},"relation":"patch_system_edit"}' http://${host}:${http}/api/kessel/v1beta2/checkself`,
     );
   }
   lines.push("", "Press Ctrl+C to stop.", "");
