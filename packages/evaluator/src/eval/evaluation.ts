@@ -105,10 +105,16 @@ export class Evaluation {
    * enclosing entry started depends on; NO_CYCLE when none (the usual, acyclic case).
    */
   private low = NO_CYCLE;
-  /** Provisional entries awaiting their cycle's first entry: node, slot, depth for each. */
+  /**
+   * Provisional entries awaiting their cycle's first entry: serial, node, slot, depth for each, in
+   * the order they completed, so those below an entry are the ones past its serial at the end.
+   */
   private readonly provisional: number[] = [];
-  /** Entries that turned out true while depending on an entry in progress (provisional answers below them are void). */
-  private trueInCycles = 0;
+  /**
+   * The highest serial of an entry that turned out true while depending on an entry in progress
+   * (provisional answers below it are void): one below an entry has a serial above the entry's.
+   */
+  private trueInCycle = 0;
 
   constructor(
     readonly graph: RelationshipGraph,
@@ -145,7 +151,7 @@ export class Evaluation {
     this.serial = 0;
     this.low = NO_CYCLE;
     this.provisional.length = 0;
-    this.trueInCycles = 0;
+    this.trueInCycle = 0;
   }
 
   /**
@@ -210,14 +216,12 @@ export class Evaluation {
     const cycles = this.cycles;
     const outerLow = this.low;
     this.low = NO_CYCLE;
-    const mark = this.provisional.length;
-    const trueInCycles = this.trueInCycles;
     let result: boolean;
     try {
       result = s.stored ? this.viaSets(node, slot, depth) : this.evalOp(s.op!, node, depth);
     } catch (error) {
       // What was assumed below is void: the provisional answers there are evaluated again if reached.
-      this.settleProvisional(mark, true);
+      this.settleProvisional(serial, true);
       memo.set(node, slot, this.cycles === cycles ? OUT_OF_DEPTH | (depth << DEPTH_SHIFT) : UNDECIDED);
       if (outerLow < this.low) this.low = outerLow;
       throw error;
@@ -226,35 +230,37 @@ export class Evaluation {
     if (low >= serial) {
       // Depends on no entry entered before this one: an answer. The answers below that assumed this
       // entry false hold if nothing in the cycle turned out true.
-      if (this.provisional.length > mark) this.settleProvisional(mark, result || this.trueInCycles !== trueInCycles);
+      if (this.provisional.length !== 0) this.settleProvisional(serial, result || this.trueInCycle > serial);
       // (Settling rewrites existing entries only: the position still stands.)
       memo.update(position, layout, node, slot, (result ? TRUE : FALSE) | (depth << DEPTH_SHIFT));
       this.low = outerLow;
     } else if (result) {
       // A true answer is proved (the operators are monotone apart from exclusion, which refuses
       // to assume): it stands, but false answers below that assumed otherwise do not.
-      this.trueInCycles++;
+      if (serial > this.trueInCycle) this.trueInCycle = serial;
       memo.update(position, layout, node, slot, TRUE | (depth << DEPTH_SHIFT));
       this.low = outerLow;
     } else {
       memo.update(position, layout, node, slot, PROVISIONAL | (serial << DEPTH_SHIFT));
-      this.provisional.push(node, slot, depth);
+      this.provisional.push(serial, node, slot, depth);
       this.low = Math.min(outerLow, low);
     }
     return result;
   }
 
   /**
-   * Settles the provisional answers entered since `mark`: false once their cycle's first entry is
+   * Settles the provisional answers below the entry `serial`: false once their cycle's first entry is
    * false and nothing in between turned out true, else (`again`) evaluated again if reached.
    */
-  private settleProvisional(mark: number, again: boolean): void {
+  private settleProvisional(serial: number, again: boolean): void {
     const { provisional } = this;
     const memo = this.memo!;
-    for (let i = mark; i < provisional.length; i += 3) {
-      memo.set(provisional[i]!, provisional[i + 1]!, again ? UNDECIDED : FALSE | (provisional[i + 2]! << DEPTH_SHIFT));
+    let end = provisional.length;
+    while (end > 0 && provisional[end - 4]! > serial) {
+      end -= 4;
+      memo.set(provisional[end + 1]!, provisional[end + 2]!, again ? UNDECIDED : FALSE | (provisional[end + 3]! << DEPTH_SHIFT));
     }
-    provisional.length = mark;
+    provisional.length = end;
   }
 
   /**
