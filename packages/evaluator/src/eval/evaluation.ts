@@ -308,29 +308,43 @@ export class Evaluation {
    */
   private intersection(ops: readonly Op[], node: number, depth: number): boolean {
     const outerLow = this.low;
-    let low = NO_CYCLE;
-    let provisional = false;
+    this.low = NO_CYCLE;
     try {
       for (const child of ops) {
-        this.low = NO_CYCLE;
-        const holds = this.evalOp(child, node, depth);
-        const childLow = this.low;
-        if (!holds) {
-          if (childLow === NO_CYCLE) {
+        if (!this.evalOp(child, node, depth)) {
+          // Nothing read depended on an entry in progress: proved false (the usual, acyclic case).
+          if (this.low === NO_CYCLE) {
             this.low = outerLow;
             return false;
           }
-          provisional = true;
+          return this.intersectionOnCycle(ops, node, depth, outerLow);
         }
-        if (childLow < low) low = childLow;
       }
     } catch (error) {
-      if (low < this.low) this.low = low;
-      if (outerLow < this.low) this.low = outerLow;
+      this.low = Math.min(outerLow, this.low);
       return this.settle(error, ops.length, (i) => this.evalOp(ops[i]!, node, depth), false);
     }
+    this.low = Math.min(outerLow, this.low);
+    return true;
+  }
+
+  /** An intersection met a cycle: each operand again (memo hits), on its own, for one proved false. */
+  private intersectionOnCycle(ops: readonly Op[], node: number, depth: number, outerLow: number): boolean {
+    let low = NO_CYCLE;
+    let holdsAll = true;
+    for (const child of ops) {
+      this.low = NO_CYCLE;
+      const holds = this.evalOp(child, node, depth);
+      if (!holds && this.low === NO_CYCLE) {
+        this.low = outerLow;
+        return false;
+      }
+      if (!holds) holdsAll = false;
+      low = Math.min(low, this.low);
+    }
+    // Otherwise false for now only (an operand rests on a cycle), or true.
     this.low = Math.min(outerLow, low);
-    return !provisional;
+    return holdsAll;
   }
 
   /**
