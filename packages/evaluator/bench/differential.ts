@@ -43,7 +43,7 @@ spicedb.close();
 process.exit(results.some(failed) ? 1 : 0);
 
 function failed(r: SeedResult): boolean {
-  return r.schema === "ours-only" || r.schema === "spicedb-only" || r.disagreements.length > 0 || r.history.length > 0;
+  return r.schema === "ours-only" || r.schema === "spicedb-only" || r.disagreements.length > 0 || r.history.length > 0 || r.referenceDisagreements.length > 0;
 }
 
 function report(): void {
@@ -59,15 +59,19 @@ function report(): void {
     ["acyclic, no chain", accepted.filter((r) => !r.cyclic && !r.chain)],
     ["cyclic or chain", accepted.filter((r) => r.cyclic || r.chain)],
   ];
-  console.log("| seeds | kind | queries | agree | disagree | SpiceDB timeouts | SpiceDB nondeterministic |");
-  console.log("|---|---|---|---|---|---|---|");
+  console.log("| seeds | kind | queries | agree | disagree | answered here, SpiceDB refuses (reference agrees) | SpiceDB timeouts | SpiceDB nondeterministic | differ from the reference |");
+  console.log("|---|---|---|---|---|---|---|---|---|");
   for (const [label, rs] of rows) {
     for (const kind of ["check", "lookupResources", "lookupSubjects"]) {
       const compared = rs.reduce((t, r) => t + (r.kinds[kind]?.compared ?? 0), 0);
       const timeouts = rs.reduce((t, r) => t + (r.kinds[kind]?.timeouts ?? 0), 0);
       const disagree = rs.reduce((t, r) => t + r.disagreements.filter((d) => d.query.startsWith(`${kind} `)).length, 0);
       const nondeterministic = rs.reduce((t, r) => t + (r.kinds[kind]?.nondeterministic ?? 0), 0);
-      console.log(`| ${label} (${rs.length}) | ${kind} | ${compared + timeouts + nondeterministic} | ${compared - disagree} | ${disagree} | ${timeouts} | ${nondeterministic} |`);
+      const beyond = rs.reduce((t, r) => t + (r.kinds[kind]?.beyondSpiceDb ?? 0), 0);
+      const offReference = rs.reduce((t, r) => t + r.referenceDisagreements.filter((d) => d.query.startsWith(`${kind} `)).length, 0);
+      console.log(
+        `| ${label} (${rs.length}) | ${kind} | ${compared + timeouts + nondeterministic + beyond} | ${compared - disagree} | ${disagree} | ${beyond} | ${timeouts} | ${nondeterministic} | ${offReference} |`,
+      );
     }
   }
   const shape = (r: SeedResult): string => `${r.cyclic ? "cyclic" : "acyclic"}${r.chain ? "+chain" : ""}`;

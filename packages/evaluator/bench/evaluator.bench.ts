@@ -3,10 +3,10 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { check, compileSchema, lookupResources, RelationshipGraph, type ObjectRef, type SubjectRef } from "../src/index.js";
+import { check, compileSchema, lookupResources, RelationshipGraph } from "../src/index.js";
 import { seededRandom } from "../test/support/random-graphs.js";
 import { SpiceDbOracle } from "../test/support/spicedb-oracle.js";
-import { generateStageData, type StageData, type StageDataOptions } from "./stage-data.js";
+import { generateStageData, makeQueries, type Query, type StageData, type StageDataOptions } from "./stage-data.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const schema = readFileSync(join(here, "../../..", "fixtures/rbac-config/stage/schema.zed"), "utf8");
@@ -31,12 +31,6 @@ const SUBSET: StageDataOptions = {
 const OUR_CHECKS = 50_000;
 const SPICEDB_CHECKS = Number(process.env.SPICEDB_CHECKS ?? "200");
 
-interface Query {
-  resource: ObjectRef;
-  permission: string;
-  subject: SubjectRef;
-}
-
 const gc = (): void => {
   const collect = (globalThis as { gc?: () => void }).gc;
   if (!collect) throw new Error("run with --expose-gc (the bench script does)");
@@ -46,30 +40,6 @@ const gc = (): void => {
 const now = (): number => Number(process.hrtime.bigint()) / 1e3; // µs
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const fmt = (us: number): string => (us >= 1000 ? `${(us / 1000).toFixed(1)} ms` : `${us.toFixed(2)} µs`);
-
-/** Half the queries use a principal bound somewhere above the host, so both answers are common. */
-/**
- * `seed` drives the original generator, whose float arithmetic degenerates into a short cycle (about
- * 11,000 distinct host/principal pairs in 52,000 queries, so many queries repeat exactly); the
- * figures in the README are comparable with it. `random` replaces it (e.g. mulberry32: every query
- * distinct or nearly, about a quarter of them a subject's first check).
- */
-function makeQueries(data: StageData, count: number, seed: number, random?: () => number): Query[] {
-  let s = seed;
-  const rnd = random ?? ((): number => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
-  const queries: Query[] = [];
-  for (let i = 0; i < count; i++) {
-    const host = Math.floor(rnd() * data.hostWorkspace.length);
-    let principal = data.principals[Math.floor(rnd() * data.principals.length)]!;
-    if (rnd() < 0.5) {
-      const candidates: string[] = [];
-      for (let ws: string | undefined = data.hostWorkspace[host]; ws; ws = data.parentOf.get(ws)) candidates.push(...(data.boundAt.get(ws) ?? []));
-      if (candidates.length > 0) principal = candidates[Math.floor(rnd() * candidates.length)]!;
-    }
-    queries.push({ resource: { type: "hbi/host", id: `h${host}` }, permission: rnd() < 0.7 ? "view" : "patch_system_view", subject: { type: "rbac/principal", id: principal } });
-  }
-  return queries;
-}
 
 function loadOurs(data: StageData): { graph: RelationshipGraph; ms: number; bytesPerRelationship: number } {
   gc();

@@ -1,6 +1,6 @@
 // Benchmark data on the real stage schema: one large organisation with a workspace tree, hosts,
 // roles, groups (some nested), principals and role bindings at every level.
-import { formatRelationship, type Relationship } from "../src/index.js";
+import { formatRelationship, type ObjectRef, type Relationship, type SubjectRef } from "../src/index.js";
 import { ROLE_GRANTS, seededRandom } from "../test/support/random-graphs.js";
 
 export interface StageDataOptions {
@@ -107,4 +107,34 @@ export function generateStageData(o: StageDataOptions): StageData {
   // Random picks can repeat a tuple; SpiceDB rejects a duplicate within one write.
   const unique = [...new Map(out.map((r) => [formatRelationship(r), r])).values()];
   return { relationships: unique, parentOf, hostWorkspace, boundAt, principals, admin };
+}
+
+export interface Query {
+  resource: ObjectRef;
+  permission: string;
+  subject: SubjectRef;
+}
+
+/** Half the queries use a principal bound somewhere above the host, so both answers are common. */
+/**
+ * `seed` drives the original generator, whose float arithmetic degenerates into a short cycle (about
+ * 11,000 distinct host/principal pairs in 52,000 queries, so many queries repeat exactly); the
+ * figures in the README are comparable with it. `random` replaces it (e.g. mulberry32: every query
+ * distinct or nearly, about a quarter of them a subject's first check).
+ */
+export function makeQueries(data: StageData, count: number, seed: number, random?: () => number): Query[] {
+  let s = seed;
+  const rnd = random ?? ((): number => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const queries: Query[] = [];
+  for (let i = 0; i < count; i++) {
+    const host = Math.floor(rnd() * data.hostWorkspace.length);
+    let principal = data.principals[Math.floor(rnd() * data.principals.length)]!;
+    if (rnd() < 0.5) {
+      const candidates: string[] = [];
+      for (let ws: string | undefined = data.hostWorkspace[host]; ws; ws = data.parentOf.get(ws)) candidates.push(...(data.boundAt.get(ws) ?? []));
+      if (candidates.length > 0) principal = candidates[Math.floor(rnd() * candidates.length)]!;
+    }
+    queries.push({ resource: { type: "hbi/host", id: `h${host}` }, permission: rnd() < 0.7 ? "view" : "patch_system_view", subject: { type: "rbac/principal", id: principal } });
+  }
+  return queries;
 }

@@ -10,7 +10,7 @@ describe("random schemas against SpiceDB", () => {
   for (const seed of RANDOM_SCHEMA_SEEDS) {
     it(`seed ${seed}`, async () => {
       const result = await runSeed(seed);
-      const agreed = (result.schema === "accepted" || result.schema === "rejected") && result.disagreements.length === 0 && result.history.length === 0;
+      const agreed = (result.schema === "accepted" || result.schema === "rejected") && result.disagreements.length === 0 && result.history.length === 0 && result.referenceDisagreements.length === 0;
       expect(agreed, describeSeed(result)).toBe(true);
     });
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { check, compileSchema, EvaluatorError, explain, lookupResources, lookupSubjects, RelationshipGraph } from "../src/index.js";
 import { bruteForceLookup, subjectsOf } from "./support/brute-force.js";
+import { Reference } from "./support/reference.js";
 import { loadScenarios, parseCheck, parseObject, parseSubject } from "./support/scenarios.js";
 
 /** The answer, or the code of the evaluator error thrown. */
@@ -52,6 +53,31 @@ for (const scenario of loadScenarios()) {
           outcome(() => lookupSubjects(graph, parseObject(l.resource), l.permission, l.subjectType, l.subjectRelation)),
           JSON.stringify(l),
         ).toEqual(l.expected);
+      }
+    });
+
+    it("agrees with the reference evaluator (the least fixed point): refuses only where it is undefined or the chain is too deep", () => {
+      const reference = new Reference(graph.model, scenario.relationships);
+      for (const text of [...scenario.assertTrue, ...scenario.assertFalse]) {
+        const c = parseCheck(text);
+        expect(reference.check(c.resource, c.permission, c.subject), text).toBe(scenario.assertTrue.includes(text));
+      }
+      for (const { check: text, code } of scenario.assertErrors) {
+        if (code !== "max-depth-exceeded") continue;
+        const c = parseCheck(text);
+        let message = "";
+        try {
+          check(graph, c.resource, c.permission, c.subject);
+        } catch (error) {
+          message = (error as Error).message;
+        }
+        // A cycle through exclusion is the reference's undefined; any other refusal is the depth limit, on deep data only.
+        if (/subtracted side/.test(message)) expect(reference.check(c.resource, c.permission, c.subject), text).toBe("undefined");
+        else expect(scenario.deepData, text).toBe(true);
+      }
+      for (const l of scenario.lookupResources) {
+        if (typeof l.expected === "string") continue;
+        expect(reference.lookupResources(l.resourceType, l.permission, parseSubject(l.subject)), JSON.stringify(l)).toEqual(l.expected);
       }
     });
 

@@ -1,9 +1,10 @@
 // SpiceDB's LookupResources re-dispatches every (object, relation) it finds from the subject, one
-// depth level per step, and remembers nothing across levels: on a data cycle it recurses until
-// the depth runs out, and a chain as long as the limit fails the same way, even where Check
-// answers. This guard walks the same steps (the reverse walk's triggers; a step into `&` or `-`
-// only where it holds, as SpiceDB's verified entrypoints) and throws SpiceDB's error in those
-// cases, so lookupResources answers exactly when SpiceDB does. Facts that trigger nothing are
+// depth level per step, and remembers nothing across levels: a chain as long as the limit fails,
+// even where Check answers. This guard walks the same steps (the reverse walk's triggers; a step
+// into `&` or `-` only where it holds, as SpiceDB's verified entrypoints) and throws SpiceDB's
+// error there, so lookupResources refuses a chain exactly when SpiceDB does. On a data cycle
+// SpiceDB recurses until the depth runs out; here a cycle adds no fact the walk does not already
+// have, and the lookup answers the least fixed point, as Check does. Facts that trigger nothing are
 // reported by SpiceDB, not dispatched, so they cost no level.
 import { EvaluationError } from "../errors.js";
 import { NOT_FOUND, type RelationshipGraph } from "../graph/relationship-graph.js";
@@ -50,8 +51,8 @@ function boundsFor(index: ReverseIndex, slotCount: number, target: number): Floa
 }
 
 /**
- * Throws `max-depth-exceeded` if SpiceDB's reverse dispatch from `subject` towards `target` meets
- * a cycle or a dispatch at level `maxDepth` (the subject's own request is level 0).
+ * Throws `max-depth-exceeded` if SpiceDB's reverse dispatch from `subject` towards `target` makes a
+ * dispatch at level `maxDepth` along a path without a cycle (the subject's own request is level 0).
  */
 export function guardDispatchDepth(evaluation: WalkEvaluation, target: number, maxDepth: number): void {
   const { graph, subject } = evaluation;
@@ -83,7 +84,8 @@ export function guardDispatchDepth(evaluation: WalkEvaluation, target: number, m
     if (level >= maxDepth) fail(node, slot, "dispatch chain");
     const key = node * slotCount + slot;
     const known = walked.get(key);
-    if (known === ON_PATH) fail(node, slot, "cycle");
+    // A cycle adds no fact the path does not already have (Check answers it as the least fixed point).
+    if (known === ON_PATH) return;
     // Fine from a level at least as deep: fine from here (deeper again, it is walked again).
     if (known !== undefined && level <= known) return;
     walked.set(key, ON_PATH);

@@ -1,7 +1,10 @@
 // Check evaluation for one subject. Results of (node, slot) are memoised for the lifetime of the
 // Evaluation (one request), which makes repeated sub-problems (intersections over deep workspace
-// trees, lookups that verify many candidates) cheap; re-entering a (node, slot) still in progress
-// is a cycle and, like exceeding the depth limit, a typed error rather than a false.
+// trees, lookups that verify many candidates) cheap. On cyclic data the answer is the least fixed
+// point (what a finite derivation proves): re-entering a (node, slot) still in progress reads false
+// provisionally, Tarjan-style, and the answers that read it are settled once their cycle's first
+// entry completes. Only a cycle through a subtracted operand that the answer depends on, and
+// exceeding the depth limit, are typed errors.
 import { EvaluationError } from "../errors.js";
 import { NOT_FOUND, type RelationshipGraph } from "../graph/relationship-graph.js";
 import { AnchorClosure, closureCacheOf, sortedHas } from "./closure-cache.js";
@@ -24,29 +27,46 @@ function leafSlotsOf(graph: RelationshipGraph): Uint8Array {
   return leaf;
 }
 
+/** Being evaluated; above the state, the entry's serial (the order entries were entered in). */
 const IN_PROGRESS = 0;
 const FALSE = 1;
 const TRUE = 2;
-/** Evaluation met a cycle or the depth limit below this entry: not an answer, evaluated again if reached again. */
+/**
+ * Not an answer, evaluated again if reached again: evaluation failed below this entry (a cycle
+ * through a subtracted operand, or the depth limit), or it read false from an entry in progress
+ * that later turned out true.
+ */
 const UNDECIDED = 3;
 /**
  * Evaluation ran out of depth below this entry and met no cycle: reached again at that depth or
- * deeper it runs out again (less room, the same branches), so it fails at once instead.
+ * deeper it runs out again (less room, the same branches), so it fails at once instead; reached
+ * with more room it is evaluated again.
  */
 const OUT_OF_DEPTH = 4;
+/**
+ * False while an entry it depends on (its cycle's first entry, still in progress) is assumed
+ * false; above the state, its serial. Settled when that entry completes: false if nothing in the
+ * cycle turned out true, else undecided.
+ */
+const PROVISIONAL = 5;
 
-/** A memo entry is a state in the low bits and, for TRUE / FALSE / OUT_OF_DEPTH, the depth it was reached at above them. */
+/**
+ * A memo entry is a state in the low bits and, for TRUE / FALSE / OUT_OF_DEPTH, the depth it was
+ * reached at above them; for IN_PROGRESS / PROVISIONAL, its serial.
+ */
 const STATE_MASK = 7;
 const DEPTH_SHIFT = 3;
+/** `low` when nothing read depends on an entry in progress. */
+const NO_CYCLE = 0x0fffffff;
 
 /** Re-evaluations of undecided entries allowed per request before giving up with the depth error. */
 const UNDECIDED_BUDGET = 10_000;
 
 /**
- * Cycles and depth overflows are "undecided" (SpiceDB's max-depth error), combined like SpiceDB's
- * concurrent operators settle them: a union holding a true branch is true and an intersection
- * holding a false branch is false whatever the undecided branches would give; otherwise the error
- * stands. An exclusion is decided left first, then right (SpiceDB waits for its base).
+ * Depth overflows and cycles through a subtracted operand are "undecided" (SpiceDB's max-depth
+ * error): a union holding a true branch is true and an intersection holding a false branch is false
+ * whatever the undecided branches would give; otherwise the error stands. An exclusion is false
+ * once its base is false or its subtracted side true.
  */
 function isUndecided(error: unknown): error is EvaluationError {
   return error instanceof EvaluationError && error.code === "max-depth-exceeded";
@@ -76,8 +96,25 @@ export class Evaluation {
   private otherClosure: AnchorClosure | undefined;
   private anchored: Map<number, AnchorClosure> | undefined;
   private undecidedRetries = 0;
-  /** Cycles met so far: an entry that failed without meeting one failed for depth alone. */
+  /** Cycles through a subtracted operand met so far: an entry that failed without meeting one failed for depth alone. */
   private cycles = 0;
+  /** Serial of the last memo entry entered (the order of entry, as Tarjan's index). */
+  private serial = 0;
+  /**
+   * The lowest serial of an entry in progress (or provisional) that what was read since the
+   * enclosing entry started depends on; NO_CYCLE when none (the usual, acyclic case).
+   */
+  private low = NO_CYCLE;
+  /**
+   * Provisional entries awaiting their cycle's first entry: serial, node, slot, depth for each, in
+   * the order they completed, so those below an entry are the ones past its serial at the end.
+   */
+  private readonly provisional: number[] = [];
+  /**
+   * The highest serial of an entry that turned out true while depending on an entry in progress
+   * (provisional answers below it are void): one below an entry has a serial above the entry's.
+   */
+  private trueInCycle = 0;
 
   constructor(
     readonly graph: RelationshipGraph,
@@ -111,6 +148,10 @@ export class Evaluation {
     this.anchored = undefined;
     this.undecidedRetries = 0;
     this.cycles = 0;
+    this.serial = 0;
+    this.low = NO_CYCLE;
+    this.provisional.length = 0;
+    this.trueInCycle = 0;
   }
 
   /**
@@ -145,37 +186,81 @@ export class Evaluation {
       return this.evalSlot(node, s.op!.slot, depth);
     }
     const memo = this.memo ?? (this.memo = this.own = acquireMemo());
+    // Counted only for entries evaluated (not for answers found), so it stays far below 2^28.
+    const serial = this.serial + 1;
     // One probe finds the entry or marks it in progress; its position takes the result without another.
-    const position = memo.claim(node, slot, IN_PROGRESS);
+    const position = memo.claim(node, slot, IN_PROGRESS | (serial << DEPTH_SHIFT));
     const layout = memo.layout;
     const entry = memo.found;
     if (entry >= 0) {
       const state = entry & STATE_MASK;
-      if (state === IN_PROGRESS) this.cycle(node, slot);
-      // SpiceDB shares an identical dispatch already in flight (singleflight, keyed without depth):
-      // a branch reaching an entry that ran out of depth on another branch gets that error even
-      // with more depth left.
-      if (state === OUT_OF_DEPTH) this.depthExceeded(node, slot);
-      // A result holds at the depth it was reached and above; deeper, SpiceDB (which counts depth on
-      // every path) may run out of depth below it, so it is evaluated again there.
-      if (state !== UNDECIDED) {
-        if (depth <= entry >>> DEPTH_SHIFT) return state === TRUE;
-      } else if (++this.undecidedRetries > UNDECIDED_BUDGET) {
-        this.cycles++;
-        this.depthExceeded(node, slot);
+      if (state === IN_PROGRESS || state === PROVISIONAL) {
+        // A cycle: read false for now; whoever reads it depends on that entry's outcome.
+        const at = entry >>> DEPTH_SHIFT;
+        if (at < this.low) this.low = at;
+        return false;
       }
-      memo.update(position, layout, node, slot, IN_PROGRESS);
+      // A result holds at the depth it was reached and above; deeper, SpiceDB (which counts depth on
+      // every path) may run out of depth below it, so it is evaluated again there. Likewise an entry
+      // that ran out of depth fails at once at its depth or deeper, and is tried again with more room.
+      if (state === OUT_OF_DEPTH || state === UNDECIDED) {
+        if (state === OUT_OF_DEPTH && depth >= entry >>> DEPTH_SHIFT) this.depthExceeded(node, slot);
+        if (++this.undecidedRetries > UNDECIDED_BUDGET) {
+          this.cycles++;
+          this.depthExceeded(node, slot);
+        }
+      } else if (depth <= entry >>> DEPTH_SHIFT) return state === TRUE;
+      memo.update(position, layout, node, slot, IN_PROGRESS | (serial << DEPTH_SHIFT));
     }
+    this.serial = serial;
     const cycles = this.cycles;
+    const outerLow = this.low;
+    this.low = NO_CYCLE;
     let result: boolean;
     try {
       result = s.stored ? this.viaSets(node, slot, depth) : this.evalOp(s.op!, node, depth);
     } catch (error) {
-      memo.update(position, layout, node, slot, this.cycles === cycles ? OUT_OF_DEPTH | (depth << DEPTH_SHIFT) : UNDECIDED);
+      // What was assumed below is void: the provisional answers there are evaluated again if reached.
+      this.settleProvisional(serial, true);
+      memo.set(node, slot, this.cycles === cycles ? OUT_OF_DEPTH | (depth << DEPTH_SHIFT) : UNDECIDED);
+      if (outerLow < this.low) this.low = outerLow;
       throw error;
     }
-    memo.update(position, layout, node, slot, (result ? TRUE : FALSE) | (depth << DEPTH_SHIFT));
+    const low = this.low;
+    if (low >= serial) {
+      // Depends on no entry entered before this one: an answer. The answers below that assumed this
+      // entry false hold if nothing in the cycle turned out true.
+      if (this.provisional.length !== 0) this.settleProvisional(serial, result || this.trueInCycle > serial);
+      // (Settling rewrites existing entries only: the position still stands.)
+      memo.update(position, layout, node, slot, (result ? TRUE : FALSE) | (depth << DEPTH_SHIFT));
+      this.low = outerLow;
+    } else if (result) {
+      // A true answer is proved (the operators are monotone apart from exclusion, which refuses
+      // to assume): it stands, but false answers below that assumed otherwise do not.
+      if (serial > this.trueInCycle) this.trueInCycle = serial;
+      memo.update(position, layout, node, slot, TRUE | (depth << DEPTH_SHIFT));
+      this.low = outerLow;
+    } else {
+      memo.update(position, layout, node, slot, PROVISIONAL | (serial << DEPTH_SHIFT));
+      this.provisional.push(serial, node, slot, depth);
+      this.low = Math.min(outerLow, low);
+    }
     return result;
+  }
+
+  /**
+   * Settles the provisional answers below the entry `serial`: false once their cycle's first entry is
+   * false and nothing in between turned out true, else (`again`) evaluated again if reached.
+   */
+  private settleProvisional(serial: number, again: boolean): void {
+    const { provisional } = this;
+    const memo = this.memo!;
+    let end = provisional.length;
+    while (end > 0 && provisional[end - 4]! > serial) {
+      end -= 4;
+      memo.set(provisional[end + 1]!, provisional[end + 2]!, again ? UNDECIDED : FALSE | (provisional[end + 3]! << DEPTH_SHIFT));
+    }
+    provisional.length = end;
   }
 
   /**
@@ -195,25 +280,13 @@ export class Evaluation {
     throw error;
   }
 
-  /**
-   * `all`: the operand of an intersection or exclusion, in the same dispatch. SpiceDB evaluates those
-   * operands requiring all results (REQUIRE_ALL_RESULTS), so a union there does not stop at a true
-   * branch: it waits for every branch, and any branch that fails fails it. A reference to another
-   * slot is a dispatch of its own (for one object SpiceDB allows a single result again), so the mode
-   * ends there.
-   */
-  evalOp(op: Op, node: number, depth: number, all = false): boolean {
+  evalOp(op: Op, node: number, depth: number): boolean {
     switch (op.k) {
       case "slot":
         return this.evalSlot(node, op.slot, depth + 1);
       case "arrow":
         return this.arrow(op, node, depth);
       case "union":
-        if (all) {
-          let found = false;
-          for (const child of op.ops) if (this.evalOp(child, node, depth, true)) found = true;
-          return found;
-        }
         try {
           for (const child of op.ops) if (this.evalOp(child, node, depth)) return true;
           return false;
@@ -221,17 +294,76 @@ export class Evaluation {
           return this.settle(error, op.ops.length, (i) => this.evalOp(op.ops[i]!, node, depth), true);
         }
       case "intersection":
-        try {
-          for (const child of op.ops) if (!this.evalOp(child, node, depth, true)) return false;
-          return true;
-        } catch (error) {
-          return this.settle(error, op.ops.length, (i) => this.evalOp(op.ops[i]!, node, depth, true), false);
-        }
+        return this.intersection(op.ops, node, depth);
       case "exclusion":
-        return this.evalOp(op.left, node, depth, true) && !this.evalOp(op.right, node, depth, true);
+        return this.exclusion(op, node, depth);
       case "nil":
         return false;
     }
+  }
+
+  /**
+   * False as soon as an operand is false without assuming anything about an entry in progress; an
+   * operand false only for now (on a cycle) does not stop the others, one of which may decide.
+   */
+  private intersection(ops: readonly Op[], node: number, depth: number): boolean {
+    const outerLow = this.low;
+    this.low = NO_CYCLE;
+    try {
+      for (const child of ops) {
+        if (!this.evalOp(child, node, depth)) {
+          // Nothing read depended on an entry in progress: proved false (the usual, acyclic case).
+          if (this.low === NO_CYCLE) {
+            this.low = outerLow;
+            return false;
+          }
+          return this.intersectionOnCycle(ops, node, depth, outerLow);
+        }
+      }
+    } catch (error) {
+      this.low = Math.min(outerLow, this.low);
+      return this.settle(error, ops.length, (i) => this.evalOp(ops[i]!, node, depth), false);
+    }
+    this.low = Math.min(outerLow, this.low);
+    return true;
+  }
+
+  /** An intersection met a cycle: each operand again (memo hits), on its own, for one proved false. */
+  private intersectionOnCycle(ops: readonly Op[], node: number, depth: number, outerLow: number): boolean {
+    let low = NO_CYCLE;
+    let holdsAll = true;
+    for (const child of ops) {
+      this.low = NO_CYCLE;
+      const holds = this.evalOp(child, node, depth);
+      if (!holds && this.low === NO_CYCLE) {
+        this.low = outerLow;
+        return false;
+      }
+      if (!holds) holdsAll = false;
+      low = Math.min(low, this.low);
+    }
+    // Otherwise false for now only (an operand rests on a cycle), or true.
+    this.low = Math.min(outerLow, low);
+    return holdsAll;
+  }
+
+  /**
+   * False once the base is false or the subtracted side is true (each proved). A subtracted side
+   * false only while an entry in progress is assumed false would make the answer rest on that
+   * assumption the wrong way round (a cycle through exclusion: no least fixed point decides it), so
+   * that is the depth error.
+   */
+  private exclusion(op: Extract<Op, { k: "exclusion" }>, node: number, depth: number): boolean {
+    const outerLow = this.low;
+    if (!this.evalOp(op.left, node, depth)) return false;
+    // The base is proved true: what it read does not matter.
+    this.low = NO_CYCLE;
+    const subtracted = this.evalOp(op.right, node, depth);
+    const low = this.low;
+    this.low = outerLow;
+    if (subtracted) return false;
+    if (low !== NO_CYCLE) this.cycleThroughExclusion(node);
+    return true;
   }
 
   /** A tuple of `slot` on `node` naming the subject or the wildcard of its type. */
@@ -250,83 +382,12 @@ export class Evaluation {
       try {
         for (const code of sets) {
           const u = -code - 1;
-          if (this.evalSlot(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1)) {
-            const batch = graph.usersetSlot[u]!;
-            if (this.batchOf(sets, batch) === 1 || !this.singleBranch(batch) || this.foundAtFirstLevel(sets, batch)) return true;
-            return this.settleBatches(undefined, sets, depth);
-          }
+          if (this.evalSlot(graph.usersetNode[u]!, graph.usersetSlot[u]!, depth + 1)) return true;
         }
       } catch (error) {
-        return this.settleBatches(error, sets, depth);
+        const all = [...sets];
+        return this.settle(error, all.length, (i) => this.evalSlot(graph.usersetNode[-all[i]! - 1]!, graph.usersetSlot[-all[i]! - 1]!, depth + 1), true);
       }
-    }
-    return false;
-  }
-
-  /**
-   * Is `slot`, through aliases, a stored relation? Then a batch of its objects is one branch all
-   * the way down to its subject sets; a permission's own operands race each other (over the whole
-   * batch), so a batch whose permission decides on one object is not failed by another's error.
-   */
-  private singleBranch(slot: number): boolean {
-    let s = this.slots[slot]!;
-    while (!s.stored && s.op!.k === "slot") s = this.slots[s.op!.slot]!;
-    return s.stored;
-  }
-
-  /** Members of `sets` whose relation is `slot` (SpiceDB dispatches them as one batch), counted up to 2. */
-  private batchOf(sets: Iterable<number>, slot: number): number {
-    let n = 0;
-    for (const code of sets) if (this.graph.usersetSlot[-code - 1] === slot && ++n > 1) break;
-    return n;
-  }
-
-  /**
-   * The subject sets of one relation, grouped as SpiceDB batches them: one dispatch per subject
-   * relation (type and relation) for all their objects. A batch of a relation (or an alias of one)
-   * fails as a whole when any object in it runs out of depth, unless the batch finds the subject at
-   * its first level (the subject set itself, or a direct or wildcard tuple); separate batches race,
-   * so a batch that holds decides the union whatever the others give.
-   */
-  private settleBatches(error: unknown, sets: Iterable<number>, depth: number): boolean {
-    if (error !== undefined && !isUndecided(error)) throw error;
-    const { graph } = this;
-    const held = new Set<number>();
-    const failed = new Set<number>();
-    for (const code of sets) {
-      const u = -code - 1;
-      const slot = graph.usersetSlot[u]!;
-      try {
-        if (this.evalSlot(graph.usersetNode[u]!, slot, depth + 1)) held.add(slot);
-      } catch (again) {
-        if (!isUndecided(again)) throw again;
-        error ??= again;
-        failed.add(slot);
-      }
-    }
-    for (const slot of held) if (!failed.has(slot) || !this.singleBranch(slot) || this.foundAtFirstLevel(sets, slot)) return true;
-    if (error === undefined) return false;
-    throw error;
-  }
-
-  /**
-   * Does the batch of `slot` among `sets` find the subject before dispatching further: the subject
-   * set itself, a direct or wildcard tuple of a relation, or, for an alias, the subject set of the
-   * relation it names (SpiceDB tests a computed reference's target against the subject before
-   * dispatching it; the named relation's tuples need that dispatch).
-   */
-  private foundAtFirstLevel(sets: Iterable<number>, slot: number): boolean {
-    const { graph, subject } = this;
-    const named = this.slots[slot]!;
-    const stored = named.stored;
-    const aliased = !stored && named.op!.k === "slot" ? named.op!.slot : -1;
-    const forward = graph.forward[slot]!;
-    for (const code of sets) {
-      const u = -code - 1;
-      if (graph.usersetSlot[u] !== slot) continue;
-      const node = graph.usersetNode[u]!;
-      if (node === subject.node && (slot === subject.relationSlot || aliased === subject.relationSlot)) return true;
-      if (stored && (forward.has(node, subject.code) || (subject.wildcardNode >= 0 && forward.has(node, subject.wildcardNode)))) return true;
     }
     return false;
   }
@@ -462,9 +523,11 @@ export class Evaluation {
     throw new EvaluationError("max-depth-exceeded", `max depth ${this.maxDepth} exceeded at ${this.describe(node, slot)}`);
   }
 
-  private cycle(node: number, slot: number): never {
+  private cycleThroughExclusion(node: number): never {
     this.cycles++;
-    throw new EvaluationError("max-depth-exceeded", `max depth exceeded: cycle through ${this.describe(node, slot)}`);
+    const { graph } = this;
+    const object = `${graph.model.typeNames[graph.nodeType[node]!]}:${graph.idOf(node)}`;
+    throw new EvaluationError("max-depth-exceeded", `max depth exceeded: undecidable, ${object} depends on itself through the subtracted side of an exclusion`);
   }
 
   describe(node: number, slot: number): string {

@@ -22,7 +22,7 @@ function lookupNodes(graph: RelationshipGraph, resourceType: string, permission:
   const target = resolvePermission(graph, typeIndex, permission);
   const resolved = resolveSubject(graph, subject);
   const evaluation = new Evaluation(graph, resolved, DEFAULT_MAX_DEPTH);
-  // SpiceDB's lookup fails on the cycles and long chains its reverse dispatch meets: so does this one.
+  // SpiceDB's lookup fails on the long chains its reverse dispatch meets: so does this one (a cycle adds nothing).
   guardDispatchDepth(evaluation, target, DEFAULT_MAX_DEPTH);
   const plan = arrowIntersectionOf(graph.model, target);
   // A subject set on the listed type itself could hold a branch by self-membership: the general walk handles it.

@@ -1,6 +1,7 @@
 // lookupSubjects: the subjects of one type (optionally a subject set `type#relation`) that hold a
 // permission on a resource. A forward expansion from the resource; each (node, slot) is expanded
-// once per request. Wildcards come back as `wildcard: true` plus the ids excluded from it.
+// once per request. Wildcards come back as `wildcard: true` plus the ids excluded from it. On
+// cyclic data (an expansion reaching itself) the answer is Check's, asked of every candidate.
 import { EvaluationError } from "../errors.js";
 import type { RelationshipGraph } from "../graph/relationship-graph.js";
 import type { Op } from "../model/model.js";
@@ -25,6 +26,9 @@ interface SubjectSet {
 }
 
 const EMPTY: SubjectSet = { ids: new Set(), wildcard: false, excluded: new Set() };
+
+/** Thrown inside the expansion when it reaches a (node, slot) it is expanding. */
+const CYCLE = Symbol("cycle");
 
 const member = (s: SubjectSet, id: string): boolean => s.ids.has(id) || (s.wildcard && !s.excluded.has(id));
 
@@ -70,7 +74,8 @@ export function lookupSubjects(graph: RelationshipGraph, resource: ObjectRef, pe
     const cached = done.get(key);
     if (cached && depth <= cached.depth) return cached.set;
     // As SpiceDB: a dispatch with no depth remaining fails (no aliasing here, unlike check).
-    if (inProgress.has(key) || depth >= DEFAULT_MAX_DEPTH) {
+    if (inProgress.has(key)) throw CYCLE;
+    if (depth >= DEFAULT_MAX_DEPTH) {
       throw new EvaluationError("max-depth-exceeded", `max depth exceeded expanding ${model.typeNames[graph.nodeType[node]!]}:${graph.idOf(node)}#${model.slots[s]!.name}`);
     }
     inProgress.add(key);
@@ -135,7 +140,13 @@ export function lookupSubjects(graph: RelationshipGraph, resource: ObjectRef, pe
   };
 
   const node = graph.nodeOf(typeIndex, resource.id);
-  let result: SubjectSet = node < 0 ? EMPTY : expandSlot(node, slot, 0);
+  let result: SubjectSet;
+  try {
+    result = node < 0 ? EMPTY : expandSlot(node, slot, 0);
+  } catch (error) {
+    if (error !== CYCLE) throw error;
+    result = byChecks(graph, resource, permission, subjectType, subjectRelation, options?.now);
+  }
   // An object in no relationship: only its own subject set can hold the permission (see check).
   if (node < 0 && wantedSlot >= 0 && typeIndex === wantedType && check(graph, resource, permission, { type: subjectType, id: resource.id, relation: subjectRelation! })) {
     result = { ...EMPTY, ids: new Set([resource.id]) };
@@ -145,4 +156,28 @@ export function lookupSubjects(graph: RelationshipGraph, resource: ObjectRef, pe
     wildcard: result.wildcard,
     excluded: result.wildcard ? [...result.excluded].sort() : [],
   };
+}
+
+/**
+ * The subjects holding the permission on cyclic data, where an expansion would have to iterate to
+ * its fixed point: Check (the least fixed point) for every candidate of the type, and for the
+ * wildcard an id that appears nowhere (it holds only through `T:*`). Every holding candidate is
+ * listed, and with the wildcard the ones not holding are its exclusions.
+ */
+function byChecks(graph: RelationshipGraph, resource: ObjectRef, permission: string, subjectType: string, subjectRelation: string | undefined, now: number | undefined): SubjectSet {
+  const typeIndex = resolveType(graph, subjectType);
+  const relation = subjectRelation === undefined || subjectRelation === "" ? undefined : subjectRelation;
+  const options = now === undefined ? undefined : { now };
+  const holds = (id: string): boolean => check(graph, resource, permission, relation === undefined ? { type: subjectType, id } : { type: subjectType, id, relation }, options);
+  let unseen = "unseen";
+  while (graph.nodeOf(typeIndex, unseen) >= 0) unseen += "_";
+  const wildcard = holds(unseen);
+  const ids = new Set<string>();
+  const excluded = new Set<string>();
+  for (const id of graph.objectIds(typeIndex)) {
+    if (id === "*") continue;
+    if (holds(id)) ids.add(id);
+    else if (wildcard) excluded.add(id);
+  }
+  return { ids, wildcard, excluded };
 }

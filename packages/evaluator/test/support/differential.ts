@@ -4,6 +4,7 @@
 import { check, compileSchema, EvaluatorError, formatRelationship, lookupResources, lookupSubjects, RelationshipGraph, type ObjectRef, type SubjectRef } from "../../src/index.js";
 import { describeHistory, historyDifferences, type HistoryDifference } from "./history.js";
 import { randomSchemaCase, type RandomSchemaCase } from "./random-schemas.js";
+import { Reference } from "./reference.js";
 import { SpiceDbOracle } from "./spicedb-oracle.js";
 import type { SpiceDbProcess } from "./spicedb-process.js";
 
@@ -32,7 +33,12 @@ export interface SeedResult {
   /** Answers that changed when the same graph had answered other queries first (must be none). */
   history: HistoryDifference[];
   /** Per query kind (check, lookupResources, lookupSubjects): answers compared, SpiceDB timeouts, nondeterministic answers. */
-  kinds: Record<string, { compared: number; timeouts: number; nondeterministic: number }>;
+  kinds: Record<string, { compared: number; timeouts: number; nondeterministic: number; beyondSpiceDb: number }>;
+  /**
+   * Answers of ours that differ from the reference evaluator's (the least fixed point; a refusal
+   * where it is defined counts unless it is the depth limit on a chain): must be none.
+   */
+  referenceDisagreements: Disagreement[];
   testCase: RandomSchemaCase;
 }
 
@@ -63,7 +69,7 @@ async function theirs(run: () => Promise<unknown>): Promise<string> {
 }
 
 /** Is there a cycle among the relationships' (object → subject object) edges? */
-function hasCycle(testCase: RandomSchemaCase): boolean {
+export function hasCycle(testCase: RandomSchemaCase): boolean {
   const edges = new Map<string, string[]>();
   for (const r of testCase.relationships) {
     const from = `${r.resourceType}:${r.resourceId}`;
@@ -110,6 +116,7 @@ export async function runSeed(seed: number, testCase = randomSchemaCase(seed), p
     disagreements: [] as Disagreement[],
     history: [] as HistoryDifference[],
     kinds: {} as SeedResult["kinds"],
+    referenceDisagreements: [] as Disagreement[],
     testCase,
   };
   let graph: RelationshipGraph | undefined;
@@ -153,12 +160,26 @@ export async function runSeed(seed: number, testCase = randomSchemaCase(seed), p
       return theirs(run);
     };
     const kinds: SeedResult["kinds"] = {};
+    const reference = new Reference(graph.model, testCase.relationships);
+    const referenceDisagreements: Disagreement[] = [];
+    /**
+     * Does our outcome equal the reference's? Its undefined must be our refusal; our depth refusal
+     * passes on a chain (the reference has no depth limit).
+     */
+    const referenceAgrees = (query: string, mine: string, expected: unknown): boolean => {
+      const wanted = expected === "undefined" ? "error:max-depth" : JSON.stringify(expected);
+      if (mine === wanted || (mine === "error:max-depth" && testCase.chain)) return true;
+      referenceDisagreements.push({ query, ours: mine, spicedb: `reference ${wanted}` });
+      return false;
+    };
     // On cyclic data SpiceDB races concurrent branches against the depth limit (and shares in-flight
     // identical dispatches across branches of different depth), so the same query may answer in one
     // run and fail in the next. A disagreement is re-asked: any other answer on a re-ask makes the
     // query nondeterministic in SpiceDB, counted apart and never as agreement.
-    const compare = async (query: string, mine: string, run: () => Promise<unknown>): Promise<void> => {
-      const kind = (kinds[query.slice(0, query.indexOf(" "))] ??= { compared: 0, timeouts: 0, nondeterministic: 0 });
+    // Where SpiceDB refuses with max depth and we answer as the reference does, the answer is one
+    // SpiceDB cannot give: counted apart (`beyondSpiceDb`), neither agreement nor disagreement.
+    const compare = async (query: string, mine: string, run: () => Promise<unknown>, agreesWithReference: boolean): Promise<void> => {
+      const kind = (kinds[query.slice(0, query.indexOf(" "))] ??= { compared: 0, timeouts: 0, nondeterministic: 0, beyondSpiceDb: 0 });
       const answer = await ask(run);
       const answers = new Set([answer]);
       for (let retry = 0; retry < RETRIES && answer !== mine && answer !== TIMEOUT; retry++) {
@@ -168,6 +189,8 @@ export async function runSeed(seed: number, testCase = randomSchemaCase(seed), p
       if (answer === TIMEOUT) {
         timeouts++;
         kind.timeouts++;
+      } else if (answers.size === 1 && answer === "error:max-depth" && !mine.startsWith("error:") && agreesWithReference) {
+        kind.beyondSpiceDb++;
       } else if (answers.size > 1) {
         kind.nondeterministic++;
         nondeterministic.push({ query, ours: mine, spicedb: [...answers].join(" | ") });
@@ -179,25 +202,29 @@ export async function runSeed(seed: number, testCase = randomSchemaCase(seed), p
     };
     const subjectText = (s: SubjectRef): string => (s.relation ? `${s.type}:${s.id}#${s.relation}` : `${s.type}:${s.id}`);
     for (const q of testCase.checks) {
-      await compare(
-        `check ${q.resource.type}:${q.resource.id}#${q.permission}@${subjectText(q.subject)}`,
-        ours(() => check(graph, q.resource, q.permission, q.subject)),
-        () => spicedb.check(q.resource, q.permission, q.subject),
-      );
+      const query = `check ${q.resource.type}:${q.resource.id}#${q.permission}@${subjectText(q.subject)}`;
+      const mine = ours(() => check(graph, q.resource, q.permission, q.subject));
+      const agrees = referenceAgrees(query, mine, reference.check(q.resource, q.permission, q.subject));
+      await compare(query, mine, () => spicedb.check(q.resource, q.permission, q.subject), agrees);
     }
     for (const l of testCase.lookups) {
-      await compare(
-        `lookupResources ${l.resourceType}#${l.permission}@${subjectText(l.subject)}`,
-        ours(() => lookupResources(graph, l.resourceType, l.permission, l.subject)),
-        () => spicedb.lookupResources(l.resourceType, l.permission, l.subject),
-      );
+      const query = `lookupResources ${l.resourceType}#${l.permission}@${subjectText(l.subject)}`;
+      const mine = ours(() => lookupResources(graph, l.resourceType, l.permission, l.subject));
+      const agrees = referenceAgrees(query, mine, reference.lookupResources(l.resourceType, l.permission, l.subject));
+      await compare(query, mine, () => spicedb.lookupResources(l.resourceType, l.permission, l.subject), agrees);
     }
     for (const l of testCase.subjectLookups) {
-      await compare(
-        `lookupSubjects ${l.resource.type}:${l.resource.id}#${l.permission}@${l.subjectType}${l.subjectRelation ? `#${l.subjectRelation}` : ""}`,
-        ours(() => lookupSubjects(graph, l.resource, l.permission, l.subjectType, l.subjectRelation)),
-        () => spicedb.lookupSubjects(l.resource, l.permission, l.subjectType, l.subjectRelation),
-      );
+      const query = `lookupSubjects ${l.resource.type}:${l.resource.id}#${l.permission}@${l.subjectType}${l.subjectRelation ? `#${l.subjectRelation}` : ""}`;
+      const mine = ours(() => lookupSubjects(graph, l.resource, l.permission, l.subjectType, l.subjectRelation));
+      // Compared with the reference as membership: every id of the type in the data, and one in none (the wildcard).
+      const expected = reference.lookupSubjects(l.resource, l.permission, l.subjectType, l.subjectRelation, "unseen");
+      let asMembers = mine;
+      if (!mine.startsWith("error:") && expected !== "undefined") {
+        const found = JSON.parse(mine) as { ids: string[]; wildcard: boolean; excluded: string[] };
+        asMembers = JSON.stringify([...expected.keys()].map((id) => [id, found.ids.includes(id) || (found.wildcard && !found.excluded.includes(id))]));
+      }
+      const agrees = referenceAgrees(query, asMembers, expected === "undefined" ? expected : [...expected]);
+      await compare(query, mine, () => spicedb.lookupSubjects(l.resource, l.permission, l.subjectType, l.subjectRelation), agrees);
     }
     // Once a query of this seed has flipped between max-depth and an answer in SpiceDB, its
     // max-depth is known to depend on which concurrent branch wins on this seed's data (a loaded
@@ -217,7 +244,7 @@ export async function runSeed(seed: number, testCase = randomSchemaCase(seed), p
     }
     // Every query again on a fresh graph and in a random order on one graph: the same answers.
     const history = historyDifferences(graph.model, testCase.relationships, testCase, seed, 1);
-    return { ...base, schema: "accepted", compared, timeouts, nondeterministic, disagreements, history, kinds };
+    return { ...base, schema: "accepted", compared, timeouts, nondeterministic, disagreements, history, kinds, referenceDisagreements };
   } finally {
     await inProcess?.close();
   }
@@ -230,7 +257,8 @@ export function describeSeed(result: SeedResult): string {
   for (const d of result.disagreements) lines.push(`  ${d.query}: ours ${d.ours}, spicedb ${d.spicedb}`);
   for (const d of result.nondeterministic) lines.push(`  ${d.query}: ours ${d.ours}, SpiceDB nondeterministic (${d.spicedb})`);
   for (const d of result.history) lines.push(`  history: ${describeHistory(d)}`);
-  if (result.schema !== "accepted" || result.disagreements.length > 0 || result.nondeterministic.length > 0 || result.history.length > 0) {
+  for (const d of result.referenceDisagreements) lines.push(`  ${d.query}: ours ${d.ours}, ${d.spicedb}`);
+  if (result.schema !== "accepted" || result.disagreements.length > 0 || result.referenceDisagreements.length > 0 || result.nondeterministic.length > 0 || result.history.length > 0) {
     lines.push(result.testCase.schema, ...result.testCase.relationships.map(formatRelationship));
   }
   return lines.join("\n");
