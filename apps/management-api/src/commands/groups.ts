@@ -31,8 +31,8 @@ export interface GroupRecord {
  */
 export interface V1GroupPrincipal {
   username: string;
-  /** The e-mail the user's identity carried; null when Gatehouse never saw one. */
-  email?: string | null;
+  /** The e-mail the user's identity carried; absent when Gatehouse never saw one (the document says string). */
+  email?: string;
   is_org_admin?: boolean;
   external_source_id?: string;
 }
@@ -47,7 +47,7 @@ export interface GroupDetail extends GroupRecord {
 function v1GroupPrincipal(principal: Principal): V1GroupPrincipal {
   // A service account is not in a user directory: upstream has only its username too.
   if (principal.type !== "user") return { username: principal.username };
-  return { username: principal.username, email: principal.email, is_org_admin: principal.isOrgAdmin, external_source_id: principal.userId };
+  return { username: principal.username, ...(principal.email ? { email: principal.email } : {}), is_org_admin: principal.isOrgAdmin, external_source_id: principal.userId };
 }
 
 async function groupDetail(services: Services, ctx: RequestContext, group: Group): Promise<GroupDetail> {
