@@ -8,17 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { StoreContext } from "../context.js";
 import type { Queryable } from "../db/db.js";
 import { StoreError } from "../errors.js";
-import type {
-  AuditOf,
-  BindingResource,
-  CrossAccountListQuery,
-  CrossAccountRepository,
-  CrossAccountRequest,
-  CrossAccountRole,
-  CrossAccountStatus,
-  Page,
-  RoleScope,
-} from "../types.js";
+import type { AuditOf, BindingResource, CrossAccountListQuery, CrossAccountRepository, CrossAccountRequest, CrossAccountRole, CrossAccountStatus, Page, RoleScope } from "../types.js";
 import { isUuid, pageBounds, requireOrgId } from "../validate.js";
 import { requireTenantRow, runWrite, type TenantRow, type WriteContext } from "../write.js";
 import { recordAudit } from "./audit-log.js";
