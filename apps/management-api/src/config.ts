@@ -114,7 +114,7 @@ export const managementSettings = defineConfig("management-api", {
   MAX_BODY_BYTES: setting.int("request body limit", { default: DEFAULT_CONFIG.maxBodyBytes, min: 1 }),
   READ_YOUR_WRITES_TIMEOUT_MS: setting.int("bound on waiting for the authorization graph to catch up with a write", { default: DEFAULT_CONFIG.readYourWritesTimeoutMs, min: 1 }),
   READ_CACHE_BYTES: setting.int("memory for cached GET answers (keyed by revision); 0 turns the cache off", { default: DEFAULT_CONFIG.readCacheBytes, min: 0 }),
-  EXPIRED_GRANT_SWEEP_INTERVAL_MS: setting.int("how often expired time-bound role bindings are deleted (ms); 0 = never", {
+  EXPIRED_GRANT_SWEEP_INTERVAL_MS: setting.int("how often expired time-bound role bindings are deleted and cross-account requests expired or started (ms); 0 = never", {
     default: DEFAULT_CONFIG.expiredGrantSweepIntervalMs,
     min: 0,
   }),

@@ -1,6 +1,7 @@
 // Periodic cleanup of time-bound grants: deletes binding subjects whose expiry has passed (and
-// their tuples) so storage and the graphs do not keep dead grants. Answers never wait for it:
-// every evaluation already ignores what expired by its evaluation time.
+// their tuples) so storage and the graphs do not keep dead grants; marks cross-account requests
+// past their end date expired and writes the grants of approved ones whose start date has come.
+// Answers never wait for it: every evaluation already ignores what expired by its evaluation time.
 import type { Store } from "@gatehouse/store";
 import type { Logger } from "@gatehouse/telemetry";
 
@@ -17,8 +18,11 @@ export function startExpirySweep(store: Store, intervalMs: number, logger: Logge
   const runOnce = (): Promise<number> => {
     running ??= store.roleBindings
       .removeExpired()
-      .then(({ removed, revisions }) => {
+      .then(async ({ removed, revisions }) => {
         if (removed > 0) logger.info({ removed, revisions }, "expired role-binding subjects removed");
+        // Cross-account requests: past their end expired, approved ones whose start came granted.
+        const requests = await store.crossAccount.sweep();
+        if (requests.expired + requests.granted > 0) logger.info(requests, "cross-account requests expired or started");
         return removed;
       })
       .catch((error: unknown) => {

@@ -29,6 +29,7 @@ import { roleRoutes } from "./routes/roles.js";
 import { v1Routes } from "./routes/v1.js";
 import { v1PermissionRoutes, v1PrincipalListRoutes, v1PublicRoutes } from "./routes/v1-catalogue.js";
 import { v1RoleWriteRoutes } from "./routes/v1-role-writes.js";
+import { crossAccountRoutes } from "./routes/cross-account.js";
 import { orgModeRoutes } from "./routes/org-mode.js";
 import { createParityUpkeep } from "./commands/parity-upkeep.js";
 import { workspaceRoutes } from "./routes/workspaces.js";
@@ -72,6 +73,11 @@ export interface ManagementApiServer {
   stop(): Promise<void>;
   /** Reloads the role configuration (SIGHUP and `POST /role-config/reload` call this). */
   reloadRoleConfiguration(): Promise<ReloadResult>;
+  /**
+   * Runs the expiry sweep now (expired grants, cross-account requests ending or starting) and
+   * resolves once the answers reflect it; the timer does the same every interval.
+   */
+  sweepNow(): Promise<void>;
   readonly app: Express;
 }
 
@@ -257,7 +263,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     const authz = new Authorizer(store, roleConfiguration.model, logger, options.now ?? Date.now);
     await authz.start();
     sweep = startExpirySweep(store, config.expiredGrantSweepIntervalMs, logger);
-    services = { store, authz, catalogue: roleConfiguration.catalogue, config };
+    services = { store, authz, catalogue: roleConfiguration.catalogue, config, now: options.now ?? Date.now };
     services.parity = parityUpkeep.observe(services);
     storeAnswers = cachedProbe(() => store.feed.headRevision());
     identity = identityMiddleware(store, {
@@ -267,7 +273,16 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     });
     if (config.readCacheBytes > 0) cache = readCache({ revision: () => authz.revision, maxBytes: config.readCacheBytes });
     v2.use(v2MethodNotAllowed, workspaceRoutes(services), roleRoutes(services), roleBindingRoutes(services), principalRoutes(services), accessRoutes(services));
-    v1.use(v1MethodNotAllowed, groupRoutes(services), v1PrincipalListRoutes(services), principalRoutes(services), v1Routes(services), v1PermissionRoutes(services), v1RoleWriteRoutes(services));
+    v1.use(
+      v1MethodNotAllowed,
+      groupRoutes(services),
+      v1PrincipalListRoutes(services),
+      principalRoutes(services),
+      v1Routes(services),
+      v1PermissionRoutes(services),
+      v1RoleWriteRoutes(services),
+      crossAccountRoutes(services),
+    );
     const listening = createBoundedHttpServer(withMounts(app, options.mounts ?? []), config.http);
     listening.listen(config.port, config.host);
     server = listening;
@@ -319,6 +334,11 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     },
     stop: stopAll,
     reloadRoleConfiguration: reload,
+    async sweepNow() {
+      if (!sweep || !services) throw new Error("The management API server is not running.");
+      await sweep.runOnce();
+      await services.authz.catchUp(await services.store.feed.headRevision(), config.readYourWritesTimeoutMs);
+    },
   };
 }
 

@@ -34,6 +34,8 @@ export interface TestApp {
   request(method: string, path: string, options?: { as?: Caller | null; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<TestResponse>;
   /** The app's own store, for records no API call can make (what an importer or another service writes). */
   store: Store;
+  /** Runs the expiry sweep now; resolves once the answers reflect it. */
+  sweep(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -84,6 +86,7 @@ export async function startApp(
       }
       return { status: response.status, headers: response.headers, body: parsed, text };
     },
+    sweep: () => server.sweepNow(),
     async stop() {
       await server.stop();
       await store.close();

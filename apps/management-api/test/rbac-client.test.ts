@@ -1,6 +1,6 @@
 // The console's own npm client (@redhat-cloud-services/rbac-client, pinned) driving Gatehouse's v1
-// API as the console does: a group with a member and a role, then every v1 read the client offers
-// that Gatehouse serves; then every v2 operation of its v2 client, in the order the console's
+// API as the console does: a group with a member and a role, then all 30 v1 operations the client
+// offers (reads, writes, the audit log and the five cross-account request operations); then every v2 operation of its v2 client, in the order the console's
 // workspace and role-binding pages use them. Each answer is also validated against insights-rbac's
 // v1 or v2 document.
 import { createRequire } from "node:module";
@@ -104,6 +104,16 @@ describe("@redhat-cloud-services/rbac-client: the v1 writes and lists the consol
     const seen = checked(await client.getPrincipalAccess({ application: "inventory", username: user.user, options: opts }));
     expect(seen.data.data).toContainEqual(access[0]);
 
+    // The role and group edits of the console's pages, then what the audit log says of them.
+    const put = checkedV2(await client.updateRole({ uuid: role, rolePut: { name: "Edge readers", description: "hosts at the edge", access } as never, options: opts }));
+    expect(put.data).toMatchObject({ description: "hosts at the edge" });
+    const patched = checkedV2(await client.patchRole({ uuid: role, rolePatch: { display_name: "Edge host readers" } as never, options: opts }));
+    expect(patched.data).toMatchObject({ display_name: "Edge host readers" });
+    const renamed = checkedV2(await client.updateGroup({ uuid: group, group: { name: "Edge crew" }, options: opts }));
+    expect(renamed.data).toMatchObject({ name: "Edge crew" });
+    const log = checked(await client.getAuditlogs({ limit: 50, options: opts }));
+    expect(log.data.data.map((row: { description: string }) => row.description)).toContain("Created role: Edge readers");
+
     expect((await client.deleteRoleFromGroup({ uuid: group, roles: role, options: opts })).status).toBe(204);
     expect(checked(await client.listRolesForGroup({ uuid: group, options: opts })).data.data).toEqual([]);
     expect((await client.deletePrincipalFromGroup({ uuid: group, usernames: user.user, options: opts })).status).toBe(204);
@@ -115,7 +125,7 @@ describe("@redhat-cloud-services/rbac-client: the v1 writes and lists the consol
   });
 });
 
-/** A v2 answer as the client received it, validated against insights-rbac's v2 document. */
+/** An answer as the client received it (any method), validated against insights-rbac's v1 or v2 document by its path. */
 function checkedV2<T extends { status: number; data: unknown; config: { url?: string | undefined; method?: string | undefined }; headers: unknown }>(res: T): T {
   const url = new URL(String(res.config.url));
   const contentType = (res.headers as { get?: (name: string) => unknown })?.get?.("content-type") ?? "application/json";
@@ -197,5 +207,47 @@ describe("@redhat-cloud-services/rbac-client against the v2 API", () => {
     expect((await app.request("GET", `${V2}/roles/${roleV2}/`, { as: org })).status).toBe(404);
     expect(checkedV2(await v2.workspacesDelete({ id: edgeId, options: v2options })).status).toBe(204);
     expect((await app.request("GET", `${V2}/workspaces/${edgeId}/`, { as: org })).status).toBe(404);
+  });
+});
+
+describe("@redhat-cloud-services/rbac-client: cross-account requests", () => {
+  it("an associate creates, reads, edits and lists its request; the target organisation's admin lists, reads and approves it", async () => {
+    const target = { org: "rc-car-target", user: "rc-car-admin", admin: true };
+    await app.request("GET", `${V2}/workspaces/`, { as: target });
+    const associate = {
+      headers: {
+        "x-rh-identity": encodeIdentityHeader({ orgId: "rc-car-home", userId: "rc-assoc", username: "rc-assoc@redhat.com", email: "rc-assoc@redhat.com", isInternal: true }),
+      },
+    };
+    const approver = { headers: { "x-rh-identity": encodeIdentityHeader({ orgId: target.org, userId: target.user, username: target.user, isOrgAdmin: true }) } };
+    const day = (offset: number) => {
+      const d = new Date(Date.now() + offset * 86_400_000);
+      return `${String(d.getUTCMonth() + 1).padStart(2, "0")}/${String(d.getUTCDate()).padStart(2, "0")}/${d.getUTCFullYear()}`;
+    };
+    const created = checkedV2(
+      await client.createCrossAccountRequests({
+        crossAccountRequestIn: { target_org: target.org, start_date: day(0), end_date: day(10), roles: ["Advisor viewer"] },
+        options: associate,
+      }),
+    );
+    expect(created.status).toBe(201);
+    const id = (created.data as { request_id: string }).request_id;
+    const mine = checkedV2(await client.listCrossAccountRequests({ queryBy: "user_id" as never, orgId: target.org, options: associate }));
+    expect(mine.data.data.map((r: { request_id?: string }) => r.request_id)).toEqual([id]);
+    const read = checkedV2(await client.getCrossAccountRequest({ uuid: id, queryBy: "user_id" as never, options: associate }));
+    expect(read.data).toMatchObject({ request_id: id, status: "pending" });
+    const put = checkedV2(
+      await client.putCrossAccountRequest({ uuid: id, crossAccountRequestUpdateIn: { start_date: day(1), end_date: day(20), roles: ["Advisor viewer", "Patch viewer"] }, options: associate }),
+    );
+    expect((put.data as { roles: unknown[] }).roles).toHaveLength(2);
+
+    const incoming = checkedV2(await client.listCrossAccountRequests({ status: "pending" as never, options: approver }));
+    expect(incoming.data.data).toEqual([expect.objectContaining({ request_id: id, email: "rc-assoc@redhat.com", user_available: true })]);
+    const detail = checkedV2(await client.getCrossAccountRequest({ uuid: id, options: approver }));
+    expect(detail.data).toMatchObject({ email: "rc-assoc@redhat.com", end_date: day(20) });
+    const approved = checkedV2(await client.patchCrossAccountRequest({ uuid: id, crossAccountRequestPatch: { status: "approved" as never }, options: approver }));
+    expect(approved.data).toMatchObject({ status: "approved" });
+    const approvedOnly = checkedV2(await client.listCrossAccountRequests({ queryBy: "user_id" as never, approvedOnly: "true" as never, options: associate }));
+    expect(approvedOnly.data.data).toHaveLength(0);
   });
 });

@@ -13,8 +13,12 @@ export interface RhIdentity {
   username: string;
   isOrgAdmin: boolean;
   isInternal: boolean;
+  /** `identity.internal.cross_access`: an associate acting in the organisation through its approved cross-account requests. */
+  crossAccess: boolean;
   isServiceAccount: boolean;
   email: string | null;
+  firstName: string | null;
+  lastName: string | null;
   clientId: string | null;
 }
 
@@ -81,8 +85,11 @@ export function parseIdentityHeader(header: string): RhIdentity {
       username: username.toLowerCase(),
       isOrgAdmin: user["is_org_admin"] === true,
       isInternal: user["is_internal"] === true,
+      crossAccess: internal?.["cross_access"] === true,
       isServiceAccount: false,
       email: asString(user["email"]),
+      firstName: asString(user["first_name"]),
+      lastName: asString(user["last_name"]),
       clientId: null,
     };
   }
@@ -100,8 +107,11 @@ export function parseIdentityHeader(header: string): RhIdentity {
       username: (asString(serviceAccount["username"]) ?? clientId).toLowerCase(),
       isOrgAdmin: false,
       isInternal: false,
+      crossAccess: false,
       isServiceAccount: true,
       email: null,
+      firstName: null,
+      lastName: null,
       clientId,
     };
   }
@@ -117,6 +127,11 @@ export function encodeIdentityHeader(input: {
   accountNumber?: string;
   serviceAccount?: { clientId: string; username?: string };
   email?: string;
+  isInternal?: boolean;
+  /** Sets `identity.internal.cross_access` (an associate acting through cross-account requests). */
+  crossAccess?: boolean;
+  firstName?: string;
+  lastName?: string;
 }): string {
   const identity: Json = { org_id: input.orgId, type: input.serviceAccount ? "ServiceAccount" : "User" };
   if (input.accountNumber) identity["account_number"] = input.accountNumber;
@@ -131,7 +146,11 @@ export function encodeIdentityHeader(input: {
       user_id: input.userId ?? input.username ?? "user",
       is_org_admin: input.isOrgAdmin ?? false,
       ...(input.email !== undefined ? { email: input.email } : {}),
+      ...(input.isInternal !== undefined ? { is_internal: input.isInternal } : {}),
+      ...(input.firstName !== undefined ? { first_name: input.firstName } : {}),
+      ...(input.lastName !== undefined ? { last_name: input.lastName } : {}),
     };
   }
+  if (input.crossAccess) identity["internal"] = { org_id: input.orgId, cross_access: true };
   return Buffer.from(JSON.stringify({ identity }), "utf8").toString("base64");
 }

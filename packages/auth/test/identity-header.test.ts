@@ -26,10 +26,19 @@ describe("parseIdentityHeader", () => {
       username: "alice",
       isOrgAdmin: true,
       isInternal: false,
+      crossAccess: false,
       isServiceAccount: false,
       email: "a@x",
+      firstName: null,
+      lastName: null,
       clientId: null,
     });
+  });
+
+  it("reads an associate's internal flag, names and cross-account access, as encodeIdentityHeader writes them", () => {
+    const header = encodeIdentityHeader({ orgId: "9", userId: "a1", username: "Assoc", isInternal: true, crossAccess: true, email: "a@redhat.com", firstName: "Ann", lastName: "Lee" });
+    expect(parseIdentityHeader(header)).toMatchObject({ orgId: "9", isInternal: true, crossAccess: true, email: "a@redhat.com", firstName: "Ann", lastName: "Lee" });
+    expect(parseIdentityHeader(encodeIdentityHeader({ orgId: "9", userId: "a1" })).crossAccess).toBe(false);
   });
 
   it("repairs missing base64 padding", () => {

@@ -24,12 +24,20 @@ export {
   bindingTuples,
   tupleKey,
 } from "./relationships.js";
-export { WORKSPACE_TYPES, ROLE_CONFIG_CHANGE } from "./types.js";
+export { WORKSPACE_TYPES, ROLE_CONFIG_CHANGE, CROSS_ACCOUNT_STATUSES } from "./types.js";
 export type {
   AuditEntry,
   AuditLogQuery,
   AuditLogRecord,
   AuditLogRepository,
+  CrossAccountChange,
+  CrossAccountListQuery,
+  CrossAccountRepository,
+  CrossAccountRequest,
+  CrossAccountRequester,
+  CrossAccountRole,
+  CrossAccountStatus,
+  PublicRoleMatch,
   AuditOf,
   OrgApiVersion,
   OrgModeRepository,

@@ -376,6 +376,50 @@ CREATE TABLE gh_v1_held_roles (
 CREATE INDEX gh_v1_held_roles_role ON gh_v1_held_roles (org_id, role_id);
 `,
   },
+  {
+    version: 19,
+    name: "cross-account requests",
+    sql: `
+-- insights-rbac's cross-account requests: an associate (user_id, any organisation) asks the target
+-- organisation for seeded roles between two dates. The requester's name and e-mail are what its
+-- identity carried when it asked (there is no user directory to look them up later).
+CREATE TABLE gh_cross_account_requests (
+  request_id uuid PRIMARY KEY,
+  target_org text NOT NULL REFERENCES gh_tenants (org_id),
+  target_account text,
+  user_id text NOT NULL,
+  requester_username text,
+  requester_email text,
+  requester_first_name text,
+  requester_last_name text,
+  start_date timestamptz NOT NULL,
+  end_date timestamptz NOT NULL,
+  status text NOT NULL CHECK (status IN ('pending', 'cancelled', 'approved', 'denied', 'expired')),
+  -- An approved request whose start has come has had its grants written (the sweep writes those
+  -- of requests approved ahead of their start, when it comes).
+  granted boolean NOT NULL DEFAULT false,
+  created_at ${ts},
+  modified_at ${ts}
+);
+CREATE INDEX gh_cross_account_requests_target ON gh_cross_account_requests (target_org, created_at);
+CREATE INDEX gh_cross_account_requests_user ON gh_cross_account_requests (user_id, created_at);
+CREATE INDEX gh_cross_account_requests_open ON gh_cross_account_requests (status, end_date);
+CREATE TABLE gh_cross_account_request_roles (
+  request_id uuid NOT NULL REFERENCES gh_cross_account_requests (request_id) ON DELETE CASCADE,
+  role_id uuid NOT NULL REFERENCES gh_roles (id) ON DELETE CASCADE,
+  position int NOT NULL,
+  PRIMARY KEY (request_id, role_id)
+);
+-- The binding subjects the approved requests of (org, user) put there, so that ending a request
+-- removes only what requests granted (a grant the organisation made itself is left alone).
+CREATE TABLE gh_cross_account_grants (
+  org_id text NOT NULL,
+  user_id text NOT NULL,
+  binding_id uuid NOT NULL REFERENCES gh_role_bindings (id) ON DELETE CASCADE,
+  PRIMARY KEY (org_id, user_id, binding_id)
+);
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

@@ -25,6 +25,7 @@ import { v1Repository } from "./repos/v1.js";
 import { v1WriteRepository } from "./repos/v1-writes.js";
 import { orgModeRepository } from "./repos/org-mode.js";
 import { auditLogRepository } from "./repos/audit-log.js";
+import { crossAccountRepository } from "./repos/cross-account.js";
 import { workspaceRepository } from "./repos/workspaces.js";
 import { RevisionNumbering } from "./revisions.js";
 import { tokenCodec } from "./tokens.js";
@@ -123,6 +124,7 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
       v1Writes: v1WriteRepository(ctx),
       orgMode: orgModeRepository(ctx),
       auditLog: auditLogRepository(ctx),
+      crossAccount: crossAccountRepository(ctx),
       checkpoints: checkpointRepository(ctx, { partBytes: config.checkpointPartBytes }),
       feed: changeFeed(ctx, followers),
       tokens: ctx.tokens,

@@ -55,7 +55,7 @@ export const audit = {
   ],
 };
 
-const RESOURCE_TYPES = ["group", "role", "role_v2", "user", "permission", "workspace", "role_binding"] as const;
+const RESOURCE_TYPES = ["group", "role", "role_v2", "user", "permission", "workspace", "role_binding", "cross_account_request"] as const;
 const ACTIONS = ["delete", "add", "edit", "create", "remove"] as const;
 const ORDERING = ["sequence", "created", "principal_username", "resource_type", "action"];
 

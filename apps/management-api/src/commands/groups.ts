@@ -31,8 +31,8 @@ export interface GroupRecord {
  */
 export interface V1GroupPrincipal {
   username: string;
-  /** The e-mail the user's identity carried; null when Gatehouse never saw one. */
-  email?: string | null;
+  /** The e-mail the user's identity carried; absent when Gatehouse never saw one (the document says string). */
+  email?: string;
   is_org_admin?: boolean;
   external_source_id?: string;
 }
@@ -47,7 +47,7 @@ export interface GroupDetail extends GroupRecord {
 function v1GroupPrincipal(principal: Principal): V1GroupPrincipal {
   // A service account is not in a user directory: upstream has only its username too.
   if (principal.type !== "user") return { username: principal.username };
-  return { username: principal.username, email: principal.email, is_org_admin: principal.isOrgAdmin, external_source_id: principal.userId };
+  return { username: principal.username, ...(principal.email ? { email: principal.email } : {}), is_org_admin: principal.isOrgAdmin, external_source_id: principal.userId };
 }
 
 async function groupDetail(services: Services, ctx: RequestContext, group: Group): Promise<GroupDetail> {
@@ -213,13 +213,21 @@ export async function groupPrincipals(
   if (orderBy === "-username") accounts.reverse();
   const end = page.limit === -1 ? undefined : page.offset + page.limit;
   if (wanted === "service-account") return { count: accounts.length, data: accounts.slice(page.offset, end).map((p) => (usernameOnly ? { username: p.username } : v1ServiceAccount(p))) };
+  // v1 lists a member's e-mail when its identity carried one (the v2 principal record has none).
+  const emails = new Map(users.map((p) => [p.userId, p.email]));
+  const withEmail = (r: PrincipalRecord): PrincipalRecord & { email?: string } => {
+    const email = r.user_id === null ? null : emails.get(r.user_id);
+    return email ? { ...r, email } : r;
+  };
   const userRecords: (PrincipalRecord | { username: string })[] = usernameOnly
     ? users.map((p) => ({ username: p.username }))
-    : await listPrincipalsByIds(
-        services,
-        ctx,
-        users.map((p) => p.userId),
-      );
+    : (
+        await listPrincipalsByIds(
+          services,
+          ctx,
+          users.map((p) => p.userId),
+        )
+      ).map(withEmail);
   if (wanted === "user") return { count: userRecords.length, data: userRecords.slice(page.offset, end) };
   // One list, service accounts first: each kind shows its part of the page.
   const shownAccounts = accounts.slice(page.offset, end).map((p) => (usernameOnly ? { username: p.username } : v1ServiceAccount(p)));

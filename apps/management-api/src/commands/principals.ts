@@ -7,8 +7,6 @@ import { requireOnTenant, type Services } from "./services.js";
 export interface PrincipalRecord {
   uuid: string;
   username: string;
-  /** The e-mail the principal's identity carried; null when none was seen (service accounts, imports). */
-  email: string | null;
   type: PrincipalType;
   user_id: string | null;
   service_account_id: string | null;
@@ -31,7 +29,6 @@ async function principalRecord(services: Services, ctx: RequestContext, principa
   return {
     uuid: principalUuid(ctx.tenant.orgId, principal.userId),
     username: principal.username,
-    email: principal.email,
     type: principal.type,
     user_id: principal.type === "user" ? principal.userId : null,
     service_account_id: principal.type === "service-account" ? principal.userId : null,

@@ -11,6 +11,8 @@ export interface Services {
   authz: Authorizer;
   catalogue: PermissionCatalogue;
   config: ManagementApiConfig;
+  /** The clock of the store and the answers (epoch ms): judges dates and expiries. */
+  now: () => number;
   /** Told of each committed v1 write (parity upkeep; absent: not kept). */
   parity?: V1WriteObserver;
 }

@@ -129,7 +129,12 @@ export async function principalAccess(services: Services, ctx: RequestContext, q
   if (query.application === undefined) throw badRequest("Query parameter 'application' is required.");
 
   const orgId = ctx.tenant.orgId;
-  const grants = await services.store.v1.grantsOf(orgId, principal.userId, { isOrgAdmin: principal.isOrgAdmin, defaultGroups: principal.isUser });
+  // An associate acting through cross-account requests holds exactly the roles its approved
+  // requests grant now, organisation-wide (upstream's roles_for_cross_account_principal), nothing else.
+  const grants =
+    ctx.caller.crossAccess && !query.username
+      ? (await services.store.crossAccount.activeRoleIds(orgId, ctx.caller.userId)).map((roleId) => ({ roleId, resource: { type: "tenant" as const, id: ctx.tenant.tenantId } }))
+      : await services.store.v1.grantsOf(orgId, principal.userId, { isOrgAdmin: principal.isOrgAdmin, defaultGroups: principal.isUser });
   const access = await services.store.v1.accessOf([...new Set(grants.map((g) => g.roleId))]);
   const levelIds = new Set([ctx.tenant.tenantId, ctx.tenant.rootWorkspaceId, ctx.tenant.defaultWorkspaceId]);
   const isLevel = (r: BindingResource) => levelIds.has(r.id);

@@ -28,8 +28,8 @@ export interface V1PrincipalListQuery {
 /** A user as upstream's directory lists it, without the names only a directory knows; the e-mail is the identity's. */
 export interface V1User {
   username: string;
-  /** Null when no identity of the user carried one (an imported principal). */
-  email?: string | null;
+  /** Absent when no identity of the user carried one (an imported principal): the document says string. */
+  email?: string;
   is_active?: boolean;
   is_org_admin?: boolean;
   external_source_id?: string;
@@ -48,7 +48,7 @@ const BOOLEAN_VALUES = ["true", "false"];
 
 function v1User(p: Principal, usernameOnly: boolean): V1User {
   if (usernameOnly) return { username: p.username };
-  return { username: p.username, email: p.email, is_active: true, is_org_admin: p.isOrgAdmin, external_source_id: p.userId };
+  return { username: p.username, ...(p.email ? { email: p.email } : {}), is_active: true, is_org_admin: p.isOrgAdmin, external_source_id: p.userId };
 }
 
 function v1ListedServiceAccount(p: Principal, usernameOnly: boolean): V1ListedServiceAccount {

@@ -7,6 +7,7 @@ import { describeElement, ReloadRefusedError } from "../authz/reload.js";
 import { ZodError } from "zod";
 import { requestPath } from "./pagination.js";
 import { authRefusal, writeProblem } from "@gatehouse/problem";
+import { CrossAccountRefusal } from "../commands/cross-account-rules.js";
 import { ApiError } from "./problem.js";
 import { requestLogger } from "./request-log.js";
 import { zodFieldErrors } from "./validate.js";
@@ -31,6 +32,8 @@ const STORE_STATUS: Partial<Record<StoreErrorCode, number>> = {
   "already-exists": 409,
   unavailable: 503,
 };
+
+const REFUSAL_STATUS: Record<CrossAccountRefusal["kind"], number> = { invalid: 400, forbidden: 403, "not-found": 404 };
 
 function fromAuthError(error: AuthError): ApiError {
   const refusal = authRefusal(error);
@@ -83,6 +86,7 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ZodError) return new ApiError(400, zodFieldErrors(error));
   if (isAuthError(error)) return fromAuthError(error);
+  if (error instanceof CrossAccountRefusal) return new ApiError(REFUSAL_STATUS[error.kind], [{ message: error.message, field: error.source }]);
   // Reloads of the role configuration: every problem, or every schema element still in use, is named.
   if (error instanceof RoleConfigError)
     return new ApiError(

@@ -13,6 +13,15 @@ export interface Caller {
   isServiceAccount: boolean;
   /** The identity's `user.email`, when it carries one (recorded on the principal). */
   email?: string | null;
+  /** A Red Hat associate (`user.is_internal`): may ask organisations for cross-account access. */
+  isInternal?: boolean;
+  /**
+   * An associate acting in `orgId` through its approved cross-account requests
+   * (`identity.internal.cross_access`): holds only what those grant, never recorded as a principal.
+   */
+  crossAccess?: boolean;
+  firstName?: string | null;
+  lastName?: string | null;
   /** Authenticated by a bearer token of a configured system user. */
   isSystemUser: boolean;
 }
@@ -54,13 +63,22 @@ export async function authenticate(req: Request, options: IdentityOptions): Prom
     if (orgHeader !== null && orgHeader.trim() !== identity.orgId) {
       throw new AuthError("org-mismatch", "The x-rh-rbac-org-id header does not match the caller's organisation.");
     }
+    // insights-rbac admits cross-account access only for internal users with a Red Hat address.
+    if (identity.crossAccess && !(identity.isInternal && identity.email?.endsWith("@redhat.com"))) {
+      throw new AuthError("no-principal", "Cross-account access is only for Red Hat associates.");
+    }
     return {
       orgId: identity.orgId,
       userId: identity.userId ?? identity.username,
       username: identity.username,
-      isOrgAdmin: identity.isOrgAdmin,
+      // A cross-account associate holds only what its requests grant, whatever the header claims.
+      isOrgAdmin: identity.isOrgAdmin && !identity.crossAccess,
       isServiceAccount: identity.isServiceAccount,
       email: identity.email,
+      isInternal: identity.isInternal,
+      crossAccess: identity.crossAccess,
+      firstName: identity.firstName,
+      lastName: identity.lastName,
       isSystemUser: false,
     };
   }
@@ -127,7 +145,8 @@ export function identityMiddleware(store: Store, options: IdentityOptions): Requ
         throw new AuthError("missing-org-id", "The org_id in the identity is not valid.");
       }
       const { tenant, revision } = await tenantOf(caller.orgId);
-      const upserted = caller.isSystemUser ? 0 : await principalRevision(caller);
+      // An associate acting through cross-account requests is not one of the organisation's principals.
+      const upserted = caller.isSystemUser || caller.crossAccess ? 0 : await principalRevision(caller);
       const ctx: RequestContext = {
         caller,
         tenant,

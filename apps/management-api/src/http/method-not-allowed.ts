@@ -30,6 +30,8 @@ const V1_METHODS: [RegExp, string[]][] = [
   [/^\/groups\/[^/]+\/$/, ["GET", "PUT", "DELETE"]],
   [/^\/groups\/[^/]+\/principals\/$/, ["GET", "POST", "DELETE"]],
   [/^\/groups\/[^/]+\/roles\/$/, ["GET", "POST", "DELETE"]],
+  [/^\/cross-account-requests\/$/, ["GET", "POST"]],
+  [/^\/cross-account-requests\/[^/]+\/$/, ["GET", "PUT", "PATCH"]],
 ];
 
 /**

@@ -44,7 +44,9 @@ export function readCache(options: ReadCacheOptions): RequestHandler {
     const { caller, minRevision } = contextOf(res);
     // Behind what this request must see (its principal changed, maybe on another replica): no
     // cached answer, the route catches the graph up first.
-    if (revision < minRevision) {
+    // An associate acting through cross-account requests holds what their dates allow at this
+    // moment, which no revision marks: never cached (nor served another caller's entry).
+    if (revision < minRevision || caller.crossAccess) {
       next();
       return;
     }

@@ -5,7 +5,6 @@ export const principalSchema = z
   .object({
     uuid: z.string().meta({ format: "uuid" }),
     username: z.string(),
-    email: z.string().nullable(),
     type: z.enum(["user", "service-account"]),
     user_id: z.string().nullable(),
     service_account_id: z.string().nullable(),

@@ -17,6 +17,33 @@ export interface PrincipalSetup {
   admin?: boolean;
   /** The identity's `user.email`. */
   email?: string;
+  /** A Red Hat associate (`user.is_internal`), with the names its identity carries. */
+  internal?: boolean;
+  first_name?: string;
+  last_name?: string;
+  /** At home in another organisation (`<case org>-<label>`), not the case's. */
+  org?: string;
+  /** Acting through its approved cross-account requests (`identity.internal.cross_access`); never recorded as a principal. */
+  cross_access?: boolean;
+}
+/** A cross-account request as upstream's fixture writes it (through the store, as its ORM does). */
+export interface CrossAccountSetup {
+  name: string;
+  /** `self` (the case's organisation) or the label of another (`<case org>-<label>`). */
+  target: string;
+  /** `{{org}}` may be used: user ids are global. */
+  user_id: string;
+  status?: "pending" | "approved" | "denied" | "cancelled" | "expired";
+  /** Days from today (default 0). */
+  start?: number;
+  end: number;
+  /** Seeded roles' display names. */
+  roles?: string[];
+  target_account?: string;
+  /** The requester's e-mail and names (upstream's fixture has them from its user directory's mock). */
+  email?: string;
+  first_name?: string;
+  last_name?: string;
 }
 export interface Setup {
   /** The ungrouped-hosts workspace (`{{ungrouped}}`), which upstream's inventory asks for over a service-to-service call. */
@@ -26,6 +53,9 @@ export interface Setup {
   workspaces?: { name: string; workspace: string; parent?: string; description?: string }[];
   roles?: { name: string; role: string; permissions: string[]; description?: string }[];
   bindings?: { resource: string; resource_type?: string; subject: string; subject_type?: "group" | "user"; role: string }[];
+  /** Other organisations to bootstrap (labels, `<case org>-<label>`). */
+  orgs?: string[];
+  cross_account_requests?: CrossAccountSetup[];
 }
 export interface Step {
   request: string;
@@ -57,16 +87,26 @@ export function loadCaseFiles(): { file: string; content: CaseFile }[] {
   return readdirSync(CASES)
     .filter((name) => name.endsWith(".yaml"))
     .sort()
-    .map((file) => ({ file, content: parse(readFileSync(new URL(file, CASES), "utf8")) as CaseFile }));
+    .map((file) => ({ file, content: parse(readFileSync(new URL(file, CASES), "utf8"), { merge: true }) as CaseFile }));
 }
 
 type Vars = Map<string, string>;
+
+const DAY_MS = 86_400_000;
+const two = (n: number) => String(n).padStart(2, "0");
+/** `{{date+N}}` / `{{date-N}}`: today (UTC) N days on, as `MM/DD/YYYY` (upstream's `format_date`). */
+function dateVariable(name: string): string | undefined {
+  const match = /^date([+-]\d+)?$/.exec(name);
+  if (!match) return undefined;
+  const d = new Date(Date.now() + Number(match[1] ?? 0) * DAY_MS);
+  return `${two(d.getUTCMonth() + 1)}/${two(d.getUTCDate())}/${d.getUTCFullYear()}`;
+}
 
 /** `{{name}}`, or `{{name | upper}}` for its upper-case form; `{$uuids: n}` is n fresh random UUIDs. */
 function substitute(value: unknown, vars: Vars): unknown {
   if (typeof value === "string") {
     return value.replace(/\{\{([^}|]+)(\|\s*upper\s*)?\}\}/g, (_, name: string, upper?: string) => {
-      const found = vars.get(name.trim());
+      const found = vars.get(name.trim()) ?? dateVariable(name.trim());
       if (found === undefined) throw new Error(`unknown case variable {{${name}}}`);
       return upper ? found.toUpperCase() : found;
     });
@@ -167,6 +207,12 @@ interface Identity {
   serviceAccount?: string;
   admin: boolean;
   email?: string;
+  internal?: boolean;
+  firstName?: string;
+  lastName?: string;
+  /** Label of the organisation it is at home in (`<case org>-<label>`). */
+  org?: string;
+  crossAccess?: boolean;
 }
 
 export class CaseRun {
@@ -184,13 +230,18 @@ export class CaseRun {
   private headers(as: string | undefined, org?: string): Record<string, string> {
     if (as === "nobody") return {};
     const name = as ?? "admin";
-    const who = this.identities.get(name) ?? { username: name, userId: `${name}-id`, admin: false };
+    const who: Identity = this.identities.get(name) ?? { username: name, userId: `${name}-id`, admin: false };
+    const home = org ?? who.org;
     return {
       "x-rh-identity": encodeIdentityHeader({
-        orgId: org === undefined ? this.org : `${this.org}-${org}`,
+        orgId: home === undefined ? this.org : `${this.org}-${home}`,
         username: who.username,
         isOrgAdmin: who.admin,
         ...(who.email !== undefined ? { email: who.email } : {}),
+        ...(who.internal ? { isInternal: true } : {}),
+        ...(who.crossAccess ? { crossAccess: true } : {}),
+        ...(who.firstName !== undefined ? { firstName: who.firstName } : {}),
+        ...(who.lastName !== undefined ? { lastName: who.lastName } : {}),
         ...(who.serviceAccount ? { serviceAccount: { clientId: who.serviceAccount, username: who.username } } : { userId: who.userId ?? who.username }),
       }),
     };
@@ -220,21 +271,29 @@ export class CaseRun {
     if (!setup) return;
     // Written first: the setup's API writes below bring the API's authorization graph past it.
     if (setup.ungrouped) this.vars.set("ungrouped", (await this.app.store.workspaces.ensureUngroupedHosts(this.org)).value.id);
+    for (const label of setup.orgs ?? []) await this.call("GET /workspaces/?limit=1", "admin", undefined, label);
     for (const p of setup.principals ?? []) {
       this.identities.set(p.name, {
         username: p.username,
         admin: p.admin ?? false,
-        ...(p.user_id ? { userId: p.user_id } : {}),
+        ...(p.user_id ? { userId: String(substitute(p.user_id, this.vars)) } : {}),
         ...(p.service_account ? { serviceAccount: p.service_account } : {}),
         ...(p.email !== undefined ? { email: p.email } : {}),
+        ...(p.internal ? { internal: true } : {}),
+        ...(p.first_name !== undefined ? { firstName: p.first_name } : {}),
+        ...(p.last_name !== undefined ? { lastName: p.last_name } : {}),
+        ...(p.org !== undefined ? { org: p.org } : {}),
+        ...(p.cross_access ? { crossAccess: true } : {}),
       });
+      if (p.cross_access) continue;
       // Principals are recorded on their first authenticated request.
       await this.call("GET /principals/?limit=1", p.name, undefined);
+      if (p.org !== undefined) continue;
       const listed = await this.must(`GET /principals/?username=${encodeURIComponent(p.username)}`, undefined, 200);
       const record = (listed.body.data as { uuid: string; username: string }[]).find((r) => r.username === p.username.toLowerCase());
       if (!record) throw new Error(`principal ${p.username} was not recorded`);
       this.vars.set(`${p.name}.uuid`, record.uuid);
-      this.vars.set(`${p.name}.user_id`, p.user_id ?? p.service_account ?? "");
+      this.vars.set(`${p.name}.user_id`, this.identities.get(p.name)?.userId ?? p.service_account ?? "");
     }
     for (const g of setup.groups ?? []) {
       const group = await this.must("POST /api/rbac/v1/groups/", { name: g.group }, 201);
@@ -260,6 +319,29 @@ export class CaseRun {
       role: { id: `{{${b.role}}}` },
     }));
     if (requests.length > 0) await this.must("POST /role-bindings:batchCreate/", { requests }, 201);
+    for (const car of setup.cross_account_requests ?? []) await this.crossAccountRequest(car);
+  }
+
+  /** Written as upstream's fixture writes it: created (pending), then given its status. */
+  private async crossAccountRequest(car: CrossAccountSetup): Promise<void> {
+    const store = this.app.store.crossAccount;
+    const roles = await store.publicRolesByDisplayName(car.roles ?? []);
+    const today = Date.now();
+    const created = await store.create({
+      targetOrg: car.target === "self" ? this.org : `${this.org}-${car.target}`,
+      targetAccount: car.target_account ?? null,
+      userId: String(substitute(car.user_id, this.vars)),
+      requester: { username: null, email: car.email ?? null, firstName: car.first_name ?? null, lastName: car.last_name ?? null },
+      startDate: new Date(today + (car.start ?? 0) * DAY_MS),
+      endDate: new Date(today + car.end * DAY_MS),
+      roleIds: (car.roles ?? []).map((name) => {
+        const found = roles.find((r) => r.displayName === name && r.system);
+        if (!found) throw new Error(`no seeded role ${name}`);
+        return found.id;
+      }),
+    });
+    this.vars.set(car.name, created.value.requestId);
+    if (car.status && car.status !== "pending") await store.update(created.value.requestId, () => ({ status: car.status! }));
   }
 
   /** Runs the steps; returns the first difference from upstream's expectation, or null. */
