@@ -21,6 +21,11 @@ export interface ImpactPrincipal {
   /** The v1 permissions the principal holds under each side's seeded roles (only with v1 data). */
   readonly heldBefore?: ReadonlySet<string>;
   readonly heldAfter?: ReadonlySet<string>;
+  /**
+   * Workspaces below the Default Workspace where the principal's bindings are made: workspace-level
+   * permissions are checked there too (a grant on a team's workspace never shows at the level).
+   */
+  readonly workspaceIds?: readonly string[];
 }
 
 export interface ImpactTenant {
@@ -265,23 +270,32 @@ export function computeConfigImpact(input: ImpactInput): ConfigImpact {
       const subject = { type: TYPES.principal, id: principalId(domain, principal.userId) };
       for (const c of evaluated) {
         const object = objectAt(c.checkedAt);
-        const was = c.definedBefore && before.check(object, c.v2Permission, subject);
-        const is = c.definedAfter && after.check(object, c.v2Permission, subject);
-        checkCount += (c.definedBefore ? 1 : 0) + (c.definedAfter ? 1 : 0);
-        const example = { orgId: tenant.orgId, userId: principal.userId, object };
-        if (was !== is) {
+        let was = false;
+        let is = false;
+        const where = c.checkedAt === "default" && principal.workspaceIds ? [object, ...principal.workspaceIds.map((id) => ({ type: TYPES.workspace, id }))] : [object];
+        for (const [i, at] of where.entries()) {
+          const allowedBefore = c.definedBefore && before.check(at, c.v2Permission, subject);
+          const allowedAfter = c.definedAfter && after.check(at, c.v2Permission, subject);
+          checkCount += (c.definedBefore ? 1 : 0) + (c.definedAfter ? 1 : 0);
+          if (i === 0) {
+            was = allowedBefore;
+            is = allowedAfter;
+          }
+          if (allowedBefore === allowedAfter) continue;
+          const example = { orgId: tenant.orgId, userId: principal.userId, object: at };
           const row = rowOf(c);
-          if (was) {
+          if (allowedBefore) {
             row.lost++;
             org.lost++;
             pushExample(row.examples.lost, limit, example);
-            pushExample(org.examples, limit, { v2Permission: c.v2Permission, userId: principal.userId, object });
+            pushExample(org.examples, limit, { v2Permission: c.v2Permission, userId: principal.userId, object: at });
           } else {
             row.gained++;
             org.gained++;
             pushExample(row.examples.gained, limit, example);
           }
         }
+        const example = { orgId: tenant.orgId, userId: principal.userId, object };
         if (!principal.heldBefore || !principal.heldAfter) continue;
         // Parity of a v1 grant: held in v1 and allowed in v2 where its application checks it.
         const heldBefore = c.v1Permissions.some((p) => roleGrants(principal.heldBefore as ReadonlySet<string>, p));
@@ -338,4 +352,24 @@ export function unacceptedImpact(impact: ConfigImpact, accepted: readonly string
   if (accepted.includes("*")) return [];
   const names = new Set(accepted);
   return impact.permissions.filter((p) => p.lost + p.parityBroken > 0 && !names.has(p.v2Permission) && !p.v1Permissions.some((v) => names.has(v)));
+}
+
+/**
+ * A short digest of what an impact reports (counts per permission and organisation, seeded role
+ * and schema changes; not the examples), so a caller can accept exactly the impact it was shown.
+ * FNV-1a (64 bits): it names an impact, it protects nothing.
+ */
+export function impactDigest(impact: ConfigImpact): string {
+  const text = JSON.stringify([
+    impact.permissions.map((p) => [p.v2Permission, p.checkedAt, p.lost, p.gained, p.parityBroken, p.parityRestored]),
+    impact.organisations.map((o) => [o.orgId, o.lost, o.gained, o.parityBroken, o.parityRestored]),
+    impact.unverifiable.map((u) => [u.v2Permission, u.objectType, u.heldGrants]),
+    impact.seededRoles,
+  ]);
+  let hash = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= BigInt(text.charCodeAt(i));
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, "0");
 }

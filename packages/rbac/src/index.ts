@@ -137,6 +137,7 @@ export { affectedMembers, changedRelationsOf, memberKey, type MemberKey } from "
 export {
   computeConfigImpact,
   diffSeededRoles,
+  impactDigest,
   unacceptedImpact,
   v1PermissionsAffectedBy,
   type ConfigImpact,
@@ -151,3 +152,4 @@ export {
   type SeededRoleChange,
   type UnverifiablePermission,
 } from "./config-impact.js";
+export { evaluateConfigImpact, reseedRelationships, subjectsOfTenants, type TenantSubjects, type ImpactRun, type ImpactRunInput, type ImpactRunSide, type PlatformParentRole, type ReseedInput, type SeededRoleRecord } from "./config-impact-run.js";
