@@ -152,4 +152,15 @@ export {
   type SeededRoleChange,
   type UnverifiablePermission,
 } from "./config-impact.js";
-export { evaluateConfigImpact, reseedRelationships, subjectsOfTenants, type TenantSubjects, type ImpactRun, type ImpactRunInput, type ImpactRunSide, type PlatformParentRole, type ReseedInput, type SeededRoleRecord } from "./config-impact-run.js";
+export {
+  evaluateConfigImpact,
+  reseedRelationships,
+  subjectsOfTenants,
+  type TenantSubjects,
+  type ImpactRun,
+  type ImpactRunInput,
+  type ImpactRunSide,
+  type PlatformParentRole,
+  type ReseedInput,
+  type SeededRoleRecord,
+} from "./config-impact-run.js";

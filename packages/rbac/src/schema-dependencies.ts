@@ -106,14 +106,16 @@ export function affectedMembers(before: SchemaAst, after: SchemaAst, changedRela
 
 /** `type#relation` of every relationship only one side holds (compared by key). */
 export function changedRelationsOf<T extends { readonly resourceType: string; readonly relation: string }>(before: Iterable<T>, after: Iterable<T>, keyOf: (t: T) => string): Set<MemberKey> {
-  const seen = new Map<string, T>();
-  for (const t of before) seen.set(keyOf(t), t);
+  const relationOf = (t: T) => memberKey(t.resourceType, t.relation);
+  const a = new Map<string, MemberKey>();
+  for (const t of before) a.set(keyOf(t), relationOf(t));
+  const b = new Set<string>();
   const out = new Set<MemberKey>();
   for (const t of after) {
     const k = keyOf(t);
-    if (seen.has(k)) seen.delete(k);
-    else out.add(memberKey(t.resourceType, t.relation));
+    b.add(k);
+    if (!a.has(k)) out.add(relationOf(t));
   }
-  for (const t of seen.values()) out.add(memberKey(t.resourceType, t.relation));
+  for (const [k, relation] of a) if (!b.has(k)) out.add(relation);
   return out;
 }

@@ -55,7 +55,12 @@ export function renderImpactMarkdown(impact: ConfigImpact, ctx: ImpactReportCont
   }
   if (impact.unverifiable.length > 0) {
     out.push("", "## Unverifiable after the change (the schema no longer defines them)", "");
-    out.push(table(["v2 permission", "on", "v1 permissions", "v1 grants held"], impact.unverifiable.map((u) => [u.v2Permission, u.objectType, u.v1Permissions.join(", "), String(u.heldGrants)])));
+    out.push(
+      table(
+        ["v2 permission", "on", "v1 permissions", "v1 grants held"],
+        impact.unverifiable.map((u) => [u.v2Permission, u.objectType, u.v1Permissions.join(", "), String(u.heldGrants)]),
+      ),
+    );
   }
   if (impact.seededRoles.length > 0) {
     out.push("", "## Seeded roles", "");

@@ -22,7 +22,7 @@ import {
   type V1Export,
   type V1Role,
 } from "@gatehouse/rbac";
-import { RoleConfigError, type Environment } from "@gatehouse/role-config";
+import { formatIssue, RoleConfigError, type Environment } from "@gatehouse/role-config";
 import { PLATFORM_ROLES, type Store } from "@gatehouse/store";
 import { MigrationError } from "../migration/errors.js";
 import { planTuples } from "../migration/parity-run.js";
@@ -77,7 +77,8 @@ export async function loadConfigSide(spec: string, options: { repo: string; conf
   try {
     return { label: spec, config: await loadRoleConfiguration(options.env, dir) };
   } catch (err) {
-    if (err instanceof RoleConfigError) throw new MigrationError("schema-unavailable", `configuration '${spec}' does not load:\n${err.message}`);
+    // Issues name files inside the configuration; a revision's temporary directory is nobody's business.
+    if (err instanceof RoleConfigError) throw new MigrationError("schema-unavailable", `configuration '${spec}' does not load:\n${err.issues.map(formatIssue).join("\n")}`);
     throw err;
   } finally {
     if (scratch) rmSync(scratch, { recursive: true, force: true });

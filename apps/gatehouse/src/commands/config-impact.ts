@@ -81,7 +81,9 @@ export function registerConfigImpact(program: Command): void {
       const accepted = opts.accept ?? [];
       const blocking = accepted.includes(digest) ? [] : unacceptedImpact(impact, accepted);
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify({ from: from.label, to: to.label, fromHash: from.config.identity.hash, toHash: to.config.identity.hash, source: data.source, digest, ok: blocking.length === 0, blocking: blocking.map((p) => p.v2Permission), rejectedRelationships: rejected, ...impact }, null, 2)}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ from: from.label, to: to.label, fromHash: from.config.identity.hash, toHash: to.config.identity.hash, source: data.source, digest, ok: blocking.length === 0, blocking: blocking.map((p) => p.v2Permission), rejectedRelationships: rejected, ...impact }, null, 2)}\n`,
+        );
       } else {
         process.stdout.write(renderImpactMarkdown(impact, { from: from.label, to: to.label, digest, blocking }));
       }
