@@ -1,29 +1,24 @@
 // Where `config-impact` reads its two configurations (a directory, or a revision of a
 // role-configuration git repository taken out with `git archive` into a temporary directory) and
-// its data (a v1 export, planned as `migrate` would import it, or a store's relationships).
+// its data (a v1 export, planned as `migrate` would import it; a store's is the management API's,
+// storeImpactData).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { loadRoleConfiguration, type RoleConfiguration } from "@gatehouse/management-api";
+import { loadRoleConfiguration, seededRolesOf, type ImpactData, type RoleConfiguration } from "@gatehouse/management-api";
 import {
-  deterministicId,
   isInventoryWorkspaceFilter,
-  reseedRelationships,
   subjectsOfTenants,
   v1RolesOf,
   type AssetTypeCatalog,
   type ImpactRunSide,
   type ImpactTenant,
-  type RelationshipTuple,
-  type SeededRoleRecord,
-  type TenantIds,
   type V1AccessInput,
   type V1Export,
   type V1Role,
 } from "@gatehouse/rbac";
 import { formatIssue, RoleConfigError, type Environment } from "@gatehouse/role-config";
-import { PLATFORM_ROLES, type Store } from "@gatehouse/store";
 import { MigrationError } from "../migration/errors.js";
 import { planTuples } from "../migration/parity-run.js";
 import { planExport } from "../migration/plan.js";
@@ -85,18 +80,6 @@ export async function loadConfigSide(spec: string, options: { repo: string; conf
   }
 }
 
-/** A configuration's seeded roles as the impact compares them (and as a store seeds them). */
-export function seededRolesOf(config: RoleConfiguration): SeededRoleRecord[] {
-  return config.systemRoles.map((r) => ({
-    name: r.name,
-    version: r.version ?? 1,
-    platform_default: r.platform_default === true,
-    admin_default: r.admin_default === true,
-    scope: r.scope ?? "default",
-    permissions: r.access.map((a) => a.permission),
-  }));
-}
-
 /** The export's system roles with the configuration's seeded roles in place of those of the same name. */
 function withSeededRoles(exp: V1Export, config: RoleConfiguration): V1Export {
   const configured = new Map(config.systemRoles.map((r) => [r.name.toLowerCase(), r]));
@@ -114,14 +97,6 @@ function withSeededRoles(exp: V1Export, config: RoleConfiguration): V1Export {
     };
   });
   return { ...exp, system_roles: [...kept, ...seeded] };
-}
-
-export interface ImpactData {
-  readonly before: ImpactRunSide;
-  readonly after: ImpactRunSide;
-  readonly tenants: ImpactTenant[];
-  readonly domain: string;
-  readonly source: Record<string, unknown>;
 }
 
 /**
@@ -158,56 +133,4 @@ export function planImpactData(exp: V1Export, catalog: AssetTypeCatalog, from: R
     }),
   }));
   return { before: a.run, after: b.run, tenants, domain, source: { kind: "v1-export" } };
-}
-
-/**
- * A store's relationships as they are (seeded from `from`) and as they would be once `to` is
- * seeded (insights-rbac's rule: a seeded role changes only with a higher version).
- */
-export async function storeImpactData(store: Store, from: RoleConfiguration, to: RoleConfiguration, domain: string, org?: string): Promise<ImpactData> {
-  const relationships: RelationshipTuple[] = [];
-  const snap = await store.feed.snapshot(org ? { orgId: org } : {});
-  for await (const batch of snap.batches) for (const t of batch) relationships.push(t);
-  const tenantIds = new Set<string>();
-  for (const t of relationships) if (t.resourceType === "rbac/workspace" && t.relation === "t_parent" && t.subjectType === "rbac/tenant") tenantIds.add(t.subjectId);
-  const prefix = `${domain}/`;
-  const orgs = [...tenantIds].filter((t) => t.startsWith(prefix)).map((t) => t.slice(prefix.length));
-  if (org && !orgs.includes(org)) throw new MigrationError("invalid-options", `organisation '${org}' is not in the store`);
-  const ids: TenantIds[] = [];
-  for (const o of orgs.sort()) {
-    const t = await store.tenants.find(o);
-    if (t) ids.push({ orgId: t.orgId, tenantId: t.tenantId, rootWorkspaceId: t.rootWorkspaceId, defaultWorkspaceId: t.defaultWorkspaceId });
-  }
-  const storedIds = new Map<string, string>();
-  if (ids.length > 0) {
-    for (const r of (await store.roles.list(ids[0]!.orgId, { kinds: ["seeded"], limit: -1 })).data) storedIds.set(r.name.toLowerCase(), r.id);
-  }
-  const before = seededRolesOf(from);
-  const after = seededRolesOf(to);
-  const reseeded = reseedRelationships(relationships, {
-    storedIds,
-    before,
-    after,
-    parents: PLATFORM_ROLES.map((p) => ({ id: p.id, audience: p.audience, scope: p.scope })),
-    newRoleId: (name) => deterministicId("seeded-role", name.toLowerCase()),
-  });
-  const subjects = subjectsOfTenants(relationships, ids, domain);
-  const tenants: ImpactTenant[] = ids.map((t) => {
-    const s = subjects.get(t.orgId);
-    return {
-      orgId: t.orgId,
-      ids: t,
-      principals: (s?.userIds ?? []).map((u) => {
-        const workspaceIds = s?.workspaceIds.get(u);
-        return { userId: u, ...(workspaceIds ? { workspaceIds } : {}) };
-      }),
-    };
-  });
-  return {
-    before: { model: from.model, schemaAst: from.schemaAst, relationships, seededRoles: before },
-    after: { model: to.model, schemaAst: to.schemaAst, relationships: reseeded, seededRoles: after },
-    tenants,
-    domain,
-    source: { kind: "store", revision: snap.revision },
-  };
 }

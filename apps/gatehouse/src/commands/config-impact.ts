@@ -1,12 +1,13 @@
 import { evaluateConfigImpact, impactDigest, unacceptedImpact } from "@gatehouse/rbac";
 import { ENVIRONMENTS, type Environment } from "@gatehouse/role-config";
+import { storeImpactData, UnknownOrganisationError, type ImpactData } from "@gatehouse/management-api";
 import { openStore } from "@gatehouse/store";
 import type { Command } from "commander";
 import { loadAssetTypes } from "../migration/asset-types.js";
 import { MigrationError } from "../migration/errors.js";
 import { loadV1Export } from "../migration/v1-export-schema.js";
 import { renderImpactMarkdown } from "./config-impact-report.js";
-import { loadConfigSide, planImpactData, storeImpactData, type ImpactData } from "./config-impact-sources.js";
+import { loadConfigSide, planImpactData } from "./config-impact-sources.js";
 
 interface ConfigImpactOptions {
   from: string;
@@ -72,6 +73,9 @@ export function registerConfigImpact(program: Command): void {
         const store = await openStore({ ...(databaseUrl ? { databaseUrl } : {}), ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), domain: opts.domain, migrations: "verify" });
         try {
           data = await storeImpactData(store, from.config, to.config, opts.domain, opts.org);
+        } catch (err) {
+          if (err instanceof UnknownOrganisationError) throw new MigrationError("invalid-options", err.message);
+          throw err;
         } finally {
           await store.close();
         }
