@@ -36,6 +36,8 @@ export interface ImpactRun {
 function graphOf(side: ImpactRunSide): { graph: RelationshipGraph; rejected: number } {
   const graph = new RelationshipGraph(side.model);
   let rejected = 0;
+  // One bulk load: every index built once at the end, not maintained per relationship.
+  graph.startBulk();
   for (const t of side.relationships) {
     try {
       graph.add(t as Relationship);
@@ -43,6 +45,7 @@ function graphOf(side: ImpactRunSide): { graph: RelationshipGraph; rejected: num
       rejected++;
     }
   }
+  graph.compact();
   return { graph, rejected };
 }
 

@@ -105,17 +105,27 @@ export function affectedMembers(before: SchemaAst, after: SchemaAst, changedRela
 }
 
 /** `type#relation` of every relationship only one side holds (compared by key). */
-export function changedRelationsOf<T extends { readonly resourceType: string; readonly relation: string }>(before: Iterable<T>, after: Iterable<T>, keyOf: (t: T) => string): Set<MemberKey> {
+export function changedRelationsOf<T extends { readonly resourceType: string; readonly relation: string }>(before: readonly T[], after: readonly T[], keyOf: (t: T) => string): Set<MemberKey> {
   const relationOf = (t: T) => memberKey(t.resourceType, t.relation);
+  // Sides derived from one another share most objects: those need no key.
+  const shared = new Set<T>(before);
   const a = new Map<string, MemberKey>();
-  for (const t of before) a.set(keyOf(t), relationOf(t));
   const b = new Set<string>();
   const out = new Set<MemberKey>();
+  const sharedSeen = new Set<T>();
   for (const t of after) {
-    const k = keyOf(t);
-    b.add(k);
-    if (!a.has(k)) out.add(relationOf(t));
+    if (shared.has(t)) {
+      sharedSeen.add(t);
+      continue;
+    }
+    b.add(keyOf(t));
   }
-  for (const [k, relation] of a) if (!b.has(k)) out.add(relation);
+  for (const t of shared) {
+    if (sharedSeen.has(t)) continue;
+    const k = keyOf(t);
+    a.set(k, relationOf(t));
+    if (!b.has(k)) out.add(relationOf(t));
+  }
+  for (const t of after) if (!shared.has(t) && !a.has(keyOf(t))) out.add(relationOf(t));
   return out;
 }
