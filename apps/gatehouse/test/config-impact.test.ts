@@ -144,6 +144,9 @@ describe("gatehouse config-impact", () => {
     expect(broken.code).toBe(1);
     expect(broken.err).not.toContain("gatehouse-config-");
     expect(broken.err).toMatch(/does not load:[\s\S]*stage\/schemas\/src\/patch\.ksl \d+:\d+/);
+    const option = await impact("--from=--output=/dev/null", "--to", revs.base!);
+    expect(option.code).toBe(1);
+    expect(option.err).toContain("'--output=/dev/null' is not a revision");
     const org = await impact("--from", revs.base!, "--to", revs.roleLoses!, "--org", "nobody");
     expect(org.code).toBe(1);
     expect(org.err).toContain("organisation 'nobody' is not in the v1 export");

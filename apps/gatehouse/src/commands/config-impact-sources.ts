@@ -29,15 +29,20 @@ export interface LoadedConfig {
   readonly config: RoleConfiguration;
 }
 
+/** A name the user gave, quoted in a message: at most 100 characters of it. */
+export const shown = (name: string): string => (name.length > 100 ? `${name.slice(0, 100)}…` : name);
+
 const git = (repo: string, args: string[]): string => execFileSync("git", ["-C", repo, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
 /** `configs/<env>` of a revision, with the repository's JSON Schemas beside it as in a checkout. */
 function checkoutRevision(repo: string, revision: string, configPath: string): string {
+  // Never an option of git's.
+  if (revision.startsWith("-")) throw new MigrationError("invalid-options", `'${shown(revision)}' is not a revision`);
   let commit: string;
   try {
     commit = git(repo, ["rev-parse", "--verify", "--quiet", `${revision}^{commit}`]).trim();
   } catch {
-    throw new MigrationError("file-not-found", `'${revision}' is neither a directory nor a revision of the git repository '${repo}'`);
+    throw new MigrationError("file-not-found", `'${shown(revision)}' is neither a directory nor a revision of the git repository '${repo}'`);
   }
   const present = (path: string) => {
     try {
@@ -47,7 +52,7 @@ function checkoutRevision(repo: string, revision: string, configPath: string): s
       return false;
     }
   };
-  if (!present(configPath)) throw new MigrationError("file-not-found", `revision '${revision}' of '${repo}' has no '${configPath}'`);
+  if (!present(configPath)) throw new MigrationError("file-not-found", `revision '${shown(revision)}' of '${repo}' has no '${shown(configPath)}'`);
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-config-"));
   const archive = join(dir, "revision.tar");
   git(repo, ["archive", "--format=tar", "-o", archive, commit, configPath, ...(present("schemas") ? ["schemas"] : [])]);
@@ -73,7 +78,7 @@ export async function loadConfigSide(spec: string, options: { repo: string; conf
     return { label: spec, config: await loadRoleConfiguration(options.env, dir) };
   } catch (err) {
     // Issues name files inside the configuration; a revision's temporary directory is nobody's business.
-    if (err instanceof RoleConfigError) throw new MigrationError("schema-unavailable", `configuration '${spec}' does not load:\n${err.issues.map(formatIssue).join("\n")}`);
+    if (err instanceof RoleConfigError) throw new MigrationError("schema-unavailable", `configuration '${shown(spec)}' does not load:\n${err.issues.map(formatIssue).join("\n")}`);
     throw err;
   } finally {
     if (scratch) rmSync(scratch, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { loadAssetTypes } from "../migration/asset-types.js";
 import { MigrationError } from "../migration/errors.js";
 import { loadV1Export } from "../migration/v1-export-schema.js";
 import { renderImpactMarkdown } from "./config-impact-report.js";
-import { loadConfigSide, planImpactData } from "./config-impact-sources.js";
+import { loadConfigSide, planImpactData, shown } from "./config-impact-sources.js";
 
 interface ConfigImpactOptions {
   from: string;
@@ -67,7 +67,7 @@ export function registerConfigImpact(program: Command): void {
       if (opts.input) {
         const exp = await loadV1Export(opts.input);
         const narrowed = opts.org ? { ...exp, tenants: exp.tenants.filter((t) => t.org_id === opts.org) } : exp;
-        if (opts.org && narrowed.tenants.length === 0) throw new MigrationError("invalid-options", `organisation '${opts.org}' is not in the v1 export '${opts.input}'`);
+        if (opts.org && narrowed.tenants.length === 0) throw new MigrationError("invalid-options", `organisation '${shown(opts.org)}' is not in the v1 export '${opts.input}'`);
         data = planImpactData(narrowed, catalog, from.config, to.config, opts.platform);
       } else {
         const store = await openStore({ ...(databaseUrl ? { databaseUrl } : {}), ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), domain: opts.domain, migrations: "verify" });

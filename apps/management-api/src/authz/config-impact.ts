@@ -96,7 +96,7 @@ export async function storeImpactData(store: Store, from: RoleConfiguration, to:
 export class UnknownOrganisationError extends Error {
   override readonly name = "UnknownOrganisationError";
   constructor(readonly orgId: string) {
-    super(`organisation '${orgId}' is not in the store`);
+    super(`organisation '${orgId.length > 100 ? `${orgId.slice(0, 100)}…` : orgId}' is not in the store`);
   }
 }
 
