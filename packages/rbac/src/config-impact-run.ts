@@ -4,9 +4,9 @@
 // seeded roles are seeded (insights-rbac's rule: a role is rewritten only on a higher version).
 import { check, RelationshipGraph, type Model, type Relationship, type SchemaAst } from "@gatehouse/evaluator";
 import type { AssetTypeCatalog } from "./asset-types.js";
-import { computeConfigImpact, diffSeededRoles, v1PermissionsAffectedBy, type ConfigImpact, type ImpactTenant, type SeededRole } from "./config-impact.js";
+import { computeConfigImpact, diffSeededRoles, evaluatedChecks, v1PermissionsAffectedBy, type ConfigImpact, type ImpactTenant, type SeededRole } from "./config-impact.js";
 import type { BindingLevel } from "./levels.js";
-import { affectedMembers, changedRelationsOf, memberKey } from "./schema-dependencies.js";
+import { affectedMembers, changedRelationsOf, memberKey, readClosure } from "./schema-dependencies.js";
 import { roleChildTuple, rolePermissionTuple, TYPES, tupleKey, type RelationshipTuple, type TenantIds } from "./tuples.js";
 
 /** One side of a change: the configuration's schema and the relationships in force under it. */
@@ -33,12 +33,13 @@ export interface ImpactRun {
   readonly rejected: { readonly before: number; readonly after: number };
 }
 
-function graphOf(side: ImpactRunSide): { graph: RelationshipGraph; rejected: number } {
+function graphOf(side: ImpactRunSide, needed: ReadonlySet<string>): { graph: RelationshipGraph; rejected: number } {
   const graph = new RelationshipGraph(side.model);
   let rejected = 0;
   // One bulk load: every index built once at the end, not maintained per relationship.
   graph.startBulk();
   for (const t of side.relationships) {
+    if (!needed.has(memberKey(t.resourceType, t.relation))) continue;
     try {
       graph.add(t as Relationship);
     } catch {
@@ -52,10 +53,19 @@ function graphOf(side: ImpactRunSide): { graph: RelationshipGraph; rejected: num
 /** The impact of going from `before` to `after`, evaluating only what the change can reach. */
 export function evaluateConfigImpact(input: ImpactRunInput): ImpactRun {
   const { before, after } = input;
-  const a = graphOf(before);
-  const b = graphOf(after);
   const changed = affectedMembers(before.schemaAst, after.schemaAst, changedRelationsOf(before.relationships, after.relationships, tupleKey));
   const seededRoles = diffSeededRoles(before.seededRoles, after.seededRoles);
+  const affected = (type: string, p: string) => changed.has(memberKey(type, p));
+  const v1Affected = v1PermissionsAffectedBy(seededRoles, before.seededRoles, after.seededRoles);
+  // Each graph holds only the relationships the evaluated permissions read.
+  const definedIn = (model: Model) => (type: string, p: string) => model.isPermission(type, p) || model.isRelation(type, p);
+  const { evaluated } = evaluatedChecks({ catalog: input.catalog, before: { isDefined: definedIn(before.model) }, after: { isDefined: definedIn(after.model) }, affected, v1Affected });
+  const needed = readClosure(
+    [before.schemaAst, after.schemaAst],
+    evaluated.map((c) => memberKey(c.objectType, c.v2Permission)),
+  );
+  const a = graphOf(before, needed);
+  const b = graphOf(after, needed);
   const sideOf = (graph: RelationshipGraph) => ({
     check: (r: { type: string; id: string }, p: string, s: { type: string; id: string }) => check(graph, r, p, s),
     isDefined: (type: string, p: string) => graph.model.isPermission(type, p) || graph.model.isRelation(type, p),
@@ -66,8 +76,8 @@ export function evaluateConfigImpact(input: ImpactRunInput): ImpactRun {
     tenants: input.tenants,
     before: sideOf(a.graph),
     after: sideOf(b.graph),
-    affected: (type, p) => changed.has(memberKey(type, p)),
-    v1Affected: v1PermissionsAffectedBy(seededRoles, before.seededRoles, after.seededRoles),
+    affected,
+    v1Affected,
     seededRoles,
     ...(input.examples !== undefined ? { examples: input.examples } : {}),
     ...(input.onTenant ? { onTenant: input.onTenant } : {}),

@@ -133,7 +133,7 @@ export interface ImpactInput {
   readonly onTenant?: (done: number, total: number) => void;
 }
 
-interface CatalogCheck {
+export interface CatalogCheck {
   readonly key: string;
   readonly v2Permission: string;
   readonly checkedAt: BindingLevel;
@@ -144,7 +144,7 @@ interface CatalogCheck {
 }
 
 /** Every (v2 permission, level) the catalogue's applications check, with its v1 permissions. */
-function catalogChecks(catalog: AssetTypeCatalog, before: ImpactSide, after: ImpactSide): CatalogCheck[] {
+function catalogChecks(catalog: AssetTypeCatalog, before: Pick<ImpactSide, "isDefined">, after: Pick<ImpactSide, "isDefined">): CatalogCheck[] {
   const out = new Map<string, CatalogCheck>();
   for (const permission of catalog.permissions()) {
     const { assetType, verb } = assetVerb(catalog, permission);
@@ -218,16 +218,26 @@ const pushExample = <T>(list: T[], limit: number, item: T) => {
   if (list.length < limit) list.push(item);
 };
 
+/**
+ * The catalogued (object type, v2 permission) pairs a change must evaluate: those whose answers
+ * may change, or where a v1 holding checked there may; never one defined on neither side.
+ */
+export function evaluatedChecks(input: Pick<ImpactInput, "catalog" | "affected" | "v1Affected"> & { readonly before: Pick<ImpactSide, "isDefined">; readonly after: Pick<ImpactSide, "isDefined"> }): {
+  all: CatalogCheck[];
+  evaluated: CatalogCheck[];
+} {
+  const all = catalogChecks(input.catalog, input.before, input.after);
+  const affected = input.affected ?? (() => true);
+  const v1Affected = input.v1Affected ?? (() => false);
+  const evaluated = all.filter((c) => (c.definedBefore || c.definedAfter) && (c.definedBefore !== c.definedAfter || affected(c.objectType, c.v2Permission) || c.v1Permissions.some(v1Affected)));
+  return { all, evaluated };
+}
+
 /** Computes the impact of a configuration change (see the module comment). */
 export function computeConfigImpact(input: ImpactInput): ConfigImpact {
   const { before, after, domain } = input;
   const limit = input.examples ?? 5;
-  const checks = catalogChecks(input.catalog, before, after);
-  const affected = input.affected ?? (() => true);
-  const v1Affected = input.v1Affected ?? (() => false);
-  // A pair is evaluated when its answers may change, or a v1 holding checked there may.
-  // Defined on neither side: nothing can check it, before or after.
-  const evaluated = checks.filter((c) => (c.definedBefore || c.definedAfter) && (c.definedBefore !== c.definedAfter || affected(c.objectType, c.v2Permission) || c.v1Permissions.some(v1Affected)));
+  const { all: checks, evaluated } = evaluatedChecks(input);
   const rows = new Map<string, PermissionImpact>();
   const rowOf = (c: CatalogCheck): PermissionImpact => {
     let row = rows.get(c.key);

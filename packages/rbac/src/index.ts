@@ -133,7 +133,7 @@ export {
   type ShadowSink,
 } from "./shadow.js";
 export { grantedPermissions, planGrantFix, type FixRole, type FixRoleChoice, type GrantFix, type GrantFixInput, type HeldGrant } from "./grant-fix.js";
-export { affectedMembers, changedRelationsOf, memberKey, type MemberKey } from "./schema-dependencies.js";
+export { affectedMembers, changedRelationsOf, memberKey, readClosure, type MemberKey } from "./schema-dependencies.js";
 export {
   computeConfigImpact,
   diffSeededRoles,

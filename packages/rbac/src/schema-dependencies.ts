@@ -47,13 +47,20 @@ function refsOf(e: ExpressionAst, out: { refs: string[]; arrows: { tupleset: str
   }
 }
 
-/** member → the members it reads (reverse edges: who must be re-evaluated when it changes). */
-function addReaders(ast: SchemaAst, readers: Map<MemberKey, Set<MemberKey>>): void {
+/**
+ * Who reads whom: `readers` maps a member to the members reading it (who must be re-evaluated when
+ * it changes), `reads` a member to the members it reads (what its answers are made of).
+ */
+function addEdges(ast: SchemaAst, readers: Map<MemberKey, Set<MemberKey>>, reads?: Map<MemberKey, Set<MemberKey>>): void {
   const defs = new Map<string, DefinitionAst>(ast.definitions.map((d) => [d.name, d]));
+  const add = (map: Map<MemberKey, Set<MemberKey>>, key: MemberKey, value: MemberKey) => {
+    let set = map.get(key);
+    if (!set) map.set(key, (set = new Set()));
+    set.add(value);
+  };
   const edge = (from: MemberKey, reader: MemberKey) => {
-    let set = readers.get(from);
-    if (!set) readers.set(from, (set = new Set()));
-    set.add(reader);
+    add(readers, from, reader);
+    if (reads) add(reads, reader, from);
   };
   const subjectTypesOf = (type: string, relation: string): string[] => {
     const m = defs.get(type)?.members.find((x) => x.name === relation);
@@ -90,8 +97,8 @@ export function affectedMembers(before: SchemaAst, after: SchemaAst, changedRela
   for (const k of b.keys()) if (!a.has(k)) changed.add(k);
   for (const k of changedRelations) changed.add(k);
   const readers = new Map<MemberKey, Set<MemberKey>>();
-  addReaders(before, readers);
-  addReaders(after, readers);
+  addEdges(before, readers);
+  addEdges(after, readers);
   const queue = [...changed];
   while (queue.length > 0) {
     const k = queue.pop() as MemberKey;
@@ -127,5 +134,25 @@ export function changedRelationsOf<T extends { readonly resourceType: string; re
     if (!b.has(k)) out.add(relationOf(t));
   }
   for (const t of after) if (!shared.has(t) && !a.has(keyOf(t))) out.add(relationOf(t));
+  return out;
+}
+
+/**
+ * Every member the answers of `roots` are made of (in either schema), the roots included: the
+ * relations whose relationships a graph needs to answer them. A host's placement, say, is not
+ * needed to answer a workspace permission.
+ */
+export function readClosure(schemas: readonly SchemaAst[], roots: Iterable<MemberKey>): Set<MemberKey> {
+  const reads = new Map<MemberKey, Set<MemberKey>>();
+  for (const ast of schemas) addEdges(ast, new Map(), reads);
+  const out = new Set<MemberKey>(roots);
+  const queue = [...out];
+  while (queue.length > 0) {
+    for (const r of reads.get(queue.pop() as MemberKey) ?? []) {
+      if (out.has(r)) continue;
+      out.add(r);
+      queue.push(r);
+    }
+  }
   return out;
 }

@@ -6,6 +6,7 @@ import {
   defaultAssetTypes,
   diffSeededRoles,
   planTenantMigration,
+  readClosure,
   tenantResourceId,
   tenantTreeTuples,
   tupleKey,
@@ -188,6 +189,23 @@ describe("which members a change can affect", () => {
     const changed = affectedMembers(a, a, ["rbac/role#t_patch_system_read"]);
     expect([...changed].filter((k) => k.endsWith("advisor_disable_recommendations_view"))).toEqual([]);
     expect(changed.has("rbac/tenant#patch_system_view_assigned")).toBe(true);
+  });
+
+  it("a permission's answers are made of what it reads, transitively, and nothing else", () => {
+    const needed = readClosure([parseSchema(schema())], ["rbac/workspace#patch_system_view_assigned"]);
+    for (const k of [
+      "rbac/workspace#t_binding",
+      "rbac/workspace#t_parent",
+      "rbac/role_binding#t_subject",
+      "rbac/role_binding#t_role",
+      "rbac/group#t_member",
+      "rbac/role#t_patch_system_read",
+      "rbac/tenant#t_binding",
+    ]) {
+      expect(needed.has(k), k).toBe(true);
+    }
+    expect(needed.has("rbac/role#t_advisor_disable_recommendations_read")).toBe(false);
+    expect(needed.has("rbac/tenant#t_platform")).toBe(false);
   });
 
   it("the same schema with its lines moved changes nothing", () => {
