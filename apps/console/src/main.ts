@@ -1,4 +1,5 @@
 import { ApiProblem, loadCredential, organisationExists, saveCredential, type Credential } from "./api.js";
+import { configChangeScreen } from "./config-change.js";
 import { apiField, field, h, onSubmit, render } from "./dom.js";
 import { explorerScreen } from "./explorer.js";
 import { groupsScreen, rolesScreen } from "./manage.js";
@@ -80,6 +81,7 @@ async function route(): Promise<void> {
     else if (path === "/roles") await rolesScreen(main);
     else if (path === "/parity") await parityScreen(main);
     else if (path === "/me") await selfServiceScreen(main);
+    else if (path === "/config-change") await configChangeScreen(main);
     else await explorerScreen(main, query);
   } catch (error) {
     if (error instanceof ApiProblem && error.status === 401) render(main, signInForm(error.message));

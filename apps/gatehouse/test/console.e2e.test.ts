@@ -312,6 +312,14 @@ describe.runIf(browserRunnable)("console in Chromium against the demo stack", ()
         },
       },
       {
+        name: "config-change",
+        open: async () => {
+          await go("/config-change", "Configuration change");
+          // The demo runs on the files it started with: nothing pending, nobody gains or loses.
+          await expect(page.locator("#change-h").textContent()).resolves.toBe("No pending change");
+        },
+      },
+      {
         name: "playground",
         open: async () => {
           await go("/playground", "Playground");

@@ -5,3 +5,4 @@ export { loadRoleConfiguration, type RoleConfiguration } from "./authz/role-conf
 export { createPermissionCatalogue, type PermissionCatalogue, type PermissionScope } from "./authz/catalogue.js";
 export { CONSISTENCY_TOKEN_HEADER } from "./http/respond.js";
 export { buildOpenApiDocument } from "./openapi.js";
+export { seededRolesOf, storeConfigImpact, storeImpactData, UnknownOrganisationError, type ImpactData } from "./authz/config-impact.js";

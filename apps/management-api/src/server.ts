@@ -7,7 +7,9 @@ import { cachedProbe, createBoundedHttpServer, createLogger, createMetrics, drai
 import express, { type Express, type RequestHandler } from "express";
 import { Authorizer } from "./authz/authorizer.js";
 import { loadRoleConfiguration, type RoleConfiguration } from "./authz/role-config.js";
-import { applyRoleConfiguration, describeElement, type ReloadResult } from "./authz/reload.js";
+import { defaultAssetTypes } from "@gatehouse/rbac";
+import { boundedImpact, storeConfigImpact } from "./authz/config-impact.js";
+import { applyRoleConfiguration, describeElement, impactToken, type ReloadResult } from "./authz/reload.js";
 import type { Services } from "./commands/services.js";
 import { DEFAULT_CONFIG, type ManagementApiConfig } from "./config.js";
 import { startExpirySweep, type ExpirySweep } from "./expiry-sweep.js";
@@ -71,8 +73,11 @@ export interface HttpMount {
 export interface ManagementApiServer {
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
-  /** Reloads the role configuration (SIGHUP and `POST /role-config/reload` call this). */
-  reloadRoleConfiguration(): Promise<ReloadResult>;
+  /**
+   * Reloads the role configuration (SIGHUP and `POST /role-config/reload` call this); a change that
+   * takes access away is refused (ReloadImpactError) unless `accept` is its impact's token.
+   */
+  reloadRoleConfiguration(accept?: string): Promise<ReloadResult>;
   /**
    * Runs the expiry sweep now (expired grants, cross-account requests ending or starting) and
    * resolves once the answers reflect it; the timer does the same every interval.
@@ -145,13 +150,14 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
   });
   // Reload: the same directory (or built-in environment), checked and applied atomically; one at a time.
   let reloading: Promise<ReloadResult> | null = null;
-  async function reloadRoleConfiguration(): Promise<ReloadResult> {
+  async function reloadRoleConfiguration(accept?: string): Promise<ReloadResult> {
     if (!services || !activeConfig) throw new ApiError(503, [{ message: "The service is starting.", field: "detail" }], { headers: { "retry-after": "1" } });
     const running = activeConfig;
     const current = services;
     const started = performance.now();
     const next = await loadRoleConfiguration(config.env, config.roleConfigDir);
-    const result = await applyRoleConfiguration(current.store, { schemaAst: running.schemaAst, hash: running.identity.hash }, next);
+    const guard = { running, catalog: defaultAssetTypes(), domain: config.domain, ...(accept ? { accept } : {}) };
+    const result = await applyRoleConfiguration(current.store, { schemaAst: running.schemaAst, hash: running.identity.hash }, next, guard);
     // The same files as running: the graph, catalogue and identity (loaded_at) stay as they are.
     if (next.identity.hash !== running.identity.hash) {
       await current.authz.replaceModel(next.model);
@@ -173,16 +179,43 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
     );
     return result;
   }
-  const reload = (): Promise<ReloadResult> => {
-    reloading ??= reloadRoleConfiguration().finally(() => (reloading = null));
+  // One reload at a time: a call while one runs gets that one's answer.
+  const reload = (accept?: string): Promise<ReloadResult> => {
+    reloading ??= reloadRoleConfiguration(accept).finally(() => (reloading = null));
     return reloading;
   };
+  /** The impact the files on disk would have if reloaded now, and the token that accepts it (nothing is changed). */
+  async function pendingImpact() {
+    if (!services || !activeConfig) throw new ApiError(503, [{ message: "The service is starting.", field: "detail" }], { headers: { "retry-after": "1" } });
+    const running = activeConfig;
+    const next = await loadRoleConfiguration(config.env, config.roleConfigDir);
+    const { impact, digest } = await storeConfigImpact(services.store, running, next, defaultAssetTypes(), config.domain);
+    return {
+      running: running.identity.hash,
+      pending: next.identity.hash,
+      changed: running.identity.hash !== next.identity.hash,
+      accept_token: impactToken(running.identity.hash, next.identity.hash, digest),
+      impact: boundedImpact(impact),
+    };
+  }
+  const localOnly = (req: express.Request, what: string): ApiError | undefined =>
+    isLoopbackAddress(req.socket.remoteAddress) ? undefined : new ApiError(403, [{ message: `The role configuration ${what} from the local host only.`, field: "detail" }]);
+  app.get("/role-config/impact", (req, res, next) => {
+    const refused = localOnly(req, "impact can be read");
+    if (refused) return next(refused);
+    pendingImpact().then((r) => res.json(r), next);
+  });
   app.post("/role-config/reload", (req, res, next) => {
     if (!isLoopbackAddress(req.socket.remoteAddress)) {
       next(new ApiError(403, [{ message: "The role configuration can be reloaded from the local host only (or by SIGHUP).", field: "detail" }]));
       return;
     }
-    reload().then((r) => {
+    const accept = req.query.accept;
+    if (accept !== undefined && (typeof accept !== "string" || !/^[0-9a-f]{32}$/.test(accept))) {
+      next(new ApiError(400, [{ message: "accept must be the 32 hexadecimal characters of an impact's accept_token.", field: "accept" }]));
+      return;
+    }
+    reload(accept).then((r) => {
       res.setHeader("x-gatehouse-consistency-token", services!.store.tokens.encode(r.revision));
       // The directory stays in the server's log: a path of the host is nobody else's business.
       res.json({
@@ -193,6 +226,7 @@ export function buildServer(partial: Partial<ManagementApiConfig> = {}, options:
         added: r.diff.added.map(describeElement),
         removed: r.diff.removed.map(describeElement),
         seeding: r.seeding,
+        ...(r.impact ? { impact: r.impact.summary } : {}),
       });
     }, next);
   });

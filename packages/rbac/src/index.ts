@@ -133,3 +133,34 @@ export {
   type ShadowSink,
 } from "./shadow.js";
 export { grantedPermissions, planGrantFix, type FixRole, type FixRoleChoice, type GrantFix, type GrantFixInput, type HeldGrant } from "./grant-fix.js";
+export { affectedMembers, changedRelationsOf, memberKey, readClosure, type MemberKey } from "./schema-dependencies.js";
+export {
+  computeConfigImpact,
+  diffSeededRoles,
+  impactDigest,
+  unacceptedImpact,
+  v1PermissionsAffectedBy,
+  type ConfigImpact,
+  type ImpactExample,
+  type ImpactInput,
+  type ImpactPrincipal,
+  type ImpactSide,
+  type ImpactTenant,
+  type OrganisationImpact,
+  type PermissionImpact,
+  type SeededRole,
+  type SeededRoleChange,
+  type UnverifiablePermission,
+} from "./config-impact.js";
+export {
+  evaluateConfigImpact,
+  reseedRelationships,
+  subjectsOfTenants,
+  type TenantSubjects,
+  type ImpactRun,
+  type ImpactRunInput,
+  type ImpactRunSide,
+  type PlatformParentRole,
+  type ReseedInput,
+  type SeededRoleRecord,
+} from "./config-impact-run.js";

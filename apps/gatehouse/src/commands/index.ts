@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { registerAdvise } from "./advise.js";
 import { registerApiCommand } from "./api.js";
+import { registerConfigImpact } from "./config-impact.js";
 import { registerMigrate } from "./migrate.js";
 import { registerOrgModeCommand } from "./org-mode.js";
 import { registerParity } from "./parity.js";
@@ -16,6 +17,7 @@ export type RegisterCommand = (program: Command) => void;
 export const commands: RegisterCommand[] = [
   registerAdvise,
   registerApiCommand,
+  registerConfigImpact,
   registerMigrate,
   registerOrgModeCommand,
   registerParity,

@@ -3,14 +3,18 @@ import type { Logger } from "@gatehouse/telemetry";
 import type { ErrorRequestHandler, Request, Response } from "express";
 import { isStoreError, type StoreErrorCode } from "@gatehouse/store";
 import { formatIssue, RoleConfigError } from "@gatehouse/role-config";
-import { describeElement, ReloadRefusedError } from "../authz/reload.js";
+import { boundedImpact } from "../authz/config-impact.js";
+import { describeElement, ReloadImpactError, ReloadRefusedError } from "../authz/reload.js";
 import { ZodError } from "zod";
 import { requestPath } from "./pagination.js";
-import { authRefusal, writeProblem } from "@gatehouse/problem";
+import { authRefusal, PROBLEM_TYPE_PREFIX, problemBody, writeProblem } from "@gatehouse/problem";
 import { CrossAccountRefusal } from "../commands/cross-account-rules.js";
 import { ApiError } from "./problem.js";
 import { requestLogger } from "./request-log.js";
 import { zodFieldErrors } from "./validate.js";
+
+/** Problem type of a reload refused for the access it takes away. */
+export const ROLE_CONFIG_IMPACT_TYPE = `${PROBLEM_TYPE_PREFIX}role-config-impact`;
 
 /** Wire status of each store error code; anything unlisted is a 500. */
 const STORE_STATUS: Partial<Record<StoreErrorCode, number>> = {
@@ -93,6 +97,14 @@ export function toApiError(error: unknown): ApiError {
       422,
       error.issues.map((i) => ({ message: formatIssue(i), field: "role_config" })),
     );
+  // The impact comes first: the caller reloads again with the token once it has seen it.
+  if (error instanceof ReloadImpactError) {
+    const errors = [{ message: error.message, field: "accept" }];
+    return new ApiError(409, errors, {
+      headers: { "content-type": "application/problem+json; charset=utf-8" },
+      plainBody: { ...problemBody(409, errors, { type: ROLE_CONFIG_IMPACT_TYPE }), accept_token: error.token, impact: boundedImpact(error.impact, 20) },
+    });
+  }
   if (error instanceof ReloadRefusedError)
     return new ApiError(409, [{ message: error.message, field: "role_config" }, ...error.inUse.map((e) => ({ message: `still used: ${describeElement(e)}`, field: "role_config" }))]);
   if (isStoreError(error)) {
