@@ -99,7 +99,13 @@ export async function startGatehouse(config: StartConfig, logger: Logger = creat
     // and /api/kessel/), answered by the engine's own handlers and authenticator.
     const management = buildManagementApi(
       { port: config.httpPort, host: config.host, domain: config.domain, env: config.env, ...(config.roleConfigDir ? { roleConfigDir: config.roleConfigDir } : {}), trustIdentityHeader: true },
-      { store, logger: logger.child({ service: "management-api" }), mounts: [{ prefix: KESSEL_HTTP_PREFIX, listener: engine.httpApi }] },
+      {
+        store,
+        logger: logger.child({ service: "management-api" }),
+        mounts: [{ prefix: KESSEL_HTTP_PREFIX, listener: engine.httpApi }],
+        // The same clock as the store and the engine: dates (cross-account requests, expiries) agree.
+        ...(options.now ? { now: options.now } : {}),
+      },
     );
     const http = await bind("management API", config.httpPort, () => management.start());
     stops.push(() => management.stop());
