@@ -1,5 +1,5 @@
 // Command line: generate (data only), drive (full run), smoke (small scale, seconds).
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
@@ -110,6 +110,7 @@ interface RehearseFlags {
   steady: number;
   replicaPause: number;
   checkpointInterval: number;
+  nodeDriver: boolean;
   k6?: string;
   k6Duration: string;
   k6Rate: number;
@@ -126,12 +127,14 @@ program
   .option("--steady <seconds>", "steady time before, between and after the faults", positiveInt, 20)
   .option("--replica-pause <seconds>", "how long the replica's WAL replay stays paused", positiveInt, 15)
   .option("--checkpoint-interval <seconds>", "the engines' checkpoint interval", positiveInt, 10)
+  .option("--node-driver", "run the Node driver's scenarios through the ingress at steady state first", false)
   .option("--k6 <binary>", "run the k6 scripts at steady state and k6's Check mix through the faults")
   .option("--k6-duration <duration>", "each steady-state k6 script's duration", "1m")
   .option("--k6-rate <n>", "k6's arrival rate (check-mix, checkself-http)", positiveInt, 800)
   .option("--out <dir>", "where the report goes", REHEARSAL_RESULTS)
   .option("--name <name>", "report file name (default rehearsal-<scale>)")
   .action(async (flags: RehearseFlags) => {
+    if (flags.k6 && !existsSync(flags.k6)) throw new Error(`no k6 binary at ${flags.k6}`);
     const report = await rehearse({
       scale: flags.scale,
       fromSource: flags.fromSource,
@@ -139,6 +142,7 @@ program
       steadyMs: flags.steady * 1000,
       replicaPauseMs: flags.replicaPause * 1000,
       checkpointIntervalSeconds: flags.checkpointInterval,
+      nodeDriver: flags.nodeDriver,
       outDir: path.resolve(flags.out),
       outName: flags.name ?? `rehearsal-${flags.scale}`,
       command: `pnpm rehearse ${process.argv.slice(3).join(" ")}`.trim(),
