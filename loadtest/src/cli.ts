@@ -1,9 +1,10 @@
 // Command line: generate (data only), drive (full run), smoke (small scale, seconds).
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { runFailures } from "./report.ts";
+import { REHEARSAL_RESULTS, rehearse } from "./rehearse/rehearse.ts";
 import { LOADTEST_ROOT, runLoadTest, type RunOptions } from "./run.ts";
 
 const DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/test";
@@ -101,6 +102,58 @@ common(program.command("smoke").description("small scale, short durations, throw
     rmSync(tmp, { recursive: true, force: true });
   }
 });
+
+interface RehearseFlags {
+  scale: string;
+  fromSource: boolean;
+  checkRate: number;
+  steady: number;
+  replicaPause: number;
+  checkpointInterval: number;
+  nodeDriver: boolean;
+  k6?: string;
+  k6Duration: string;
+  k6Rate: number;
+  out: string;
+  name?: string;
+}
+
+program
+  .command("rehearse")
+  .description("the stage topology as separate processes behind HAProxy, the data set, faults one at a time under load, and a report")
+  .option("--scale <name>", "data scale (1k, 10k, 100k, ...)", "1k")
+  .option("--from-source", "run the apps' TypeScript sources (nothing built) instead of dist/", false)
+  .option("--check-rate <n>", "watched Check mix arrivals per second", positiveInt, 100)
+  .option("--steady <seconds>", "steady time before, between and after the faults", positiveInt, 20)
+  .option("--replica-pause <seconds>", "how long the replica's WAL replay stays paused", positiveInt, 15)
+  .option("--checkpoint-interval <seconds>", "the engines' checkpoint interval", positiveInt, 10)
+  .option("--node-driver", "run the Node driver's scenarios through the ingress at steady state first", false)
+  .option("--k6 <binary>", "run the k6 scripts at steady state and k6's Check mix through the faults")
+  .option("--k6-duration <duration>", "each steady-state k6 script's duration", "1m")
+  .option("--k6-rate <n>", "k6's arrival rate (check-mix, checkself-http)", positiveInt, 800)
+  .option("--out <dir>", "where the report goes", REHEARSAL_RESULTS)
+  .option("--name <name>", "report file name (default rehearsal-<scale>)")
+  .action(async (flags: RehearseFlags) => {
+    if (flags.k6 && !existsSync(flags.k6)) throw new Error(`no k6 binary at ${flags.k6}`);
+    const report = await rehearse({
+      scale: flags.scale,
+      fromSource: flags.fromSource,
+      checkRate: flags.checkRate,
+      steadyMs: flags.steady * 1000,
+      replicaPauseMs: flags.replicaPause * 1000,
+      checkpointIntervalSeconds: flags.checkpointInterval,
+      nodeDriver: flags.nodeDriver,
+      outDir: path.resolve(flags.out),
+      outName: flags.name ?? `rehearsal-${flags.scale}`,
+      command: `pnpm rehearse ${process.argv.slice(3).join(" ")}`.trim(),
+      ...(flags.k6 ? { k6: { binary: flags.k6, duration: flags.k6Duration, rate: flags.k6Rate } } : {}),
+      log: (line) => console.error(line),
+    });
+    const v = report.verdicts;
+    console.log(`report written to ${path.join(path.resolve(flags.out), `${flags.name ?? `rehearsal-${flags.scale}`}.md`)}`);
+    const failures = [...(v.noWrongAnswer ? [] : [`${report.traffic.wrongAnswers.length} wrong answers`]), ...(v.noLostWrite ? [] : [`${report.traffic.lostWrites.length} acknowledged writes lost`])];
+    if (failures.length > 0) throw new Error(`rehearsal FAILED: ${failures.join("; ")}`);
+  });
 
 program.parseAsync().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

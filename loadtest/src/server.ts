@@ -20,7 +20,7 @@ export interface SpawnedServer extends StackEndpoints {
   log(): string;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
