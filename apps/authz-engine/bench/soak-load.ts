@@ -48,7 +48,11 @@ function start({ port, metricsPort, workspaceId, rate }: Start): void {
     const next = async () => {
       const t0 = performance.now();
       await timed(kind, operation);
-      if (!stopped) timers.set(kind, setTimeout(() => void next(), Math.max(0, 1000 / rate - (performance.now() - t0))));
+      if (!stopped)
+        timers.set(
+          kind,
+          setTimeout(() => void next(), Math.max(0, 1000 / rate - (performance.now() - t0))),
+        );
     };
     void next();
   };
