@@ -1,15 +1,17 @@
 // Half-sent requests and HTTP/2 floods hold nothing on the engine's ports: a header block that never
-// ends, CONTINUATION, rapid reset, SETTINGS and PING floods, and an answer left untaken (a zero
+// ends, a TLS handshake that never finishes, CONTINUATION, rapid reset, SETTINGS and PING floods, and an answer left untaken (a zero
 // flow-control window) each end their connection or stream, and at the connection cap one source
 // holding every slot gives way to a client from elsewhere. Each test waits on the server's close
 // (no deadline of its own; the suite's hang bound ends a server that never closes) and bounds the
 // attack by a count of frames or connections. Before, a header block that never ended held its
 // connection forever, and 10,000 of them locked every other client out.
+import { readFileSync } from "node:fs";
 import { connect as connectHttp2, constants } from "node:http2";
+import { join } from "node:path";
 import type { Socket } from "node:net";
 import { Allowed, KesselInventoryServiceService } from "@gatehouse/proto";
 import { closedByServer, H2_FLOODS, H2_PREFACE, h2Frame, headersOnlyRequest, openSocket, requestHeaderBlock, sendUntilClosed, statusLineOf, unfinishedHeaderBlock } from "@gatehouse/telemetry/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { call, engineMetric, principal, startEngine, workspace, type RunningEngine } from "./helpers.js";
 
 const ATTACKER = "127.0.0.2";
@@ -79,6 +81,23 @@ describe("deadlines on the gRPC port", () => {
     expect(headers?.[":status"]).toBe(200);
     expect(stream.rstCode).toBe(constants.NGHTTP2_CANCEL);
     session.destroy();
+  });
+});
+
+describe("deadlines on the gRPC port with TLS", () => {
+  const tlsDir = inject("tlsDir");
+  let engine: RunningEngine;
+  beforeAll(async () => {
+    engine = await startEngine({
+      tls: { cert: readFileSync(join(tlsDir, "server.pem"), "utf8"), key: readFileSync(join(tlsDir, "server-key.pem"), "utf8") },
+      connections: { max: 100, idleTimeoutMs: 600_000, headersTimeoutMs: 300, requestTimeoutMs: 300 },
+    });
+  });
+  afterAll(() => engine?.close());
+
+  it("closes a connection whose TLS handshake never finishes", async () => {
+    // The start of a ClientHello record, and nothing more.
+    expect(await sendUntilClosed(engine.port, Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01]))).toBe(true);
   });
 });
 
