@@ -13,6 +13,8 @@ interface Start {
 
 const latencies = new Map<string, number[]>();
 let ops = 0;
+/** Each failure's text (bounded) and how often it came, per sample window. */
+const failures = new Map<string, number>();
 let errors = 0;
 /** The pending timer of each kind (one at a time, so a day's run holds no more). */
 const timers = new Map<string, NodeJS.Timeout>();
@@ -22,8 +24,10 @@ async function timed(kind: string, operation: () => Promise<unknown>): Promise<v
   const t0 = performance.now();
   try {
     await operation();
-  } catch {
+  } catch (error) {
     errors++;
+    const text = `${kind}: ${error instanceof Error ? error.message : String(error)}`.slice(0, 200);
+    failures.set(text, (failures.get(text) ?? 0) + 1);
   }
   ops++;
   let list = latencies.get(kind);
@@ -100,8 +104,9 @@ process.on("message", (message: { start: Start } | { sample: true } | { stop: tr
         list.sort((a, b) => a - b),
         99,
       );
-    process.send?.({ ok: true, result: { p99, ops, errors } });
+    process.send?.({ ok: true, result: { p99, ops, errors, failures: Object.fromEntries(failures) } });
     latencies.clear();
+    failures.clear();
     ops = 0;
     errors = 0;
   } else {

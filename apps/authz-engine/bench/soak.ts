@@ -38,13 +38,14 @@ console.log("min  heap MB  rss MB  fds  loop p99 ms  loop max ms  p99 ms: grpc-c
 const samples = Math.floor((MINUTES * 60) / SAMPLE_SECONDS);
 for (let i = 1; i <= samples; i++) {
   await new Promise((resolve) => setTimeout(resolve, SAMPLE_SECONDS * 1000));
-  const window = await ask<{ p99: Record<string, number>; ops: number; errors: number }>(load, { sample: true });
+  const window = await ask<{ p99: Record<string, number>; ops: number; errors: number; failures: Record<string, number> }>(load, { sample: true });
   const memory = process.memoryUsage();
   const fds = (await readdir("/proc/self/fd")).length;
   const p99 = ["grpc-check", "http-check", "report", "delete", "list", "metrics"].map((k) => (window.p99[k] ?? Number.NaN).toFixed(1).padStart(6)).join(" ");
   console.log(
     `${((i * SAMPLE_SECONDS) / 60).toFixed(1).padStart(4)} ${mb(memory.heapUsed).padStart(8)} ${mb(memory.rss).padStart(7)} ${String(fds).padStart(4)} ${(delay.percentile(99) / 1e6).toFixed(1).padStart(12)} ${(delay.max / 1e6).toFixed(1).padStart(12)}        ${p99} ${String(window.ops).padStart(6)} ${String(window.errors).padStart(7)}`,
   );
+  for (const [text, count] of Object.entries(window.failures)) console.log(`     ${count} × ${text}`);
   delay.reset();
 }
 await ask(load, { stop: true });
