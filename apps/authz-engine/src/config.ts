@@ -60,10 +60,12 @@ export interface EngineConfig {
    */
   streams?: { maxPerConnection?: number; maxActive?: number; idleTimeoutMs?: number };
   /**
-   * Bounds on connections to the gRPC port (the metrics port takes `max` and `idleTimeoutMs` too):
-   * concurrent connections (default 10000; more are closed at once), how long a connection with no
-   * call in progress is kept (default 120 s), and how long a unary or server-streaming call may
-   * take to receive its request (default 60 s; then DEADLINE_EXCEEDED).
+   * Bounds on connections to the gRPC port (the metrics port takes `max`, `idleTimeoutMs` and
+   * `headersTimeoutMs` too): concurrent connections (default 10000; at the cap the source holding
+   * the most gives way), how long a connection with no call in progress is kept (default 120 s),
+   * how long a header block (the TLS handshake and preface first) may take to arrive (default 20 s),
+   * and how long a unary or server-streaming call may take to receive its request, or its client to
+   * take a written answer (default 60 s; then DEADLINE_EXCEEDED, or the stream is reset).
    */
   connections?: Partial<ConnectionLimits>;
   logger?: Logger;
@@ -176,6 +178,7 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     connections: {
       max: positive(config.connections?.max, 10_000, "connections.max"),
       idleTimeoutMs: positive(config.connections?.idleTimeoutMs, 120_000, "connections.idleTimeoutMs"),
+      headersTimeoutMs: positive(config.connections?.headersTimeoutMs, 20_000, "connections.headersTimeoutMs"),
       requestTimeoutMs: positive(config.connections?.requestTimeoutMs, 60_000, "connections.requestTimeoutMs"),
     },
   };

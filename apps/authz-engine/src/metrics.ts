@@ -30,6 +30,8 @@ export interface EngineMetrics {
   stalledStreams: Counter<GrpcLabels>;
   /** Connections to the gRPC port closed at once because `connections.max` were open. */
   refusedConnections: Counter;
+  /** Connections to the gRPC port the engine closed: one gave way to a newcomer at the cap, or a deadline passed. */
+  closedConnections: Counter<"reason">;
   /** The in-flight count of a method (grpc_in_flight{method}); increment and decrement `.value`. */
   inFlight(method: string): InFlightCount;
   appliedRevision: Gauge;
@@ -86,7 +88,15 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
     }),
     storeUp: metrics.gauge("store_up", "1 while the store answers (ReportResource, DeleteResource, CheckForUpdate, at_least_as_fresh work); 0 = degraded, checks from memory only."),
     stalledStreams: metrics.counter("grpc_stalled_streams_total", "Server streams reset because the client stopped reading.", ["grpc_type", "grpc_service", "grpc_method"]),
-    refusedConnections: metrics.counter("grpc_connections_refused_total", "Connections to the gRPC port closed at once because the connection cap (AUTHZ_MAX_CONNECTIONS) was reached."),
+    refusedConnections: metrics.counter(
+      "grpc_connections_refused_total",
+      "Connections to the gRPC port closed at once: the connection cap (AUTHZ_MAX_CONNECTIONS) was reached and their source held the most connections, none idle.",
+    ),
+    closedConnections: metrics.counter(
+      "grpc_connections_closed_total",
+      "Connections to the gRPC port the engine closed: evicted (gave way to a newcomer at the cap), headers_timeout (a header block or handshake unfinished), idle_timeout.",
+      ["reason"],
+    ),
     inFlight(method) {
       let count = inFlight.get(method);
       if (count === undefined) inFlight.set(method, (count = { value: 0 }));

@@ -50,7 +50,7 @@ const config: EngineConfig = {
     maxActive: env.AUTHZ_MAX_ACTIVE_STREAMS,
     idleTimeoutMs: env.AUTHZ_STREAM_IDLE_TIMEOUT_MS,
   },
-  connections: { max: env.AUTHZ_MAX_CONNECTIONS, idleTimeoutMs: env.AUTHZ_CONNECTION_IDLE_TIMEOUT_MS, requestTimeoutMs: env.AUTHZ_REQUEST_TIMEOUT_MS },
+  connections: { max: env.AUTHZ_MAX_CONNECTIONS, idleTimeoutMs: env.AUTHZ_CONNECTION_IDLE_TIMEOUT_MS, headersTimeoutMs: env.AUTHZ_HEADERS_TIMEOUT_MS, requestTimeoutMs: env.AUTHZ_REQUEST_TIMEOUT_MS },
   authn:
     oidc && env.AUTHN_OIDC_SERVER_URL
       ? {

@@ -114,7 +114,7 @@ function httpServerOf(
   connections: ConnectionLimits,
 ): HttpServer {
   // The HTTP services' bounds, with the engine's connection cap and idle timeout.
-  const limits = { ...DEFAULT_HTTP_LIMITS, maxConnections: connections.max, idleTimeoutMs: connections.idleTimeoutMs };
+  const limits = { ...DEFAULT_HTTP_LIMITS, maxConnections: connections.max, idleTimeoutMs: connections.idleTimeoutMs, headersTimeoutMs: connections.headersTimeoutMs };
   return createBoundedHttpServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0] ?? "/";
     if (path.startsWith(API_PREFIX)) {
@@ -326,7 +326,15 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const credentials = resolved.tls
       ? ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(resolved.tls.cert), private_key: Buffer.from(resolved.tls.key) }], false)
       : ServerCredentials.createInsecure();
-    grpcListener = await listenGrpc(grpcServer, credentials, resolved.host, resolved.port, resolved.connections, () => metrics.refusedConnections.inc(), direct);
+    grpcListener = await listenGrpc(
+      grpcServer,
+      credentials,
+      resolved.host,
+      resolved.port,
+      resolved.connections,
+      { onRefused: () => metrics.refusedConnections.inc(), onClosed: (reason) => metrics.closedConnections.inc({ reason }) },
+      direct,
+    );
     const port = grpcListener.port;
 
     const httpAuthenticator = config.http?.trustIdentityHeader && resolved.authn.mode === "oidc" ? trustingIdentityHeader(authenticator) : authenticator;
@@ -373,7 +381,6 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     metrics.ready.set(0);
     endWatches();
     await grpcListener?.close();
-    grpcListener = null;
     const server = grpcServer;
     if (server) {
       await new Promise<void>((resolve) => {
@@ -388,7 +395,9 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
         });
       });
     }
-    // Every call has ended: nothing is left to watch.
+    // Every call has ended: nothing is left to watch (a header block never finished included).
+    grpcListener?.end();
+    grpcListener = null;
     arrival?.close();
     await feedRetention?.stop();
     await graph?.close();

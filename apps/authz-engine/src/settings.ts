@@ -41,12 +41,22 @@ export const engineSettings = defineConfig("authz-engine", {
   AUTHZ_MAX_STREAMS_PER_CONNECTION: setting.int("concurrent streams per HTTP/2 connection", { default: 100, min: 1 }),
   AUTHZ_MAX_ACTIVE_STREAMS: setting.int("open server streams across the engine; more are RESOURCE_EXHAUSTED", { default: 1000, min: 1 }),
   AUTHZ_STREAM_IDLE_TIMEOUT_MS: setting.int("a server stream whose client reads nothing for this long is reset, ms", { default: 30_000, min: 1 }),
-  AUTHZ_MAX_CONNECTIONS: setting.int("concurrent connections on the gRPC port (and on the metrics port); more are closed at once until some close", { default: 10_000, min: 1 }),
+  AUTHZ_MAX_CONNECTIONS: setting.int("concurrent connections on the gRPC port (and on the metrics port); at the cap the source holding the most gives way its oldest idle one", {
+    default: 10_000,
+    min: 1,
+  }),
+  AUTHZ_HEADERS_TIMEOUT_MS: setting.int("a header block (the TLS handshake and HTTP/2 preface first) must arrive within this, ms, or its connection is closed; also the metrics port's", {
+    default: 20_000,
+    min: 1,
+  }),
   AUTHZ_CONNECTION_IDLE_TIMEOUT_MS: setting.int("a connection with no call in progress (one that never sends a byte included) is closed after this, ms; also the metrics port's idle timeout", {
     default: 120_000,
     min: 1,
   }),
-  AUTHZ_REQUEST_TIMEOUT_MS: setting.int("a unary or server-streaming call whose request has not fully arrived within this ends DEADLINE_EXCEEDED, ms", { default: 60_000, min: 1 }),
+  AUTHZ_REQUEST_TIMEOUT_MS: setting.int(
+    "a unary or server-streaming call whose request has not fully arrived within this ends DEADLINE_EXCEEDED (and an answer its client does not take is reset), ms",
+    { default: 60_000, min: 1 },
+  ),
   AUTHZ_TLS_CERT_FILE: setting.string("PEM certificate chain for TLS on the gRPC port (with AUTHZ_TLS_KEY_FILE)", { unset: "plaintext h2c" }),
   AUTHZ_TLS_KEY_FILE: setting.string("PEM private key for TLS on the gRPC port (with AUTHZ_TLS_CERT_FILE)", { unset: "plaintext h2c" }),
   AUTHZ_CHECKPOINT_DIR: setting.string("directory (a volume shared by the replicas) of graph checkpoints: start from the newest, then replay the change feed", {

@@ -99,16 +99,50 @@ describe("engine write tenancy", () => {
     expect(await hostVisible("t-host-oracle", "bob")).toBe(true);
   });
 
-  it("never names another organisation's resource reported into mine, nor moves it", async () => {
+  it("answers a report of another organisation's resource into mine exactly as one of a resource that never existed, and moves nothing", async () => {
     await call(engine.client, "reportResource", report("t-host-named", theirs.defaultWorkspaceId), await as("hbi-global", null));
-    const error = await rejection(call(engine.client, "reportResource", report("t-host-named", mine.defaultWorkspaceId), await as("hbi-mine", "tenancy-mine")));
-    expect(error.code).toBe(status.PERMISSION_DENIED);
-    expect(error.details).not.toMatch(/t-host-named|tenant|tenancy-theirs/);
-    // Not even a reporter allowed into every organisation moves a resource across tenants.
-    const global = await rejection(call(engine.client, "reportResource", report("t-host-named", mine.defaultWorkspaceId), await as("hbi-global", null)));
-    expect(global.code).toBe(status.PERMISSION_DENIED);
+    const mineAs = await as("hbi-mine", "tenancy-mine");
+    const outcome = (promise: Promise<unknown>) =>
+      promise.then(
+        (answer) => ({ code: status.OK, details: "", answer }),
+        (error: ServiceError) => ({ code: error.code, details: error.details, answer: undefined }),
+      );
+    const theirsHost = await outcome(call(engine.client, "reportResource", report("t-host-named", mine.defaultWorkspaceId), mineAs));
+    const never = await outcome(call(engine.client, "reportResource", report(`t-host-${randomUUID()}`, mine.defaultWorkspaceId), mineAs));
+    expect(theirsHost).toEqual(never);
+    expect(never.code).toBe(status.OK);
     expect(await hostVisible("t-host-named", "bob")).toBe(true);
     expect(await hostVisible("t-host-named", "alice")).toBe(false);
+    // A reporter allowed into every organisation may know where it is: refused, naming neither.
+    const global = await rejection(call(engine.client, "reportResource", report("t-host-named", mine.defaultWorkspaceId), await as("hbi-global", null)));
+    expect(global.code).toBe(status.PERMISSION_DENIED);
+    expect(global.details).not.toMatch(/t-host-named|tenant|tenancy-theirs/);
+    expect(await hostVisible("t-host-named", "alice")).toBe(false);
+  });
+
+  it("answers the same over HTTP/JSON: another organisation's resource as one that never existed", async () => {
+    await call(engine.client, "reportResource", report("t-host-json", theirs.defaultWorkspaceId), await as("hbi-global", null));
+    const token = (await as("hbi-mine", "tenancy-mine")).get("authorization")[0] as string;
+    const post = async (id: string) => {
+      const response = await fetch(`http://127.0.0.1:${engine.metricsPort}/api/kessel/v1beta2/resources`, {
+        method: "POST",
+        headers: { authorization: token, "content-type": "application/json" },
+        body: JSON.stringify({
+          type: "host",
+          reporterType: "hbi",
+          reporterInstanceId: "instance",
+          representations: { metadata: { localResourceId: id, apiHref: `https://x/${id}` }, common: { workspace_id: mine.defaultWorkspaceId } },
+          writeVisibility: "IMMEDIATE",
+        }),
+      });
+      return { status: response.status, type: response.headers.get("content-type"), body: await response.text() };
+    };
+    const theirsHost = await post("t-host-json");
+    const never = await post(`t-host-${randomUUID()}`);
+    expect(theirsHost).toEqual(never);
+    expect(never.status).toBe(200);
+    expect(await hostVisible("t-host-json", "bob")).toBe(true);
+    expect(await hostVisible("t-host-json", "alice")).toBe(false);
   });
 
   it("refuses a report from a token without an organisation unless the reporter may act for any", async () => {

@@ -1,7 +1,7 @@
 // Idle and excess connections are closed (bounded counts and generous deadlines, never timings).
 import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closedByServer, MALFORMED_FRAMINGS, openSocket, statusLineOf, trickleUntilClosed } from "@gatehouse/telemetry/testing";
+import { closedByServer, H2_FLOODS, MALFORMED_FRAMINGS, openSocket, sendUntilClosed, statusLineOf, trickleUntilClosed } from "@gatehouse/telemetry/testing";
 import { buildServer } from "@gatehouse/workspace-cache";
 
 let port: number;
@@ -34,10 +34,20 @@ describe("HTTP connection limits", () => {
     expect(await Promise.all([idle, partial, kept].map((s) => closedByServer(s)))).toEqual([true, true, true]);
   });
 
-  it("refuses connections beyond the cap", async () => {
-    const held = await Promise.all(Array.from({ length: maxConnections }, () => open()));
-    expect(await closedByServer(await open())).toBe(true);
-    for (const socket of held) socket.destroy();
+  it("at the cap, one source holding every slot with unfinished headers gives way to a client from another", async () => {
+    const held = await Promise.all(Array.from({ length: maxConnections }, () => openSocket(port, "127.0.0.1", "127.0.0.2")));
+    for (const socket of held) socket.write("GET /livez HTTP/1.1\r\nHost: x\r\n");
+    try {
+      expect((await fetch(`http://127.0.0.1:${port}/livez`)).status).toBe(200);
+      expect(await closedByServer(held[0]!)).toBe(true);
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+  });
+
+  it.each(Object.entries(H2_FLOODS))("closes a connection sending a %s and serves others", async (_name, flood) => {
+    expect(await sendUntilClosed(port, flood(20_000), "127.0.0.1", "127.0.0.2")).toBe(true);
+    expect((await fetch(`http://127.0.0.1:${port}/livez`)).status).toBe(200);
   });
 });
 

@@ -113,7 +113,10 @@ export const httpServerSettings = {
   HTTP_REQUEST_TIMEOUT_MS: setting.int("a whole request (headers and body) must arrive within this, ms", { default: 60_000, min: 1 }),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: setting.int("an idle keep-alive connection is closed after this, ms (keep it above load balancers' idle timeout)", { default: 65_000, min: 1 }),
   HTTP_IDLE_TIMEOUT_MS: setting.int("a socket with no traffic at all is closed after this, ms", { default: 120_000, min: 1 }),
-  HTTP_MAX_CONNECTIONS: setting.int("concurrent connections; more are closed at once until some close", { default: 10_000, min: 1 }),
+  HTTP_MAX_CONNECTIONS: setting.int("concurrent connections; at the cap the source holding the most gives way its oldest idle one (a newcomer from it is refused when none is idle)", {
+    default: 10_000,
+    min: 1,
+  }),
 };
 
 /** The HTTP server bounds from parsed `httpServerSettings` values. */

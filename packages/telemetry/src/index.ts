@@ -33,5 +33,6 @@ export {
 } from "./tracing.js";
 export type { ServerSpan, Tracing, TracingSettings, TracesExporter, TracesSampler } from "./tracing.js";
 export { httpTracing } from "./http-tracing.js";
+export { type Admission, ConnectionTable, peerOf, type TableEntry } from "./connection-table.js";
 export { applyServerLimits, connectionsCheckingInterval, createBoundedHttpServer, DEFAULT_HTTP_LIMITS } from "./server-limits.js";
 export type { HttpServerLimits } from "./server-limits.js";

@@ -1,7 +1,9 @@
 // HTTP server bounds shared by the HTTP apps (management API, workspace-cache): timeouts, a
 // connection cap, and how unreadable bytes on a connection are answered.
 import { createServer, type RequestListener, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { ConnectionTable, peerOf, type TableEntry } from "./connection-table.js";
 
 /** Bounds on what a client may hold open; without them idle sockets pile up until file descriptors run out. */
 export interface HttpServerLimits {
@@ -13,7 +15,10 @@ export interface HttpServerLimits {
   keepAliveTimeoutMs: number;
   /** A socket with no traffic at all (e.g. opened and never used) is closed after this, ms. */
   idleTimeoutMs: number;
-  /** Concurrent connections; more are refused (closed at once) until some close. */
+  /**
+   * Concurrent connections; at the cap the source holding the most gives way its oldest connection
+   * with no request in progress (connection-table.ts), or a newcomer from that source is refused.
+   */
   maxConnections: number;
 }
 
@@ -46,9 +51,45 @@ export function applyServerLimits(server: Server, limits: HttpServerLimits): voi
   server.requestTimeout = limits.requestTimeoutMs;
   server.headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  server.maxConnections = limits.maxConnections;
+  limitConnections(server, limits.maxConnections);
   server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
   server.on("clientError", answerClientError);
+}
+
+interface HttpConnection extends TableEntry {
+  readonly socket: Socket;
+  requests: number;
+}
+
+/**
+ * The connection cap as a table where the largest source gives way (Node's `maxConnections` refuses
+ * every newcomer instead, so one source holding half-sent requests would keep everyone out).
+ */
+function limitConnections(server: Server, max: number): void {
+  const table = new ConnectionTable<HttpConnection>(max);
+  const bySocket = new WeakMap<Socket, HttpConnection>();
+  server.on("connection", (socket: Socket) => {
+    const connection: HttpConnection = {
+      peer: peerOf(socket.remoteAddress),
+      socket,
+      requests: 0,
+      busy: () => connection.requests > 0,
+    };
+    const admission = table.admit(connection);
+    if (!admission.admitted) {
+      socket.destroy();
+      return;
+    }
+    admission.evicted?.socket.destroy();
+    bySocket.set(socket, connection);
+    socket.once("close", () => table.remove(connection));
+  });
+  server.on("request", (request, response: ServerResponse) => {
+    const connection = bySocket.get(request.socket as Socket);
+    if (!connection) return;
+    connection.requests++;
+    response.once("close", () => connection.requests--);
+  });
 }
 
 // Node's own answers to what its parser refuses (see its default clientError handling).

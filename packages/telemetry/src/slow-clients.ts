@@ -2,9 +2,10 @@
 // malformed framing), each observed through the socket's close event, never by timing the server.
 import { connect, type Socket } from "node:net";
 
-export function openSocket(port: number, host = "127.0.0.1"): Promise<Socket> {
+/** `localAddress` (127.0.0.2 and so on) makes the connection come from another loopback source. */
+export function openSocket(port: number, host = "127.0.0.1", localAddress?: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, host, () => resolve(socket));
+    const socket = connect({ port, host, ...(localAddress ? { localAddress } : {}) }, () => resolve(socket));
     socket.on("error", () => undefined);
     socket.once("error", reject);
   });

@@ -154,3 +154,4 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
 }
 
 export { closedByServer, MALFORMED_FRAMINGS, openSocket, statusLineOf, trickleUntilClosed } from "./slow-clients.js";
+export { CONTINUATION_FRAGMENT, H2_FLOODS, H2_PREFACE, h2Frame, headersOnlyRequest, requestHeaderBlock, sendUntilClosed, unfinishedHeaderBlock } from "./h2-floods.js";

@@ -83,12 +83,37 @@ export async function reportResource(ctx: EngineContext, report: ReportedResourc
     orgId = await requireOrgOf(ctx, report.workspaceId);
   }
   ctx.writePolicy.authorize(report.caller, type, orgId);
-  requireOwnTenant(ctx, report.resource, orgId);
-  const revision =
-    report.resource.type === HOST_TYPE
-      ? await orTuples(ctx.writer.reportHost(orgId, report.resource.id, report.workspaceId), () => placeByTuple(ctx, orgId, report.resource, report.workspaceId!))
-      : await placeByTuple(ctx, orgId, report.resource, report.workspaceId);
+  const elsewhere = tenantElsewhere(ctx, report.resource, orgId);
+  if (elsewhere !== undefined) {
+    // Only a caller that may write into that tenant too may learn the resource is there.
+    if (mayWrite(ctx, report.caller, type, elsewhere)) throw new EngineError("permission-denied", NOT_YOURS);
+    return acceptUnplaced(ctx, report, heldOrg);
+  }
+  let revision: number;
+  try {
+    revision =
+      report.resource.type === HOST_TYPE
+        ? await orTuples(ctx.writer.reportHost(orgId, report.resource.id, report.workspaceId), () => placeByTuple(ctx, orgId, report.resource, report.workspaceId!))
+        : await placeByTuple(ctx, orgId, report.resource, report.workspaceId);
+  } catch (error) {
+    // The store saw another tenant's host the graph had not applied yet: the same silence, unless
+    // the caller may write into every tenant (it may know).
+    if (isStoreError(error, "cross-tenant") && heldOrg !== null) return acceptUnplaced(ctx, report, heldOrg);
+    throw error;
+  }
   if (report.immediate) await ctx.graph.waitFor(revision, ctx.freshnessTimeoutMs);
+}
+
+/**
+ * A report of a resource that lives in a tenant the caller may not write into is answered as a
+ * report of a resource nobody reported before (OK, no text), and costs what that one costs: one
+ * store write (dropping the caller's own held report of it, as any later report of its does) and,
+ * for an immediate report, a wait until the graph has what the store has. Nothing is placed: the
+ * resource stays where it is, in its tenant.
+ */
+async function acceptUnplaced(ctx: EngineContext, report: ReportedResource, heldOrg: string | null): Promise<void> {
+  await ctx.writer.releasePlacement(report.resource, heldOrg);
+  if (report.immediate) await ensureConsistency(ctx, { kind: "fully-consistent" });
 }
 
 function mayWrite(ctx: EngineContext, caller: WriteCaller | null, definition: string, orgId: string): boolean {
@@ -101,19 +126,20 @@ function mayWrite(ctx: EngineContext, caller: WriteCaller | null, definition: st
   }
 }
 
-/** The text of every refusal that would otherwise say a resource exists in another tenant. */
+/** The refusal, to a caller that may write into both tenants, of a move across them (names neither). */
 const NOT_YOURS = "the resource cannot be reported into this workspace";
 
 /**
  * A resource stays in its tenant: a report may move it between workspaces of one tenant, never
- * into another's (it would then be reachable from both). The text names neither the resource nor
- * the tenant. Hosts are checked again in the store's transaction.
+ * into another's (it would then be reachable from both). The other tenant it is placed in, if any.
+ * Hosts are checked again in the store's transaction.
  */
-function requireOwnTenant(ctx: EngineContext, resource: ObjectRef, orgId: string): void {
+function tenantElsewhere(ctx: EngineContext, resource: ObjectRef, orgId: string): string | undefined {
   for (const ws of workspacesOf(ctx.graph, resource, ctx.now())) {
     const current = orgOfWorkspace(ctx.graph, ws, ctx.domain, ctx.now());
-    if (current !== undefined && current !== orgId) throw new EngineError("permission-denied", NOT_YOURS);
+    if (current !== undefined && current !== orgId) return current;
   }
+  return undefined;
 }
 
 const placementTuple = (resource: ObjectRef, workspaceId: string): Relationship => ({

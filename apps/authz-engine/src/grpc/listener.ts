@@ -1,22 +1,20 @@
-// The gRPC port's own TCP listener, so connections are bounded as the HTTP services' are:
-// grpc-js has no connection cap, and connections it never hears from stay open forever. The
-// engine accepts sockets itself (with a cap) and hands them to grpc-js; grpc-js closes a
-// connection with no call in progress after the idle timeout (`grpc.max_connection_idle_ms`,
-// set with the server), and `requestArrivalDeadline` ends calls whose request never arrives.
-import { constants, type ServerHttp2Stream } from "node:http2";
+// The gRPC port's own TCP listener, so connections are bounded as the HTTP services' are: grpc-js
+// has no connection cap and no deadline for a header block, and a connection it never hears a
+// whole request on stays open forever. The engine accepts sockets itself and hands them to
+// grpc-js, keeping each in a connection table (a full table makes the largest holder give way,
+// connection-table.ts) and watching it (connection-watch.ts): a connection must send a whole
+// header block within the headers deadline (the TLS handshake, preface and first request
+// included), and one with no call in progress is closed after the idle timeout however many
+// bytes it sends meanwhile. `requestArrivalDeadline` ends calls whose request never arrives.
+import { constants, type Http2Server, type ServerHttp2Session, type ServerHttp2Stream } from "node:http2";
 import { createServer, type Server as TcpServer } from "node:net";
 import { Metadata, type Server, type ServerCredentials, ServerInterceptingCall, type ServerInterceptor, status } from "@grpc/grpc-js";
+import { ConnectionTable, peerOf } from "@gatehouse/telemetry";
 import type { ArrivalDeadlines } from "./arrival-deadlines.js";
+import { type CloseReason, type ConnectionLimits, WatchedConnection, watchInterval } from "./connection-watch.js";
 import { type DirectMethods, http2ServersOf, serveDirectly } from "./direct-unary.js";
 
-export interface ConnectionLimits {
-  /** Concurrent connections; more are closed at once until some close. */
-  max: number;
-  /** A connection with no call in progress (one that never sends a byte included) is closed after this, ms. */
-  idleTimeoutMs: number;
-  /** A unary or server-streaming call's request (message and end of stream) must arrive within this, ms. */
-  requestTimeoutMs: number;
-}
+export type { CloseReason, ConnectionLimits } from "./connection-watch.js";
 
 export interface GrpcListener {
   port: number;
@@ -24,6 +22,8 @@ export interface GrpcListener {
   direct: boolean;
   /** Stops accepting at once; open connections are left to the gRPC server's shutdown. */
   close(): Promise<void>;
+  /** After the gRPC server's shutdown: ends what is left (a half-sent header block grpc-js never sees) and stops watching. */
+  end(): void;
 }
 
 /** The checks served on their HTTP/2 streams ahead of grpc-js (direct-unary.ts). */
@@ -34,32 +34,70 @@ export interface DirectServing {
   onUnavailable(): void;
 }
 
-/** `onRefused`: called for each connection closed at once because `limits.max` were open. */
+export interface ListenerEvents {
+  /** A connection was closed at once: the table was full and its source holds the most already. */
+  onRefused?(): void;
+  /** A connection the engine closed: it gave way to a newcomer, or a deadline passed. */
+  onClosed?(reason: CloseReason): void;
+}
+
+const now = performance.now.bind(performance);
+
 export async function listenGrpc(
   server: Server,
   credentials: ServerCredentials,
   host: string,
   port: number,
   limits: ConnectionLimits,
-  onRefused?: () => void,
+  events: ListenerEvents = {},
   direct?: DirectServing,
 ): Promise<GrpcListener> {
   const before = http2ServersOf(server);
   const injector = server.createConnectionInjector(credentials);
+  const made = [...http2ServersOf(server)].filter((h2) => !before.has(h2));
   let served = false;
   if (direct) {
-    const made = [...http2ServersOf(server)].filter((h2) => !before.has(h2));
     served = made.length === 1 && serveDirectly(server, made[0]!, direct.methods, direct.arrival);
     if (!served) direct.onUnavailable();
   }
+  const table = new ConnectionTable<WatchedConnection>(limits.max);
+  // Sessions are matched to their sockets by the remote end (a TLS session's socket is not ours).
+  const byRemote = new Map<string, WatchedConnection>();
+  const closeFor = (connection: WatchedConnection, reason: CloseReason) => {
+    events.onClosed?.(reason);
+    connection.socket.destroy();
+  };
+  for (const h2 of made) followSessions(h2, byRemote);
+
   const tcp: TcpServer = createServer((socket) => {
     socket.on("error", () => socket.destroy());
+    const connection = new WatchedConnection(peerOf(socket.remoteAddress), socket, now());
+    const admission = table.admit(connection);
+    if (!admission.admitted) {
+      events.onRefused?.();
+      socket.destroy();
+      return;
+    }
+    if (admission.evicted) closeFor(admission.evicted, "evicted");
+    const remote = remoteKey(socket);
+    byRemote.set(remote, connection);
+    socket.once("close", () => {
+      table.remove(connection);
+      if (byRemote.get(remote) === connection) byRemote.delete(remote);
+    });
     // No Nagle delay: an answer's last segment goes out at once (gRPC servers set TCP_NODELAY).
     socket.setNoDelay(true);
     injector.injectConnection(socket);
   });
-  tcp.maxConnections = limits.max;
-  tcp.on("drop", () => onRefused?.());
+  // One sweep for every connection, a tenth of the shorter deadline apart.
+  const sweep = setInterval(() => {
+    const at = now();
+    for (const connection of byRemote.values()) {
+      const reason = connection.overdue(at, limits);
+      if (reason) closeFor(connection, reason);
+    }
+  }, watchInterval(limits));
+  sweep.unref();
   const bound = await new Promise<number>((resolve, reject) => {
     tcp.once("error", reject);
     tcp.listen(port, host, () => {
@@ -74,7 +112,27 @@ export async function listenGrpc(
     close: async () => {
       tcp.close();
     },
+    end: () => {
+      clearInterval(sweep);
+      for (const connection of byRemote.values()) connection.socket.destroy();
+    },
   };
+}
+
+function remoteKey(socket: { remoteAddress?: string | undefined; remotePort?: number | undefined }): string {
+  return `${socket.remoteAddress}|${socket.remotePort}`;
+}
+
+/** Counts each session's streams on its connection (a stream exists once its header block is whole). */
+function followSessions(h2: Http2Server, byRemote: Map<string, WatchedConnection>): void {
+  h2.on("session", (session: ServerHttp2Session) => {
+    const connection = byRemote.get(remoteKey(session.socket));
+    if (!connection) return;
+    session.on("stream", (stream: ServerHttp2Stream) => {
+      connection.streamOpened(stream);
+      stream.once("close", () => connection.streamClosed(stream, now()));
+    });
+  });
 }
 
 /**
