@@ -8,6 +8,8 @@ import { computeConfigImpact, diffSeededRoles, evaluatedChecks, v1PermissionsAff
 import type { BindingLevel } from "./levels.js";
 import { affectedMembers, changedRelationsOf, memberKey, readClosure } from "./schema-dependencies.js";
 import { roleChildTuple, rolePermissionTuple, TYPES, tupleKey, type RelationshipTuple, type TenantIds } from "./tuples.js";
+import { v1RolesOf, type V1Export, type V1Role, type V1Tenant } from "./v1-export.js";
+import { isInventoryWorkspaceFilter, type V1AccessInput } from "./v1-placement.js";
 
 /** One side of a change: the configuration's schema and the relationships in force under it. */
 export interface ImpactRunSide {
@@ -109,22 +111,37 @@ export interface ReseedInput {
 }
 
 /**
- * The relationships after seeding `after` over a store seeded from `before`: a new role is created,
- * a role with a higher version rewritten, every other role kept as stored; the parent roles'
- * children follow the flags and levels of the seeded roles.
+ * The seeded roles a store holds once `after` is seeded over `before` (insights-rbac's rule: a role
+ * the store does not hold is created, one with a higher version rewritten, every other kept as
+ * stored), by lower-case name: `effective` every role in force, `rewritten` those seeding writes.
  */
-export function reseedRelationships(relationships: readonly RelationshipTuple[], input: ReseedInput): RelationshipTuple[] {
-  const previous = new Map(input.before.map((r) => [r.name.toLowerCase(), r]));
+export function reseededRoles(
+  stored: { has(lowerCaseName: string): boolean },
+  before: readonly SeededRoleRecord[],
+  after: readonly SeededRoleRecord[],
+): { effective: Map<string, SeededRoleRecord>; rewritten: Map<string, SeededRoleRecord> } {
+  const previous = new Map(before.map((r) => [r.name.toLowerCase(), r]));
   const effective = new Map(previous);
   const rewritten = new Map<string, SeededRoleRecord>();
-  for (const r of input.after) {
+  for (const r of after) {
     const key = r.name.toLowerCase();
     const old = previous.get(key);
-    if (old && input.storedIds.has(key) && (old.version ?? 1) >= (r.version ?? 1)) continue;
+    if (old && stored.has(key) && (old.version ?? 1) >= (r.version ?? 1)) continue;
     effective.set(key, r);
-    rewritten.set(input.storedIds.get(key) ?? input.newRoleId(r.name), r);
+    rewritten.set(key, r);
   }
+  return { effective, rewritten };
+}
+
+/**
+ * The relationships after seeding `after` over a store seeded from `before` (reseededRoles): a new
+ * role is created, a role with a higher version rewritten, every other role kept as stored; the
+ * parent roles' children follow the flags and levels of the seeded roles.
+ */
+export function reseedRelationships(relationships: readonly RelationshipTuple[], input: ReseedInput): RelationshipTuple[] {
+  const { effective, rewritten: byName } = reseededRoles(input.storedIds, input.before, input.after);
   const idOf = (key: string, name: string) => input.storedIds.get(key) ?? input.newRoleId(name);
+  const rewritten = new Map([...byName].map(([key, r]) => [idOf(key, r.name), r]));
   const parents = new Set(input.parents.map((p) => p.id));
   // Children this configuration decides; a stored role it does not name keeps its place.
   const decided = new Set([...effective].map(([key, r]) => idOf(key, r.name)));
@@ -141,6 +158,47 @@ export function reseedRelationships(relationships: readonly RelationshipTuple[],
     }
   }
   return kept;
+}
+
+/** A seeded role as a v1 export lists it (a system role with its flags and access). */
+export function seededV1Role(r: SeededRole, uuid?: string): V1Role {
+  return {
+    ...(uuid ? { uuid } : {}),
+    name: r.name,
+    system: true,
+    platform_default: r.platform_default === true,
+    admin_default: r.admin_default === true,
+    access: r.permissions.map((permission) => ({ permission })),
+  };
+}
+
+/**
+ * A store's v1 export (its seeded roles as stored, from `before`) as it reads once `after` is
+ * seeded: each rewritten seeded role with its new access and flags, new ones added (reseededRoles).
+ */
+export function reseededV1Export(exp: V1Export, before: readonly SeededRoleRecord[], after: readonly SeededRoleRecord[]): V1Export {
+  const stored = new Map(exp.system_roles.map((r) => [r.name.toLowerCase(), r]));
+  const { rewritten } = reseededRoles(stored, before, after);
+  const system_roles = exp.system_roles.map((r) => {
+    const next = rewritten.get(r.name.toLowerCase());
+    return next ? seededV1Role(next, r.uuid) : r;
+  });
+  for (const [key, r] of rewritten) if (!stored.has(key)) system_roles.push(seededV1Role(r));
+  return { ...exp, system_roles };
+}
+
+/**
+ * The v1 permissions each principal of `tenant` holds (user id → permissions): its roles through
+ * groups and default access, organisation-wide entries only (inventory group.id entries are bound
+ * on workspaces). Parity of a v1 grant is judged against these.
+ */
+export function heldV1Permissions(exp: V1Export, tenant: V1Tenant): Map<string, Set<string>> {
+  const held = new Map<string, Set<string>>();
+  for (const p of tenant.principals) {
+    const access = v1RolesOf(exp, tenant, p).flatMap((s) => s.role.access.filter((a) => !isInventoryWorkspaceFilter(a as V1AccessInput)));
+    held.set(p.user_id, new Set(access.map((a) => a.permission)));
+  }
+  return held;
 }
 
 /** Who to evaluate in one organisation, from relationships alone (a store without a v1 export). */

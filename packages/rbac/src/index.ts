@@ -154,7 +154,11 @@ export {
 } from "./config-impact.js";
 export {
   evaluateConfigImpact,
+  heldV1Permissions,
+  reseededRoles,
+  reseededV1Export,
   reseedRelationships,
+  seededV1Role,
   subjectsOfTenants,
   type TenantSubjects,
   type ImpactRun,

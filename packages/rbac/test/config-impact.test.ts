@@ -5,8 +5,10 @@ import {
   computeConfigImpact,
   defaultAssetTypes,
   diffSeededRoles,
+  heldV1Permissions,
   planTenantMigration,
   readClosure,
+  reseededV1Export,
   tenantResourceId,
   tenantTreeTuples,
   tupleKey,
@@ -230,5 +232,38 @@ describe("seeded role changes", () => {
       { name: "New", change: "added", permissionsAdded: ["x:*:*"], permissionsRemoved: [], flagsChanged: [] },
       { name: "a", change: "changed", permissionsAdded: ["x:z:read"], permissionsRemoved: [], flagsChanged: ["platform_default"] },
     ]);
+  });
+
+  it("a store's v1 grants once a configuration is seeded: only raised versions rewrite, new roles are added", () => {
+    const rec = (name: string, version: number, permissions: string[], platform_default = false) => ({ name, version, permissions, platform_default, scope: "default" as const });
+    const before = [rec("Kept", 1, ["x:y:read"]), rec("Raised", 1, ["x:z:read"])];
+    const after = [rec("Kept", 1, ["x:y:read", "x:y:write"]), rec("Raised", 2, []), rec("New", 1, ["x:w:read"], true)];
+    const stored: V1Export = {
+      version: 1,
+      system_roles: [
+        { uuid: "r-kept", name: "Kept", system: true, access: [{ permission: "x:y:read" }] },
+        { uuid: "r-raised", name: "Raised", system: true, access: [{ permission: "x:z:read" }] },
+      ],
+      tenants: [{ org_id: "o1", principals: [{ user_id: "u1" }, { user_id: "u2" }], groups: [{ name: "g", principals: ["u1"], roles: ["r-kept", "r-raised"] }] }],
+    };
+    const next = reseededV1Export(stored, before, after);
+    expect(next.system_roles).toEqual([
+      stored.system_roles[0],
+      { uuid: "r-raised", name: "Raised", system: true, platform_default: false, admin_default: false, access: [] },
+      { name: "New", system: true, platform_default: true, admin_default: false, access: [{ permission: "x:w:read" }] },
+    ]);
+    const tenant = stored.tenants[0]!;
+    expect(heldV1Permissions(stored, tenant)).toEqual(
+      new Map([
+        ["u1", new Set(["x:y:read", "x:z:read"])],
+        ["u2", new Set()],
+      ]),
+    );
+    expect(heldV1Permissions(next, tenant)).toEqual(
+      new Map([
+        ["u1", new Set(["x:y:read", "x:w:read"])],
+        ["u2", new Set(["x:w:read"])],
+      ]),
+    );
   });
 });

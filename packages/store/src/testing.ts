@@ -36,15 +36,37 @@ export async function openTestStore(backend: TestBackend, config: Omit<StoreConf
   });
 }
 
-export async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
+/** One statement on a connection of its own. */
+async function adminQuery(databaseUrl: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   client.on("error", () => undefined);
   await client.connect();
   try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.query(sql);
   } finally {
     await client.end();
   }
+}
+
+export async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
+  await adminQuery(databaseUrl, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+}
+
+/** A database of its own on the server of `databaseUrl`, for a test that needs a whole one (not a schema). */
+export interface TestDatabase {
+  readonly name: string;
+  /** `databaseUrl` pointing at the new database. */
+  readonly url: string;
+  /** Drops it, ending any connection left open. */
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(databaseUrl: string, prefix = "gh_test"): Promise<TestDatabase> {
+  const name = randomSchemaName(prefix);
+  await adminQuery(databaseUrl, `CREATE DATABASE "${name}"`);
+  const url = new URL(databaseUrl);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString(), drop: () => adminQuery(databaseUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
 
 /**

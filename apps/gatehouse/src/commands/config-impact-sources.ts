@@ -7,17 +7,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadRoleConfiguration, seededRolesOf, type ImpactData, type RoleConfiguration } from "@gatehouse/management-api";
-import {
-  isInventoryWorkspaceFilter,
-  subjectsOfTenants,
-  v1RolesOf,
-  type AssetTypeCatalog,
-  type ImpactRunSide,
-  type ImpactTenant,
-  type V1AccessInput,
-  type V1Export,
-  type V1Role,
-} from "@gatehouse/rbac";
+import { heldV1Permissions, seededV1Role, subjectsOfTenants, type AssetTypeCatalog, type ImpactRunSide, type ImpactTenant, type V1Export } from "@gatehouse/rbac";
 import { formatIssue, RoleConfigError, type Environment } from "@gatehouse/role-config";
 import { MigrationError } from "../migration/errors.js";
 import { planTuples } from "../migration/parity-run.js";
@@ -87,21 +77,11 @@ export async function loadConfigSide(spec: string, options: { repo: string; conf
 
 /** The export's system roles with the configuration's seeded roles in place of those of the same name. */
 function withSeededRoles(exp: V1Export, config: RoleConfiguration): V1Export {
-  const configured = new Map(config.systemRoles.map((r) => [r.name.toLowerCase(), r]));
+  const seeded = seededRolesOf(config);
+  const configured = new Set(seeded.map((r) => r.name.toLowerCase()));
   const kept = exp.system_roles.filter((r) => !configured.has(r.name.toLowerCase()));
   const uuidOf = new Map(exp.system_roles.filter((r) => r.uuid).map((r) => [r.name.toLowerCase(), r.uuid as string]));
-  const seeded: V1Role[] = config.systemRoles.map((r) => {
-    const uuid = uuidOf.get(r.name.toLowerCase());
-    return {
-      name: r.name,
-      ...(uuid ? { uuid } : {}),
-      system: true,
-      platform_default: r.platform_default === true,
-      admin_default: r.admin_default === true,
-      access: r.access.map((a) => ({ permission: a.permission })),
-    };
-  });
-  return { ...exp, system_roles: [...kept, ...seeded] };
+  return { ...exp, system_roles: [...kept, ...seeded.map((r) => seededV1Role(r, uuidOf.get(r.name.toLowerCase())))] };
 }
 
 /**
@@ -115,12 +95,7 @@ export function planImpactData(exp: V1Export, catalog: AssetTypeCatalog, from: R
     const e = withSeededRoles(exp, config);
     const planned = planExport(e, catalog);
     const held = new Map<string, Set<string>>();
-    for (const { tenant } of planned) {
-      for (const p of tenant.principals) {
-        const access = v1RolesOf(e, tenant, p).flatMap((s) => s.role.access.filter((a) => !isInventoryWorkspaceFilter(a as V1AccessInput)));
-        held.set(`${tenant.org_id} ${p.user_id}`, new Set(access.map((a) => a.permission)));
-      }
-    }
+    for (const { tenant } of planned) for (const [user, permissions] of heldV1Permissions(e, tenant)) held.set(`${tenant.org_id} ${user}`, permissions);
     const relationships = planTuples(planned, platform);
     return { planned, held, run: { model: config.model, schemaAst: config.schemaAst, relationships, seededRoles: seededRolesOf(config) } satisfies ImpactRunSide };
   };

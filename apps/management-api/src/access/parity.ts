@@ -45,12 +45,13 @@ function toV1Role(role: Role): V1Role {
  * bindings at the organisation level (the tenant, the Root Workspace or the Default Workspace),
  * which is what `gatehouse migrate` imports and the v1 group endpoints maintain. Bindings on other
  * workspaces are v2-only and not v1 grants. A default-access group bound to roles other than the
- * platform parent roles is the tenant's customised default access.
+ * platform parent roles is the tenant's customised default access. Above `maxPrincipals` principals
+ * it refuses (400): an HTTP answer stays bounded.
  */
-export async function v1ExportFromStore(store: Store, tenant: Tenant): Promise<{ export: V1Export; assignments: number }> {
+export async function v1ExportFromStore(store: Store, tenant: Tenant, maxPrincipals = PARITY_MAX_PRINCIPALS): Promise<{ export: V1Export; assignments: number }> {
   const org = tenant.orgId;
   const principals = (await store.principals.list(org, { limit: -1 })).data;
-  if (principals.length > PARITY_MAX_PRINCIPALS) {
+  if (principals.length > maxPrincipals) {
     throw badRequest(`The parity report runs here for organisations of at most ${PARITY_MAX_PRINCIPALS} principals; run 'gatehouse parity' instead.`);
   }
   const roles = (await store.roles.list(org, { limit: -1 })).data;

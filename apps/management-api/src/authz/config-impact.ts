@@ -6,7 +6,9 @@
 import {
   deterministicId,
   evaluateConfigImpact,
+  heldV1Permissions,
   impactDigest,
+  reseededV1Export,
   reseedRelationships,
   subjectsOfTenants,
   type AssetTypeCatalog,
@@ -17,7 +19,8 @@ import {
   type SeededRoleRecord,
   type TenantIds,
 } from "@gatehouse/rbac";
-import { PLATFORM_ROLES, type Store } from "@gatehouse/store";
+import { PLATFORM_ROLES, type Store, type Tenant } from "@gatehouse/store";
+import { v1ExportFromStore } from "../access/parity.js";
 import type { RoleConfiguration } from "./role-config.js";
 
 export interface ImpactData {
@@ -42,7 +45,9 @@ export function seededRolesOf(config: RoleConfiguration): SeededRoleRecord[] {
 
 /**
  * A store's relationships as they are (seeded from `from`) and as they would be once `to` is
- * seeded (insights-rbac's rule: a seeded role changes only with a higher version).
+ * seeded (insights-rbac's rule: a seeded role changes only with a higher version), and each
+ * principal's v1 permissions on both sides (the organisation's v1 export as the store keeps it,
+ * its seeded roles reseeded the same way), so parity flips are reported as with a v1 export.
  */
 export async function storeImpactData(store: Store, from: RoleConfiguration, to: RoleConfiguration, domain: string, org?: string): Promise<ImpactData> {
   const relationships: RelationshipTuple[] = [];
@@ -54,9 +59,12 @@ export async function storeImpactData(store: Store, from: RoleConfiguration, to:
   const orgs = [...tenantIds].filter((t) => t.startsWith(prefix)).map((t) => t.slice(prefix.length));
   if (org && !orgs.includes(org)) throw new UnknownOrganisationError(org);
   const ids: TenantIds[] = [];
+  const rows: Tenant[] = [];
   for (const o of orgs.sort()) {
     const t = await store.tenants.find(o);
-    if (t) ids.push({ orgId: t.orgId, tenantId: t.tenantId, rootWorkspaceId: t.rootWorkspaceId, defaultWorkspaceId: t.defaultWorkspaceId });
+    if (!t) continue;
+    rows.push(t);
+    ids.push({ orgId: t.orgId, tenantId: t.tenantId, rootWorkspaceId: t.rootWorkspaceId, defaultWorkspaceId: t.defaultWorkspaceId });
   }
   const storedIds = new Map<string, string>();
   if (ids.length > 0) {
@@ -72,17 +80,24 @@ export async function storeImpactData(store: Store, from: RoleConfiguration, to:
     newRoleId: (name) => deterministicId("seeded-role", name.toLowerCase()),
   });
   const subjects = subjectsOfTenants(relationships, ids, domain);
-  const tenants: ImpactTenant[] = ids.map((t) => {
+  const tenants: ImpactTenant[] = [];
+  for (const [i, t] of ids.entries()) {
     const s = subjects.get(t.orgId);
-    return {
+    const { export: exp } = await v1ExportFromStore(store, rows[i]!, Number.POSITIVE_INFINITY);
+    const v1Tenant = exp.tenants[0]!;
+    const heldBefore = heldV1Permissions(exp, v1Tenant);
+    const heldAfter = heldV1Permissions(reseededV1Export(exp, before, after), v1Tenant);
+    // Members and binding subjects, and the principals only default access reaches.
+    const users = [...new Set([...(s?.userIds ?? []), ...v1Tenant.principals.map((p) => p.user_id)])];
+    tenants.push({
       orgId: t.orgId,
       ids: t,
-      principals: (s?.userIds ?? []).map((u) => {
+      principals: users.map((u) => {
         const workspaceIds = s?.workspaceIds.get(u);
-        return { userId: u, ...(workspaceIds ? { workspaceIds } : {}) };
+        return { userId: u, heldBefore: heldBefore.get(u) ?? new Set(), heldAfter: heldAfter.get(u) ?? new Set(), ...(workspaceIds ? { workspaceIds } : {}) };
       }),
-    };
-  });
+    });
+  }
   return {
     before: { model: from.model, schemaAst: from.schemaAst, relationships, seededRoles: before },
     after: { model: to.model, schemaAst: to.schemaAst, relationships: reseeded, seededRoles: after },
