@@ -5,6 +5,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rbacConfigRepoDir } from "@gatehouse/role-config/testing";
+import { openStore } from "@gatehouse/store";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../src/program.js";
@@ -79,9 +80,31 @@ describe("gatehouse config-impact on a store", () => {
     expect(json.seededRoles.map((r: { name: string }) => r.name).sort()).toEqual(["Inventory Hosts Administrator", "Inventory Hosts Viewer"]);
   });
 
-  it("an organisation the store does not have is an error", async () => {
-    const run = await impact("--org", "nobody-here");
-    expect(run.code).toBe(1);
-    expect(run.err).toContain("organisation 'nobody-here' is not in the store");
+  it("bad input: an organisation the store does not have, a configuration that does not compile, a missing revision; the store is unchanged", async () => {
+    const headOf = async () => {
+      const store = await openStore({ dataDir, domain: "redhat" });
+      try {
+        return await store.feed.headRevision();
+      } finally {
+        await store.close();
+      }
+    };
+    const head = await headOf();
+    const org = await impact("--org", "nobody-here");
+    expect(org.code).toBe(1);
+    expect(org.err).toContain("organisation 'nobody-here' is not in the store");
+
+    const broken = join(scratch, "broken");
+    cpSync(proposed, broken, { recursive: true });
+    writeFileSync(join(broken, "configs/stage/schemas/src/hbi.ksl"), `${readFileSync(join(broken, "configs/stage/schemas/src/hbi.ksl"), "utf8")}\nnot ksl at all\n`);
+    const compile = await impact("--to", broken);
+    expect(compile.code).toBe(1);
+    expect(compile.err).toMatch(/does not load:[\s\S]*stage\/schemas\/src\/hbi\.ksl \d+:\d+/);
+
+    const missing = await impact("--to", "no-such-revision", "--repo", scratch);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain("'no-such-revision' is neither a directory nor a revision");
+    expect(output.out).toBe("");
+    expect(await headOf()).toBe(head);
   });
 });

@@ -74,6 +74,29 @@ describe("a reload that takes access away", () => {
     expect(res.json).toMatchObject({ changed: false, impact: { summary: { lost: 0, gained: 0 } } });
   });
 
+  it("a pending configuration that does not compile: 422 naming the file and line, for the impact and the reload; nothing changed", async () => {
+    const ksl = join(dir, "schemas/src/patch.ksl");
+    const text = readFileSync(ksl, "utf8");
+    writeFileSync(ksl, `${text}\nthis is not ksl\n`);
+    try {
+      const hash = await activeHash();
+      const head = await gh.store.feed.headRevision();
+      for (const [method, path] of [
+        ["GET", "/role-config/impact"],
+        ["POST", "/role-config/reload"],
+      ] as const) {
+        const res = await http(method, path);
+        expect(res.status, path).toBe(422);
+        expect(res.json.errors.map((e: { message: string }) => e.message).join("\n")).toMatch(/stage\/schemas\/src\/patch\.ksl \d+:\d+/);
+      }
+      expect(await gh.store.feed.headRevision()).toBe(head);
+      expect(await activeHash()).toBe(hash);
+      expect(await canViewHosts("erin")).toBe(true);
+    } finally {
+      writeFileSync(ksl, text);
+    }
+  });
+
   it("is shown first (409 with the impact and its token), changes nothing, and applies with the token", async () => {
     expect(await canViewHosts("erin")).toBe(true);
     const file = join(dir, "roles/inventory.json");
