@@ -5,6 +5,9 @@
 //     the permissions it can reach;
 //   - full: every catalogued permission evaluated before and after (what a change reaching every
 //     permission, e.g. of the role or binding definitions, costs).
+// Each principal carries its v1 permissions on both sides (default access, admin default access,
+// its groups' roles; the seeded roles reseeded by the version rule), as a store's impact does, so
+// v1 parity flips are evaluated too.
 // Each: wall time of building both graphs and evaluating, the checks made, what was found.
 // Usage: pnpm --filter @gatehouse/gatehouse bench:config-impact
 //   (BENCH_ORGS small organisations, default 10000; BENCH_HOSTS, default 100000; BENCH_PRINCIPALS
@@ -20,6 +23,7 @@ import {
   deterministicId,
   evaluateConfigImpact,
   groupMemberTuple,
+  reseededRoles,
   reseedRelationships,
   roleChildTuple,
   rolePermissionTuple,
@@ -69,6 +73,15 @@ for (const parent of PLATFORM_ROLES) {
   for (const r of seeded) if ((parent.audience === "user" ? r.platform_default : r.admin_default) && r.scope === parent.scope) tuples.push(roleChildTuple(parent.id, seededId(r.name)));
 }
 const bindable = seeded.filter((r) => !r.platform_default && !r.admin_default && r.scope === "default").map((r) => seededId(r.name));
+const nameOfId = new Map(seeded.map((r) => [seededId(r.name), r.name.toLowerCase()]));
+/** The seeded roles (lower-case names) each principal holds in v1: default access, admin default access, its groups' roles. */
+const heldRoles = new Map<string, Set<string>>();
+const holds = (orgId: string, user: string, roleId: string) => {
+  const key = `${orgId} ${user}`;
+  const set = heldRoles.get(key) ?? new Set<string>();
+  set.add(nameOfId.get(roleId)!);
+  heldRoles.set(key, set);
+};
 const owner = (group: string, tenantId: string): RelationshipTuple => ({ resourceType: "rbac/group", resourceId: group, relation: "t_owner", subjectType: "rbac/tenant", subjectId: tenantId });
 
 /** One organisation as a store bootstraps it, with `users` members of its default group. */
@@ -80,6 +93,10 @@ function organisation(orgId: string, users: string[]): TenantIds {
   tuples.push(owner(everyone, ids.tenantId), owner(admins, ids.tenantId));
   for (const u of users) tuples.push(groupMemberTuple(everyone, DOMAIN, u));
   tuples.push(groupMemberTuple(admins, DOMAIN, users[0]!));
+  for (const r of seeded) {
+    if (r.platform_default) for (const u of users) holds(orgId, u, seededId(r.name));
+    if (r.admin_default) holds(orgId, users[0]!, seededId(r.name));
+  }
   for (const parent of PLATFORM_ROLES) {
     const at = parent.scope === "tenant" ? { type: "rbac/tenant", id: ids.tenantId } : { type: "rbac/workspace", id: parent.scope === "root" ? ids.rootWorkspaceId : ids.defaultWorkspaceId };
     tuples.push(...bindingTuples(at, deterministicId("default-binding", orgId, parent.id), parent.id, parent.audience === "user" ? everyone : admins));
@@ -103,7 +120,12 @@ for (let g = 0; g < GROUPS; g++) {
   const group = deterministicId("group", String(g));
   tuples.push(owner(group, big.tenantId));
   for (let m = g; m < PRINCIPALS; m += GROUPS) tuples.push(groupMemberTuple(group, DOMAIN, bigUsers[m]!));
-  for (let b = 0; b < 3; b++) tuples.push(...bindingTuples({ type: "rbac/workspace", id: pick(workspaces) }, deterministicId("binding", String(g), String(b)), pick(bindable), group));
+  for (let b = 0; b < 3; b++) {
+    const at = { type: "rbac/workspace", id: pick(workspaces) };
+    const role = pick(bindable);
+    tuples.push(...bindingTuples(at, deterministicId("binding", String(g), String(b)), role, group));
+    for (let m = g; m < PRINCIPALS; m += GROUPS) holds("big", bigUsers[m]!, role);
+  }
 }
 for (let h = 0; h < HOSTS; h++) tuples.push({ resourceType: "hbi/host", resourceId: `host-${h}`, relation: "t_workspace", subjectType: "rbac/workspace", subjectId: pick(workspaces) });
 // Many small organisations: five users each, one group bound to a seeded role at the Default Workspace.
@@ -113,7 +135,9 @@ for (let o = 0; o < ORGS; o++) {
   const ids = organisation(orgId, users);
   const group = deterministicId("group", orgId);
   tuples.push(owner(group, ids.tenantId), groupMemberTuple(group, DOMAIN, users[1]!));
-  tuples.push(...bindingTuples({ type: "rbac/workspace", id: ids.defaultWorkspaceId }, deterministicId("binding", orgId), pick(bindable), group));
+  const role = pick(bindable);
+  tuples.push(...bindingTuples({ type: "rbac/workspace", id: ids.defaultWorkspaceId }, deterministicId("binding", orgId), role, group));
+  holds(orgId, users[1]!, role);
   tenants.push(ids);
 }
 const after = reseedRelationships(tuples, {
@@ -124,12 +148,26 @@ const after = reseedRelationships(tuples, {
   newRoleId: seededId,
 });
 const subjects = subjectsOfTenants(tuples, tenants, DOMAIN);
+const { effective } = reseededRoles(new Set(seeded.map((r) => r.name.toLowerCase())), seeded, seededRolesOf(to));
+const before = new Map(seeded.map((r) => [r.name.toLowerCase(), r]));
+// Principals holding the same roles share one set of permissions per side.
+const heldCache = new Map<string, { heldBefore: Set<string>; heldAfter: Set<string> }>();
+const heldOf = (orgId: string, user: string) => {
+  const names = [...(heldRoles.get(`${orgId} ${user}`) ?? [])].sort();
+  const key = names.join("|");
+  let held = heldCache.get(key);
+  if (!held) {
+    const permissions = (roles: Map<string, { permissions: readonly string[] }>) => new Set(names.flatMap((n) => roles.get(n)?.permissions ?? []));
+    heldCache.set(key, (held = { heldBefore: permissions(before), heldAfter: permissions(effective) }));
+  }
+  return held;
+};
 const impactTenants: ImpactTenant[] = tenants.map((t) => ({
   orgId: t.orgId,
   ids: t,
   principals: (subjects.get(t.orgId)?.userIds ?? []).map((u) => {
     const workspaceIds = subjects.get(t.orgId)?.workspaceIds.get(u);
-    return { userId: u, ...(workspaceIds ? { workspaceIds } : {}) };
+    return { userId: u, ...heldOf(t.orgId, u), ...(workspaceIds ? { workspaceIds } : {}) };
   }),
 }));
 const principals = impactTenants.reduce((n, t) => n + t.principals.length, 0);
@@ -141,7 +179,7 @@ const side = (config: RoleConfiguration, relationships: RelationshipTuple[]) => 
 const catalog = defaultAssetTypes();
 const report = (label: string, seconds: number, impact: ReturnType<typeof computeConfigImpact>) =>
   console.log(
-    `${label}: ${seconds.toFixed(1)} s, ${impact.summary.permissionsEvaluated} of ${impact.summary.permissions} permissions, ${impact.summary.checks} checks; lost ${impact.summary.lost}, gained ${impact.summary.gained}`,
+    `${label}: ${seconds.toFixed(1)} s, ${impact.summary.permissionsEvaluated} of ${impact.summary.permissions} permissions, ${impact.summary.checks} checks; lost ${impact.summary.lost}, gained ${impact.summary.gained}, parity broken ${impact.summary.parityBroken}, restored ${impact.summary.parityRestored}`,
   );
 
 if (process.env["BENCH_CHECK_CACHE_BYTES"] !== undefined) configureCheckCache({ maxBytes: Number(process.env["BENCH_CHECK_CACHE_BYTES"]) });
@@ -164,7 +202,8 @@ const sides = { before: graphOf(from, tuples), after: graphOf(to, after) };
 const built = (performance.now() - t0) / 1000;
 const full = computeConfigImpact({ catalog, domain: DOMAIN, tenants: impactTenants, ...sides });
 report(`full (graphs built in ${built.toFixed(1)} s, every permission)`, (performance.now() - t0) / 1000, full);
-if (full.summary.lost !== incremental.impact.summary.lost || full.summary.gained !== incremental.impact.summary.gained) {
+const same = (["lost", "gained", "parityBroken", "parityRestored"] as const).every((k) => full.summary[k] === incremental.impact.summary[k]);
+if (!same) {
   console.error("the incremental impact differs from the full one");
   process.exitCode = 1;
 }
