@@ -111,6 +111,7 @@ interface RehearseFlags {
   replicaPause: number;
   checkpointInterval: number;
   nodeDriver: boolean;
+  apiLoad: boolean;
   k6?: string;
   k6Duration: string;
   k6Rate: number;
@@ -127,6 +128,7 @@ program
   .option("--steady <seconds>", "steady time before, between and after the faults", positiveInt, 20)
   .option("--replica-pause <seconds>", "how long the replica's WAL replay stays paused", positiveInt, 15)
   .option("--checkpoint-interval <seconds>", "the engines' checkpoint interval", positiveInt, 10)
+  .option("--api-load", "load principals and hosts through the public APIs (a request each) instead of in bulk into the store", false)
   .option("--node-driver", "run the Node driver's scenarios through the ingress at steady state first", false)
   .option("--k6 <binary>", "run the k6 scripts at steady state and k6's Check mix through the faults")
   .option("--k6-duration <duration>", "each steady-state k6 script's duration", "1m")
@@ -143,6 +145,7 @@ program
       replicaPauseMs: flags.replicaPause * 1000,
       checkpointIntervalSeconds: flags.checkpointInterval,
       nodeDriver: flags.nodeDriver,
+      bulkLoad: !flags.apiLoad,
       outDir: path.resolve(flags.out),
       outName: flags.name ?? `rehearsal-${flags.scale}`,
       command: `pnpm rehearse ${process.argv.slice(3).join(" ")}`.trim(),
