@@ -199,7 +199,12 @@ export async function generate(o: GenerateOptions): Promise<Manifest> {
       ids.set(name, id);
       const users = members.get(name) ?? [];
       for (let i = 0; i < users.length; i += 1000) {
-        await o.http.post(`${V1}/groups/${id}/principals/`, { principals: users.slice(i, i + 1000).map((u) => ({ user_id: u })) });
+        const body = { principals: users.slice(i, i + 1000).map((u) => ({ user_id: u })) };
+        // Adding members is idempotent: sent again once when a kept-alive connection closed under it.
+        await o.http.post(`${V1}/groups/${id}/principals/`, body).catch((error: unknown) => {
+          if (!(error instanceof Error && error.message.includes("UND_ERR_SOCKET"))) throw error;
+          return o.http.post(`${V1}/groups/${id}/principals/`, body);
+        });
       }
       o.progress.increment();
     });
