@@ -16,6 +16,12 @@ function ownDatabase(base: string, scale: string): string {
   return url.toString();
 }
 
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be a non-negative integer");
+  return n;
+}
+
 function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive integer");
@@ -126,7 +132,7 @@ program
   .option("--from-source", "run the apps' TypeScript sources (nothing built) instead of dist/", false)
   .option("--check-rate <n>", "watched Check mix arrivals per second", positiveInt, 100)
   .option("--steady <seconds>", "steady time before, between and after the faults", positiveInt, 20)
-  .option("--replica-pause <seconds>", "how long the replica's WAL replay stays paused", positiveInt, 15)
+  .option("--replica-pause <seconds>", "how long the replica's WAL replay stays paused at least (0: until an engine was replaced on it and it is behind)", nonNegativeInt, 15)
   .option("--checkpoint-interval <seconds>", "the engines' checkpoint interval", positiveInt, 10)
   .option("--api-load", "load principals and hosts through the public APIs (a request each) instead of in bulk into the store", false)
   .option("--node-driver", "run the Node driver's scenarios through the ingress at steady state first", false)
