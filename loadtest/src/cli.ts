@@ -16,6 +16,12 @@ function ownDatabase(base: string, scale: string): string {
   return url.toString();
 }
 
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be a non-negative integer");
+  return n;
+}
+
 function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive integer");
@@ -111,6 +117,7 @@ interface RehearseFlags {
   replicaPause: number;
   checkpointInterval: number;
   nodeDriver: boolean;
+  apiLoad: boolean;
   k6?: string;
   k6Duration: string;
   k6Rate: number;
@@ -125,8 +132,9 @@ program
   .option("--from-source", "run the apps' TypeScript sources (nothing built) instead of dist/", false)
   .option("--check-rate <n>", "watched Check mix arrivals per second", positiveInt, 100)
   .option("--steady <seconds>", "steady time before, between and after the faults", positiveInt, 20)
-  .option("--replica-pause <seconds>", "how long the replica's WAL replay stays paused", positiveInt, 15)
+  .option("--replica-pause <seconds>", "how long the replica's WAL replay stays paused at least (0: until an engine was replaced on it and it is behind)", nonNegativeInt, 15)
   .option("--checkpoint-interval <seconds>", "the engines' checkpoint interval", positiveInt, 10)
+  .option("--api-load", "load principals and hosts through the public APIs (a request each) instead of in bulk into the store", false)
   .option("--node-driver", "run the Node driver's scenarios through the ingress at steady state first", false)
   .option("--k6 <binary>", "run the k6 scripts at steady state and k6's Check mix through the faults")
   .option("--k6-duration <duration>", "each steady-state k6 script's duration", "1m")
@@ -143,6 +151,7 @@ program
       replicaPauseMs: flags.replicaPause * 1000,
       checkpointIntervalSeconds: flags.checkpointInterval,
       nodeDriver: flags.nodeDriver,
+      bulkLoad: !flags.apiLoad,
       outDir: path.resolve(flags.out),
       outName: flags.name ?? `rehearsal-${flags.scale}`,
       command: `pnpm rehearse ${process.argv.slice(3).join(" ")}`.trim(),

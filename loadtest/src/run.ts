@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { scaleOf, validateScenarioFile, type ScenarioFile } from "../shared/model.ts";
 import { ensureDatabase, openAppDb } from "./app-db.ts";
 import { runScenarios, type Log } from "./driver.ts";
-import { generate } from "./generate.ts";
+import { type GenerateOptions, generate } from "./generate.ts";
 import { connectInventory } from "./grpc-client.ts";
 import { connectionFailure, managementClient } from "./http-client.ts";
 import { progress } from "./pool.ts";
@@ -40,6 +40,8 @@ export interface RunOptions {
   command: string;
   showProgress: boolean;
   log: Log;
+  /** Principals and hosts straight into the store instead of a request each (see generate). */
+  bulk?: GenerateOptions["bulk"];
 }
 
 export async function dropDatabase(url: string): Promise<void> {
@@ -106,6 +108,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport | undefined>
       progress: progress(o.showProgress),
       log: o.log,
       concurrency: o.concurrency,
+      ...(o.bulk ? { bulk: o.bulk } : {}),
     });
     o.log(`data ready (${scale.hosts} hosts, ${manifest.workspaceIds.length} workspaces) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     if (o.generateOnly) return undefined;

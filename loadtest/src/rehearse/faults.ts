@@ -17,7 +17,7 @@ export interface FaultRecord {
 export interface FaultOptions {
   /** Steady time before the first fault and between faults, ms. */
   steadyMs: number;
-  /** How long the replica's replay stays paused (writes keep landing meanwhile), ms. */
+  /** How long the replica's replay stays paused at least (writes keep landing meanwhile), ms; 0: until an engine was replaced on it and it is behind. */
   replicaPauseMs: number;
   now: () => number;
   log: (line: string) => void;
@@ -96,7 +96,7 @@ export async function runFaults(topo: Topology, o: FaultOptions): Promise<FaultR
 
   await fault(
     "replica behind",
-    `WAL replay paused on the replica for ${(o.replicaPauseMs / 1000).toFixed(0)} s while writes continue, and ${engine2.name} replaced meanwhile (it loads from the lagging replica, then follows the primary's change feed); back when replay has caught up`,
+    `WAL replay paused on the replica for at least ${(o.replicaPauseMs / 1000).toFixed(0)} s and until it is behind, while writes continue, and ${engine2.name} replaced meanwhile (it loads from the lagging replica, then follows the primary's change feed); back when replay has caught up`,
     async (notes) => {
       await topo.postgres.pauseReplay();
       const paused = o.now();
@@ -104,6 +104,9 @@ export async function runFaults(topo: Topology, o: FaultOptions): Promise<FaultR
       notes.push(`${engine2.name} restarted ${startedFrom(engine2)} while the replica lagged`);
       const left = o.replicaPauseMs - (o.now() - paused);
       if (left > 0) await pause(left);
+      // Bounded by the event, not only the clock: the replica is behind (writes landed on the primary since the pause).
+      await waitUntil("the replica behind the primary", async () => (await topo.postgres.replayLagBytes()) > 0, undefined, 100);
+      notes.push(`the replica ${((await topo.postgres.replayLagBytes()) / 1024).toFixed(0)} KiB of WAL behind when replay resumed, ${((o.now() - paused) / 1000).toFixed(1)} s after the pause`);
       await topo.postgres.resumeReplayAndCatchUp();
     },
   );

@@ -33,6 +33,8 @@ export interface PostgresPair {
   pauseReplay(): Promise<void>;
   /** Resumes WAL replay and resolves once the replica has replayed everything the primary had written. */
   resumeReplayAndCatchUp(): Promise<void>;
+  /** Bytes of WAL the primary has written past what the replica has replayed. */
+  replayLagBytes(): Promise<number>;
   /** Resolves once the primary sees the replica streaming. */
   waitStreaming(): Promise<void>;
   stop(): Promise<void>;
@@ -103,6 +105,11 @@ export async function startPostgresPair(registry: ProcessRegistry, dir: string, 
     },
     pauseReplay: async () => {
       await query(replicaUrl, "SELECT pg_wal_replay_pause()");
+    },
+    replayLagBytes: async () => {
+      const [{ lsn } = { lsn: "" }] = await query<{ lsn: string }>(primaryUrl, "SELECT pg_current_wal_lsn()::text AS lsn");
+      const [row] = await query<{ lag: string }>(replicaUrl, `SELECT pg_wal_lsn_diff('${lsn}'::pg_lsn, pg_last_wal_replay_lsn())::text AS lag`);
+      return Number(row?.lag ?? 0);
     },
     resumeReplayAndCatchUp: async () => {
       const [{ lsn } = { lsn: "" }] = await query<{ lsn: string }>(primaryUrl, "SELECT pg_current_wal_lsn()::text AS lsn");

@@ -9,6 +9,7 @@ import { validateManifest } from "../../shared/manifest.ts";
 import { scaleOf } from "../../shared/model.ts";
 import { machineDescription } from "../report.ts";
 import { LOADTEST_ROOT, loadScenarioFile, runLoadTest } from "../run.ts";
+import { bulkLoader } from "./bulk-load.ts";
 import { runFaults } from "./faults.ts";
 import { K6_SCRIPTS, runK6, startK6 } from "./k6.ts";
 import { ProcessRegistry } from "./processes.ts";
@@ -27,6 +28,8 @@ export interface RehearseOptions {
   outDir: string;
   outName: string;
   command: string;
+  /** Principals and hosts written straight into the store (`gatehouse import-hosts`) instead of a request each. */
+  bulkLoad: boolean;
   /** Run the Node driver's scenarios through the ingress at steady state (results/<name>-node-driver.md). */
   nodeDriver: boolean;
   /** k6 binary: its scripts at steady state, and its Check mix during the faults. */
@@ -78,6 +81,7 @@ export async function rehearse(o: RehearseOptions): Promise<RehearsalReport> {
       command: o.command,
       showProgress: false,
       log: o.log,
+      ...(o.bulkLoad ? { bulk: bulkLoader({ registry, dir, databaseUrl: topo.databaseUrl, orgId: file.org, fromSource: o.fromSource, env: topo.commonEnv }) } : {}),
     };
     await runLoadTest({ ...driverRun, generateOnly: true });
     const generateSeconds = (performance.now() - g0) / 1000;
@@ -126,6 +130,7 @@ export async function rehearse(o: RehearseOptions): Promise<RehearsalReport> {
       checkRate: o.checkRate,
       topology: describeTopology(topo),
       generateSeconds,
+      load: o.bulkLoad ? "bulk" : "api",
       figures,
       traffic: { ...rest, writes: writes.length },
       k6,

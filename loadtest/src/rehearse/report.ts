@@ -116,6 +116,8 @@ export interface RehearsalReport {
   checkRate: number;
   topology: { name: string; endpoint: string; role: string }[];
   generateSeconds: number;
+  /** How principals and hosts were loaded: in bulk into the store, or a request each through the ingress. */
+  load?: "bulk" | "api";
   figures: RehearsalFigures;
   traffic: Omit<TrafficResult, "samples" | "writes"> & { writes: number };
   k6: K6Summary[];
@@ -141,7 +143,7 @@ export function renderRehearsal(r: RehearsalReport): string {
     "",
     `- Machine: ${r.machine}; load average ${r.loadAverageStart.toFixed(1)} at the start, ${r.loadAverageEnd.toFixed(1)} at the end (every process below shares it)`,
     `- Command: \`${r.command}\``,
-    `- Data generated through the ingress in ${r.generateSeconds.toFixed(0)} s; watched traffic: Check mix at ${r.checkRate}/s, writes one at a time each checked with its token (gRPC and HTTP/JSON in turn), management reads (2 in flight), workspace-cache lookups`,
+    `- Data set loaded in ${r.generateSeconds.toFixed(0)} s (${r.load === "bulk" ? "roles, workspaces, groups and bindings through the ingress; principals and hosts in bulk into the store by `gatehouse import-hosts`" : "through the ingress, a request each"}); watched traffic: Check mix at ${r.checkRate}/s, writes one at a time each checked with its token (gRPC and HTTP/JSON in turn), management reads (2 in flight), workspace-cache lookups`,
     "",
     "## Topology",
     "",

@@ -82,6 +82,8 @@ export interface Topology {
   /** A database of its own for the load test's application table. */
   appDatabaseUrl: string;
   haproxy: Haproxy;
+  /** The environment every service gets (infra's commonEnv): also a bulk import's. */
+  commonEnv: NodeJS.ProcessEnv;
 }
 
 function withDatabase(url: string, name: string): string {
@@ -192,5 +194,6 @@ export async function startTopology(registry: ProcessRegistry, o: TopologyOption
     databaseReadUrl,
     appDatabaseUrl,
     haproxy,
+    commonEnv: common,
   };
 }

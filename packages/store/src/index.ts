@@ -92,6 +92,8 @@ export type {
   PrincipalRepository,
   Host,
   HostRepository,
+  HostReport,
+  HostReportSummary,
   PendingPlacement,
   PlacementRepository,
   ReplicatedFilter,

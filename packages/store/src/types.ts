@@ -470,9 +470,29 @@ export interface Host {
   reported: Date;
 }
 
+export interface HostReport {
+  id: string;
+  workspaceId: string;
+}
+
+export interface HostReportSummary {
+  /** Hosts new to the store. */
+  created: number;
+  /** Hosts that were in another workspace. */
+  moved: number;
+  /** Hosts already where reported. */
+  unchanged: number;
+}
+
 export interface HostRepository {
   /** Creates or moves the host into a workspace of the tenant (ReportResource). */
   report(orgId: string, hostId: string, workspaceId: string): Promise<Written<Host>>;
+  /**
+   * Many reports in one write transaction (a bulk import from an inventory): the same rows and
+   * placements as one `report` per host, one change-feed entry. All or nothing: an unknown
+   * workspace, a host of another tenant or a host listed twice changes nothing.
+   */
+  reportMany(orgId: string, hosts: readonly HostReport[]): Promise<Written<HostReportSummary>>;
   /** DeleteResource: `not-found` if the host is unknown in the tenant. */
   delete(orgId: string, hostId: string): Promise<Written<{ id: string }>>;
   get(orgId: string, hostId: string): Promise<Host>;

@@ -84,6 +84,8 @@ export class EngineGraph {
   private appliedTimes: number[] = [];
   private checkpointTimer: NodeJS.Timeout | null = null;
   private checkpointRevision = -1;
+  /** The feed's head when the start's load finished: not ready before it is applied. */
+  private readyAt = 0;
   private checkpointWriting: Promise<void> | null = null;
   /** Of the schema the graph is on: checkpoints carry it, so one written before a reload is never read after it. */
   private schemaHash: string;
@@ -115,9 +117,14 @@ export class EngineGraph {
     return this.current;
   }
 
-  /** Loaded and following; false while a recovery reloads it (its answers could be arbitrarily stale). */
+  /**
+   * Loaded, following, and caught up with the feed's head as it was when the load finished (a
+   * checkpoint or a lagging replica's snapshot can be many commits old: a replica that answered
+   * before replaying them would be routed traffic it is still too busy and too stale to serve);
+   * false while a recovery reloads it (its answers could be arbitrarily stale).
+   */
   get ready(): boolean {
-    return this.applied >= 0 && !this.reloading;
+    return this.applied >= 0 && this.applied >= this.readyAt && !this.reloading;
   }
 
   /** True while the graph is reloaded after the follower fell behind the feed's retention. */
@@ -134,6 +141,13 @@ export class EngineGraph {
     // A schema given directly wins over the one recorded at start; a later change does not.
     if (this.options.keepStartSchema) this.activeZed = await this.readActiveSchema();
     this.install(await this.loadState());
+    try {
+      this.readyAt = await this.options.source.headRevision();
+      if (this.applied < this.readyAt) this.options.logger.info({ applied: this.applied, head: this.readyAt }, "replaying the change feed up to its head before taking traffic");
+    } catch (error) {
+      // The feed will tell how far it goes; meanwhile readiness does not wait for a head it cannot read.
+      this.options.logger.warn({ err: error }, "the change feed's head could not be read; ready without waiting for it");
+    }
     const interval = this.options.checkpoints?.intervalMs ?? 0;
     if (interval > 0) {
       this.checkpointTimer = setInterval(() => {

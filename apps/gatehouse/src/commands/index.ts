@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { registerAdvise } from "./advise.js";
 import { registerApiCommand } from "./api.js";
 import { registerConfigImpact } from "./config-impact.js";
+import { registerImportHosts } from "./import-hosts.js";
 import { registerMigrate } from "./migrate.js";
 import { registerOrgModeCommand } from "./org-mode.js";
 import { registerParity } from "./parity.js";
@@ -18,6 +19,7 @@ export const commands: RegisterCommand[] = [
   registerAdvise,
   registerApiCommand,
   registerConfigImpact,
+  registerImportHosts,
   registerMigrate,
   registerOrgModeCommand,
   registerParity,

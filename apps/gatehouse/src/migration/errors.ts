@@ -1,5 +1,5 @@
 /** Stable codes of the migration commands' errors. */
-export type MigrationErrorCode = "file-not-found" | "invalid-json" | "invalid-export" | "invalid-options" | "invalid-facts" | "schema-unavailable";
+export type MigrationErrorCode = "file-not-found" | "invalid-json" | "invalid-export" | "invalid-options" | "invalid-input" | "invalid-facts" | "schema-unavailable";
 
 /** Error of the advise / migrate / parity commands; the CLI prints `message` and exits non-zero. */
 export class MigrationError extends Error {
