@@ -62,6 +62,11 @@ export interface EngineServer {
   httpApi(request: IncomingMessage, response: ServerResponse): void;
   /** The engine's other threads (null with one thread, or before start). */
   threads(): EngineThreads | null;
+  /**
+   * Ends every connection at once and stops accepting (their calls fail as UNAVAILABLE; clients
+   * retry on another connection): a thread that cannot go on, before it exits.
+   */
+  abort(): void;
 }
 
 /** The schema to evaluate, and the identity of the role configuration it came from (if any). */
@@ -180,7 +185,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
   const thread = config.thread;
   // Every thread binds the ports with SO_REUSEPORT when there are several.
   const reusePort = thread !== undefined || resolved.threads > 1;
-  if (resolved.threads > 1 && config.model && config.schemaText === undefined) {
+  if (resolved.threads > 1 && config.model) {
     throw new EngineError("invalid-config", "threads > 1 needs the schema as text, a role-configuration directory or an environment (a compiled model cannot be sent to a thread).");
   }
 
@@ -453,7 +458,15 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     answerNotServing(request, response);
   }
 
-  return { start, stop, ready: readiness.ready, appliedAt: (revision) => graph?.appliedAt(revision), httpApi, threads: () => threads };
+  function abort(): void {
+    stopping = true;
+    void grpcListener?.close();
+    grpcListener?.end();
+    httpServer?.close();
+    httpServer?.closeAllConnections();
+  }
+
+  return { start, stop, ready: readiness.ready, appliedAt: (revision) => graph?.appliedAt(revision), httpApi, threads: () => threads, abort };
 }
 
 /** The other threads' config: this one's plain settings on the ports it bound (no functions, no handles). */

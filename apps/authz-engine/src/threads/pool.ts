@@ -22,7 +22,7 @@ export interface WorkerData {
 }
 
 /** Messages of a thread to the first one. */
-export type WorkerReport = { type: "ready"; port: number };
+export type WorkerReport = { type: "ready"; port: number } | { type: "metrics"; id: number; text: string };
 
 /** Changes since the base after which a new base is shared: a floor, or this fraction of the graph. */
 const REBASE_MIN_CHANGES = 4096;
@@ -54,6 +54,7 @@ export class EngineThreads {
   private since: ChangeBatch[] = [];
   private sinceChanges = 0;
   private stopping = false;
+  private metricsAsked = 0;
   /** Threads started, replacements included (diagnostics, tests). */
   started = 0;
 
@@ -136,6 +137,30 @@ export class EngineThreads {
         this.spawn(index).catch((error: unknown) => logger.error({ err: error, thread: index }, "engine thread could not be replaced"));
       });
     });
+  }
+
+  /** Each other thread's metrics (Prometheus text), in thread order: every thread has its own registry. */
+  metricsTexts(): Promise<string[]> {
+    const id = this.metricsAsked++;
+    return Promise.all(
+      this.running.map(
+        (worker) =>
+          new Promise<string>((resolve) => {
+            const onReport = (report: WorkerReport) => {
+              if (report.type !== "metrics" || report.id !== id) return;
+              worker.off("message", onReport);
+              resolve(report.text);
+            };
+            worker.on("message", onReport);
+            worker.postMessage({ type: "metrics", id } satisfies ThreadMessage);
+          }),
+      ),
+    );
+  }
+
+  /** Makes thread `index` fail as a defect would (tests and drills: it ends its connections, exits and is replaced). */
+  fail(index: number): void {
+    this.workers[index]?.postMessage({ type: "fail" } satisfies ThreadMessage);
   }
 
   /** Asks every thread to drain and stop, and waits for them. */

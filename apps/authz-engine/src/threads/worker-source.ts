@@ -6,8 +6,8 @@ import type { ChangeBatch, GraphSource } from "../graph/source.js";
 import { storeGraphSource } from "../graph/store-source.js";
 import type { SharedBase } from "./shared-graph.js";
 
-/** Messages of the first thread to the others, in order. */
-export type ThreadMessage = { type: "base"; base: SharedBase } | { type: "batch"; batch: ChangeBatch } | { type: "stop" };
+/** Messages of the first thread to the others, in order. `fail`: the thread fails as a defect would (tests, drills). */
+export type ThreadMessage = { type: "base"; base: SharedBase } | { type: "batch"; batch: ChangeBatch } | { type: "metrics"; id: number } | { type: "fail" } | { type: "stop" };
 
 /** An engine thread's inputs (EngineConfig.thread). */
 export interface ThreadRole {
