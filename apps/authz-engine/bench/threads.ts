@@ -11,7 +11,8 @@
 //   BENCH_CALLS per cell (4000), BENCH_CONCURRENCY (64), BENCH_CONNECTIONS (8).
 import type { ChildProcess } from "node:child_process";
 import { fork } from "node:child_process";
-import { availableParallelism, loadavg } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ask } from "./fixture.js";
@@ -48,10 +49,13 @@ async function main() {
   console.log(
     `threads bench: node ${process.version}, ${availableParallelism()} cores, ${RELATIONSHIPS.toLocaleString("en")} relationships, ${ROUNDS} rounds of ${CALLS} Check calls at ${CONCURRENCY} in flight over ${CONNECTIONS} connections, load average ${load()}`,
   );
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-threads-"));
+  const prepared = spawn("threads-server.ts", ["prepare", dir]);
+  await new Promise((resolve) => prepared.once("exit", resolve));
   const servers = new Map<string, { child: ChildProcess; port: number }>();
   // One at a time, so each load's peak memory is not another's.
   for (const name of SERVERS) {
-    const child = spawn("threads-server.ts", [name]);
+    const child = spawn("threads-server.ts", [name, dir]);
     servers.set(name, { child, port: (await next<{ port: number }>(child)).port });
   }
   const client = spawn("threads-client.ts", []);
@@ -60,10 +64,10 @@ async function main() {
     child.send("cpu");
     return (await answer).cpu;
   };
-  const rssOf = async (child: ChildProcess) => {
-    const answer = next<{ rss: number }>(child);
+  const memoryOf = async (child: ChildProcess) => {
+    const answer = next<{ rss: number; shareMs?: number }>(child);
     child.send("memory");
-    return (await answer).rss;
+    return await answer;
   };
   const measure = async (server: { child: ChildProcess; port: number }, calls: number): Promise<Sample> => {
     const before = await cpuOf(server.child);
@@ -83,7 +87,12 @@ async function main() {
     process.stdout.write(`round ${round + 1}/${ROUNDS} done, load average ${load()}\n`);
   }
   const rss = new Map<string, number>();
-  for (const [name, server] of servers) rss.set(name, await rssOf(server.child));
+  let shareMs: number | undefined;
+  for (const [name, server] of servers) {
+    const memory = await memoryOf(server.child);
+    rss.set(name, memory.rss);
+    shareMs ??= memory.shareMs;
+  }
 
   const ratio = (a: string, b: string, of: (s: Sample) => number) => median(samples.get(a)!.map((s, i) => of(s) / of(samples.get(b)![i]!)));
   console.log("\nmedians over rounds");
@@ -120,6 +129,7 @@ async function main() {
   const perCall = median(samples.get("engine-2")!.map(cpu));
   console.log(`\nscaling model (CPU-bound, the load generator on other cores, ${CONNECTIONS}+ connections per thread):`);
   for (const cores of [4, 8, 16]) console.log(`  ${String(cores).padStart(2)} cores: ~${Math.round((cores * 1e6) / perCall).toLocaleString("en")} Check calls/s`);
+  console.log(`making and adopting a shared base (the first thread, serialized): ${shareMs?.toFixed(0)} ms at this size`);
   console.log(`load average at the end ${load()}`);
 
   client.kill();
@@ -128,6 +138,7 @@ async function main() {
     child.send("exit");
     await exited;
   }
+  rmSync(dir, { recursive: true, force: true });
 }
 
 main().catch((error: unknown) => {

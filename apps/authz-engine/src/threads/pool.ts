@@ -57,6 +57,8 @@ export class EngineThreads {
   private metricsAsked = 0;
   /** Threads started, replacements included (diagnostics, tests). */
   started = 0;
+  /** How long the last shared base took to make and adopt, ms (diagnostics, benchmark). */
+  lastShareMs = 0;
 
   constructor(private readonly options: EngineThreadsOptions) {
     this.workers = new Array<Worker | undefined>(options.count).fill(undefined);
@@ -78,6 +80,7 @@ export class EngineThreads {
    * (the graph's own arrays are then released) and sends it to every thread.
    */
   share(): void {
+    const began = performance.now();
     const { graph, store } = this.options;
     const model = this.options.model();
     const base = shareGraph(graph.graph, model, store.storeId, graph.appliedRevision);
@@ -86,6 +89,7 @@ export class EngineThreads {
     this.since = [];
     this.sinceChanges = 0;
     this.post({ type: "base", base });
+    this.lastShareMs = performance.now() - began;
   }
 
   /** The first thread applied `batch`: every thread applies it; the base moves on when due. */
