@@ -141,7 +141,10 @@ export const DEFAULT_RESOURCES: Record<ServiceName, ResourceSpec> = {
   "management-api": { requests: { cpu: "250m", memory: "256Mi" }, limits: { cpu: "1", memory: "512Mi" } },
   // The engine holds the whole relationship graph in memory: its memory comes from `engineSizing`
   // (the stack's `engine.relationships` and the figures measured at that size), not from here.
-  "authz-engine": { requests: { cpu: "1", memory: "6Gi" }, limits: { cpu: "2", memory: "6Gi" } },
+  // CPU: whole cores, requested as limited, one serving thread per core (AUTHZ_THREADS follows the
+  // limit, `engineThreads`): threads share one graph, so cores are added to a replica before
+  // replicas are added (docs/SCALING.md, "Threads and replicas").
+  "authz-engine": { requests: { cpu: "2", memory: "6Gi" }, limits: { cpu: "2", memory: "6Gi" } },
   "workspace-cache": { requests: { cpu: "100m", memory: "128Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
 };
 
@@ -206,6 +209,16 @@ export function defaultResources(name: ServiceName, relationships: number): Reso
 const UNIT_BYTES: Record<string, number> = { "": 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
 
 /** Bytes of a Kubernetes quantity such as `6Gi` or `4G`; NaN if it is not one. */
+/**
+ * The engine's serving threads for a CPU limit: its whole cores, at least one ("2" → 2, "1500m" → 1).
+ * Node's own count (os.availableParallelism) sees the node's cores, not the container's quota.
+ */
+export function engineThreads(cpuLimit: string): number {
+  const match = /^([0-9.]+)(m?)$/.exec(cpuLimit);
+  const cores = match ? Number(match[1]) / (match[2] === "m" ? 1000 : 1) : 1;
+  return Math.max(1, Math.floor(cores));
+}
+
 export function quantityBytes(quantity: string): number {
   const match = /^([0-9.]+)([a-zA-Z]*)$/.exec(quantity);
   return match ? Number(match[1]) * (UNIT_BYTES[match[2] ?? ""] ?? Number.NaN) : Number.NaN;

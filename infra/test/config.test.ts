@@ -151,7 +151,7 @@ describe("invalid values", () => {
     expect(engine.imageTag).toBe("0.2.0-rc1");
     expect(engine.resources.limits).toEqual({ cpu: "2", memory: "4Gi" });
     // Requests keep the size the stack's engine.relationships asks for (stage: 10M, 3Gi).
-    expect(engine.resources.requests).toEqual({ cpu: "1", memory: "3Gi" });
+    expect(engine.resources.requests).toEqual({ cpu: "2", memory: "3Gi" });
   });
 });
 

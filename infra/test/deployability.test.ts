@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { heapMiB } from "../src/components/authz-engine.js";
-import { ConfigError, ENGINE_MEASURED, ENGINE_MEMORY_HEADROOM, SERVICE_NAMES, engineSizing, loadConfig } from "../src/config.js";
+import { ConfigError, ENGINE_MEASURED, ENGINE_MEMORY_HEADROOM, SERVICE_NAMES, engineSizing, engineThreads, loadConfig } from "../src/config.js";
 import { IMAGE_DIGESTS, PULUMI_SECRETS, releaseConfig, runStack, setupMocks, type Run } from "./support/mocks.js";
 import { container, envOf, get, type K8sObject } from "./support/objects.js";
 import { INFRA_DIR } from "./support/stack-config.js";
@@ -83,6 +83,16 @@ describe.each(["stage", "prod"])("stack %s", (stack) => {
       expect(run.deployed.services[name].waitsFor, name).toContain(run.deployed.migrations);
       expect(envOf(run, name).get("GATEHOUSE_MIGRATE_ON_START")?.value, name).toBe("false");
     }
+  });
+
+  it("the engine serves on one thread per whole core it is given, and is given whole cores", () => {
+    const engine = get(run, "Deployment", "authz-engine").spec.template.spec.containers[0];
+    expect(engine.resources.requests.cpu).toBe(engine.resources.limits.cpu);
+    expect(envOf(run, "authz-engine").get("AUTHZ_THREADS")?.value).toBe(String(engineThreads(engine.resources.limits.cpu)));
+    expect(engineThreads("2")).toBe(2);
+    expect(engineThreads("1500m")).toBe(1);
+    expect(engineThreads("500m")).toBe(1);
+    expect(engineThreads("16")).toBe(16);
   });
 
   it("the engine keeps graph checkpoints in the database and reads snapshots and checkpoints on the replica", () => {

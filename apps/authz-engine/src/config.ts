@@ -8,6 +8,7 @@ import type { Reporters } from "./commands/write-policy.js";
 import type { Store, StoreConfig } from "@gatehouse/store";
 import type { CheckpointStore } from "./graph/checkpoint.js";
 import type { ConnectionLimits } from "./grpc/listener.js";
+import type { ThreadRole } from "./threads/worker-source.js";
 
 export type { AuthnConfig };
 
@@ -97,6 +98,15 @@ export interface EngineConfig {
    * every call (the parity test and the benchmark compare the two).
    */
   directChecks?: boolean;
+  /**
+   * Threads serving calls (default 1): each binds the gRPC and HTTP ports with SO_REUSEPORT (the
+   * kernel spreads connections) and answers from one graph in shared memory; this thread loads it,
+   * follows the change feed and posts each commit to the others (threads/, docs/SCALING.md).
+   * 1 keeps the single-thread path as it is.
+   */
+  threads?: number;
+  /** Set on the engine's other threads only (threads/worker.ts): where their graph comes from. */
+  thread?: ThreadRole;
 }
 
 export interface ResolvedConfig {
@@ -113,6 +123,7 @@ export interface ResolvedConfig {
   shutdownTimeoutMs: number;
   checkpointIntervalMs: number;
   checkCacheBytes: number;
+  threads: number;
   streams: { maxPerConnection: number; maxActive: number; idleTimeoutMs: number };
   connections: ConnectionLimits;
 }
@@ -170,6 +181,7 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     shutdownTimeoutMs: positive(config.shutdownTimeoutMs, 10_000, "shutdownTimeoutMs"),
     checkpointIntervalMs: nonNegative(config.checkpoint?.intervalMs, 300_000, "checkpoint.intervalMs"),
     checkCacheBytes: nonNegative(config.checkCacheBytes, DEFAULT_CHECK_CACHE_LIMITS.maxBytes, "checkCacheBytes"),
+    threads: positive(config.threads, 1, "threads"),
     streams: {
       maxPerConnection: positive(config.streams?.maxPerConnection, 100, "streams.maxPerConnection"),
       maxActive: positive(config.streams?.maxActive, 1000, "streams.maxActive"),

@@ -1,5 +1,6 @@
 // The engine process: reads the environment (engineSettings), starts the engine, drains on SIGTERM/SIGINT (entered through main.ts).
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { ConfigError } from "@gatehouse/config";
 import { createLogger, startTracing } from "@gatehouse/telemetry";
 import type { EngineConfig } from "./config.js";
@@ -62,6 +63,7 @@ const config: EngineConfig = {
         }
       : { mode: "unauthenticated" },
   checkCacheBytes: env.AUTHZ_CHECK_CACHE_BYTES,
+  threads: env.AUTHZ_THREADS ?? availableParallelism(),
   ...(env.AUTHZ_CHECKPOINT_DIR || env.AUTHZ_CHECKPOINT_IN_DATABASE
     ? {
         checkpoint: {

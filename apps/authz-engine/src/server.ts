@@ -31,6 +31,8 @@ import { tupleHandlers } from "./handlers/tuples.js";
 import { INVENTORY_SERVICE_NAME, kesselHealthHandlers, standardHealthService, type Readiness } from "./health.js";
 import { strictUtf8Requests } from "./grpc/strict-utf8.js";
 import { createEngineMetrics, type EngineMetrics } from "./metrics.js";
+import { EngineThreads } from "./threads/pool.js";
+import { graphOfBase } from "./threads/shared-graph.js";
 
 export interface StartedEngine {
   port: number;
@@ -58,6 +60,13 @@ export interface EngineServer {
    * body). Until the engine has started, and once it stops, answered 503.
    */
   httpApi(request: IncomingMessage, response: ServerResponse): void;
+  /** The engine's other threads (null with one thread, or before start). */
+  threads(): EngineThreads | null;
+  /**
+   * Ends every connection at once and stops accepting (their calls fail as UNAVAILABLE; clients
+   * retry on another connection): a thread that cannot go on, before it exits.
+   */
+  abort(): void;
 }
 
 /** The schema to evaluate, and the identity of the role configuration it came from (if any). */
@@ -171,6 +180,14 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
   let state: "new" | "starting" | "started" | "stopped" = "new";
   let activeIdentity: ConfigIdentity | undefined;
   let api: ReturnType<typeof kesselHttpApi> | null = null;
+  /** The other engine threads, when this is the first of several (threads/). */
+  let threads: EngineThreads | null = null;
+  const thread = config.thread;
+  // Every thread binds the ports with SO_REUSEPORT when there are several.
+  const reusePort = thread !== undefined || resolved.threads > 1;
+  if (resolved.threads > 1 && config.model) {
+    throw new EngineError("invalid-config", "threads > 1 needs the schema as text, a role-configuration directory or an environment (a compiled model cannot be sent to a thread).");
+  }
 
   const readiness: Readiness = { ready: () => !stopping && graph !== null && graph.ready };
 
@@ -189,8 +206,8 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       metrics.roleConfigInfo.set({ hash: identity.hash }, 1);
       metrics.roleConfigLoaded.set(identity.loadedAt.getTime() / 1000);
     }
-    const source = storeGraphSource(store);
-    const checkpointStore = config.checkpoint && (config.checkpoint.store === "database" ? databaseCheckpointStore(store.checkpoints) : config.checkpoint.store);
+    const source = thread?.source ?? storeGraphSource(store);
+    const checkpointStore = thread ? undefined : config.checkpoint && (config.checkpoint.store === "database" ? databaseCheckpointStore(store.checkpoints) : config.checkpoint.store);
     graph = new EngineGraph({
       model,
       keepStartSchema: schemaGiven,
@@ -210,6 +227,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
           (error: unknown) => logger.warn({ err: error }, "could not read the active role configuration's identity"),
         );
       },
+      ...(thread ? { checkpoints: { store: thread.checkpoints, storeId: store.storeId, intervalMs: 0 } } : {}),
       ...(checkpointStore
         ? {
             checkpoints: {
@@ -230,6 +248,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
         metrics.ready.set(0);
       },
       onRecovered: () => {
+        threads?.share();
         metrics.ready.set(stopping ? 0 : 1);
         metrics.appliedRevision.set(graph?.appliedRevision ?? 0);
         metrics.relationships.set(graph?.graph.size ?? 0);
@@ -240,6 +259,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
         // ~1 ms). committed_at carries whole milliseconds, so a value overstates the lag by up to
         // 1 ms; a negative difference (skew) counts as 0.
         if (batch.committed) metrics.feedApplyLag.observe(Math.max(0, wallClockMs() - batch.committed.getTime()) / 1000);
+        threads?.applied(batch);
         metrics.appliedRevision.set(batch.revision);
         metrics.appliedChanges.inc(batch.changes.length);
         metrics.relationships.set(graph?.graph.size ?? 0);
@@ -334,6 +354,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       resolved.connections,
       { onRefused: () => metrics.refusedConnections.inc(), onClosed: (reason) => metrics.closedConnections.inc({ reason }) },
       direct,
+      reusePort,
     );
     const port = grpcListener.port;
 
@@ -350,13 +371,33 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     ));
     const metricsPort = await new Promise<number>((resolve, reject) => {
       http.once("error", reject);
-      http.listen(resolved.metricsPort, resolved.host, () => resolve((http.address() as AddressInfo).port));
+      http.listen({ port: resolved.metricsPort, host: resolved.host, ...(reusePort ? { reusePort: true } : {}) }, () => resolve((http.address() as AddressInfo).port));
     });
 
     // Ports are open (health answers NOT_SERVING) while the snapshot loads.
     await graph.load();
+    const loaded = graph;
+    // A newer shared base replaces this thread's graph between two calls.
+    thread?.onBase((base) => {
+      try {
+        loaded.adopt(graphOfBase(base, ctx.model, store.storeId), base.revision);
+      } catch (error) {
+        logger.warn({ err: error, revision: base.revision }, "shared graph not adopted; answering from this thread's own");
+      }
+    });
+    if (resolved.threads > 1 && !thread) {
+      threads = new EngineThreads({
+        count: resolved.threads,
+        store,
+        graph,
+        model: () => ctx.model,
+        config: threadConfig(config, port, metricsPort),
+        logger,
+      });
+      await threads.start();
+    }
     const retention = config.checkpoint?.retention;
-    if (checkpointStore && retention && retention.intervalMs > 0) {
+    if (checkpointStore && !thread && retention && retention.intervalMs > 0) {
       feedRetention = startFeedRetention(store.feed, {
         ...retention,
         checkpointRevisions: async () => (await checkpointStore.list()).map((ref) => ref.revision),
@@ -380,6 +421,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     stopping = true;
     metrics.ready.set(0);
     endWatches();
+    await threads?.stop();
     await grpcListener?.close();
     const server = grpcServer;
     if (server) {
@@ -416,5 +458,19 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     answerNotServing(request, response);
   }
 
-  return { start, stop, ready: readiness.ready, appliedAt: (revision) => graph?.appliedAt(revision), httpApi };
+  function abort(): void {
+    stopping = true;
+    void grpcListener?.close();
+    grpcListener?.end();
+    httpServer?.close();
+    httpServer?.closeAllConnections();
+  }
+
+  return { start, stop, ready: readiness.ready, appliedAt: (revision) => graph?.appliedAt(revision), httpApi, threads: () => threads, abort };
+}
+
+/** The other threads' config: this one's plain settings on the ports it bound (no functions, no handles). */
+function threadConfig(config: EngineConfig, port: number, metricsPort: number): EngineConfig {
+  const { logger: _logger, metrics: _metrics, store: _store, storeConfig: _storeConfig, model: _model, checkpoint: _checkpoint, extraServices: _extra, now: _now, thread: _thread, ...plain } = config;
+  return { ...plain, port, metricsPort, threads: 1 };
 }

@@ -67,6 +67,11 @@ export const engineSettings = defineConfig("authz-engine", {
     default: 8 * 2 ** 20,
     min: 0,
   }),
+  AUTHZ_THREADS: setting.int("threads serving calls from one graph in shared memory, each on the same ports (SO_REUSEPORT); 1 = one thread, as before", {
+    min: 1,
+    max: 256,
+    unset: "the cores the process may use (os.availableParallelism())",
+  }),
   AUTHZ_CHECKPOINT_INTERVAL_SECONDS: setting.int("write a graph checkpoint this often when the graph changed (0 = only read them)", { default: 300, min: 0 }),
   ...feedRetentionSettings,
   ...hugePagesSettings,

@@ -44,9 +44,19 @@ export interface RunningEngine {
   close(): Promise<void>;
 }
 
+/**
+ * Threads of the engines the tests start (`pnpm test:threads` sets AUTHZ_TEST_THREADS=2): one unless
+ * set, and one for an engine given what cannot reach another thread (a compiled model, a clock, extra services).
+ */
+function testThreads(overrides: Partial<EngineConfig>): number {
+  if (overrides.model || overrides.now || overrides.extraServices) return 1;
+  return Number(process.env["AUTHZ_TEST_THREADS"] ?? 1);
+}
+
 export async function startEngine(overrides: Partial<EngineConfig> = {}, store?: Store): Promise<RunningEngine> {
   const openedStore = store ?? (await openStore({ pollIntervalMs: 50 }));
   const server = buildServer({
+    threads: testThreads(overrides),
     host: "127.0.0.1",
     port: 0,
     metricsPort: 0,

@@ -1,4 +1,4 @@
-import { engineSizing, type GatehouseConfig, quantityBytes } from "../config.js";
+import { engineSizing, engineThreads, type GatehouseConfig, quantityBytes } from "../config.js";
 import { ingressRules } from "../network-policies.js";
 import { commonEnv, engineAuthnEnv, secretEnv } from "./env.js";
 import { imageFor } from "./image.js";
@@ -40,6 +40,8 @@ export function authzEngine({ cfg, namespace, secretName, hasReadReplica, before
         ...(hasReadReplica ? [secretEnv("DATABASE_READ_URL", secretName, "databaseReadUrl")] : []),
         ...checkpoints.env,
         { name: "NODE_OPTIONS", value: `--max-old-space-size=${heapMiB(cfg.services[name].resources.limits.memory)}` },
+        // One serving thread per whole core of the limit (the default would count the node's cores).
+        { name: "AUTHZ_THREADS", value: String(engineThreads(cfg.services[name].resources.limits.cpu)) },
         ...engineAuthnEnv(cfg),
       ],
       ingress: ingressRules(cfg)[name],

@@ -2,7 +2,7 @@
 export { openStore, migrateStore, MAX_WORKSPACE_DEPTH_LIMIT } from "./store.js";
 export { StoreError, isStoreError } from "./errors.js";
 export type { StoreErrorCode } from "./errors.js";
-export { encodeToken, decodeToken } from "./tokens.js";
+export { encodeToken, decodeToken, tokenCodec } from "./tokens.js";
 export { MIGRATIONS } from "./migrations.js";
 export { retentionHorizon, startFeedRetention } from "./retention.js";
 export type { FeedRetentionJob, FeedRetentionOptions } from "./retention.js";

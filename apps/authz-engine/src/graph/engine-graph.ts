@@ -499,6 +499,21 @@ export class EngineGraph {
     this.waiters = [];
   }
 
+  /**
+   * Puts `graph`, the state at `revision`, in place of the current one in one synchronous step (no
+   * answer sees a mix of the two): the same state moved into shared memory, or a newer one
+   * (threads/: the first thread reloaded). An older state is refused.
+   */
+  adopt(graph: RelationshipGraph, revision: number): void {
+    if (revision < this.applied) throw new EngineError("internal", `A graph of revision ${revision} cannot replace the graph at revision ${this.applied}.`);
+    graph.revision = revision;
+    this.current = graph;
+    if (revision === this.applied) return;
+    this.applied = revision;
+    this.recordApplied(revision);
+    this.releaseWaiters();
+  }
+
   /** For tests and diagnostics. */
   has(relationship: Relationship): boolean {
     return this.graph.has(relationship);

@@ -51,6 +51,7 @@ export async function listenGrpc(
   limits: ConnectionLimits,
   events: ListenerEvents = {},
   direct?: DirectServing,
+  reusePort = false,
 ): Promise<GrpcListener> {
   const before = http2ServersOf(server);
   const injector = server.createConnectionInjector(credentials);
@@ -100,7 +101,8 @@ export async function listenGrpc(
   sweep.unref();
   const bound = await new Promise<number>((resolve, reject) => {
     tcp.once("error", reject);
-    tcp.listen(port, host, () => {
+    // reusePort: every engine thread binds the port; the kernel spreads connections (SO_REUSEPORT).
+    tcp.listen({ port, host, ...(reusePort ? { reusePort: true } : {}) }, () => {
       tcp.off("error", reject);
       resolve((tcp.address() as { port: number }).port);
     });

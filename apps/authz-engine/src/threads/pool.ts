@@ -1,0 +1,183 @@
+// The first engine thread's side of the others: it starts them, shares its graph with them in
+// shared memory, posts each commit it applied to every one of them, moves the base forward once
+// enough changes piled up in the threads' overlays, and replaces a thread that died.
+import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
+import type { Model } from "@gatehouse/evaluator";
+import type { Store } from "@gatehouse/store";
+import type { Logger } from "@gatehouse/telemetry";
+import type { EngineConfig } from "../config.js";
+import type { EngineGraph } from "../graph/engine-graph.js";
+import type { ChangeBatch } from "../graph/source.js";
+import { graphOfBase, shareGraph, type SharedBase } from "./shared-graph.js";
+import { serveStoreCalls, storeFacts, type StoreFacts } from "./store-bridge.js";
+import type { ThreadMessage } from "./worker-source.js";
+
+/** What a thread is started with (structured-cloned: plain data and the store's message port). */
+export interface WorkerData {
+  index: number;
+  config: EngineConfig;
+  facts: StoreFacts;
+  logLevel: string;
+  storePort: MessagePort;
+}
+
+/** Messages of a thread to the first one. */
+export type WorkerReport = { type: "ready"; port: number } | { type: "metrics"; id: number; text: string };
+
+/** Changes since the base after which a new base is shared: a floor, or this fraction of the graph. */
+const REBASE_MIN_CHANGES = 4096;
+const REBASE_FRACTION = 1 / 64;
+
+export interface EngineThreadsOptions {
+  /** Threads in all, this one included. */
+  count: number;
+  store: Store;
+  graph: EngineGraph;
+  /** The schema the graph is on now. */
+  model: () => Model;
+  /** The config of the other threads (cloneable: no functions, no open handles). */
+  config: EngineConfig;
+  logger: Logger;
+  /** A thread exited while the engine ran (it is replaced). */
+  onExit?: (index: number, code: number) => void;
+}
+
+/** The worker's entry: the built file, or the source under a TypeScript loader (tests, benchmarks). */
+function workerEntry(): { url: URL; execArgv: string[] } {
+  const fromSource = import.meta.url.endsWith(".ts");
+  return fromSource ? { url: new URL("./worker.ts", import.meta.url), execArgv: ["--import", "tsx", "--conditions=source"] } : { url: new URL("./worker.js", import.meta.url), execArgv: [] };
+}
+
+export class EngineThreads {
+  private readonly workers: Array<Worker | undefined>;
+  private base: SharedBase | undefined;
+  private since: ChangeBatch[] = [];
+  private sinceChanges = 0;
+  private stopping = false;
+  private metricsAsked = 0;
+  /** Threads started, replacements included (diagnostics, tests). */
+  started = 0;
+  /** How long the last shared base took to make and adopt, ms (diagnostics, benchmark). */
+  lastShareMs = 0;
+
+  constructor(private readonly options: EngineThreadsOptions) {
+    this.workers = new Array<Worker | undefined>(options.count).fill(undefined);
+  }
+
+  /** Shares the graph and starts the other threads; resolves once each serves. */
+  async start(): Promise<void> {
+    this.share();
+    await Promise.all(this.workers.map((_, index) => (index === 0 ? undefined : this.spawn(index))));
+  }
+
+  /** The threads serving now besides this one. */
+  get running(): Worker[] {
+    return this.workers.filter((w): w is Worker => w !== undefined);
+  }
+
+  /**
+   * Copies the graph at its applied revision into shared memory, answers from the copy here too
+   * (the graph's own arrays are then released) and sends it to every thread.
+   */
+  share(): void {
+    const began = performance.now();
+    const { graph, store } = this.options;
+    const model = this.options.model();
+    const base = shareGraph(graph.graph, model, store.storeId, graph.appliedRevision);
+    graph.adopt(graphOfBase(base, model, store.storeId), base.revision);
+    this.base = base;
+    this.since = [];
+    this.sinceChanges = 0;
+    this.post({ type: "base", base });
+    this.lastShareMs = performance.now() - began;
+  }
+
+  /** The first thread applied `batch`: every thread applies it; the base moves on when due. */
+  applied(batch: ChangeBatch): void {
+    if (this.stopping) return;
+    this.since.push(batch);
+    this.sinceChanges += batch.changes.length;
+    this.post({ type: "batch", batch });
+    if (this.sinceChanges >= Math.max(REBASE_MIN_CHANGES, this.options.graph.graph.size * REBASE_FRACTION)) this.share();
+  }
+
+  private post(message: ThreadMessage): void {
+    for (const worker of this.workers) worker?.postMessage(message);
+  }
+
+  private spawn(index: number): Promise<void> {
+    const { store, logger } = this.options;
+    const channel = new MessageChannel();
+    serveStoreCalls(store, channel.port1);
+    const { url, execArgv } = workerEntry();
+    const data: WorkerData = { index, config: this.options.config, facts: storeFacts(store), logLevel: logger.level, storePort: channel.port2 };
+    const worker = new Worker(url, { workerData: data, transferList: [channel.port2], execArgv });
+    this.started++;
+    this.workers[index] = worker;
+    // The base and every commit after it, then each commit as it is applied (in order: one port).
+    if (this.base) worker.postMessage({ type: "base", base: this.base } satisfies ThreadMessage);
+    for (const batch of this.since) worker.postMessage({ type: "batch", batch } satisfies ThreadMessage);
+    return new Promise<void>((resolve, reject) => {
+      let ready = false;
+      worker.on("message", (report: WorkerReport) => {
+        if (report.type === "ready") {
+          ready = true;
+          resolve();
+        }
+      });
+      worker.on("error", (error) => logger.error({ err: error, thread: index }, "engine thread failed"));
+      worker.once("exit", (code) => {
+        channel.port1.close();
+        if (this.workers[index] === worker) this.workers[index] = undefined;
+        if (this.stopping) return;
+        this.options.onExit?.(index, code);
+        if (!ready) {
+          reject(new Error(`engine thread ${index} exited (code ${code}) before it served`));
+          return;
+        }
+        // Its connections are gone (their calls fail as UNAVAILABLE; clients retry on another):
+        // a new thread binds the port again.
+        logger.warn({ thread: index, code }, "engine thread exited; starting a new one");
+        this.spawn(index).catch((error: unknown) => logger.error({ err: error, thread: index }, "engine thread could not be replaced"));
+      });
+    });
+  }
+
+  /** Each other thread's metrics (Prometheus text), in thread order: every thread has its own registry. */
+  metricsTexts(): Promise<string[]> {
+    const id = this.metricsAsked++;
+    return Promise.all(
+      this.running.map(
+        (worker) =>
+          new Promise<string>((resolve) => {
+            const onReport = (report: WorkerReport) => {
+              if (report.type !== "metrics" || report.id !== id) return;
+              worker.off("message", onReport);
+              resolve(report.text);
+            };
+            worker.on("message", onReport);
+            worker.postMessage({ type: "metrics", id } satisfies ThreadMessage);
+          }),
+      ),
+    );
+  }
+
+  /** Makes thread `index` fail as a defect would (tests and drills: it ends its connections, exits and is replaced). */
+  fail(index: number): void {
+    this.workers[index]?.postMessage({ type: "fail" } satisfies ThreadMessage);
+  }
+
+  /** Asks every thread to drain and stop, and waits for them. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.all(
+      this.running.map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            worker.once("exit", () => resolve());
+            worker.postMessage({ type: "stop" } satisfies ThreadMessage);
+          }),
+      ),
+    );
+  }
+}

@@ -1,0 +1,155 @@
+// The engine on two threads (EngineConfig.threads): both answer from one graph in shared memory,
+// every answer is the single-threaded evaluator's at the revision its token names, even while the
+// first thread applies commits and moves the shared base on; a thread that dies is replaced and
+// no answer is wrong meanwhile.
+import { status, type ServiceError } from "@grpc/grpc-js";
+import { check, compileSchema, parseSchema, RelationshipGraph } from "@gatehouse/evaluator";
+import { openStore, type Relationship, type Store } from "@gatehouse/store";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, ownConnection, principal, readGrant, stageSchema, startEngine, workspace, type RunningEngine } from "./helpers.js";
+
+const ORG = "threads-org";
+const USERS = 6;
+const CONNECTIONS = 8;
+
+/** Every relationship as of each revision written here, for the evaluator to answer from. */
+class History {
+  private readonly states = new Map<number, Relationship[]>();
+  private latest: Relationship[] = [];
+  private readonly model = compileSchema(parseSchema(stageSchema));
+  private readonly graphs = new Map<number, RelationshipGraph>();
+  base: number;
+
+  constructor(base: number, initial: Relationship[]) {
+    this.base = base;
+    this.latest = initial;
+    this.states.set(base, initial);
+  }
+
+  record(revision: number, touch: Relationship[], remove: Relationship[]): void {
+    const key = (r: Relationship) => JSON.stringify(r);
+    const gone = new Set(remove.map(key));
+    const kept = this.latest.filter((r) => !gone.has(key(r)));
+    const have = new Set(kept.map(key));
+    this.latest = [...kept, ...touch.filter((r) => !have.has(key(r)))];
+    this.states.set(revision, this.latest);
+  }
+
+  /** The evaluator's answer at `revision` (the newest state recorded at or before it). */
+  allowed(revision: number, workspaceId: string, userId: string): boolean {
+    let at = this.base;
+    for (const r of this.states.keys()) if (r <= revision && r > at) at = r;
+    let graph = this.graphs.get(at);
+    if (!graph) {
+      graph = new RelationshipGraph(this.model);
+      for (const r of this.states.get(at)!) graph.add(r);
+      this.graphs.set(at, graph);
+    }
+    return check(graph, { type: "rbac/workspace", id: workspaceId }, "view", { type: "rbac/principal", id: `redhat/${userId}` });
+  }
+}
+
+describe("checks on two threads over one shared graph", () => {
+  let store: Store;
+  let engine: RunningEngine;
+  let history: History;
+  let ws: string;
+
+  beforeAll(async () => {
+    store = await openStore({ pollIntervalMs: 20 });
+    const tenant = (await store.tenants.bootstrap(ORG)).value;
+    ws = tenant.defaultWorkspaceId;
+    const initial = readGrant(ws, "u0");
+    const { revision } = await store.relationships.write(ORG, { touch: initial });
+    engine = await startEngine({ threads: 2 }, store);
+    history = new History(revision, await store.relationships.read(ORG, { includePublic: true }));
+  });
+
+  afterAll(async () => {
+    await engine?.close();
+    await store?.close();
+  });
+
+  it("starts a second thread that serves on the same port", () => {
+    expect(engine.server.threads()?.running.length).toBe(1);
+  });
+
+  /** Check calls the second thread answered (its own metrics). */
+  async function workerChecks(): Promise<number> {
+    const [text] = await engine.server.threads()!.metricsTexts();
+    return text!
+      .split("\n")
+      .filter((line) => line.startsWith("grpc_server_handled_total{") && line.includes('grpc_method="Check"'))
+      .reduce((sum, line) => sum + Number(line.split(" ").pop()), 0);
+  }
+
+  /** Checks on many connections until `done`; every answer compared with the evaluator's at its revision. */
+  async function hammer(done: () => boolean, failures: ServiceError[]): Promise<number> {
+    const clients = Array.from({ length: CONNECTIONS }, () => ownConnection(engine));
+    let answered = 0;
+    const mismatches: string[] = [];
+    await Promise.all(
+      clients.map(async (client, c) => {
+        for (let i = 0; !done() || i < 20; i++) {
+          const user = `u${(c + i) % USERS}`;
+          try {
+            const response = await call(client, "check", { object: workspace(ws), relation: "view", subject: { resource: principal(user) } });
+            const revision = store.tokens.decode(response.consistencyToken!.token);
+            const expected = history.allowed(revision, ws, user);
+            if ((response.allowed === 1) !== expected) mismatches.push(`${user} at ${revision}: ${response.allowed}`);
+            answered++;
+          } catch (error) {
+            failures.push(error as ServiceError);
+          }
+        }
+      }),
+    );
+    for (const client of clients) client.close();
+    expect(mismatches).toEqual([]);
+    return answered;
+  }
+
+  it("answers every check as the evaluator does at the revision it reports, while commits apply", async () => {
+    let writing = true;
+    const failures: ServiceError[] = [];
+    const checking = hammer(() => !writing, failures);
+    // Grants come and go; enough changes to move the shared base on (pool.ts) several times.
+    for (let w = 0; w < 40; w++) {
+      const user = `u${1 + (w % (USERS - 1))}`;
+      const grant = readGrant(ws, user);
+      const filler = Array.from({ length: 150 }, (_, i) => ({ resourceType: "hbi/host", resourceId: `h-${w}-${i}`, relation: "t_workspace", subjectType: "rbac/workspace", subjectId: ws }));
+      const adding = w % 10 < 5;
+      const write = adding ? { touch: [...grant, ...filler] } : { delete: grant.slice(3), touch: filler };
+      const { revision } = await store.relationships.write(ORG, write);
+      history.record(revision, write.touch, "delete" in write ? (write.delete ?? []) : []);
+    }
+    writing = false;
+    const answered = await checking;
+    expect(failures).toEqual([]);
+    expect(answered).toBeGreaterThanOrEqual(CONNECTIONS * 20);
+    // The second thread answered some of them (the kernel spread the connections over both).
+    expect(await workerChecks()).toBeGreaterThan(0);
+  });
+
+  it("replaces a thread that dies; no answer is wrong, failures are UNAVAILABLE at most", async () => {
+    const threads = engine.server.threads()!;
+    const before = threads.started;
+    let killed = false;
+    const failures: ServiceError[] = [];
+    const baseline = await workerChecks();
+    const checking = hammer(() => killed && threads.started > before && threads.running.length === 1, failures);
+    // Fail it once it is answering some of the calls (a count of its answers, not a time).
+    for (let polls = 0; (await workerChecks()) === baseline && polls < 10_000; polls++) await new Promise((resolve) => setImmediate(resolve));
+    expect(await workerChecks()).toBeGreaterThan(baseline);
+    threads.fail(1);
+    killed = true;
+    await checking;
+    for (const failure of failures) expect([status.UNAVAILABLE, status.CANCELLED, status.INTERNAL]).toContain(failure.code);
+    expect(threads.started).toBe(before + 1);
+    // The new thread serves the latest writes too.
+    const grant = readGrant(ws, "late");
+    const { revision } = await store.relationships.write(ORG, { touch: grant });
+    history.record(revision, grant, []);
+    await hammer(() => true, []);
+  });
+});
