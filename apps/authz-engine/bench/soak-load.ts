@@ -19,6 +19,8 @@ let errors = 0;
 /** The pending timer of each kind (one at a time, so a day's run holds no more). */
 const timers = new Map<string, NodeJS.Timeout>();
 let stopped = false;
+/** Hosts whose report was acknowledged and that are not deleted yet, oldest first. */
+const alive: string[] = [];
 
 async function timed(kind: string, operation: () => Promise<unknown>): Promise<void> {
   const t0 = performance.now();
@@ -66,7 +68,9 @@ function start({ port, metricsPort, workspaceId, rate }: Start): void {
     await response.text();
     if (response.status !== 200) throw new Error(String(response.status));
   });
-  // Writes: a host reported, and the one reported 100 writes earlier deleted (a bounded set).
+  // Writes: a host reported, and the oldest acknowledged one deleted once 100 are alive (a bounded
+  // set). Each delete names a host whose report succeeded and that no delete took before, so a
+  // delete never repeats while reports lag.
   const report = (id: string) => ({
     type: "host",
     reporterType: "hbi",
@@ -74,9 +78,15 @@ function start({ port, metricsPort, workspaceId, rate }: Start): void {
     representations: { metadata: { localResourceId: id, apiHref: `https://x/${id}` }, common: { workspace_id: workspaceId } },
     writeVisibility: WriteVisibility.MINIMIZE_LATENCY,
   });
-  every("report", () => unary("reportResource", report(`soak-${written++}`)));
+  every("report", async () => {
+    const id = `soak-${written++}`;
+    await unary("reportResource", report(id));
+    alive.push(id);
+  });
   every("delete", async () => {
-    if (written > 100) await unary("deleteResource", { reference: { resourceType: "host", resourceId: `soak-${written - 100}`, reporter: { type: "hbi" } } });
+    if (alive.length <= 100) return;
+    const id = alive.shift()!;
+    await unary("deleteResource", { reference: { resourceType: "host", resourceId: id, reporter: { type: "hbi" } } });
   });
   every(
     "list",
@@ -104,7 +114,7 @@ process.on("message", (message: { start: Start } | { sample: true } | { stop: tr
         list.sort((a, b) => a - b),
         99,
       );
-    process.send?.({ ok: true, result: { p99, ops, errors, failures: Object.fromEntries(failures) } });
+    process.send?.({ ok: true, result: { p99, ops, errors, failures: Object.fromEntries(failures), live: alive.length } });
     latencies.clear();
     failures.clear();
     ops = 0;

@@ -39,6 +39,8 @@ export interface EngineMetrics {
   /** Commit (database clock) to applied-to-graph (engine clock), per applied commit. */
   feedApplyLag: Histogram;
   relationships: Gauge;
+  /** Objects the graph has interned (every id ever named since the graph was built; none is freed until a rebuild). */
+  graphNodes: Gauge;
   ready: Gauge;
   /** 1 for the active role configuration (label: its content hash). */
   roleConfigInfo: Gauge<"hash">;
@@ -111,6 +113,7 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
       FEED_LAG_BUCKETS_SECONDS,
     ),
     relationships: metrics.gauge("relationships", "Relationships held in memory."),
+    graphNodes: metrics.gauge("graph_objects", "Objects the in-memory graph holds an entry for (ids ever named since it was built)."),
     ready: metrics.gauge("ready", "1 once the snapshot is loaded and the change feed is healthy."),
     roleConfigInfo: metrics.gauge("role_config_info", "1 for the active role configuration, by its content hash.", ["hash"]),
     roleConfigLoaded: metrics.gauge("role_config_loaded_timestamp_seconds", "When the active role configuration was loaded (Unix seconds)."),

@@ -252,6 +252,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
         metrics.ready.set(stopping ? 0 : 1);
         metrics.appliedRevision.set(graph?.appliedRevision ?? 0);
         metrics.relationships.set(graph?.graph.size ?? 0);
+        metrics.graphNodes.set(graph?.graph.nodeCount ?? 0);
       },
       onApplied: (batch) => {
         // committed_at is the database's clock, "now" is ours: the same host clock when Postgres
@@ -263,6 +264,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
         metrics.appliedRevision.set(batch.revision);
         metrics.appliedChanges.inc(batch.changes.length);
         metrics.relationships.set(graph?.graph.size ?? 0);
+        metrics.graphNodes.set(graph?.graph.nodeCount ?? 0);
       },
     });
 

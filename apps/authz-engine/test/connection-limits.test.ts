@@ -57,6 +57,11 @@ describe("metrics port", () => {
     expect(await trickleUntilClosed(engine.metricsPort, "GET /metrics HTTP/1.1\r\nHost: x\r\n", "X-Slow: 1\r\n", 50)).toBe(true);
   });
 
+  it("cuts a client that trickles the body of an HTTP/JSON call at the request timeout", async () => {
+    const head = "POST /api/kessel/v1beta2/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n";
+    expect(await trickleUntilClosed(engine.metricsPort, head, " ", 50)).toBe(true);
+  });
+
   it.each(MALFORMED_FRAMINGS)("answers %s with 400 and closes", async (_name, framing) => {
     expect(await statusLineOf(engine.metricsPort, "GET /metrics HTTP/1.1\r\nHost: x\r\n", framing)).toBe("HTTP/1.1 400 Bad Request");
   });

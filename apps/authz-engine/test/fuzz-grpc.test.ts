@@ -2,7 +2,8 @@
 // the HTTP/JSON routes: never INTERNAL/UNKNOWN or a 5xx, a refused write changes nothing (the
 // store's head revision), replication never reaches Gatehouse's objects, and the engine keeps
 // answering. FUZZ_COUNT sets the number of calls per service (default 2000 and 800; `pnpm fuzz`
-// runs a long campaign), FUZZ_SEED replays one.
+// runs a long campaign); FUZZ_TUPLE_COUNT and FUZZ_HTTP_COUNT set one campaign's count apart
+// (default FUZZ_COUNT); FUZZ_SEED replays one.
 import { Client, credentials, Metadata, status, type ServiceError } from "@grpc/grpc-js";
 import { Allowed, KesselInventoryServiceService, relations } from "@gatehouse/proto";
 import type { Tenant } from "@gatehouse/store";
@@ -11,7 +12,7 @@ import { call, principal, readGrant, startEngine, workspace, type RunningEngine 
 
 const COUNT = Number(process.env["FUZZ_COUNT"] ?? 2000);
 // Tuple-service calls are mostly store writes (slower than checks): fewer by default, as many under `pnpm fuzz`.
-const TUPLE_COUNT = Number(process.env["FUZZ_COUNT"] ?? 800);
+const TUPLE_COUNT = Number(process.env["FUZZ_TUPLE_COUNT"] ?? process.env["FUZZ_COUNT"] ?? 800);
 const SEED = Number(process.env["FUZZ_SEED"] ?? 16);
 
 function generator(seed: number) {
@@ -433,41 +434,45 @@ function httpHeaders(g: Gen): Record<string, string> {
 }
 
 // Each HTTP request costs more here (bodies of up to tens of MB are built and refused), so the
-// default run is shorter; FUZZ_COUNT sets both.
-const HTTP_COUNT = Number(process.env["FUZZ_COUNT"] ?? 200);
+// default run is shorter; FUZZ_HTTP_COUNT (else FUZZ_COUNT) sets it.
+const HTTP_COUNT = Number(process.env["FUZZ_HTTP_COUNT"] ?? process.env["FUZZ_COUNT"] ?? 200);
 
 describe("HTTP/JSON fuzz", () => {
-  it(`answers ${HTTP_COUNT} generated requests without a 5xx, changing nothing when refused`, async () => {
-    const g = generator(SEED + 1);
-    const failures: string[] = [];
-    const statuses = new Map<string, number>();
-    const rpcs = RPCS.filter((rpc) => HTTP_ROUTES[rpc]);
-    for (let i = 0; i < HTTP_COUNT && failures.length < 5; i++) {
-      const rpc = g.pick(rpcs);
-      const [method, path] = HTTP_ROUTES[rpc]!;
-      let body: Buffer;
-      let badText: boolean;
-      try {
-        ({ body, badText } = httpBody(g, request(g, rpc)));
-      } catch {
-        continue;
+  it(
+    `answers ${HTTP_COUNT} generated requests without a 5xx, changing nothing when refused`,
+    async () => {
+      const g = generator(SEED + 1);
+      const failures: string[] = [];
+      const statuses = new Map<string, number>();
+      const rpcs = RPCS.filter((rpc) => HTTP_ROUTES[rpc]);
+      for (let i = 0; i < HTTP_COUNT && failures.length < 5; i++) {
+        const rpc = g.pick(rpcs);
+        const [method, path] = HTTP_ROUTES[rpc]!;
+        let body: Buffer;
+        let badText: boolean;
+        try {
+          ({ body, badText } = httpBody(g, request(g, rpc)));
+        } catch {
+          continue;
+        }
+        const writes = rpc === "reportResource" || rpc === "deleteResource";
+        const before = writes ? await engine.store.feed.headRevision() : 0;
+        const response = await fetch(`http://127.0.0.1:${engine.metricsPort}${path}`, { method, headers: httpHeaders(g), body });
+        const text = await response.text();
+        statuses.set(`${rpc} ${response.status}`, (statuses.get(`${rpc} ${response.status}`) ?? 0) + 1);
+        const label = `#${i} ${method} ${path} ${body.toString("latin1").slice(0, 300)} → ${response.status} ${text.slice(0, 200)}`;
+        if (response.status >= 500) failures.push(label);
+        if (response.status !== 200 && (JSON.parse(text) as { code: number }).code !== response.status) failures.push(`${label}: body code differs`);
+        if (text.length > 4096) failures.push(`${label}: answer of ${text.length} characters`);
+        if (writes && response.status !== 200 && (await engine.store.feed.headRevision()) !== before) failures.push(`${label} changed the store`);
+        // Text is refused, never stored altered (as U+FFFD).
+        if (badText && response.status === 200 && writes) failures.push(`${label} accepted invalid text`);
       }
-      const writes = rpc === "reportResource" || rpc === "deleteResource";
-      const before = writes ? await engine.store.feed.headRevision() : 0;
-      const response = await fetch(`http://127.0.0.1:${engine.metricsPort}${path}`, { method, headers: httpHeaders(g), body });
-      const text = await response.text();
-      statuses.set(`${rpc} ${response.status}`, (statuses.get(`${rpc} ${response.status}`) ?? 0) + 1);
-      const label = `#${i} ${method} ${path} ${body.toString("latin1").slice(0, 300)} → ${response.status} ${text.slice(0, 200)}`;
-      if (response.status >= 500) failures.push(label);
-      if (response.status !== 200 && (JSON.parse(text) as { code: number }).code !== response.status) failures.push(`${label}: body code differs`);
-      if (text.length > 4096) failures.push(`${label}: answer of ${text.length} characters`);
-      if (writes && response.status !== 200 && (await engine.store.feed.headRevision()) !== before) failures.push(`${label} changed the store`);
-      // Text is refused, never stored altered (as U+FFFD).
-      if (badText && response.status === 200 && writes) failures.push(`${label} accepted invalid text`);
-    }
-    expect(failures).toEqual([]);
-    const healthy = await call(engine.client, "check", { object: workspace(tenant.defaultWorkspaceId), relation: "view", subject: { resource: principal("alice") } });
-    expect(healthy.allowed).toBe(Allowed.ALLOWED_TRUE);
-    if (process.env["FUZZ_COUNT"]) console.log("HTTP fuzz statuses", Object.fromEntries([...statuses].sort()));
-  }, 600_000);
+      expect(failures).toEqual([]);
+      const healthy = await call(engine.client, "check", { object: workspace(tenant.defaultWorkspaceId), relation: "view", subject: { resource: principal("alice") } });
+      expect(healthy.allowed).toBe(Allowed.ALLOWED_TRUE);
+      if (process.env["FUZZ_COUNT"] || process.env["FUZZ_HTTP_COUNT"]) console.log("HTTP fuzz statuses", Object.fromEntries([...statuses].sort()));
+    },
+    Math.max(600_000, HTTP_COUNT * 1000),
+  );
 });

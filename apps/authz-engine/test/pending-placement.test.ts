@@ -111,6 +111,43 @@ describe("ReportResource into a workspace not created yet", () => {
     expect(again.code).toBe(status.NOT_FOUND);
   });
 
+  it("keeps each tenant's held report its own: another tenant cannot replace, drop, read or infer it", async () => {
+    const mine = randomUUID();
+    await call(engine.client, "reportResource", report("pending-host-6", mine), reporterOf("pending-a"));
+    const held = await engine.store.placements.get("hbi/host", "pending-host-6", "pending-a");
+    expect(held).toMatchObject({ workspaceId: mine, reporterOrg: "pending-a" });
+
+    // B's delete of A's held report is refused exactly as one of an id nobody reported, and changes nothing.
+    const head = await engine.store.feed.headRevision();
+    const foreign = await rejection(call(engine.client, "deleteResource", { reference: host("pending-host-6") }, reporterOf("pending-b")));
+    const never = await rejection(call(engine.client, "deleteResource", { reference: host("pending-never-6") }, reporterOf("pending-b")));
+    expect([foreign.code, foreign.details.replace("pending-host-6", "pending-never-6")]).toEqual([never.code, never.details]);
+    expect(await engine.store.feed.headRevision()).toBe(head);
+    expect(await engine.store.placements.get("hbi/host", "pending-host-6", "pending-a")).toEqual(held);
+
+    // B's report of the same id into a workspace of its own to come answers as one of a fresh id
+    // and is held apart: A's report keeps its workspace and time.
+    const theirs = randomUUID();
+    const same = await call(engine.client, "reportResource", report("pending-host-6", theirs), reporterOf("pending-b"));
+    const fresh = await call(engine.client, "reportResource", report("pending-fresh-6", randomUUID()), reporterOf("pending-b"));
+    expect(same).toEqual(fresh);
+    expect(await engine.store.placements.get("hbi/host", "pending-host-6", "pending-a")).toEqual(held);
+    expect(await engine.store.placements.get("hbi/host", "pending-host-6", "pending-b")).toMatchObject({ workspaceId: theirs });
+    // Dropping its own held report leaves A's.
+    await call(engine.client, "deleteResource", { reference: host("pending-host-6") }, reporterOf("pending-b"));
+    expect(await engine.store.placements.get("hbi/host", "pending-host-6", "pending-b")).toBeUndefined();
+    expect(await engine.store.placements.get("hbi/host", "pending-host-6", "pending-a")).toEqual(held);
+
+    // A's report is placed in A's workspace when it appears; B's workspace never receives the host.
+    await call(engine.client, "reportResource", report("pending-host-6", theirs), reporterOf("pending-b"));
+    await createWorkspace(orgA, mine);
+    await createWorkspace(orgB, theirs);
+    expect(await canView("alice", "pending-host-6")).toBe(true);
+    expect(await canView("bob", "pending-host-6")).toBe(false);
+    expect(await engine.store.relationships.read("pending-b", { resourceType: "hbi/host", resourceId: "pending-host-6" })).toEqual([]);
+    expect(await engine.store.placements.get("hbi/host", "pending-host-6")).toBeUndefined();
+  });
+
   it("rejects a type the schema cannot place, holding nothing", async () => {
     const error = await rejection(call(engine.client, "reportResource", { ...report("pending-w", randomUUID()), type: "widget" }));
     expect(error.code).toBe(status.INVALID_ARGUMENT);

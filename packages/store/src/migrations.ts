@@ -420,6 +420,16 @@ CREATE TABLE gh_cross_account_grants (
 );
 `,
   },
+  {
+    version: 20,
+    name: "pending placements per reporter tenant",
+    sql: `
+-- A held report is the reporter tenant's own: another tenant's report of the same resource id is
+-- held beside it (never over it), so no tenant can replace, read or infer another's held report.
+ALTER TABLE gh_pending_placements DROP CONSTRAINT gh_pending_placements_pkey;
+ALTER TABLE gh_pending_placements ADD PRIMARY KEY (resource_type, resource_id, reporter_org);
+`,
+  },
 ];
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */

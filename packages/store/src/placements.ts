@@ -18,6 +18,8 @@ export interface PlacementWrite {
 
 const WORKSPACE = "rbac/workspace";
 const HOST = "hbi/host";
+/** The replicated tuples' partition (see repos/replicated.ts); its workspaces name their tenant by tuples. */
+const REPLICATED = "~relations";
 /** The relation that places a reported resource in its workspace. */
 export const PLACEMENT_RELATION = "t_workspace";
 
@@ -64,12 +66,17 @@ export function placedResources(rels: Relationship[]): Relationship[] {
   return rels.filter((r) => r.relation === PLACEMENT_RELATION && r.subjectType === WORKSPACE);
 }
 
-export async function dropHeld(tx: Queryable, resources: { resourceType: string; resourceId: string }[]): Promise<void> {
+/**
+ * Drops the reports held for `resources` that the write's tenant (`org`) made or that no tenant
+ * made: another tenant's held report of the same id is its own and stays. The replicated
+ * partition and public rows (no tenant of their own) supersede every held report.
+ */
+export async function dropHeld(tx: Queryable, org: string, resources: { resourceType: string; resourceId: string }[]): Promise<void> {
   if (resources.length === 0) return;
   await tx.query(
     `DELETE FROM gh_pending_placements p USING unnest($1::text[], $2::text[]) AS d(rt, rid)
-     WHERE p.resource_type = d.rt AND p.resource_id = d.rid`,
-    [resources.map((r) => r.resourceType), resources.map((r) => r.resourceId)],
+     WHERE p.resource_type = d.rt AND p.resource_id = d.rid AND ($3::text IS NULL OR p.reporter_org IN ('', $3::text))`,
+    [resources.map((r) => r.resourceType), resources.map((r) => r.resourceId), org === "" || org === REPLICATED ? null : org],
   );
 }
 
@@ -77,8 +84,6 @@ export async function dropHeld(tx: Queryable, resources: { resourceType: string;
  * Runs inside the write that gives `workspaceIds` a parent: every report held for them becomes
  * its placement tuple in this tenant; reports from another tenant are dropped unplaced.
  */
-/** The replicated tuples' partition (see repos/replicated.ts); its workspaces name their tenant by tuples. */
-const REPLICATED = "~relations";
 const MAX_DEPTH = 64;
 
 /** The org of the `rbac/tenant:<domain>/<org>` at the top of a workspace's parent chain. */
@@ -106,6 +111,7 @@ export async function adoptHeld(w: PlacementWrite, workspaceIds: string[]): Prom
   for (const row of held) {
     if (row.reporter_org !== "" && row.reporter_org !== owners.get(row.workspace_id)) continue;
     if (row.resource_type === HOST && !(await releaseHostRow(w, row.resource_id))) continue;
+    if (await placedElsewhere(w, row.resource_type, row.resource_id)) continue;
     const previous = await w.tx.query<{ subject_id: string }>(
       "SELECT subject_id FROM gh_tuples WHERE org_id = $1 AND resource_type = $2 AND resource_id = $3 AND relation = $4 AND subject_type = $5",
       [w.tupleOrg, row.resource_type, row.resource_id, PLACEMENT_RELATION, WORKSPACE],
@@ -113,6 +119,21 @@ export async function adoptHeld(w: PlacementWrite, workspaceIds: string[]): Prom
     await w.remove(previous.filter((p) => p.subject_id !== row.workspace_id).map((p) => placement(row.resource_type, row.resource_id, p.subject_id)));
     await w.touch([placement(row.resource_type, row.resource_id, row.workspace_id)]);
   }
+}
+
+/**
+ * true = the resource is already placed in another tenant (by a tuple, e.g. another tenant's held
+ * report placed first): it stays theirs and this held report is dropped, as for a host row.
+ */
+async function placedElsewhere(w: PlacementWrite, resourceType: string, resourceId: string): Promise<boolean> {
+  const rows = await w.tx.query("SELECT 1 FROM gh_tuples WHERE resource_type = $1 AND resource_id = $2 AND relation = $3 AND subject_type = $4 AND org_id <> $5 LIMIT 1", [
+    resourceType,
+    resourceId,
+    PLACEMENT_RELATION,
+    WORKSPACE,
+    w.tupleOrg,
+  ]);
+  return rows.length > 0;
 }
 
 /**

@@ -511,7 +511,8 @@ export interface PendingPlacement {
 
 export interface PlacementRepository {
   /**
-   * Holds the report (replacing an earlier held one for the resource). false = the workspace
+   * Holds the report (replacing an earlier held one of the same reporter tenant for the resource;
+   * another tenant's held report of the same id is held apart and never touched). false = the workspace
    * exists after all (created meanwhile): nothing held, place it the ordinary way.
    * `foreignWorkspace`: the workspace is another tenant's, so it is held as if the workspace did
    * not exist (the reporter learns nothing) and, bound to the reporter's tenant, never placed there.
@@ -519,7 +520,8 @@ export interface PlacementRepository {
   hold(placement: { resourceType: string; resourceId: string; workspaceId: string; reporterOrg: string | null; foreignWorkspace?: boolean }): Promise<Written<boolean>>;
   /** DeleteResource of a held report; a known reporter tenant releases only its own (or anonymous) reports. */
   release(resourceType: string, resourceId: string, reporterOrg: string | null): Promise<Written<boolean>>;
-  get(resourceType: string, resourceId: string): Promise<PendingPlacement | undefined>;
+  /** The held report of the resource by `reporterOrg` (null: an anonymous one); without it, the latest by anyone. */
+  get(resourceType: string, resourceId: string, reporterOrg?: string | null): Promise<PendingPlacement | undefined>;
 }
 
 /** Filter over replicated tuples; an absent field matches anything ('' subjectRelation = none). */

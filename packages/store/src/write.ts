@@ -86,7 +86,7 @@ export class WriteContext {
     );
     for (const row of rows) this.record(rowToRelationship(row), true);
     // A direct placement supersedes a held report; a workspace getting its parent places the held ones.
-    await dropHeld(this.tx, placedResources(rels));
+    await dropHeld(this.tx, this.tupleOrg, placedResources(rels));
     await adoptHeld(this, parentedWorkspaces(rels));
   }
 

@@ -60,6 +60,38 @@ describe.each(backends)("held placements on $name", (backend) => {
     expect((await store.placements.release("hbi/host", "h-3", null)).value).toBe(false);
   });
 
+  it("holds each reporter tenant's report of one resource apart; a tenant's direct placement drops only its own and keeps the resource", async () => {
+    const [wsA, wsB] = [randomUUID(), randomUUID()];
+    await store.placements.hold({ resourceType: "acm/cluster", resourceId: "c-5", workspaceId: wsA, reporterOrg: "place-a" });
+    const heldA = await store.placements.get("acm/cluster", "c-5", "place-a");
+    await store.placements.hold({ resourceType: "acm/cluster", resourceId: "c-5", workspaceId: wsB, reporterOrg: "place-b" });
+    expect(await store.placements.get("acm/cluster", "c-5", "place-a")).toEqual(heldA);
+    expect(await store.placements.get("acm/cluster", "c-5", "place-b")).toMatchObject({ workspaceId: wsB });
+    expect(await store.placements.get("acm/cluster", "c-5", null)).toBeUndefined();
+    // Tenant B places the resource in a workspace of its own: its held report goes, A's stays.
+    const defaultB = (await store.tenants.get("place-b")).defaultWorkspaceId;
+    await store.relationships.write("place-b", { touch: [{ ...hostTuple("c-5", defaultB), resourceType: "acm/cluster" }] });
+    expect(await store.placements.get("acm/cluster", "c-5", "place-b")).toBeUndefined();
+    expect(await store.placements.get("acm/cluster", "c-5", "place-a")).toEqual(heldA);
+    // A's workspace appears: the resource is B's by then, so A's report is dropped, never placed in both.
+    await store.relationships.write("place-a", { touch: [workspaceParent(wsA, { type: "workspace", id: defaultA })] });
+    expect(await store.relationships.read("place-a", { resourceType: "acm/cluster", resourceId: "c-5" })).toEqual([]);
+    expect(await store.relationships.read("place-b", { resourceType: "acm/cluster", resourceId: "c-5" })).toHaveLength(1);
+    expect(await store.placements.get("acm/cluster", "c-5")).toBeUndefined();
+  });
+
+  it("places a resource held by two tenants in the first tenant whose workspace appears, never in both", async () => {
+    const [wsA, wsB] = [randomUUID(), randomUUID()];
+    await store.placements.hold({ resourceType: "acm/cluster", resourceId: "c-6", workspaceId: wsA, reporterOrg: "place-a" });
+    await store.placements.hold({ resourceType: "acm/cluster", resourceId: "c-6", workspaceId: wsB, reporterOrg: "place-b" });
+    const defaultB = (await store.tenants.get("place-b")).defaultWorkspaceId;
+    await store.relationships.write("place-a", { touch: [workspaceParent(wsA, { type: "workspace", id: defaultA })] });
+    await store.relationships.write("place-b", { touch: [workspaceParent(wsB, { type: "workspace", id: defaultB })] });
+    expect(await store.relationships.read("place-a", { resourceType: "acm/cluster", resourceId: "c-6" })).toHaveLength(1);
+    expect(await store.relationships.read("place-b", { resourceType: "acm/cluster", resourceId: "c-6" })).toEqual([]);
+    expect(await store.placements.get("acm/cluster", "c-6")).toBeUndefined();
+  });
+
   it("rejects bad input and holds nothing", async () => {
     for (const bad of [
       { resourceType: "Host", resourceId: "h-4", workspaceId: randomUUID(), reporterOrg: null },

@@ -40,6 +40,14 @@ export interface EngineGraphOptions {
   recoveryRetryMs?: number;
   /** A committed change the graph refused was skipped (metrics: it is a defect upstream of the graph). */
   onRefused?: (change: RelationshipChange, revision: number) => void;
+  /**
+   * The graph names every object it was ever told of (about 60 B each) until it is built again, so
+   * fresh ids reported and deleted all day would grow it without end. It is rebuilt from its own
+   * relationships (dropping the objects none names) once it names this many objects and twice as
+   * many as after its last build: a cost proportional to the graph, paid after as many new ids.
+   * Default 1,000,000.
+   */
+  rebuildAtObjects?: number;
 }
 
 /** Why the graph was reloaded while running: retention deleted changes the follower still needed. */
@@ -74,6 +82,8 @@ export interface CheckpointOptions {
  */
 export class EngineGraph {
   private current: RelationshipGraph;
+  /** Objects the graph named when it was last built (see `rebuildAtObjects`). */
+  private builtObjects = 0;
   /** Commits held back while a reload's new schema is compiled (applied after it, in order). */
   private held: ChangeBatch[] | null = null;
   private applied = -1;
@@ -217,6 +227,7 @@ export class EngineGraph {
   private install(state: LoadedState): void {
     const replaced = state.model !== this.model;
     this.current = state.graph;
+    this.builtObjects = state.graph.nodeCount;
     this.model = state.model;
     this.schemaHash = state.schemaHash;
     if (state.activeZed !== undefined) this.activeZed = state.activeZed;
@@ -388,12 +399,7 @@ export class EngineGraph {
       if (failure !== undefined) throw failure;
       if (zed !== undefined) {
         const model = compileRoleSchema(zed);
-        const next = new RelationshipGraph(model);
-        next.startBulk();
-        for (const relationship of this.current.relationships()) next.add(relationship);
-        next.compact();
-        next.revision = this.current.revision;
-        this.current = next;
+        this.rebuild(model);
         this.model = model;
         this.schemaHash = schemaHash(model);
         this.activeZed = zed;
@@ -405,6 +411,27 @@ export class EngineGraph {
     }
     this.held = null;
     for (const batch of held) this.applyChanges(batch);
+  }
+
+  /** Builds the graph again from its relationships on `model`: only the objects they name are kept. */
+  private rebuild(model: Model): void {
+    const next = new RelationshipGraph(model);
+    next.startBulk();
+    for (const relationship of this.current.relationships()) next.add(relationship);
+    next.compact();
+    next.revision = this.current.revision;
+    this.current = next;
+    this.builtObjects = next.nodeCount;
+  }
+
+  /** Rebuilds the graph when the objects it names have doubled since its last build (`rebuildAtObjects`). */
+  private releaseObjects(revision: number): void {
+    const objects = this.current.nodeCount;
+    if (objects < Math.max(this.options.rebuildAtObjects ?? 1_000_000, 2 * this.builtObjects)) return;
+    const started = performance.now();
+    this.rebuild(this.model);
+    const ms = Math.round(performance.now() - started);
+    this.options.logger.info({ revision, objects, kept: this.current.nodeCount, ms }, "graph rebuilt to release objects no relationship names");
   }
 
   private applyChanges(batch: ChangeBatch): void {
@@ -420,6 +447,7 @@ export class EngineGraph {
         this.options.onRefused?.(change, batch.revision);
       }
     }
+    this.releaseObjects(batch.revision);
     this.applied = batch.revision;
     this.recordApplied(batch.revision);
     this.options.onApplied?.(batch);

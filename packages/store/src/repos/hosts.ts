@@ -36,7 +36,7 @@ export function hostRepository(ctx: StoreContext): HostRepository {
         if (existing && existing.org_id !== orgId) throw new StoreError("cross-tenant", "The resource cannot be reported into this workspace.", "resource_id");
         if (existing && existing.workspace_id === wsId) {
           // Reported where it already is: still the latest report, so an earlier held one is void.
-          await dropHeld(w.tx, [{ resourceType: "hbi/host", resourceId: id }]);
+          await dropHeld(w.tx, orgId, [{ resourceType: "hbi/host", resourceId: id }]);
           w.markUnchanged();
           return toHost(existing);
         }

@@ -38,7 +38,7 @@ export function placementRepository(ctx: StoreContext): PlacementRepository {
         if (!placement.foreignWorkspace && (await workspaceExists(w.tx, workspaceId))) return false;
         await w.tx.query(
           `INSERT INTO gh_pending_placements (resource_type, resource_id, workspace_id, reporter_org) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (resource_type, resource_id) DO UPDATE
+           ON CONFLICT (resource_type, resource_id, reporter_org) DO UPDATE
              SET workspace_id = EXCLUDED.workspace_id, reporter_org = EXCLUDED.reporter_org, reported_at = clock_timestamp()`,
           [resourceType, resourceId, workspaceId, reporterOrg],
         );
@@ -61,8 +61,12 @@ export function placementRepository(ctx: StoreContext): PlacementRepository {
       });
     },
 
-    async get(resourceType, resourceId) {
-      const rows = await ctx.db.query<PendingPlacementRow>("SELECT * FROM gh_pending_placements WHERE resource_type = $1 AND resource_id = $2", [resourceType, resourceId]);
+    async get(resourceType, resourceId, reporterOrg) {
+      const rows = await ctx.db.query<PendingPlacementRow>(
+        `SELECT * FROM gh_pending_placements WHERE resource_type = $1 AND resource_id = $2 AND ($3::boolean OR reporter_org = $4)
+         ORDER BY reported_at DESC, reporter_org LIMIT 1`,
+        [resourceType, resourceId, reporterOrg === undefined, reporterOrg ?? ""],
+      );
       return rows[0] ? toPlacement(rows[0]) : undefined;
     },
   };
