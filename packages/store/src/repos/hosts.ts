@@ -95,6 +95,7 @@ export function hostRepository(ctx: StoreContext): HostRepository {
         const changedIds = new Set(changed.map((h) => h.id));
         await dropHeld(
           w.tx,
+          orgId,
           input.filter((h) => !changedIds.has(h.id)).map((h) => ({ resourceType: "hbi/host", resourceId: h.id })),
         );
         const moved = changed.filter((h) => before.has(h.id)).length;
