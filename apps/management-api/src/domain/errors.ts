@@ -1,3 +1,5 @@
+import { isStoreError } from "@gatehouse/store";
+
 // The management API's domain errors: what a command refuses, in the words the caller reads, with
 // no HTTP in sight. Commands throw these (or let the store's StoreError through); one map at the
 // edge (http/errors.ts) gives each kind its status and the error shape of the API version called.
@@ -40,3 +42,14 @@ export const workspaceNotFound = () => notFound("No Workspace matches the given 
 export const forbidden = (message = "You do not have permission to perform this action.", field = "detail") => one("forbidden", message, field);
 export const conflict = (message: string, field = "detail") => one("conflict", message, field);
 export const busy = (message = "Too many concurrent updates. Please retry.") => one("busy", message, "detail");
+
+/** The store found no such row for the organisation: absent, or another organisation's (never told apart). */
+export const isMissing = (error: unknown): boolean => isStoreError(error, "not-found") || isStoreError(error, "cross-tenant");
+
+/** A `.catch` naming the store's missing row with the command's own refusal; any other error passes through. */
+export const missingAs =
+  (refusal: () => DomainError) =>
+  (error: unknown): never => {
+    if (isMissing(error)) throw refusal();
+    throw error;
+  };
