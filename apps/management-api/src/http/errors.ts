@@ -8,7 +8,6 @@ import { describeElement, ReloadImpactError, ReloadRefusedError } from "../authz
 import { ZodError } from "zod";
 import { requestPath } from "./pagination.js";
 import { authRefusal, PROBLEM_TYPE_PREFIX, problemBody, writeProblem } from "@gatehouse/problem";
-import { CrossAccountRefusal } from "../commands/cross-account-rules.js";
 import { DomainError, type DomainErrorKind } from "../domain/errors.js";
 import { ApiError } from "./problem.js";
 import { requestLogger } from "./request-log.js";
@@ -47,8 +46,6 @@ function fromDomainError(error: DomainError): ApiError {
   if (error.kind === "busy") return new ApiError(status, error.problems, { plainBody: { detail: error.message }, headers: { "retry-after": "1" } });
   return new ApiError(status, error.problems);
 }
-
-const REFUSAL_STATUS: Record<CrossAccountRefusal["kind"], number> = { invalid: 400, forbidden: 403, "not-found": 404 };
 
 function fromAuthError(error: AuthError): ApiError {
   const refusal = authRefusal(error);
@@ -102,7 +99,6 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof DomainError) return fromDomainError(error);
   if (error instanceof ZodError) return new ApiError(400, zodFieldErrors(error));
   if (isAuthError(error)) return fromAuthError(error);
-  if (error instanceof CrossAccountRefusal) return new ApiError(REFUSAL_STATUS[error.kind], [{ message: error.message, field: error.source }]);
   // Reloads of the role configuration: every problem, or every schema element still in use, is named.
   if (error instanceof RoleConfigError)
     return new ApiError(

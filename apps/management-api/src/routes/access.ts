@@ -1,7 +1,7 @@
 import { Router } from "express";
 import { PermissionIndex } from "../access/catalogue.js";
 import { explainAccess } from "../access/explain.js";
-import { parityReport } from "../access/parity.js";
+import { parityReport } from "../commands/parity.js";
 import type { Services } from "../commands/services.js";
 import { contextOf, type RequestContext } from "../http/identity.js";
 import { forbidden } from "../http/problem.js";

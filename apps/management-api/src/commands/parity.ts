@@ -12,9 +12,9 @@ import {
   type V1Tenant,
 } from "@gatehouse/rbac";
 import { PLATFORM_ROLES, type Relationship, type Role, type Store, type Tenant } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { badRequest } from "../http/problem.js";
-import { graphReady, type Services } from "../commands/services.js";
+import type { RequestContext } from "../domain/context.js";
+import { invalid } from "../domain/errors.js";
+import { graphReady, type Services } from "./services.js";
 
 /** Organisations above this size get a 400 pointing at `gatehouse parity` (it runs offline). */
 export const PARITY_MAX_PRINCIPALS = 5000;
@@ -51,7 +51,7 @@ export async function v1ExportFromStore(store: Store, tenant: Tenant): Promise<{
   const org = tenant.orgId;
   const principals = (await store.principals.list(org, { limit: -1 })).data;
   if (principals.length > PARITY_MAX_PRINCIPALS) {
-    throw badRequest(`The parity report runs here for organisations of at most ${PARITY_MAX_PRINCIPALS} principals; run 'gatehouse parity' instead.`);
+    throw invalid(`The parity report runs here for organisations of at most ${PARITY_MAX_PRINCIPALS} principals; run 'gatehouse parity' instead.`);
   }
   const roles = (await store.roles.list(org, { limit: -1 })).data;
   const roleById = new Map(roles.map((r) => [r.id, r]));
