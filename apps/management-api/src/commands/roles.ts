@@ -1,4 +1,4 @@
-import { isStoreError, type Role, type RoleListQuery, type RoleScope, type Written } from "@gatehouse/store";
+import { isStoreError, SYSTEM_ROLE_NOT_UPDATABLE, type Role, type RoleListQuery, type RoleScope, type Written } from "@gatehouse/store";
 import type { RequestContext } from "../domain/context.js";
 import { invalid, missingAs, notFound } from "../domain/errors.js";
 import { UUID_PATTERN } from "../schemas/common.js";
@@ -159,10 +159,15 @@ export async function createRole(services: Services, ctx: RequestContext, input:
   return { ...written, value: roleRecord(written.value, permissions) };
 }
 
+/** A system role is never updated, through v1 or v2: one rule, with the field each API version names. */
+export function requireUpdatable(role: Role, field = "detail"): void {
+  if (role.kind !== "custom") throw invalid(SYSTEM_ROLE_NOT_UPDATABLE, field);
+}
+
 export async function updateRole(services: Services, ctx: RequestContext, id: string, input: RoleWrite): Promise<Written<RoleRecord>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   const existing = await loadVisibleRole(services, ctx, id);
-  if (existing.kind !== "custom") throw invalid("System roles may not be updated.");
+  requireUpdatable(existing);
   const { permissions, scope } = await validateRoleWrite(services, ctx, input, id);
   const written = await services.store.roles.update(ctx.tenant.orgId, id, { name: input.name, description: input.description ?? "", permissions, scope }).catch(duplicateName(input.name));
   await settled(services, written);

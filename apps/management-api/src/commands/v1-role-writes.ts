@@ -11,6 +11,7 @@ import { audit } from "./audit-log.js";
 import { groupRecord, loadGroup, protectDefaultGroup, protectUserAccessAdminGroup, type GroupRecord } from "./groups.js";
 import { isAdmin, requireOnTenant, settled, type Services } from "./services.js";
 import { pyList } from "./v1-access.js";
+import { requireUpdatable } from "./roles.js";
 import { getV1Role, rolesOfGroupV1, type V1RoleRecord } from "./v1-roles.js";
 
 /** upstream's texts for writes refused in v2 mode. */
@@ -228,7 +229,7 @@ export async function updateV1Role(services: Services, ctx: RequestContext, id: 
   // As upstream: the body is validated before the role is looked up.
   const input = await roleWrite(services, ctx, body);
   const before = await loadRoleForWrite(services, ctx, id);
-  if (before.kind !== "custom") throw invalid("System roles may not be updated.", "role.update");
+  requireUpdatable(before, "role.update");
   const written = await services.store.v1Writes
     .updateRole(ctx.tenant.orgId, before.id, input, () => audit.edited(ctx, "role", before, bodyObject(body)))
     .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
@@ -244,7 +245,7 @@ export async function patchV1Role(services: Services, ctx: RequestContext, id: s
   const unsupported = Object.keys(body).find((k) => !PATCH_FIELDS.includes(k));
   if (unsupported !== undefined) throw invalid(`Field '${echo(unsupported)}' is not supported. Please use one or more of: ['name', 'display_name', 'description'].`, "role");
   const before = await loadRoleForWrite(services, ctx, id);
-  if (before.kind !== "custom") throw invalid("System roles may not be updated.", "role.update");
+  requireUpdatable(before, "role.update");
   const access = (await services.store.v1.accessOf([before.id])).get(before.id) ?? [];
   const name = requireString(body, "name", false, false) ?? before.name;
   const displayName = requireString(body, "display_name", false, true) ?? before.displayName ?? before.name;
