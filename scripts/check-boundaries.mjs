@@ -44,7 +44,58 @@ const pure = new Set(["packages/evaluator", "packages/ksl", "packages/rbac", "ap
 const nodeBuiltins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 const apps = new Set(["management-api", "authz-engine", "workspace-cache", "gatehouse"]);
 
-const problems = [];
+/**
+ * Layers inside a member, lowest first: a file in a listed folder may import (by relative path) only
+ * files of its own folder and of the folders listed for it, so every arrow points down the house.
+ * Files outside the listed folders (routes, the HTTP edge, the server) may import any layer.
+ */
+const layers = {
+  "apps/management-api": {
+    // Domain errors and the request context: no HTTP, no store calls.
+    "src/domain": [],
+    // The authorization graph and the role configuration.
+    "src/authz": ["src/domain"],
+    // Commands raise domain errors; the edge (src/http/) turns them into HTTP answers.
+    "src/commands": ["src/domain", "src/authz", "src/schemas", "src/config.ts"],
+    // Access reads (explain, fixes) built on the commands.
+    "src/access": ["src/domain", "src/authz", "src/commands", "src/schemas"],
+  },
+};
+
+/** Why importing `target` from `file` (both relative to the member) breaks the member's layers, or null. */
+export function layerProblem(member, file, target) {
+  const table = layers[member];
+  if (!table) return null;
+  const within = (p, place) => p === place || p.startsWith(`${place}/`);
+  const from = Object.keys(table).find((folder) => within(file, folder));
+  if (from === undefined) return null;
+  const allowedPlaces = [from, ...table[from]];
+  if (allowedPlaces.some((place) => within(target, place))) return null;
+  return `${member}/${file}: imports '${target}' above its layer (${from} may import ${allowedPlaces.join(", ")})`;
+}
+
+// The layer rule checks itself on every run (`--self-check` runs only this): it must refuse an
+// upward import and let a downward one through.
+const layerCases = [
+  ["src/commands/roles.ts", "src/http/problem.ts", true],
+  ["src/authz/authorizer.ts", "src/http/problem.ts", true],
+  ["src/commands/org-mode.ts", "src/access/parity.ts", true],
+  ["src/domain/errors.ts", "src/commands/roles.ts", true],
+  ["src/commands/roles.ts", "src/domain/errors.ts", false],
+  ["src/commands/roles.ts", "src/schemas/common.ts", false],
+  ["src/access/explain.ts", "src/commands/binding-access.ts", false],
+  ["src/routes/roles.ts", "src/http/validate.ts", false],
+];
+const selfCheck = layerCases
+  .filter(([file, target, caught]) => (layerProblem("apps/management-api", file, target) !== null) !== caught)
+  .map(([file, target, caught]) => `layer rule self-check: ${caught ? "missed" : "wrongly refused"} ${file} -> ${target}`);
+if (process.argv.includes("--self-check")) {
+  for (const line of selfCheck) console.error(line);
+  if (selfCheck.length === 0) console.log(`Layer rule self-check: ${layerCases.length} cases, every upward import refused, every downward one allowed.`);
+  process.exit(selfCheck.length === 0 ? 0 : 1);
+}
+
+const problems = [...selfCheck];
 function walk(dir, out = []) {
   if (!fs.existsSync(dir)) return out;
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -85,6 +136,8 @@ for (const [member, rule] of Object.entries(allowed)) {
         const target = path.resolve(path.dirname(file), spec);
         const shared = (sharedFiles[member] ?? []).includes(path.relative(root, target));
         if (!target.startsWith(base + path.sep) && !shared) problems.push(`${rel}: relative import '${spec}' leaves its package`);
+        const layered = layerProblem(member, path.relative(base, file), path.relative(base, target).replace(/\.js$/, ".ts"));
+        if (layered) problems.push(layered);
       } else if (pure.has(member) && nodeBuiltins.has(spec.split("/")[0] === "node:" ? spec : spec)) {
         if (!file.endsWith(".test.ts")) problems.push(`${rel}: pure package imports Node built-in '${spec}'`);
       }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { StoreError } from "@gatehouse/store";
 import { configFromEnv } from "../src/index.js";
 import { toApiError } from "../src/http/errors.js";
+import { busy, DomainError, type DomainErrorKind } from "../src/domain/errors.js";
 import { applyFieldMask, parseFieldMask } from "../src/http/field-mask.js";
 import { encodeCursor, parseCursorPage, parseOffsetPage } from "../src/http/pagination.js";
 import { BINDING_FIELDS } from "../src/schemas/role-bindings.js";
@@ -118,6 +119,27 @@ describe("store error mapping", () => {
     expect(error.status).toBe(409);
     expect(error.options.plainBody).toBeUndefined();
     expect(error.errors[0]!.message).toBe("The organisation already exists (unique key gh_tenants_pkey).");
+  });
+});
+
+describe("domain errors at the HTTP edge", () => {
+  it.each([
+    ["invalid", 400],
+    ["forbidden", 403],
+    ["not-found", 404],
+    ["conflict", 409],
+    ["busy", 503],
+    ["internal", 500],
+  ] as const)("maps %s to %i with the command's words and field", (kind: DomainErrorKind, status) => {
+    const error = toApiError(new DomainError(kind, [{ message: "words", field: "access.0.permission" }]));
+    expect(error.status).toBe(status);
+    expect(error.errors).toEqual([{ message: "words", field: "access.0.permission" }]);
+  });
+
+  it("answers a lost race with 503, Retry-After and insights-rbac's plain body", () => {
+    const error = toApiError(busy());
+    expect(error.options.headers).toEqual({ "retry-after": "1" });
+    expect(error.options.plainBody).toEqual({ detail: "Too many concurrent updates. Please retry." });
   });
 });
 

@@ -1,8 +1,8 @@
 import { explain, lookupResources, type ExplainNode, type ObjectRef, type Relationship, type RelationshipGraph, type SubjectRef } from "@gatehouse/evaluator";
 import { roleGrants, type BindingLevel } from "@gatehouse/rbac";
 import { isStoreError } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { ApiError, notFound } from "../http/problem.js";
+import type { RequestContext } from "../domain/context.js";
+import { invalid, isMissing, notFound } from "../domain/errors.js";
 import { checkResource, requireSubject } from "../commands/binding-access.js";
 import { graphReady, type Services } from "../commands/services.js";
 import type { ExplainBody } from "../schemas/access.js";
@@ -94,8 +94,8 @@ async function resolveTarget(services: Services, ctx: RequestContext, body: Expl
     return { ref: { type: "rbac/workspace", id }, named: chain[chain.length - 1]!, chain, level };
   }
   const host = await store.hosts.get(org, body.id ?? "").catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant") || isStoreError(error, "invalid-argument")) {
-      throw new ApiError(404, [{ message: "Host not found.", field: "resource.id" }]);
+    if (isMissing(error) || isStoreError(error, "invalid-argument")) {
+      throw notFound("Host not found.", "resource.id");
     }
     throw error;
   });
@@ -192,11 +192,11 @@ function describeList(items: string[]): string {
  */
 export async function explainAccess(services: Services, index: PermissionIndex, ctx: RequestContext, body: ExplainBody): Promise<ExplainResult> {
   const entry: CheckablePermission | undefined = index.find(body.permission);
-  if (!entry) throw new ApiError(400, [{ message: `Unknown permission '${body.permission.slice(0, 128)}'.`, field: "permission" }]);
+  if (!entry) throw invalid(`Unknown permission '${body.permission.slice(0, 128)}'.`, "permission");
   const [target, subject] = await Promise.all([resolveTarget(services, ctx, body.resource), resolveSubject(services, ctx, body.subject)]);
   const { model } = services.authz.graph;
   if (!model.isPermission(target.ref.type, entry.name) && !model.isRelation(target.ref.type, entry.name)) {
-    throw new ApiError(400, [{ message: `Permission '${entry.name}' is not defined on ${body.resource.type} resources.`, field: "permission" }]);
+    throw invalid(`Permission '${entry.name}' is not defined on ${body.resource.type} resources.`, "permission");
   }
   await graphReady(services, ctx);
   const graph = services.authz.graph;

@@ -1,6 +1,6 @@
 import { grantedPermissions, parseV1Permission, planGrantFix, type BindingLevel, type FixRole, type HeldGrant } from "@gatehouse/rbac";
 import type { Role } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
+import type { RequestContext } from "../domain/context.js";
 import { principalUuid } from "../commands/principals.js";
 import type { Services } from "../commands/services.js";
 import type { PermissionIndex } from "./catalogue.js";

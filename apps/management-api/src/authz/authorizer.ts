@@ -1,7 +1,7 @@
 import { check, isValidObjectId, lookupResources, RelationshipGraph, type Model, type Relationship } from "@gatehouse/evaluator";
 import type { Change, FollowHandle, Store } from "@gatehouse/store";
 import type { Logger } from "@gatehouse/telemetry";
-import { ApiError } from "../http/problem.js";
+import { DomainError } from "../domain/errors.js";
 
 /** The permission a caller needs, on Gatehouse's own schema. */
 export interface AccessCheck {
@@ -77,7 +77,7 @@ export class Authorizer {
       }
       // The write committed but is not yet visible to this reader: retry briefly.
       if (Date.now() >= deadline) {
-        throw new ApiError(500, [{ message: "Timed out waiting for the write to become visible.", field: "detail" }]);
+        throw new DomainError("internal", [{ message: "Timed out waiting for the write to become visible.", field: "detail" }]);
       }
       await new Promise((resolve) => setTimeout(resolve, 5));
     }

@@ -20,7 +20,7 @@ import {
   type TenantIds,
 } from "@gatehouse/rbac";
 import { PLATFORM_ROLES, type Store, type Tenant } from "@gatehouse/store";
-import { v1ExportFromStore } from "../access/parity.js";
+import { v1ExportFromStore } from "./v1-export.js";
 import type { RoleConfiguration } from "./role-config.js";
 
 export interface ImpactData {

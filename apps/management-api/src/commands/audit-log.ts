@@ -1,8 +1,8 @@
 // insights-rbac's audit log: what each v1 write records (descriptions in upstream's words) and
 // GET /api/rbac/v1/auditlogs/.
 import type { AuditEntry, AuditLogRecord, Group, Principal, Role } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { badRequest, forbidden } from "../http/problem.js";
+import type { RequestContext } from "../domain/context.js";
+import { forbidden, invalid } from "../domain/errors.js";
 import { echo } from "../schemas/common.js";
 import { pyList } from "./v1-access.js";
 import { isAdmin, type Services } from "./services.js";
@@ -85,14 +85,14 @@ function isoDateTime(name: string, value: string | undefined): Date | undefined 
       if (!Number.isNaN(date.getTime())) return date;
     }
   }
-  throw badRequest("Enter a valid date/time.", name);
+  throw invalid("Enter a valid date/time.", name);
 }
 
 function choices(name: string, values: string[] | undefined, allowed: readonly string[]): string[] | undefined {
   if (!values?.length) return undefined;
   const bad = values.find((v) => !allowed.includes(v));
   // django-filter's MultipleChoiceFilter words.
-  if (bad !== undefined) throw badRequest(`Select a valid choice. ${echo(bad)} is not one of the available choices.`, name);
+  if (bad !== undefined) throw invalid(`Select a valid choice. ${echo(bad)} is not one of the available choices.`, name);
   return values;
 }
 
@@ -116,7 +116,7 @@ export async function listAuditLogs(services: Services, ctx: RequestContext, que
   const createdAfter = isoDateTime("created_after", query.createdAfter);
   const createdBefore = isoDateTime("created_before", query.createdBefore);
   if (query.nameMatch !== undefined && !["partial", "exact"].includes(query.nameMatch)) {
-    throw badRequest(`name_match query parameter value ${echo(query.nameMatch)} is invalid. Valid inputs are ${pyList(["partial", "exact"])}.`);
+    throw invalid(`name_match query parameter value ${echo(query.nameMatch)} is invalid. Valid inputs are ${pyList(["partial", "exact"])}.`);
   }
   const result = await services.store.auditLog.list(ctx.tenant.orgId, {
     ...(query.principalUsername !== undefined ? { principalUsername: query.principalUsername } : {}),

@@ -1,6 +1,6 @@
-import { isStoreError, type BindingResource, type BindingSubject } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { ApiError, badRequest, forbidden, notFound } from "../http/problem.js";
+import type { BindingResource, BindingSubject } from "@gatehouse/store";
+import type { RequestContext } from "../domain/context.js";
+import { forbidden, invalid, missingAs, notFound } from "../domain/errors.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
 import { graphReady, isAdmin, type Services } from "./services.js";
 
@@ -14,16 +14,16 @@ export interface ResourceQuery {
 export async function resolveResource(services: Services, ctx: RequestContext, query: ResourceQuery, field = "resource_id"): Promise<BindingResource | undefined> {
   const orgShorthand = query["resource.tenant.org_id"];
   if (orgShorthand !== undefined) {
-    if (query.resource_id !== undefined) throw badRequest("Use either resource_id or resource.tenant.org_id.", "resource.tenant.org_id");
+    if (query.resource_id !== undefined) throw invalid("Use either resource_id or resource.tenant.org_id.", "resource.tenant.org_id");
     if (query.resource_type !== undefined && query.resource_type !== "tenant") {
-      throw badRequest("resource_type must be 'tenant' with resource.tenant.org_id.", "resource_type");
+      throw invalid("resource_type must be 'tenant' with resource.tenant.org_id.", "resource_type");
     }
     if (orgShorthand !== ctx.tenant.orgId) throw notFound();
     return { type: "tenant", id: ctx.tenant.tenantId };
   }
   if (query.resource_type === undefined && query.resource_id === undefined) return undefined;
-  if (query.resource_type === undefined) throw badRequest("resource_type is required (or use resource.tenant.org_id).", "resource_type");
-  if (query.resource_id === undefined) throw badRequest("resource_id is required (or use resource.tenant.org_id).", field);
+  if (query.resource_type === undefined) throw invalid("resource_type is required (or use resource.tenant.org_id).", "resource_type");
+  if (query.resource_id === undefined) throw invalid("resource_id is required (or use resource.tenant.org_id).", field);
   return checkResource(services, ctx, { type: query.resource_type, id: query.resource_id }, field);
 }
 
@@ -32,12 +32,9 @@ export async function checkResource(services: Services, ctx: RequestContext, res
     if (resource.id !== ctx.tenant.tenantId) throw notFound();
     return resource;
   }
-  if (!UUID_PATTERN.test(resource.id)) throw badRequest(`'${resource.id}' is not a valid UUID.`, field);
+  if (!UUID_PATTERN.test(resource.id)) throw invalid(`'${resource.id}' is not a valid UUID.`, field);
   const id = resource.id.toLowerCase();
-  await services.store.workspaces.get(ctx.tenant.orgId, id).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound(`workspace with id '${resource.id}' not found`);
-    throw error;
-  });
+  await services.store.workspaces.get(ctx.tenant.orgId, id).catch(missingAs(() => notFound(`workspace with id '${resource.id}' not found`)));
   return { type: "workspace", id };
 }
 
@@ -83,17 +80,11 @@ export async function requireBatchCreateAccess(services: Services, ctx: RequestC
  */
 export async function requireSubject(services: Services, ctx: RequestContext, subject: BindingSubject, field: string): Promise<BindingSubject> {
   if (subject.type === "group") {
-    if (!UUID_PATTERN.test(subject.id)) throw badRequest(`'${echo(subject.id)}' is not a valid UUID.`, field);
+    if (!UUID_PATTERN.test(subject.id)) throw invalid(`'${echo(subject.id)}' is not a valid UUID.`, field);
     const id = subject.id.toLowerCase();
-    await services.store.groups.get(ctx.tenant.orgId, id).catch((error: unknown) => {
-      if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `Group '${id}' not found.`, field }]);
-      throw error;
-    });
+    await services.store.groups.get(ctx.tenant.orgId, id).catch(missingAs(() => notFound(`Group '${id}' not found.`, field)));
     return { type: "group", id };
   }
-  await services.store.principals.get(ctx.tenant.orgId, subject.id).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw new ApiError(404, [{ message: `User '${echo(subject.id)}' not found.`, field }]);
-    throw error;
-  });
+  await services.store.principals.get(ctx.tenant.orgId, subject.id).catch(missingAs(() => notFound(`User '${echo(subject.id)}' not found.`, field)));
   return subject;
 }

@@ -1,5 +1,5 @@
 import { isStoreError, type BindingResource, type BindingSubject, type Role } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
+import type { RequestContext } from "../domain/context.js";
 import { principalUuid } from "./principals.js";
 import type { Services } from "./services.js";
 

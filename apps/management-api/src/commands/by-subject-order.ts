@@ -1,6 +1,6 @@
 import type { BindingSubject } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { badRequest } from "../http/problem.js";
+import type { RequestContext } from "../domain/context.js";
+import { invalid } from "../domain/errors.js";
 import { echo } from "../schemas/common.js";
 import { BindingViews } from "./binding-views.js";
 import { principalUuid } from "./principals.js";
@@ -33,7 +33,7 @@ export function parseOrderKeys(text: string | undefined, valid: readonly string[
     if (part === "") continue;
     const desc = part.startsWith("-");
     const field = desc ? part.slice(1) : part;
-    if (!valid.includes(field)) throw badRequest(`Invalid ordering field '${echo(part)}'. Valid fields: ${[...valid].sort().join(", ")}`, "order_by");
+    if (!valid.includes(field)) throw invalid(`Invalid ordering field '${echo(part)}'. Valid fields: ${[...valid].sort().join(", ")}`, "order_by");
     keys.push({ field, desc });
   }
   return keys;

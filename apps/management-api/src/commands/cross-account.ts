@@ -3,8 +3,9 @@
 // its start to its end date (store: repos/cross-account.ts). Rules: cross-account-rules.ts.
 import { isStoreError, type AuditEntry, type CrossAccountListQuery, type CrossAccountRequest, type Page, type Written } from "@gatehouse/store";
 import type { PermissionRecord } from "../authz/catalogue.js";
-import type { RequestContext } from "../http/identity.js";
-import { checkDates, checkTarget, CrossAccountRefusal, decidePatch, decidePut, QUERY_BY_VALUES, resolveRoles, type Actor, type RequestEdit } from "./cross-account-rules.js";
+import type { RequestContext } from "../domain/context.js";
+import { forbidden, invalid, notFound } from "../domain/errors.js";
+import { checkDates, checkTarget, decidePatch, decidePut, QUERY_BY_VALUES, resolveRoles, type Actor, type RequestEdit } from "./cross-account-rules.js";
 import { settled, type Services } from "./services.js";
 import { validKey } from "./v1-access.js";
 
@@ -16,8 +17,6 @@ const actorOf = (ctx: RequestContext): Actor => ({
   isOrgAdmin: ctx.caller.isOrgAdmin,
   isInternal: ctx.caller.isInternal === true && !ctx.caller.isServiceAccount,
 });
-
-const forbidden = () => new CrossAccountRefusal("forbidden", "You do not have permission to perform this action.");
 
 /**
  * upstream's access rule for reads: by target organisation for its admins, by user id for
@@ -53,7 +52,7 @@ export async function createCrossAccountRequest(services: Services, ctx: Request
   const actor = actorOf(ctx);
   if (!actor.isInternal) throw forbidden();
   checkTarget(actor, input.target_org);
-  if (!(await services.store.tenants.find(input.target_org))) throw new CrossAccountRefusal("invalid", `Org ID '${input.target_org}' does not exist.`, "cross-account-request");
+  if (!(await services.store.tenants.find(input.target_org))) throw invalid(`Org ID '${input.target_org}' does not exist.`, "cross-account-request");
   const roleIds = (await rolesOf(services, input.roles))!();
   checkDates(input.start_date, input.end_date, "pending", services.now());
   const { caller } = ctx;
@@ -103,7 +102,7 @@ export async function getCrossAccountRequest(services: Services, ctx: RequestCon
   const by = readerAs(ctx, queryBy);
   const request = id === undefined ? undefined : await services.store.crossAccount.get(id);
   const mine = request && (by === "target_org" ? request.targetOrg === ctx.caller.orgId : request.userId === ctx.caller.userId);
-  if (!request || !mine) throw new CrossAccountRefusal("not-found", "Not found.");
+  if (!request || !mine) throw notFound();
   return { by, request };
 }
 

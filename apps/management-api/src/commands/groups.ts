@@ -1,7 +1,7 @@
 import { grantsUserAccessAboveRead } from "@gatehouse/rbac";
 import { isStoreError, PLATFORM_ROLES, type Group, type Principal, type Written } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { ApiError, badRequest, notFound } from "../http/problem.js";
+import type { RequestContext } from "../domain/context.js";
+import { invalid, missingAs, notFound } from "../domain/errors.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
 import { GROUP_PRINCIPAL_TYPES, type GroupPrincipalRef } from "../schemas/groups.js";
 import { listPrincipalsByIds, type PrincipalRecord } from "./principals.js";
@@ -97,11 +97,8 @@ async function isCustomisedDefaultGroup(services: Services, ctx: RequestContext,
 
 export async function loadGroup(services: Services, ctx: RequestContext, id: string): Promise<Group> {
   // Upstream's validate_uuid(uuid, "group uuid validation"): the value as given, unquoted.
-  if (!UUID_PATTERN.test(id)) throw badRequest(`${echo(id)} is not a valid UUID.`, "group uuid validation");
-  return services.store.groups.get(ctx.tenant.orgId, id.toLowerCase()).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
-    throw error;
-  });
+  if (!UUID_PATTERN.test(id)) throw invalid(`${echo(id)} is not a valid UUID.`, "group uuid validation");
+  return services.store.groups.get(ctx.tenant.orgId, id.toLowerCase()).catch(missingAs(() => notFound()));
 }
 
 export async function getGroup(services: Services, ctx: RequestContext, id: string): Promise<GroupDetail> {
@@ -114,11 +111,11 @@ const RESERVED_GROUP_NAMES = ["custom default access", "default access"];
 
 export async function createGroup(services: Services, ctx: RequestContext, input: { name: string; description?: string | null | undefined }): Promise<Written<GroupRecord>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
-  if (RESERVED_GROUP_NAMES.includes(input.name.toLowerCase())) throw badRequest(`${echo(input.name)} is reserved, please use another name.`, "Group name Validation");
+  if (RESERVED_GROUP_NAMES.includes(input.name.toLowerCase())) throw invalid(`${echo(input.name)} is reserved, please use another name.`, "Group name Validation");
   const written = await services.store.groups
     .create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null }, (g) => audit.created(ctx, "group", g))
     .catch((error: unknown) => {
-      if (isStoreError(error, "duplicate-name")) throw badRequest(`A group with the name '${echo(input.name)}' exists for this tenant`, "group");
+      if (isStoreError(error, "duplicate-name")) throw invalid(`A group with the name '${echo(input.name)}' exists for this tenant`, "group");
       throw error;
     });
   await settled(services, written);
@@ -131,7 +128,7 @@ export async function deleteGroup(services: Services, ctx: RequestContext, id: s
   // As upstream: a system group is refused; a customised default access ("Custom default access",
   // no longer a system group) is deleted, which gives the organisation its default access back.
   if (group.kind === "admin-default" || (group.kind === "platform-default" && !(await isCustomisedDefaultGroup(services, ctx, group))))
-    throw badRequest("DELETE cannot be performed on system groups.", "group");
+    throw invalid("DELETE cannot be performed on system groups.", "group");
   await protectUserAccessAdminGroup(services, ctx, group, "remove_group");
   if (group.kind === "platform-default") return settled(services, await services.store.v1Writes.restoreDefaultGroup(ctx.tenant.orgId, (g) => audit.deleted(ctx, "group", g)));
   return settled(services, await services.store.groups.delete(ctx.tenant.orgId, group.id, (g) => audit.deleted(ctx, "group", g)));
@@ -255,13 +252,13 @@ export async function groupServiceAccountMembership(
   await requireOnTenant(services, ctx, "rbac_groups_read");
   const group = await loadGroup(services, ctx, id);
   if (otherParams.some((name) => name !== "limit" && name !== "offset"))
-    throw badRequest("The 'service_account_client_ids' parameter is incompatible with any other query parameter. Please, use it alone", "groups");
+    throw invalid("The 'service_account_client_ids' parameter is incompatible with any other query parameter. Please, use it alone", "groups");
   const trimmed = raw.trim();
-  if (trimmed === "") throw badRequest("Not a single client ID was specified for the client IDs filter", "groups");
+  if (trimmed === "") throw invalid("Not a single client ID was specified for the client IDs filter", "groups");
   const named = [...new Set(trimmed.split(","))];
-  if (named.length > MAX_CLIENT_IDS) throw badRequest(`At most ${MAX_CLIENT_IDS} client IDs may be checked at once.`, "groups");
-  const invalid = named.find((c) => !UUID_PATTERN.test(c));
-  if (invalid !== undefined) throw badRequest(`The specified client ID '${echo(invalid)}' is not a valid UUID`, "groups");
+  if (named.length > MAX_CLIENT_IDS) throw invalid(`At most ${MAX_CLIENT_IDS} client IDs may be checked at once.`, "groups");
+  const malformed = named.find((c) => !UUID_PATTERN.test(c));
+  if (malformed !== undefined) throw invalid(`The specified client ID '${echo(malformed)}' is not a valid UUID`, "groups");
   const members = await principalsOf(services, ctx, await services.store.groups.members(ctx.tenant.orgId, group.id));
   const inGroup = new Set(members.filter((p) => p.type === "service-account").map(clientIdOf));
   return { count: named.length, data: Object.fromEntries(named.map((c) => [c, inGroup.has(c.toLowerCase())])) };
@@ -306,7 +303,7 @@ async function resolveUserIds(services: Services, ctx: RequestContext, refs: { u
     if (id === undefined) missing.push(ref.userId ?? ref.username ?? "");
     else ids.push(id);
   }
-  if (missing.length > 0) throw new ApiError(404, [{ message: `Unknown principals: ${missing.join(", ")}`, field: "principals" }]);
+  if (missing.length > 0) throw notFound(`Unknown principals: ${missing.join(", ")}`, "principals");
   return ids;
 }
 
@@ -325,7 +322,7 @@ async function resolveServiceAccounts(services: Services, ctx: RequestContext, c
     byClientId.set(clientIdOf(p), p.userId);
   }
   const missing = [...new Set(clientIds.filter((c) => !byClientId.has(c)))];
-  if (missing.length > 0) throw new ApiError(404, [{ message: `Service account(s) ${pySet(missing)} not found.`, field: "groups" }]);
+  if (missing.length > 0) throw notFound(`Service account(s) ${pySet(missing)} not found.`, "groups");
   return clientIds.map((c) => byClientId.get(c)!);
 }
 
@@ -333,7 +330,7 @@ async function resolveServiceAccounts(services: Services, ctx: RequestContext, c
 export async function protectDefaultGroup(services: Services, ctx: RequestContext, group: Group, action: string): Promise<void> {
   if (group.kind === "standard") return;
   const system = group.kind !== "platform-default" || !(await isCustomisedDefaultGroup(services, ctx, group));
-  throw badRequest(`${action.toUpperCase()} cannot be performed on ${system ? "system" : "platform_default"} groups.`, "group");
+  throw invalid(`${action.toUpperCase()} cannot be performed on ${system ? "system" : "platform_default"} groups.`, "group");
 }
 
 /**
@@ -347,7 +344,7 @@ export async function protectUserAccessAdminGroup(services: Services, ctx: Reque
   const roleIds = await services.store.v1.rolesOfGroup(ctx.tenant.orgId, group.id);
   const access = await services.store.v1.accessOf(roleIds);
   const escalating = [...access.values()].some((entries) => entries.some((e) => grantsUserAccessAboveRead(e.permission)));
-  if (escalating) throw badRequest("Non org admin users are not allowed to create, modify, or delete a group with higher than 'read' RBAC permission.", source);
+  if (escalating) throw invalid("Non org admin users are not allowed to create, modify, or delete a group with higher than 'read' RBAC permission.", source);
 }
 
 export async function addGroupPrincipals(services: Services, ctx: RequestContext, id: string, refs: GroupPrincipalRef[]): Promise<Written<GroupDetail>> {
@@ -389,7 +386,7 @@ export async function removeGroupPrincipals(
   await protectDefaultGroup(services, ctx, group, "remove principals");
   await protectUserAccessAdminGroup(services, ctx, group, "remove_principals");
   // Blank entries are dropped, so `?usernames=` names nobody: refused like no parameter at all.
-  if (!named.usernames?.length && !named.clientIds?.length) throw badRequest("Query parameter service-accounts or usernames is required.");
+  if (!named.usernames?.length && !named.clientIds?.length) throw invalid("Query parameter service-accounts or usernames is required.");
   const members = await principalsOf(services, ctx, await services.store.groups.members(ctx.tenant.orgId, group.id));
   const remove: string[] = [];
   if (named.clientIds !== undefined) {
@@ -407,7 +404,7 @@ export async function removeGroupPrincipals(
     // Any member by its username, as members may be added by username.
     const byName = new Map(members.map((p) => [p.username.toLowerCase(), p.userId]));
     const missing = [...new Set(named.usernames.filter((n) => !byName.has(n.toLowerCase())))];
-    if (missing.length > 0) throw new ApiError(404, [{ message: `User(s) ${pySet(missing)} not found in the group '${group.name}'.`, field: "principals" }]);
+    if (missing.length > 0) throw notFound(`User(s) ${pySet(missing)} not found in the group '${group.name}'.`, "principals");
     remove.push(...named.usernames.map((n) => byName.get(n.toLowerCase())!));
   }
   const removing = [...new Set(remove)];

@@ -2,9 +2,9 @@
 // only when the parity report shows no v1 grant lost in v2 (the organisation's v1 writes end then).
 import { defaultAssetTypes } from "@gatehouse/rbac";
 import { isStoreError, type OrgModeState, type Store } from "@gatehouse/store";
-import { parityReport } from "../access/parity.js";
-import type { RequestContext } from "../http/identity.js";
-import { ApiError, conflict, notFound } from "../http/problem.js";
+import { parityReport } from "./parity.js";
+import type { RequestContext } from "../domain/context.js";
+import { conflict, invalid, notFound } from "../domain/errors.js";
 import { echo } from "../schemas/common.js";
 import type { Services } from "./services.js";
 
@@ -26,7 +26,7 @@ const answer = (s: OrgModeState, extra: Partial<OrgModeAnswer> = {}): OrgModeAns
 });
 
 function requireOrgId(orgId: string): string {
-  if (!ORG_ID.test(orgId)) throw new ApiError(400, [{ message: `'${echo(orgId)}' is not a valid org id.`, field: "org_id" }]);
+  if (!ORG_ID.test(orgId)) throw invalid(`'${echo(orgId)}' is not a valid org id.`, "org_id");
   return orgId;
 }
 

@@ -6,8 +6,8 @@ import { defaultAssetTypes } from "@gatehouse/rbac";
 import type { Written } from "@gatehouse/store";
 import type { Metrics } from "@gatehouse/telemetry";
 import { LRUCache } from "lru-cache";
-import { parityReport } from "../access/parity.js";
-import type { RequestContext } from "../http/identity.js";
+import { parityReport } from "./parity.js";
+import type { RequestContext } from "../domain/context.js";
 import type { Services, V1WriteObserver } from "./services.js";
 
 export const PARITY_LOST_HEADER = "x-gatehouse-parity-lost";

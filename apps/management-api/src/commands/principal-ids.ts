@@ -1,5 +1,5 @@
 import { isStoreError } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
+import type { RequestContext } from "../domain/context.js";
 import { UUID_PATTERN } from "../schemas/common.js";
 import { principalUuid } from "./principals.js";
 import type { Services } from "./services.js";

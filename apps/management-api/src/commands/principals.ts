@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { isStoreError, type Principal, type PrincipalType } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { notFound } from "../http/problem.js";
+import type { RequestContext } from "../domain/context.js";
+import { notFound } from "../domain/errors.js";
 import { requireOnTenant, type Services } from "./services.js";
 
 export interface PrincipalRecord {

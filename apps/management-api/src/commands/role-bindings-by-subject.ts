@@ -1,7 +1,7 @@
 import type { BindingResource, BindingSubject, Written } from "@gatehouse/store";
 import { isStoreError } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { badRequest } from "../http/problem.js";
+import type { RequestContext } from "../domain/context.js";
+import { invalid, missingAs } from "../domain/errors.js";
 import { UUID_PATTERN } from "../schemas/common.js";
 import { requireBindingAccess, resolveResource, type ResourceQuery } from "./binding-access.js";
 import { userIdOfPrincipalUuid } from "./principal-ids.js";
@@ -38,7 +38,7 @@ export async function listBySubject(
   details: { subject: boolean; resourceName: boolean },
 ): Promise<{ count: number; data: BySubjectRow[] }> {
   const resource = await resolveResource(services, ctx, input);
-  if (!resource) throw badRequest("resource_id is required (or use resource.tenant.org_id).", "resource_id");
+  if (!resource) throw invalid("resource_id is required (or use resource.tenant.org_id).", "resource_id");
   await requireBindingAccess(services, ctx, resource, "view");
   const order = parseBySubjectOrder(input.order_by, input.subject_type ?? "group");
   const exclude = input.exclude_sources ?? "none";
@@ -97,7 +97,7 @@ export async function replaceBySubject(
   expiresAt?: Date,
 ): Promise<Written<{ subject: SubjectView; roles: RoleRef[]; resource: ResourceView; expires_at?: string }>> {
   const resource = await resolveResource(services, ctx, input);
-  if (!resource) throw badRequest("resource_id is required (or use resource.tenant.org_id).", "resource_id");
+  if (!resource) throw invalid("resource_id is required (or use resource.tenant.org_id).", "resource_id");
   await requireBindingAccess(services, ctx, resource, "grant");
   await requireBindingAccess(services, ctx, resource, "revoke");
   const views = new BindingViews(services, ctx, { subject: false, resourceName: false });
@@ -105,7 +105,7 @@ export async function replaceBySubject(
   await requireAssignableRoles(views, unique);
   const subject = await subjectOf(services, ctx, input.subject_type, input.subject_id);
   const written = await services.store.roleBindings.replaceRolesOfSubject(ctx.tenant.orgId, resource, subject, unique, expiresAt ? { expiresAt } : {}).catch((error: unknown) => {
-    if (isStoreError(error, "not-assignable") || isStoreError(error, "immutable")) throw badRequest(`Invalid field 'roles': ${error.message}`, "roles");
+    if (isStoreError(error, "not-assignable") || isStoreError(error, "immutable")) throw invalid(`Invalid field 'roles': ${error.message}`, "roles");
     throw error;
   });
   await settled(services, written);
@@ -129,9 +129,6 @@ async function subjectOf(services: Services, ctx: RequestContext, type: "group" 
   }
   if (!UUID_PATTERN.test(id)) throw missingRecord("group", [id]);
   const groupId = id.toLowerCase();
-  await services.store.groups.get(ctx.tenant.orgId, groupId).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw missingRecord("group", [id]);
-    throw error;
-  });
+  await services.store.groups.get(ctx.tenant.orgId, groupId).catch(missingAs(() => missingRecord("group", [id])));
   return { type: "group", id: groupId };
 }

@@ -1,6 +1,6 @@
 import { isStoreError, type BindingResource, type BindingSubject, type RoleBindingGrant, type RoleBindingListItem, type RoleBindingListQuery, type Written } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { ApiError, badRequest, notFound } from "../http/problem.js";
+import type { RequestContext } from "../domain/context.js";
+import { invalid, isDomainError, isMissing, notFound } from "../domain/errors.js";
 import { UUID_PATTERN } from "../schemas/common.js";
 import { requireBindingAccess, resolveResource, type ResourceQuery } from "./binding-access.js";
 import { userIdOfPrincipalUuid, userIdOfUuidOrUserId } from "./principal-ids.js";
@@ -39,10 +39,10 @@ type SubjectFilters = Pick<RoleBindingListQuery, "subject" | "grantedToPrincipal
 async function subjectFilters(services: Services, ctx: RequestContext, input: BindingListInput): Promise<SubjectFilters | null> {
   const granted = input.granted_subject_type !== undefined || input.granted_subject_id !== undefined || input["granted_subject.principal.user_id"] !== undefined;
   const direct = input.subject_type !== undefined || input.subject_id !== undefined;
-  if (granted && direct) throw badRequest("granted_subject_type/granted_subject_id cannot be combined with subject_type/subject_id.", "non_field_errors");
+  if (granted && direct) throw invalid("granted_subject_type/granted_subject_id cannot be combined with subject_type/subject_id.", "non_field_errors");
   if (direct) {
-    if (input.subject_type === undefined || input.subject_id === undefined) throw badRequest("subject_type and subject_id must be given together.", "subject_id");
-    if (!UUID_PATTERN.test(input.subject_id)) throw badRequest("Enter a valid UUID.", "subject_id");
+    if (input.subject_type === undefined || input.subject_id === undefined) throw invalid("subject_type and subject_id must be given together.", "subject_id");
+    if (!UUID_PATTERN.test(input.subject_id)) throw invalid("Enter a valid UUID.", "subject_id");
     if (input.subject_type === "group") return { subject: { type: "group", id: input.subject_id.toLowerCase() } };
     const userId = await userIdOfPrincipalUuid(services, ctx, input.subject_id);
     return userId === null ? null : { subject: { type: "principal", id: userId } };
@@ -50,15 +50,15 @@ async function subjectFilters(services: Services, ctx: RequestContext, input: Bi
   if (!granted) return {};
   const principalUserId = input["granted_subject.principal.user_id"];
   if (principalUserId !== undefined && input.granted_subject_type !== "principal") {
-    throw badRequest("granted_subject_type must be 'principal' when granted_subject.principal.user_id is provided.", "non_field_errors");
+    throw invalid("granted_subject_type must be 'principal' when granted_subject.principal.user_id is provided.", "non_field_errors");
   }
-  if (input.granted_subject_type === undefined) throw badRequest("Both granted_subject_type and granted_subject_id must be provided together.", "non_field_errors");
+  if (input.granted_subject_type === undefined) throw invalid("Both granted_subject_type and granted_subject_id must be provided together.", "non_field_errors");
   if (input.granted_subject_type === "principal") {
-    if (principalUserId === undefined) throw badRequest("granted_subject.principal.user_id is required when granted_subject_type is 'principal'.", "non_field_errors");
+    if (principalUserId === undefined) throw invalid("granted_subject.principal.user_id is required when granted_subject_type is 'principal'.", "non_field_errors");
     return { grantedToPrincipal: principalUserId };
   }
   const id = input.granted_subject_id;
-  if (id === undefined) throw badRequest("granted_subject_id is required when granted_subject_type is 'user' or 'group'.", "non_field_errors");
+  if (id === undefined) throw invalid("granted_subject_id is required when granted_subject_type is 'user' or 'group'.", "non_field_errors");
   if (input.granted_subject_type === "group") return { subject: { type: "group", id: id.toLowerCase() } };
   // A user: by principal UUID or by user id.
   const userId = await userIdOfUuidOrUserId(services, ctx, id);
@@ -129,7 +129,7 @@ export async function listRoleBindings(
     resource = await resolveResource(services, ctx, input);
   } catch (error) {
     // A workspace filter that names no workspace of the caller's matches nothing (insights-rbac answers an empty list).
-    if (error instanceof ApiError && error.status === 404 && input.resource_type === "workspace") return { count: 0, data: [] };
+    if (isDomainError(error, "not-found") && input.resource_type === "workspace") return { count: 0, data: [] };
     throw error;
   }
   await requireBindingAccess(services, ctx, resource, "view");
@@ -173,7 +173,7 @@ export async function requireAssignableRoles(views: BindingViews, roleIds: strin
     const role = await views.role(id);
     if (!role || role.kind === "platform") missing.push(id);
   }
-  if (missing.length > 0) throw badRequest(`Invalid field 'roles': The following roles do not exist: ${missing.join(", ")}`, "roles");
+  if (missing.length > 0) throw invalid(`Invalid field 'roles': The following roles do not exist: ${missing.join(", ")}`, "roles");
 }
 
 /** Store subjects for wire subjects: groups by UUID, users by principal UUID; 404 for unknown ones. */
@@ -187,7 +187,7 @@ async function resolveSubjects(services: Services, ctx: RequestContext, requests
       const found = await services.store.groups.get(ctx.tenant.orgId, subject.id).then(
         () => true,
         (error: unknown) => {
-          if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) return false;
+          if (isMissing(error)) return false;
           throw error;
         },
       );
@@ -242,10 +242,10 @@ export async function batchCreateRoleBindings(
     };
   });
   const written = await services.store.roleBindings.batchCreate(ctx.tenant.orgId, grants).catch((error: unknown) => {
-    if (isStoreError(error, "not-assignable")) throw badRequest(`Invalid field 'roles': ${error.message}`, "roles");
+    if (isStoreError(error, "not-assignable")) throw invalid(`Invalid field 'roles': ${error.message}`, "roles");
     // A role that vanished (or is another tenant's) after the checks above: the same words as one that never existed.
-    if ((isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) && error.message.startsWith("The following roles do not exist")) {
-      throw badRequest(`Invalid field 'roles': ${error.message}`, "roles");
+    if (isMissing(error) && isStoreError(error) && error.field?.endsWith("role.id")) {
+      throw invalid(`Invalid field 'roles': ${error.message}`, "roles");
     }
     throw error;
   });
@@ -266,7 +266,7 @@ async function workspaceExists(services: Services, ctx: RequestContext, id: stri
   return services.store.workspaces.get(ctx.tenant.orgId, id).then(
     () => true,
     (error: unknown) => {
-      if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) return false;
+      if (isMissing(error)) return false;
       throw error;
     },
   );

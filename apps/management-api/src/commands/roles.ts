@@ -1,6 +1,6 @@
-import { isStoreError, type Role, type RoleListQuery, type RoleScope, type Written } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { ApiError, badRequest, notFound } from "../http/problem.js";
+import { isStoreError, SYSTEM_ROLE_NOT_UPDATABLE, type Role, type RoleListQuery, type RoleScope, type Written } from "@gatehouse/store";
+import type { RequestContext } from "../domain/context.js";
+import { invalid, missingAs, notFound } from "../domain/errors.js";
 import { UUID_PATTERN } from "../schemas/common.js";
 import { requireOnTenant, settled, type Services } from "./services.js";
 
@@ -64,11 +64,11 @@ export interface RoleFilters {
  */
 async function scopeOfResource(services: Services, ctx: RequestContext, filters: RoleFilters): Promise<RoleScope | "standard" | undefined | null> {
   if (filters.tenantOrgId !== undefined) {
-    if (filters.resourceId !== undefined) throw badRequest("Use either resource_id or resource.tenant.org_id.", "resource.tenant.org_id");
-    if (filters.resourceType !== undefined && filters.resourceType !== "tenant") throw badRequest("resource_type must be 'tenant' with resource.tenant.org_id.", "resource_type");
+    if (filters.resourceId !== undefined) throw invalid("Use either resource_id or resource.tenant.org_id.", "resource.tenant.org_id");
+    if (filters.resourceType !== undefined && filters.resourceType !== "tenant") throw invalid("resource_type must be 'tenant' with resource.tenant.org_id.", "resource_type");
     return filters.tenantOrgId === ctx.tenant.orgId ? "tenant" : null;
   }
-  if (filters.resourceId !== undefined && filters.resourceType === undefined) throw badRequest("resource_id requires resource_type.", "resource_type");
+  if (filters.resourceId !== undefined && filters.resourceType === undefined) throw invalid("resource_id requires resource_type.", "resource_type");
   if (filters.resourceType === undefined) return undefined;
   if (filters.resourceType === "tenant") {
     return filters.resourceId === undefined || filters.resourceId === ctx.tenant.tenantId ? "tenant" : null;
@@ -76,7 +76,7 @@ async function scopeOfResource(services: Services, ctx: RequestContext, filters:
   if (filters.resourceType !== "workspace") return null;
   // Without an id, "workspace" means the roles grantable on any workspace: DEFAULT-scoped ones (as upstream).
   if (filters.resourceId === undefined) return "default";
-  if (!UUID_PATTERN.test(filters.resourceId.trim())) throw badRequest("Enter a valid UUID.", "resource_id");
+  if (!UUID_PATTERN.test(filters.resourceId.trim())) throw invalid("Enter a valid UUID.", "resource_id");
   const ws = await services.store.workspaces.get(ctx.tenant.orgId, filters.resourceId.trim().toLowerCase()).catch(() => null);
   if (!ws) return null;
   return ws.type === "root" ? "root" : ws.type === "standard" ? "standard" : "default";
@@ -111,10 +111,7 @@ export async function listRoles(services: Services, ctx: RequestContext, filters
 }
 
 async function loadVisibleRole(services: Services, ctx: RequestContext, id: string): Promise<Role> {
-  const role = await services.store.roles.get(ctx.tenant.orgId, id).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
-    throw error;
-  });
+  const role = await services.store.roles.get(ctx.tenant.orgId, id).catch(missingAs(() => notFound()));
   if (role.kind === "platform") throw notFound();
   return role;
 }
@@ -134,22 +131,22 @@ export interface RoleWrite {
 async function validateRoleWrite(services: Services, ctx: RequestContext, input: RoleWrite, id?: string): Promise<{ permissions: string[]; scope: RoleScope }> {
   const permissions = [...new Set(input.permissions.map((p) => `${p.application}:${p.resource_type}:${p.operation}`))];
   const unknown = permissions.filter((p) => !services.catalogue.has(p));
-  if (unknown.length > 0) throw badRequest(`The following permissions do not exist: ${unknown.join(", ")}`, "permissions");
+  if (unknown.length > 0) throw invalid(`The following permissions do not exist: ${unknown.join(", ")}`, "permissions");
   const scopes = new Set(permissions.map((p) => services.catalogue.scopeOf(p)));
   if (scopes.size > 1) {
-    throw badRequest(`All permissions in a role must belong to the same scope; found scopes: ${[...scopes].sort().join(", ")}.`, "permissions");
+    throw invalid(`All permissions in a role must belong to the same scope; found scopes: ${[...scopes].sort().join(", ")}.`, "permissions");
   }
   // Custom roles may not take the name of a public (seeded or platform) role.
   const clash = await services.store.roles.list(ctx.tenant.orgId, { name: input.name, kinds: ["seeded", "platform"], limit: -1 });
   if (clash.data.some((role) => role.name.toLowerCase() === input.name.toLowerCase() && role.id !== id)) {
-    throw badRequest(`Role name '${input.name}' conflicts with an existing system role.`, "name");
+    throw invalid(`Role name '${input.name}' conflicts with an existing system role.`, "name");
   }
   return { permissions, scope: [...scopes][0] ?? "default" };
 }
 
 function duplicateName(name: string) {
   return (error: unknown): never => {
-    if (isStoreError(error, "duplicate-name")) throw badRequest(`A role with name '${name}' already exists for this tenant.`, "name");
+    if (isStoreError(error, "duplicate-name")) throw invalid(`A role with name '${name}' already exists for this tenant.`, "name");
     throw error;
   };
 }
@@ -162,10 +159,15 @@ export async function createRole(services: Services, ctx: RequestContext, input:
   return { ...written, value: roleRecord(written.value, permissions) };
 }
 
+/** A system role is never updated, through v1 or v2: one rule, with the field each API version names. */
+export function requireUpdatable(role: Role, field = "detail"): void {
+  if (role.kind !== "custom") throw invalid(SYSTEM_ROLE_NOT_UPDATABLE, field);
+}
+
 export async function updateRole(services: Services, ctx: RequestContext, id: string, input: RoleWrite): Promise<Written<RoleRecord>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   const existing = await loadVisibleRole(services, ctx, id);
-  if (existing.kind !== "custom") throw badRequest("System roles may not be updated.");
+  requireUpdatable(existing);
   const { permissions, scope } = await validateRoleWrite(services, ctx, input, id);
   const written = await services.store.roles.update(ctx.tenant.orgId, id, { name: input.name, description: input.description ?? "", permissions, scope }).catch(duplicateName(input.name));
   await settled(services, written);
@@ -177,13 +179,8 @@ export async function batchDeleteRoles(services: Services, ctx: RequestContext, 
   const unique = [...new Set(ids)];
   // Check everything first so that nothing is deleted when one id is bad.
   for (const id of unique) {
-    const role = await services.store.roles.get(ctx.tenant.orgId, id).catch((error: unknown) => {
-      if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) {
-        throw new ApiError(404, [{ message: `Role '${id}' not found.`, field: "ids" }]);
-      }
-      throw error;
-    });
-    if (role.kind !== "custom") throw badRequest("System roles may not be deleted.", "ids");
+    const role = await services.store.roles.get(ctx.tenant.orgId, id).catch(missingAs(() => notFound(`Role '${id}' not found.`, "ids")));
+    if (role.kind !== "custom") throw invalid("System roles may not be deleted.", "ids");
   }
   const written = await services.store.roles.deleteMany(ctx.tenant.orgId, unique);
   return settled(services, written);

@@ -2,8 +2,8 @@ import type { Store, Written } from "@gatehouse/store";
 import type { Authorizer } from "../authz/authorizer.js";
 import type { PermissionCatalogue } from "../authz/catalogue.js";
 import type { ManagementApiConfig } from "../config.js";
-import type { RequestContext } from "../http/identity.js";
-import { forbidden } from "../http/problem.js";
+import type { RequestContext } from "../domain/context.js";
+import { forbidden } from "../domain/errors.js";
 
 /** What every command needs; built once by `buildServer`. */
 export interface Services {

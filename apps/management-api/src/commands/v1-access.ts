@@ -2,8 +2,8 @@
 // roles → access, default groups, wildcards left for the caller to interpret), from the same
 // store the v2 API writes.
 import { isStoreError, type BindingResource, type Principal, type V1AccessEntry, type Workspace } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { badRequest, forbidden } from "../http/problem.js";
+import type { RequestContext } from "../domain/context.js";
+import { forbidden, invalid } from "../domain/errors.js";
 import { echo } from "../schemas/common.js";
 import { graphReady, isAdmin, type Services } from "./services.js";
 
@@ -23,10 +23,10 @@ export interface V1AccessQuery {
 /** insights-rbac's `validate_and_get_key`: the value (lower-cased) must be one of `valid`. */
 export function validKey(name: string, value: string | undefined, valid: readonly string[], required: boolean): string | undefined {
   if (value === undefined || value === "") {
-    if (required) throw badRequest(`Query parameter '${name}' is required.`);
+    if (required) throw invalid(`Query parameter '${name}' is required.`);
     return undefined;
   }
-  if (!valid.includes(value.toLowerCase())) throw badRequest(`${name} query parameter value '${echo(value)}' is invalid. ${pyList(valid)} are valid inputs.`);
+  if (!valid.includes(value.toLowerCase())) throw invalid(`${name} query parameter value '${echo(value)}' is invalid. ${pyList(valid)} are valid inputs.`);
   return value.toLowerCase();
 }
 
@@ -39,7 +39,7 @@ async function targetPrincipal(services: Services, ctx: RequestContext, username
     if (!allowed) throw forbidden();
   }
   const found = await findPrincipalByUsername(services, ctx.tenant.orgId, username);
-  if (!found) throw badRequest(`No data found for principal with username '${echo(username)}'.`);
+  if (!found) throw invalid(`No data found for principal with username '${echo(username)}'.`);
   return { userId: found.userId, isOrgAdmin: found.isOrgAdmin, isUser: found.type === "user" };
 }
 
@@ -126,7 +126,7 @@ export async function principalAccess(services: Services, ctx: RequestContext, q
   const orderBy = validKey("order_by", query.orderBy, ACCESS_ORDER_VALUES, false);
   validKey("status", query.status ?? "enabled", STATUS_VALUES, true);
   const principal = await targetPrincipal(services, ctx, query.username);
-  if (query.application === undefined) throw badRequest("Query parameter 'application' is required.");
+  if (query.application === undefined) throw invalid("Query parameter 'application' is required.");
 
   const orgId = ctx.tenant.orgId;
   // An associate acting through cross-account requests holds exactly the roles its approved

@@ -1,8 +1,8 @@
 // GET /api/rbac/v1/groups/ with insights-rbac's filters (GroupFilter, get_group_queryset) and
 // ordering. An organisation's groups are few, so they are filtered and ordered in memory.
 import type { Group } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { ApiError, badRequest, forbidden } from "../http/problem.js";
+import type { RequestContext } from "../domain/context.js";
+import { forbidden, invalid } from "../domain/errors.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
 import { groupRecord, serviceAccountIds, type GroupRecord } from "./groups.js";
 import { hasOnTenant, isAdmin, type Services } from "./services.js";
@@ -34,7 +34,7 @@ function booleanFilter(name: string, raw: string | undefined): boolean | undefin
   const lower = raw.toLowerCase();
   if (lower === "true" || lower === "1") return true;
   if (lower === "false" || lower === "0") return false;
-  throw badRequest("Enter a valid boolean.", name);
+  throw invalid("Enter a valid boolean.", name);
 }
 
 const commaList = (raw: string) => raw.split(",").map((v) => v.trim().toLowerCase());
@@ -61,12 +61,12 @@ export async function listV1Groups(services: Services, ctx: RequestContext, quer
   const org = ctx.tenant.orgId;
   // `scope` is ignored with `username` (upstream checks it only without).
   const scope = query.username ? "org_id" : validKey("scope", query.scope ?? "org_id", ["org_id", "principal"], true);
-  if (query.username && query.excludeUsername) throw badRequest("Not possible to use both parameters [username, exclude_username].");
+  if (query.username && query.excludeUsername) throw invalid("Not possible to use both parameters [username, exclude_username].");
   const nameMatch = query.name ? validKey("name_match", query.nameMatch ?? "partial", ["partial", "exact"], true) : undefined;
   const uuids = query.uuid === undefined || query.uuid === "" ? undefined : query.uuid.split(",");
-  for (const id of uuids ?? []) if (!UUID_PATTERN.test(id)) throw new ApiError(400, [{ message: `${echo(id)} is not a valid UUID.`, field: "groups uuid filter" }]);
-  if (query.roleNames === "") throw new ApiError(400, [{ message: "No value of roles provided to filter groups!", field: "groups_filter" }]);
-  if (query.principals === "") throw new ApiError(400, [{ message: "No principals provided to filter groups!", field: "groups_filter" }]);
+  for (const id of uuids ?? []) if (!UUID_PATTERN.test(id)) throw invalid(`${echo(id)} is not a valid UUID.`, "groups uuid filter");
+  if (query.roleNames === "") throw invalid("No value of roles provided to filter groups!", "groups_filter");
+  if (query.principals === "") throw invalid("No principals provided to filter groups!", "groups_filter");
   const discriminator = query.roleNames ? validKey("role_discriminator", query.roleDiscriminator ?? "any", ["any", "all"], true) : undefined;
   const system = booleanFilter("system", query.system);
   const platformDefault = booleanFilter("platform_default", query.platformDefault);
@@ -84,7 +84,7 @@ export async function listV1Groups(services: Services, ctx: RequestContext, quer
     // The principal's own groups, the platform-default group unless it is a service account,
     // and the admin-default group when it is an org admin.
     const principal = await findPrincipalByUsername(services, org, query.username);
-    if (!principal) throw badRequest(`No data found for principal with username '${echo(query.username)}'.`);
+    if (!principal) throw invalid(`No data found for principal with username '${echo(query.username)}'.`);
     const own = new Set(await services.store.groups.groupsOf(org, principal.userId));
     const isUser = principal.type === "user";
     groups = groups.filter((g) => (g.kind === "standard" && own.has(g.id)) || (isUser && g.kind === "platform-default") || (isUser && principal.isOrgAdmin && g.kind === "admin-default"));

@@ -1,9 +1,8 @@
 // GET /api/rbac/v1/permissions/ and /permissions/options/: the active role configuration's
 // permission catalogue with insights-rbac's filters (the console's permission pickers).
-import { isStoreError } from "@gatehouse/store";
 import { byteOrder, type PermissionRecord } from "../authz/catalogue.js";
-import type { RequestContext } from "../http/identity.js";
-import { ApiError } from "../http/problem.js";
+import type { RequestContext } from "../domain/context.js";
+import { invalid, isMissing } from "../domain/errors.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
 import { requireOnTenant, type Services } from "./services.js";
 import { validKey } from "./v1-access.js";
@@ -58,11 +57,11 @@ async function filteredPermissions(services: Services, ctx: RequestContext, filt
 async function permissionsOfRoles(services: Services, ctx: RequestContext, raw: string | undefined): Promise<Set<string>> {
   if (!raw) return new Set();
   const ids = raw.split(",");
-  for (const id of ids) if (!UUID_PATTERN.test(id)) throw new ApiError(400, [{ message: `${echo(id)} is not a valid UUID.`, field: "UUID Validation" }]);
+  for (const id of ids) if (!UUID_PATTERN.test(id)) throw invalid(`${echo(id)} is not a valid UUID.`, "UUID Validation");
   const held = new Set<string>();
   for (const id of new Set(ids.map((i) => i.toLowerCase()))) {
     const role = await services.store.roles.get(ctx.tenant.orgId, id).catch((error: unknown) => {
-      if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) return null;
+      if (isMissing(error)) return null;
       throw error;
     });
     for (const permission of role?.permissions ?? []) held.add(permission);

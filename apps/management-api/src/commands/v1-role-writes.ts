@@ -4,13 +4,14 @@
 // `planV1RolePlacement` of @gatehouse/rbac, the rule `gatehouse migrate` applies) and its audit row.
 import { defaultAssetTypes, grantsUserAccessAboveRead, permissionLevelsFromCatalog, planV1RolePlacement, type V1RolePlacement } from "@gatehouse/rbac";
 import { isStoreError, type Group, type Role, type V1AccessEntry, type V1RoleTargets, type V1RoleWrite, type Written } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { ApiError, badRequest, forbidden, notFound } from "../http/problem.js";
+import type { RequestContext } from "../domain/context.js";
+import { forbidden, invalid, isMissing, missingAs, notFound } from "../domain/errors.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
 import { audit } from "./audit-log.js";
 import { groupRecord, loadGroup, protectDefaultGroup, protectUserAccessAdminGroup, type GroupRecord } from "./groups.js";
 import { isAdmin, requireOnTenant, settled, type Services } from "./services.js";
 import { pyList } from "./v1-access.js";
+import { requireUpdatable } from "./roles.js";
 import { getV1Role, rolesOfGroupV1, type V1RoleRecord } from "./v1-roles.js";
 
 /** upstream's texts for writes refused in v2 mode. */
@@ -43,7 +44,7 @@ const pyType = (v: unknown) =>
               : "float";
 
 const v1Blocked = (message: string) => (error: unknown) => {
-  if (isStoreError(error, "v2-activated")) throw new ApiError(403, [{ message, field: "detail" }]);
+  if (isStoreError(error, "v2-activated")) throw forbidden(message);
   throw error;
 };
 
@@ -52,36 +53,33 @@ const v1Blocked = (message: string) => (error: unknown) => {
  * own transaction checks again under the tenant's lock (a v2 activation may land in between).
  */
 async function refuseInV2Mode(services: Services, ctx: RequestContext, message: string): Promise<void> {
-  if ((await services.store.orgMode.get(ctx.tenant.orgId)).mode === "v2") throw new ApiError(403, [{ message, field: "detail" }]);
+  if ((await services.store.orgMode.get(ctx.tenant.orgId)).mode === "v2") throw forbidden(message);
 }
 
-function roleNotFound(error: unknown): never {
-  if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
-  throw error;
-}
+const roleNotFound = missingAs(() => notFound());
 
 function requireUuidParam(id: string): string {
-  if (!UUID_PATTERN.test(id)) throw badRequest(`${echo(id)} is not a valid UUID.`, "uuid");
+  if (!UUID_PATTERN.test(id)) throw invalid(`${echo(id)} is not a valid UUID.`, "uuid");
   return id.toLowerCase();
 }
 
 function requireString(body: Record<string, unknown>, field: string, required: boolean, allowBlank: boolean): string | undefined {
   const value = body[field];
   if (value === undefined) {
-    if (required) throw badRequest("This field is required.", field);
+    if (required) throw invalid("This field is required.", field);
     return undefined;
   }
-  if (typeof value !== "string") throw badRequest("Not a valid string.", field);
-  if (!allowBlank && value.trim() === "") throw badRequest("This field may not be blank.", field);
-  if (value.length > NAME_MAX) throw badRequest(`Ensure this field has no more than ${NAME_MAX} characters.`, field);
+  if (typeof value !== "string") throw invalid("Not a valid string.", field);
+  if (!allowBlank && value.trim() === "") throw invalid("This field may not be blank.", field);
+  if (value.length > NAME_MAX) throw invalid(`Ensure this field has no more than ${NAME_MAX} characters.`, field);
   return value;
 }
 
 function optionalDescription(body: Record<string, unknown>): string | null | undefined {
   const value = body["description"];
   if (value === undefined || value === null) return value as null | undefined;
-  if (typeof value !== "string") throw badRequest("Not a valid string.", "description");
-  if (value.length > 255) throw badRequest("Ensure this field has no more than 255 characters.", "description");
+  if (typeof value !== "string") throw invalid("Not a valid string.", "description");
+  if (value.length > 255) throw invalid("Ensure this field has no more than 255 characters.", "description");
   return value;
 }
 
@@ -89,21 +87,21 @@ function optionalDescription(body: Record<string, unknown>): string | null | und
 function validateFilter(filter: unknown): V1AccessEntry["resourceDefinitions"][number]["attributeFilter"] {
   const f = filter as Record<string, unknown> | null;
   const keys = f && typeof f === "object" && !Array.isArray(f) ? Object.keys(f).sort() : [];
-  if (keys.join(",") !== "key,operation,value") throw badRequest("attributeFilter fields must be {'key', 'value', 'operation'}", "format");
+  if (keys.join(",") !== "key,operation,value") throw invalid("attributeFilter fields must be {'key', 'value', 'operation'}", "format");
   const op = f!["operation"];
-  if (op !== "in" && op !== "equal") throw badRequest("attributeFilter operation must be one of ['in', 'equal']", "format");
+  if (op !== "in" && op !== "equal") throw invalid("attributeFilter operation must be one of ['in', 'equal']", "format");
   const value = f!["value"];
-  if (op === "in" && !Array.isArray(value)) throw badRequest("attributeFilter operation 'in' expects a List value", "format");
-  if (op === "equal" && typeof value !== "string" && value !== null) throw badRequest("attributeFilter operation 'equal' expects a String value or None", "format");
-  if (Array.isArray(value) && value.length > MAX_VALUES) throw badRequest(`attributeFilter value may list at most ${MAX_VALUES} values.`, "format");
-  if (typeof f!["key"] !== "string" || (f!["key"] as string).length > 256) throw badRequest("attributeFilter key must be a string.", "format");
+  if (op === "in" && !Array.isArray(value)) throw invalid("attributeFilter operation 'in' expects a List value", "format");
+  if (op === "equal" && typeof value !== "string" && value !== null) throw invalid("attributeFilter operation 'equal' expects a String value or None", "format");
+  if (Array.isArray(value) && value.length > MAX_VALUES) throw invalid(`attributeFilter value may list at most ${MAX_VALUES} values.`, "format");
+  if (typeof f!["key"] !== "string" || (f!["key"] as string).length > 256) throw invalid("attributeFilter key must be a string.", "format");
   if (f!["key"] === "group.id") {
     const values = Array.isArray(value) ? value : [value];
-    const invalid = values.filter((v) => v !== null && !(typeof v === "string" && UUID_PATTERN.test(v)));
-    if (invalid.length > 0) {
-      throw badRequest(
+    const malformed = values.filter((v) => v !== null && !(typeof v === "string" && UUID_PATTERN.test(v)));
+    if (malformed.length > 0) {
+      throw invalid(
         op === "in"
-          ? `attributeFilter with key 'group.id' must contain only valid UUIDs or None, invalid values: [${invalid
+          ? `attributeFilter with key 'group.id' must contain only valid UUIDs or None, invalid values: [${malformed
               .slice(0, 10)
               .map((v) => `'${echo(v)}'`)
               .join(", ")}]`
@@ -117,32 +115,32 @@ function validateFilter(filter: unknown): V1AccessEntry["resourceDefinitions"][n
 
 /** The access list of a role body, checked as upstream's `validate_role` and serializers do. */
 function validateAccess(services: Services, ctx: RequestContext, raw: unknown): V1AccessEntry[] {
-  if (!Array.isArray(raw)) throw badRequest(`A list of access is expected, but ${pyType(raw)} is found.`, "access");
-  if (raw.length > MAX_ACCESS) throw badRequest(`A role may list at most ${MAX_ACCESS} access entries.`, "access");
+  if (!Array.isArray(raw)) throw invalid(`A list of access is expected, but ${pyType(raw)} is found.`, "access");
+  if (raw.length > MAX_ACCESS) throw invalid(`A role may list at most ${MAX_ACCESS} access entries.`, "access");
   const entries = raw.map((item: unknown): V1AccessEntry => {
     const a = item as Record<string, unknown> | null;
-    if (!a || typeof a !== "object" || Array.isArray(a)) throw badRequest("Invalid data. Expected a dictionary.", "access");
-    if (typeof a["permission"] !== "string") throw badRequest("This field is required.", "permission");
+    if (!a || typeof a !== "object" || Array.isArray(a)) throw invalid("Invalid data. Expected a dictionary.", "access");
+    if (typeof a["permission"] !== "string") throw invalid("This field is required.", "permission");
     const permission = a["permission"];
-    if (permission.split(":").length !== 3 || permission.length > 300) throw badRequest('Permission must be of the format "application:resource_type:operation".', "format");
-    if (!Array.isArray(a["resourceDefinitions"])) throw badRequest(a["resourceDefinitions"] === undefined ? "This field is required." : "Expected a list of items.", "resourceDefinitions");
-    if (a["resourceDefinitions"].length > MAX_DEFINITIONS) throw badRequest(`At most ${MAX_DEFINITIONS} resource definitions per permission.`, "resourceDefinitions");
+    if (permission.split(":").length !== 3 || permission.length > 300) throw invalid('Permission must be of the format "application:resource_type:operation".', "format");
+    if (!Array.isArray(a["resourceDefinitions"])) throw invalid(a["resourceDefinitions"] === undefined ? "This field is required." : "Expected a list of items.", "resourceDefinitions");
+    if (a["resourceDefinitions"].length > MAX_DEFINITIONS) throw invalid(`At most ${MAX_DEFINITIONS} resource definitions per permission.`, "resourceDefinitions");
     const resourceDefinitions = a["resourceDefinitions"].map((d: unknown) => {
       const filter = (d as Record<string, unknown> | null)?.["attributeFilter"];
       // ResourceDefinitionSerializer's required field, reported where upstream's handler puts it.
-      if (d && typeof d === "object" && !Array.isArray(d) && filter === undefined) throw badRequest("This field is required.", "resourceDefinitions.attributeFilter");
+      if (d && typeof d === "object" && !Array.isArray(d) && filter === undefined) throw invalid("This field is required.", "resourceDefinitions.attributeFilter");
       return { attributeFilter: validateFilter(filter) };
     });
     return { permission, resourceDefinitions };
   });
   const sent = new Set(entries.map((e) => e.permission));
   for (const { permission } of entries) {
-    if (!services.catalogue.names(permission)) throw badRequest(`Permission does not exist: ${echo(permission)}`, "role");
+    if (!services.catalogue.names(permission)) throw invalid(`Permission does not exist: ${echo(permission)}`, "role");
     // A permission the catalogue says needs others (its `requires`) comes with them, as upstream's validate_role.
     const requires = services.catalogue.records.find((r) => r.permission === permission)?.requires ?? [];
-    if (!requires.every((r) => sent.has(r))) throw badRequest(`Permission '${permission}' requires: '${pyList(requires)}'`, "role");
+    if (!requires.every((r) => sent.has(r))) throw invalid(`Permission '${permission}' requires: '${pyList(requires)}'`, "role");
     // Only org admins may give a custom role more than read on user access itself.
-    if (!isAdmin(ctx) && grantsUserAccessAboveRead(permission)) throw badRequest(`Custom roles cannot be created for ${echo(permission.split(":")[0])}`, "role");
+    if (!isAdmin(ctx) && grantsUserAccessAboveRead(permission)) throw invalid(`Custom roles cannot be created for ${echo(permission.split(":")[0])}`, "role");
   }
   return entries;
 }
@@ -181,10 +179,10 @@ async function requireOwnWorkspaces(services: Services, ctx: RequestContext, acc
       const ids = [...new Set(values.filter((v): v is string => typeof v === "string").map((v) => v.toLowerCase()))];
       if (ids.length === 0) continue;
       own ??= new Set((await services.store.workspaces.list(ctx.tenant.orgId, { limit: -1 })).data.map((w) => w.id));
-      const invalid = ids.filter((id) => !own!.has(id));
-      if (invalid.length === 0) continue;
-      throw badRequest(
-        `user from org '${ctx.tenant.orgId}' cannot add permission '${echo(permission)}' to workspace outside their org. Invalid workspace IDs: ${invalid.sort().slice(0, 10).join(", ")}`,
+      const foreign = ids.filter((id) => !own!.has(id));
+      if (foreign.length === 0) continue;
+      throw invalid(
+        `user from org '${ctx.tenant.orgId}' cannot add permission '${echo(permission)}' to workspace outside their org. Invalid workspace IDs: ${foreign.sort().slice(0, 10).join(", ")}`,
         "role",
       );
     }
@@ -192,7 +190,7 @@ async function requireOwnWorkspaces(services: Services, ctx: RequestContext, acc
 }
 
 function bodyObject(body: unknown): Record<string, unknown> {
-  if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest("Invalid data. Expected a dictionary, but got list.", "detail");
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw invalid("Invalid data. Expected a dictionary, but got list.", "detail");
   return body as Record<string, unknown>;
 }
 
@@ -231,7 +229,7 @@ export async function updateV1Role(services: Services, ctx: RequestContext, id: 
   // As upstream: the body is validated before the role is looked up.
   const input = await roleWrite(services, ctx, body);
   const before = await loadRoleForWrite(services, ctx, id);
-  if (before.kind !== "custom") throw badRequest("System roles may not be updated.", "role.update");
+  requireUpdatable(before, "role.update");
   const written = await services.store.v1Writes
     .updateRole(ctx.tenant.orgId, before.id, input, () => audit.edited(ctx, "role", before, bodyObject(body)))
     .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
@@ -245,9 +243,9 @@ export async function patchV1Role(services: Services, ctx: RequestContext, id: s
   await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
   const body = bodyObject(raw ?? {});
   const unsupported = Object.keys(body).find((k) => !PATCH_FIELDS.includes(k));
-  if (unsupported !== undefined) throw badRequest(`Field '${echo(unsupported)}' is not supported. Please use one or more of: ['name', 'display_name', 'description'].`, "role");
+  if (unsupported !== undefined) throw invalid(`Field '${echo(unsupported)}' is not supported. Please use one or more of: ['name', 'display_name', 'description'].`, "role");
   const before = await loadRoleForWrite(services, ctx, id);
-  if (before.kind !== "custom") throw badRequest("System roles may not be updated.", "role.update");
+  requireUpdatable(before, "role.update");
   const access = (await services.store.v1.accessOf([before.id])).get(before.id) ?? [];
   const name = requireString(body, "name", false, false) ?? before.name;
   const displayName = requireString(body, "display_name", false, true) ?? before.displayName ?? before.name;
@@ -265,7 +263,7 @@ export async function deleteV1Role(services: Services, ctx: RequestContext, id: 
   await requireOnTenant(services, ctx, "rbac_roles_write");
   await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
   const before = await loadRoleForWrite(services, ctx, id);
-  if (before.kind !== "custom") throw badRequest("System roles cannot be deleted.", "role");
+  if (before.kind !== "custom") throw invalid("System roles cannot be deleted.", "role");
   const written = await services.store.v1Writes
     .deleteRole(ctx.tenant.orgId, before.id, (r) => audit.deleted(ctx, "role", r))
     .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
@@ -275,7 +273,7 @@ export async function deleteV1Role(services: Services, ctx: RequestContext, id: 
 
 /** The admin-default group's roles are the platform's; upstream's words. */
 function protectAdminDefault(group: Group): void {
-  if (group.kind === "admin-default") throw badRequest("Default admin access cannot be modified.", "group");
+  if (group.kind === "admin-default") throw invalid("Default admin access cannot be modified.", "group");
 }
 
 /**
@@ -284,13 +282,13 @@ function protectAdminDefault(group: Group): void {
  * when none is left the answer is 404.
  */
 async function rolesNamed(services: Services, ctx: RequestContext, ids: unknown): Promise<Role[]> {
-  if (!Array.isArray(ids)) throw badRequest(ids === undefined ? "This field is required." : `Expected a list of items but got type "${pyType(ids)}".`, "roles");
-  if (ids.length > MAX_ACCESS) throw badRequest(`At most ${MAX_ACCESS} roles per request.`, "roles");
-  for (const id of ids) if (typeof id !== "string" || !UUID_PATTERN.test(id)) throw badRequest("Must be a valid UUID.", "roles");
+  if (!Array.isArray(ids)) throw invalid(ids === undefined ? "This field is required." : `Expected a list of items but got type "${pyType(ids)}".`, "roles");
+  if (ids.length > MAX_ACCESS) throw invalid(`At most ${MAX_ACCESS} roles per request.`, "roles");
+  for (const id of ids) if (typeof id !== "string" || !UUID_PATTERN.test(id)) throw invalid("Must be a valid UUID.", "roles");
   const roles: Role[] = [];
   for (const id of new Set((ids as string[]).map((i) => i.toLowerCase()))) {
     const role = await services.store.roles.get(ctx.tenant.orgId, id).catch((error: unknown) => {
-      if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) return null;
+      if (isMissing(error)) return null;
       throw error;
     });
     if (role && role.kind !== "platform") roles.push(role);
@@ -304,7 +302,7 @@ async function protectEscalatingRoles(services: Services, ctx: RequestContext, r
   if (isAdmin(ctx)) return;
   const access = await services.store.v1.accessOf(roles.map((r) => r.id));
   if ([...access.values()].some((entries) => entries.some((e) => grantsUserAccessAboveRead(e.permission)))) {
-    throw badRequest("Non org admin users are not allowed to add RBAC role with higher than 'read' permission into groups.", "add-roles");
+    throw invalid("Non org admin users are not allowed to add RBAC role with higher than 'read' permission into groups.", "add-roles");
   }
 }
 
@@ -339,7 +337,7 @@ export async function removeGroupRoles(services: Services, ctx: RequestContext, 
   await refuseInV2Mode(services, ctx, V1_GROUP_ROLES_BLOCKED);
   protectAdminDefault(group);
   await protectUserAccessAdminGroup(services, ctx, group, "remove_role");
-  if (rolesParam === undefined) throw badRequest("Query parameter roles is required.");
+  if (rolesParam === undefined) throw invalid("Query parameter roles is required.");
   const roles = await rolesNamed(services, ctx, rolesParam.split(","));
   const written = await services.store.v1Writes
     .removeGroupRoles(
@@ -373,7 +371,7 @@ export async function updateGroup(services: Services, ctx: RequestContext, group
       audit.edited(ctx, "group", group, { name, description: description === undefined ? group.description : description }),
     )
     .catch((error: unknown) => {
-      if (isStoreError(error, "duplicate-name")) throw badRequest(`A group with the name '${echo(name)}' already exists.`, "name");
+      if (isStoreError(error, "duplicate-name")) throw invalid(`A group with the name '${echo(name)}' already exists.`, "name");
       throw error;
     });
   return { ...written, value: await groupRecord(services, ctx, written.value) };

@@ -1,8 +1,8 @@
 // Read-only v1 roles (`/api/rbac/v1/roles/`, `/roles/{uuid}/`, `/groups/{uuid}/roles/`) in
 // insights-rbac's v1 shapes, over the store's custom and seeded roles.
-import { isStoreError, type Group, type Role, type V1AccessEntry } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { ApiError, badRequest, forbidden, notFound } from "../http/problem.js";
+import type { Group, Role, V1AccessEntry } from "@gatehouse/store";
+import type { RequestContext } from "../domain/context.js";
+import { forbidden, invalid, missingAs, notFound } from "../domain/errors.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
 import { findPrincipalByUsername, pyList, validKey } from "./v1-access.js";
 import { hasOnTenant, type Services } from "./services.js";
@@ -92,7 +92,7 @@ function parseAddFields(raw: string | undefined): AddField[] {
   const fields = raw.split(",");
   for (const f of fields) {
     if (!(ROLE_ADD_FIELDS as readonly string[]).includes(f)) {
-      throw badRequest(`add_fields query parameter value ${echo(f)} is invalid. Valid inputs are ${pyList(ROLE_ADD_FIELDS)}.`);
+      throw invalid(`add_fields query parameter value ${echo(f)} is invalid. Valid inputs are ${pyList(ROLE_ADD_FIELDS)}.`);
     }
   }
   return fields as AddField[];
@@ -116,7 +116,7 @@ export async function listV1Roles(services: Services, ctx: RequestContext, query
     if (query.username && scope !== "principal") {
       if (query.username.toLowerCase() !== ctx.caller.username.toLowerCase() && !readAll) return [];
       const found = await findPrincipalByUsername(services, ctx.tenant.orgId, query.username);
-      if (!found) throw badRequest(`No data found for principal with username '${echo(query.username)}'.`);
+      if (!found) throw invalid(`No data found for principal with username '${echo(query.username)}'.`);
       target = { userId: found.userId, isOrgAdmin: found.isOrgAdmin, isUser: found.type === "user" };
     }
     const grants = await services.store.v1.grantsOf(ctx.tenant.orgId, target.userId, { isOrgAdmin: target.isOrgAdmin, defaultGroups: target.isUser });
@@ -160,11 +160,8 @@ export async function listV1Roles(services: Services, ctx: RequestContext, query
 }
 
 async function loadV1Role(services: Services, ctx: RequestContext, id: string): Promise<Role> {
-  if (!UUID_PATTERN.test(id)) throw new ApiError(400, [{ message: `${echo(id)} is not a valid UUID.`, field: "role uuid validation" }]);
-  const role = await services.store.roles.get(ctx.tenant.orgId, id.toLowerCase()).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
-    throw error;
-  });
+  if (!UUID_PATTERN.test(id)) throw invalid(`${echo(id)} is not a valid UUID.`, "role uuid validation");
+  const role = await services.store.roles.get(ctx.tenant.orgId, id.toLowerCase()).catch(missingAs(() => notFound()));
   if (role.kind === "platform") throw notFound();
   return role;
 }
@@ -201,15 +198,12 @@ const GROUP_ROLE_ORDER = [...ORDER_FIELDS, ...ORDER_FIELDS.map((f) => `-${f}`)];
  */
 export async function groupV1Roles(services: Services, ctx: RequestContext, groupId: string, query: GroupRolesQuery = {}): Promise<V1RoleRecord[]> {
   if (!(await hasOnTenant(services, ctx, "rbac_groups_read"))) throw forbidden();
-  if (!UUID_PATTERN.test(groupId)) throw badRequest(`${echo(groupId)} is not a valid UUID.`, "uuid");
-  await services.store.groups.get(ctx.tenant.orgId, groupId.toLowerCase()).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw notFound();
-    throw error;
-  });
+  if (!UUID_PATTERN.test(groupId)) throw invalid(`${echo(groupId)} is not a valid UUID.`, "uuid");
+  await services.store.groups.get(ctx.tenant.orgId, groupId.toLowerCase()).catch(missingAs(() => notFound()));
   const exclude = validKey("exclude", query.exclude, ["true", "false"], false) === "true";
   const order = query.orderBy ?? "name";
   if (!GROUP_ROLE_ORDER.includes(order as (typeof GROUP_ROLE_ORDER)[number])) {
-    throw badRequest(`${echo(order)} is not a valid ordering field. Valid values are ${pyList(GROUP_ROLE_ORDER)}`);
+    throw invalid(`${echo(order)} is not a valid ordering field. Valid values are ${pyList(GROUP_ROLE_ORDER)}`);
   }
   const held = new Set(await services.store.v1.rolesOfGroup(ctx.tenant.orgId, groupId.toLowerCase()));
   // exclude=true lists the roles the caller could add: the organisation's, or with scope=principal the caller's own.

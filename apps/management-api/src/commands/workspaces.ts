@@ -1,6 +1,6 @@
 import { isStoreError, type Workspace, type WorkspaceListQuery, type WorkspaceType, type Written } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { ApiError, badRequest, forbidden, workspaceNotFound } from "../http/problem.js";
+import type { RequestContext } from "../domain/context.js";
+import { busy, forbidden, invalid, isMissing, missingAs, workspaceNotFound } from "../domain/errors.js";
 import { UUID_PATTERN } from "../schemas/common.js";
 import { canOnWorkspace, graphReady, isAdmin, settled, type Services } from "./services.js";
 
@@ -28,12 +28,7 @@ export function workspaceRecord(ws: Workspace): WorkspaceRecord {
 
 /** insights-rbac answers lost races of workspace create/move with 503 + Retry-After. */
 function retryLater(error: unknown): never {
-  if (isStoreError(error, "conflict")) {
-    throw new ApiError(503, [{ message: "Too many concurrent updates. Please retry.", field: "detail" }], {
-      plainBody: { detail: "Too many concurrent updates. Please retry." },
-      headers: { "retry-after": "1" },
-    });
-  }
+  if (isStoreError(error, "conflict")) throw busy();
   throw error;
 }
 
@@ -99,10 +94,7 @@ export async function listWorkspaces(services: Services, ctx: RequestContext, fi
  * alike; visible but not permitted is insights-rbac's 403.
  */
 async function loadAuthorized(services: Services, ctx: RequestContext, id: string, permission: string): Promise<Workspace> {
-  const ws = await services.store.workspaces.get(ctx.tenant.orgId, id).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw workspaceNotFound();
-    throw error;
-  });
+  const ws = await services.store.workspaces.get(ctx.tenant.orgId, id).catch(missingAs(() => workspaceNotFound()));
   const exempt = permission === "view" && ALWAYS_VISIBLE.includes(ws.type);
   if (!exempt && !(await canOnWorkspace(services, ctx, ws.id, permission))) {
     const visible = permission !== "view" && (ALWAYS_VISIBLE.includes(ws.type) || (await canOnWorkspace(services, ctx, ws.id, "view")));
@@ -126,7 +118,7 @@ export async function getWorkspace(
 /** insights-rbac words the rule alike for create and move. */
 function rootPeerRule(services: Services, parent: Workspace): void {
   if (parent.type === "root" && !services.config.allowChildrenUnderRoot) {
-    throw badRequest("Sub-workspaces may only be created under the default workspace.", "parent_id");
+    throw invalid("Sub-workspaces may only be created under the default workspace.", "parent_id");
   }
 }
 
@@ -140,7 +132,7 @@ export async function authorizeWorkspaceCreate(services: Services, ctx: RequestC
   const parentId = typeof named === "string" && UUID_PATTERN.test(named) ? named.toLowerCase() : named == null ? ctx.tenant.defaultWorkspaceId : null;
   if (parentId === null) return;
   const parent = await services.store.workspaces.get(ctx.tenant.orgId, parentId).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) return null;
+    if (isMissing(error)) return null;
     throw error;
   });
   if (parent && !(await canOnWorkspace(services, ctx, parent.id, "create"))) throw forbidden();
@@ -152,21 +144,16 @@ export async function createWorkspace(
   input: { name: string; description?: string | null | undefined; parentId?: string | undefined },
 ): Promise<Written<WorkspaceRecord>> {
   const parentId = input.parentId ?? ctx.tenant.defaultWorkspaceId;
-  const parent = await services.store.workspaces.get(ctx.tenant.orgId, parentId).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) {
-      throw badRequest(`Parent workspace '${parentId}' doesn't exist in tenant`, "parent_id");
-    }
-    throw error;
-  });
+  const parent = await services.store.workspaces.get(ctx.tenant.orgId, parentId).catch(missingAs(() => invalid(`Parent workspace '${parentId}' doesn't exist in tenant`, "parent_id")));
   if (!(await canOnWorkspace(services, ctx, parent.id, "create"))) throw forbidden();
   rootPeerRule(services, parent);
   const limit = services.config.workspaceOrgLimit;
   const { count } = await services.store.workspaces.list(ctx.tenant.orgId, { types: ["standard"], limit: 1 });
   if (count >= limit) {
-    throw badRequest(`Workspace limit reached (${count}/${limit}); please free up capacity by deleting empty workspaces or consolidating those with similar users and role bindings.`);
+    throw invalid(`Workspace limit reached (${count}/${limit}); please free up capacity by deleting empty workspaces or consolidating those with similar users and role bindings.`);
   }
   const written = await services.store.workspaces.create(ctx.tenant.orgId, { name: input.name, description: input.description ?? null, parentId: parent.id }).catch((error: unknown) => {
-    if (isStoreError(error, "duplicate-name")) throw badRequest("Can't create workspace with same name within same parent workspace", "name");
+    if (isStoreError(error, "duplicate-name")) throw invalid("Can't create workspace with same name within same parent workspace", "name");
     return retryLater(error);
   });
   await settled(services, written);
@@ -191,11 +178,11 @@ export async function updateWorkspace(
   change: WorkspaceChange,
   replace: boolean,
 ): Promise<Written<WorkspaceRecord> | { value: WorkspaceRecord; revision: null }> {
-  if (ws.type === "root") throw badRequest("The root workspace cannot be updated.");
-  if (ws.type === "ungrouped-hosts") throw badRequest("The ungrouped-hosts workspace cannot be updated.");
-  if (replace && change.parentId === undefined) throw badRequest("This field is required.", "parent_id");
+  if (ws.type === "root") throw invalid("The root workspace cannot be updated.");
+  if (ws.type === "ungrouped-hosts") throw invalid("The ungrouped-hosts workspace cannot be updated.");
+  if (replace && change.parentId === undefined) throw invalid("This field is required.", "parent_id");
   if (change.parentId !== undefined && change.parentId !== ws.parentId) {
-    throw badRequest("Can't update the 'parent_id' on a workspace directly", "parent_id");
+    throw invalid("Can't update the 'parent_id' on a workspace directly", "parent_id");
   }
   const patch: { name?: string; description?: string | null } = {};
   if (change.name !== undefined && change.name !== ws.name) patch.name = change.name;
@@ -203,7 +190,7 @@ export async function updateWorkspace(
   if (Object.keys(patch).length === 0) return { value: workspaceRecord(ws), revision: null };
   const written = await services.store.workspaces.update(ctx.tenant.orgId, ws.id, patch).catch((error: unknown) => {
     if (isStoreError(error, "duplicate-name")) {
-      throw badRequest(`A workspace with the name '${change.name ?? ws.name}' already exists under same parent.`, "name");
+      throw invalid(`A workspace with the name '${change.name ?? ws.name}' already exists under same parent.`, "name");
     }
     throw error;
   });
@@ -213,29 +200,26 @@ export async function updateWorkspace(
 
 export async function deleteWorkspace(services: Services, ctx: RequestContext, id: string): Promise<Written<{ id: string }>> {
   const ws = await loadAuthorized(services, ctx, id, "delete");
-  if (ws.type !== "standard") throw badRequest(`Unable to delete ${ws.type} workspace`);
+  if (ws.type !== "standard") throw invalid(`Unable to delete ${ws.type} workspace`);
   const written = await services.store.workspaces.delete(ctx.tenant.orgId, ws.id).catch((error: unknown) => {
-    if (isStoreError(error, "not-empty")) throw badRequest("Unable to delete due to workspace dependencies");
+    if (isStoreError(error, "not-empty")) throw invalid("Unable to delete due to workspace dependencies");
     throw error;
   });
   return settled(services, written);
 }
 
 export async function moveWorkspace(services: Services, ctx: RequestContext, id: string, targetId: string | undefined): Promise<Written<{ id: string; parent_id: string }>> {
-  if (targetId === undefined) throw badRequest("The 'parent_id' field is required.", "parent_id");
+  if (targetId === undefined) throw invalid("The 'parent_id' field is required.", "parent_id");
   const ws = await loadAuthorized(services, ctx, id, "move");
-  if (ws.type !== "standard") throw badRequest("Cannot move non-standard workspace.");
-  if (targetId === ws.id) throw badRequest("The parent_id and id values must not be the same.", "parent_id");
+  if (ws.type !== "standard") throw invalid("Cannot move non-standard workspace.");
+  if (targetId === ws.id) throw invalid("The parent_id and id values must not be the same.", "parent_id");
   const noTarget = () => forbidden("You do not have permission to access the target workspace.");
-  const target = await services.store.workspaces.get(ctx.tenant.orgId, targetId).catch((error: unknown) => {
-    if (isStoreError(error, "not-found") || isStoreError(error, "cross-tenant")) throw noTarget();
-    throw error;
-  });
+  const target = await services.store.workspaces.get(ctx.tenant.orgId, targetId).catch(missingAs(() => noTarget()));
   if (!(await canOnWorkspace(services, ctx, target.id, "create"))) throw noTarget();
   rootPeerRule(services, target);
   const written = await services.store.workspaces.move(ctx.tenant.orgId, ws.id, target.id).catch((error: unknown) => {
-    if (isStoreError(error, "move-into-descendant")) throw badRequest("Cannot move workspace under one of its own descendants.", "parent_id");
-    if (isStoreError(error, "duplicate-name")) throw badRequest("A workspace with the same name already exists under the target parent.", "parent_id");
+    if (isStoreError(error, "move-into-descendant")) throw invalid("Cannot move workspace under one of its own descendants.", "parent_id");
+    if (isStoreError(error, "duplicate-name")) throw invalid("A workspace with the same name already exists under the target parent.", "parent_id");
     return retryLater(error);
   });
   await settled(services, written);

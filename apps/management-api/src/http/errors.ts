@@ -8,7 +8,7 @@ import { describeElement, ReloadImpactError, ReloadRefusedError } from "../authz
 import { ZodError } from "zod";
 import { requestPath } from "./pagination.js";
 import { authRefusal, PROBLEM_TYPE_PREFIX, problemBody, writeProblem } from "@gatehouse/problem";
-import { CrossAccountRefusal } from "../commands/cross-account-rules.js";
+import { DomainError, type DomainErrorKind } from "../domain/errors.js";
 import { ApiError } from "./problem.js";
 import { requestLogger } from "./request-log.js";
 import { zodFieldErrors } from "./validate.js";
@@ -37,7 +37,15 @@ const STORE_STATUS: Partial<Record<StoreErrorCode, number>> = {
   unavailable: 503,
 };
 
-const REFUSAL_STATUS: Record<CrossAccountRefusal["kind"], number> = { invalid: 400, forbidden: 403, "not-found": 404 };
+/** Wire status of each domain error kind: the one place a command's refusal becomes HTTP. */
+const DOMAIN_STATUS: Record<DomainErrorKind, number> = { invalid: 400, forbidden: 403, "not-found": 404, conflict: 409, busy: 503, internal: 500 };
+
+function fromDomainError(error: DomainError): ApiError {
+  const status = DOMAIN_STATUS[error.kind];
+  // insights-rbac answers a lost race with 503, Retry-After and a plain JSON body on every version.
+  if (error.kind === "busy") return new ApiError(status, error.problems, { plainBody: { detail: error.message }, headers: { "retry-after": "1" } });
+  return new ApiError(status, error.problems);
+}
 
 function fromAuthError(error: AuthError): ApiError {
   const refusal = authRefusal(error);
@@ -88,9 +96,9 @@ function fromHttpError(error: unknown): ApiError | null {
 
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof DomainError) return fromDomainError(error);
   if (error instanceof ZodError) return new ApiError(400, zodFieldErrors(error));
   if (isAuthError(error)) return fromAuthError(error);
-  if (error instanceof CrossAccountRefusal) return new ApiError(REFUSAL_STATUS[error.kind], [{ message: error.message, field: error.source }]);
   // Reloads of the role configuration: every problem, or every schema element still in use, is named.
   if (error instanceof RoleConfigError)
     return new ApiError(

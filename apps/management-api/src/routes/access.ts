@@ -1,10 +1,10 @@
 import { Router } from "express";
 import { PermissionIndex } from "../access/catalogue.js";
 import { explainAccess } from "../access/explain.js";
-import { parityReport } from "../access/parity.js";
+import { parityReport } from "../commands/parity.js";
 import type { Services } from "../commands/services.js";
 import { contextOf, type RequestContext } from "../http/identity.js";
-import { forbidden } from "../http/problem.js";
+import { forbidden } from "../domain/errors.js";
 import { route, sendJson } from "../http/respond.js";
 import { parseBody } from "../http/validate.js";
 import { explainBody, explainSelfBody } from "../schemas/access.js";

@@ -5,7 +5,7 @@ import { changeCrossAccountRequest, createCrossAccountRequest, getCrossAccountRe
 import type { Services } from "../commands/services.js";
 import { contextOf } from "../http/identity.js";
 import { offsetEnvelope, parseLenientOffsetPage } from "../http/pagination.js";
-import { badRequest } from "../http/problem.js";
+import { invalid } from "../domain/errors.js";
 import { route, sendJson } from "../http/respond.js";
 import { parseBody, parseQuery } from "../http/validate.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
@@ -16,7 +16,7 @@ const LIST_MAX = 1000;
 /** PUT and PATCH name a request by its canonical UUID (upstream's `validate_uuid`). */
 function requestId(req: Request): string {
   const id = String(req.params["uuid"]);
-  if (!UUID_PATTERN.test(id)) throw badRequest(`${echo(id)} is not a valid UUID.`, "cross-account request uuid validation");
+  if (!UUID_PATTERN.test(id)) throw invalid(`${echo(id)} is not a valid UUID.`, "cross-account request uuid validation");
   return id.toLowerCase();
 }
 

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { StoreContext } from "../context.js";
 import { StoreError } from "../errors.js";
-import { groupMember, owner, rolePermission, tenantResourceId, tupleKey } from "../relationships.js";
+import { groupMember, owner, tenantResourceId, tupleKey } from "../relationships.js";
 import type { BindingResource, BindingSubject, ImportOptions, ImportRepository, ImportRoleRef, RoleScope, TenantImportPlan, TenantImportResult, V1AccessEntry, V1RoleTargets } from "../types.js";
 import { isUuid, optionalDescription, requireOrgId, requireUuid } from "../validate.js";
 import { runWrite, type TenantRow } from "../write.js";
@@ -13,7 +13,7 @@ import { requireGroupName } from "./groups.js";
 import { requirePrincipal } from "./principals.js";
 import { addBindingSubjects, addSubject, findOrCreateBinding, removeSubject, resolveAssignableRole, type BindingRow } from "./role-bindings.js";
 import type { RoleRow } from "./loaders.js";
-import { requirePermissions, requireRoleName, requireScope, syncPermissionTuples } from "./roles.js";
+import { insertCustomRole, requirePermissions, requireRoleName, requireScope, syncPermissionTuples } from "./roles.js";
 import { bootstrapTenantRows, tenantFromRow } from "./tenants.js";
 import { syncRolePart } from "./v1-role-parts.js";
 import { groupsHolding, placeRole, resolveTargets } from "./v1-writes.js";
@@ -258,17 +258,14 @@ export function importRepository(ctx: StoreContext): ImportRepository {
             const other = custom.find((c) => c.name.toLowerCase() === r.name.toLowerCase() && c.id !== found?.id);
             if (other) throw new StoreError("duplicate-name", `A role with the name '${r.name}' already exists.`, `roles[${i}].name`);
             if (!found) {
-              const id = r.id ?? randomUUID();
-              await w.tx.query("INSERT INTO gh_roles (id, org_id, kind, name, description, scope, permissions, v1_access) VALUES ($1, $2, 'custom', $3, $4, $5, $6::text[], $7::jsonb)", [
-                id,
-                orgId,
-                r.name,
-                r.description,
-                r.scope,
-                r.permissions,
-                r.access === null ? null : JSON.stringify(r.access),
-              ]);
-              await w.touch([owner("rbac/role", id, tenantId), ...r.permissions.map((p) => rolePermission(id, p))]);
+              const { id } = await insertCustomRole(w, ctx.domain, orgId, {
+                ...(r.id ? { id: r.id } : {}),
+                name: r.name,
+                description: r.description,
+                scope: r.scope,
+                permissions: r.permissions,
+                v1Access: r.access,
+              });
               roleIds[r.key] = id;
               claimed.add(id);
               rolesCreated++;

@@ -66,6 +66,38 @@ export async function syncPermissionTuples(w: WriteContext, roleId: string, befo
   await w.touch(added.map((p) => rolePermission(roleId, p)));
 }
 
+/** The words of the one rule that a system (seeded or platform) role is never updated, v1 and v2 alike. */
+export const SYSTEM_ROLE_NOT_UPDATABLE = "System roles may not be updated.";
+
+/** A role of the organisation loaded for a write: a system role is refused (`immutable`, `message`). */
+export async function customRoleForWrite(tx: Queryable, orgId: string, id: string, field: string, message: string, immutableField = field): Promise<RoleRow> {
+  const role = await loadRole(tx, orgId, id, field);
+  if (role.kind !== "custom") throw new StoreError("immutable", message, immutableField);
+  return role;
+}
+
+export interface CustomRoleRow {
+  id?: string;
+  name: string;
+  displayName?: string | null;
+  description: string | null;
+  scope: RoleScope;
+  permissions: string[];
+  /** The v1 access list (resource definitions included) a v1 write or an import keeps beside the permissions. */
+  v1Access?: unknown[] | null;
+}
+
+/** The one INSERT of a custom role (v2 and v1 creation, the migration's import), with its owner and permission tuples. */
+export async function insertCustomRole(w: WriteContext, domain: string, orgId: string, role: CustomRoleRow): Promise<RoleRow> {
+  const [row] = await w.tx.query<RoleRow>(
+    `INSERT INTO gh_roles (id, org_id, kind, name, display_name, description, scope, permissions, v1_access)
+     VALUES ($1, $2, 'custom', $3, $4, $5, $6, $7::text[], $8::jsonb) RETURNING *`,
+    [role.id ?? randomUUID(), orgId, role.name, role.displayName ?? null, role.description, role.scope, role.permissions, role.v1Access == null ? null : JSON.stringify(role.v1Access)],
+  );
+  await w.touch([owner("rbac/role", row!.id, tenantResourceId(domain, orgId)), ...role.permissions.map((p) => rolePermission(row!.id, p))]);
+  return row!;
+}
+
 export function roleRepository(ctx: StoreContext): RoleRepository {
   async function assertNameFree(tx: Queryable, orgId: string, name: string, exceptId: string | null): Promise<void> {
     const rows = await tx.query<{ kind: RoleKind }>("SELECT kind FROM gh_roles WHERE lower(name) = lower($2) AND (org_id = $1 OR org_id IS NULL) AND ($3::uuid IS NULL OR id <> $3::uuid)", [
@@ -177,16 +209,7 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
         await ensureV2WriteActivated(w, orgId);
         await requireTenantRow(w.tx, orgId);
         await assertNameFree(w.tx, orgId, name, null);
-        const [row] = await w.tx.query<RoleRow>(`INSERT INTO gh_roles (id, org_id, kind, name, description, scope, permissions) VALUES ($1, $2, 'custom', $3, $4, $5, $6::text[]) RETURNING *`, [
-          randomUUID(),
-          orgId,
-          name,
-          description,
-          scope,
-          permissions,
-        ]);
-        await w.touch([owner("rbac/role", row!.id, tenantResourceId(ctx.domain, orgId)), ...permissions.map((p) => rolePermission(row!.id, p))]);
-        return toRole(row!);
+        return toRole(await insertCustomRole(w, ctx.domain, orgId, { name, description, scope, permissions }));
       });
     },
 
@@ -198,8 +221,7 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
       const description = input.description ?? null;
       return runWrite(ctx, orgId, "update_custom_role", async (w) => {
         await ensureV2WriteActivated(w, orgId);
-        const old = await loadRole(w.tx, orgId, roleId, "id");
-        if (old.kind !== "custom") throw new StoreError("immutable", "System roles may not be updated.", "id");
+        const old = await customRoleForWrite(w.tx, orgId, roleId, "id", SYSTEM_ROLE_NOT_UPDATABLE);
         const scope = input.scope === undefined ? old.scope : requireScope(input.scope);
         await assertNameFree(w.tx, orgId, name, roleId);
         const [row] = await w.tx.query<RoleRow>(

@@ -2,7 +2,6 @@
 // keeps the v1 access list, and in the SAME transaction every group holding the role is bound at
 // the role's targets (organisation levels and inventory workspaces), so v2 checks grant what v1
 // grants at every revision. Role writes are refused once the organisation is in v2 mode.
-import { randomUUID } from "node:crypto";
 import type { StoreContext } from "../context.js";
 import { StoreError } from "../errors.js";
 import { owner, tenantResourceId } from "../relationships.js";
@@ -15,7 +14,7 @@ import { loadRole, loadWorkspace, type RoleRow } from "./loaders.js";
 import { platformRoleFor } from "../platform-roles.js";
 import { assertV1WriteAllowed } from "./org-mode.js";
 import { addSubject, deleteBindingsWhere, findOrCreateBinding, removeSubject, type BindingRow } from "./role-bindings.js";
-import { requirePermission, requireRoleName, requireScope, syncPermissionTuples, toRole } from "./roles.js";
+import { customRoleForWrite, insertCustomRole, requirePermission, requireRoleName, requireScope, SYSTEM_ROLE_NOT_UPDATABLE, syncPermissionTuples, toRole } from "./roles.js";
 import { dropGroupFromPart, syncRolePart } from "./v1-role-parts.js";
 
 /** The groups holding the role: through any of its ordinary bindings, or held without one. */
@@ -133,11 +132,7 @@ async function assertRoleNameFree(w: WriteContext, orgId: string, name: string, 
   }
 }
 
-async function customRole(w: WriteContext, orgId: string, id: string, what: string): Promise<RoleRow> {
-  const role = await loadRole(w.tx, orgId, requireUuid(id, "uuid"), "uuid");
-  if (role.kind !== "custom") throw new StoreError("immutable", what, "role");
-  return role;
-}
+const customRole = (w: WriteContext, orgId: string, id: string, what: string): Promise<RoleRow> => customRoleForWrite(w.tx, orgId, requireUuid(id, "uuid"), "uuid", what, "role");
 
 /**
  * Removes one default role from the platform-default group (upstream: customising the default
@@ -172,14 +167,8 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
         const tenant = await requireTenantRow(w.tx, orgId);
         await assertRoleNameFree(w, orgId, role.name, role.displayName, null);
         await resolveTargets(w, tenant, role.targets);
-        const [row] = await w.tx.query<RoleRow>(
-          `INSERT INTO gh_roles (id, org_id, kind, name, display_name, description, scope, permissions, v1_access)
-           VALUES ($1, $2, 'custom', $3, $4, $5, $6, $7::text[], $8::jsonb) RETURNING *`,
-          [randomUUID(), orgId, role.name, role.displayName, role.description, role.scope, role.permissions, JSON.stringify(role.access)],
-        );
-        await w.touch([owner("rbac/role", row!.id, tenantResourceId(ctx.domain, orgId))]);
-        await syncPermissionTuples(w, row!.id, [], role.permissions);
-        const created = toRole(row!);
+        const row = await insertCustomRole(w, ctx.domain, orgId, { ...role, v1Access: role.access });
+        const created = toRole(row);
         if (audit) await recordAudit(w, orgId, audit(created));
         return created;
       });
@@ -191,7 +180,7 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
       return runWrite(ctx, orgId, "v1_update_role", async (w) => {
         await assertV1WriteAllowed(w, orgId);
         const tenant = await requireTenantRow(w.tx, orgId);
-        const old = await customRole(w, orgId, id, "System roles may not be updated.");
+        const old = await customRole(w, orgId, id, SYSTEM_ROLE_NOT_UPDATABLE);
         await assertRoleNameFree(w, orgId, role.name, role.displayName, old.id);
         const resources = await resolveTargets(w, tenant, role.targets);
         const [row] = await w.tx.query<RoleRow>(

@@ -1,34 +1,9 @@
-import { check, explain } from "@gatehouse/evaluator";
-import {
-  computeParity,
-  isInventoryWorkspaceFilter,
-  planTenantMigration,
-  platformRoleId,
-  type AssetTypeCatalog,
-  type ParityReport,
-  type V1Export,
-  type V1Group,
-  type V1Role,
-  type V1Tenant,
-} from "@gatehouse/rbac";
-import { PLATFORM_ROLES, type Relationship, type Role, type Store, type Tenant } from "@gatehouse/store";
-import type { RequestContext } from "../http/identity.js";
-import { badRequest } from "../http/problem.js";
-import { graphReady, type Services } from "../commands/services.js";
+import { isInventoryWorkspaceFilter, type V1Export, type V1Group, type V1Role, type V1Tenant } from "@gatehouse/rbac";
+import type { Role, Store, Tenant } from "@gatehouse/store";
+import { invalid } from "../domain/errors.js";
 
 /** Organisations above this size get a 400 pointing at `gatehouse parity` (it runs offline). */
 export const PARITY_MAX_PRINCIPALS = 5000;
-/** Rows per list in the answer; `truncated` says when a list was cut. */
-export const PARITY_MAX_ROWS = 1000;
-
-export interface ParityAnswer {
-  revision: number;
-  consistency_token: string;
-  /** How many group-to-role assignments at the tenant, Root and Default Workspace were read as v1 grants. */
-  v1_assignments: number;
-  report: ParityReport;
-  truncated: boolean;
-}
 
 function toV1Role(role: Role): V1Role {
   return {
@@ -52,7 +27,7 @@ export async function v1ExportFromStore(store: Store, tenant: Tenant, maxPrincip
   const org = tenant.orgId;
   const principals = (await store.principals.list(org, { limit: -1 })).data;
   if (principals.length > maxPrincipals) {
-    throw badRequest(`The parity report runs here for organisations of at most ${PARITY_MAX_PRINCIPALS} principals; run 'gatehouse parity' instead.`);
+    throw invalid(`The parity report runs here for organisations of at most ${PARITY_MAX_PRINCIPALS} principals; run 'gatehouse parity' instead.`);
   }
   const roles = (await store.roles.list(org, { limit: -1 })).data;
   const roleById = new Map(roles.map((r) => [r.id, r]));
@@ -101,56 +76,5 @@ export async function v1ExportFromStore(store: Store, tenant: Tenant, maxPrincip
   return {
     export: { version: 1, domain: store.domain, system_roles: roles.filter((r) => r.kind === "seeded").map(toV1Role), tenants: [v1Tenant] },
     assignments,
-  };
-}
-
-/**
- * `gatehouse parity` over the store, server-side: every v1 grant of the organisation checked in v2
- * (the authorization graph at its current revision) at the level its application checks.
- */
-export async function parityReport(services: Services, ctx: RequestContext, catalog: AssetTypeCatalog): Promise<ParityAnswer> {
-  const { store } = services;
-  const { tenant } = ctx;
-  const { export: exp, assignments } = await v1ExportFromStore(store, tenant);
-  const v1Tenant = exp.tenants[0]!;
-  const ids = { orgId: tenant.orgId, tenantId: tenant.tenantId, rootWorkspaceId: tenant.rootWorkspaceId, defaultWorkspaceId: tenant.defaultWorkspaceId };
-  const planned = planTenantMigration(exp, v1Tenant, catalog, ids);
-  // Roles keep their store ids (the v1 role's uuid); platform parent roles map to the store's ids.
-  const platformIds = new Map(PLATFORM_ROLES.map((p) => [platformRoleId(p.audience, p.scope), p.id]));
-  const plan = { ...planned, roles: planned.roles.map((r) => ({ ...r, id: r.v1Role ?? platformIds.get(r.id) ?? r.id })) };
-
-  const relationships: Relationship[] = [];
-  const snapshot = await store.feed.snapshot({ orgId: tenant.orgId });
-  for await (const batch of snapshot.batches) relationships.push(...batch);
-
-  await graphReady(services, ctx);
-  const graph = services.authz.graph;
-  const revision = services.authz.revision;
-  // One instant for the whole report: a grant expiring mid-report must not count on one side only.
-  const now = services.authz.now();
-  const report = computeParity({
-    export: exp,
-    catalog,
-    tenants: [{ tenant: v1Tenant, plan }],
-    relationships,
-    check: (resource, permission, subject) => check(graph, resource, permission, subject, { now }),
-    explain: (resource, permission, subject) => explain(graph, resource, permission, subject, { now }).summary,
-    isDefined: (type, permission) => graph.model.isPermission(type, permission) || graph.model.isRelation(type, permission),
-  });
-  const cut = <T>(rows: readonly T[]) => rows.slice(0, PARITY_MAX_ROWS);
-  const truncated = [report.lost, report.overGrants, report.extraGrants, report.unclassified, report.notInSchema].some((rows) => rows.length > PARITY_MAX_ROWS);
-  return {
-    revision,
-    consistency_token: store.tokens.encode(revision),
-    v1_assignments: assignments,
-    report: {
-      ...report,
-      lost: cut(report.lost),
-      overGrants: cut(report.overGrants),
-      extraGrants: cut(report.extraGrants),
-      unclassified: cut(report.unclassified),
-      notInSchema: cut(report.notInSchema),
-    },
-    truncated,
   };
 }
