@@ -2,6 +2,7 @@
 // sources (the "source" export condition), so no build is needed before testing.
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export const sharedConfig = defineConfig({
@@ -15,6 +16,8 @@ export const sharedConfig = defineConfig({
     testTimeout: 600_000,
     hookTimeout: 600_000,
     pool: "forks",
+    // Each package's file times go to .test-durations/ (scripts/slowest-tests.mjs ranks them).
+    reporters: ["default", fileURLToPath(new URL("./scripts/test-durations-reporter.mjs", import.meta.url))],
     // In-memory PGlite stores start from one copy of an empty cluster instead of each running
     // initdb (packages/store/src/db/pglite.ts): the same database, for a third of the CPU.
     env: { GATEHOUSE_PGLITE_TEMPLATE_DIR: process.env.GATEHOUSE_PGLITE_TEMPLATE_DIR ?? join(tmpdir(), "gatehouse-test-pglite") },

@@ -1,5 +1,6 @@
 // Numbered, append-only migrations. Never edit a released entry: add a new one.
 // Applied at start under an advisory lock (two processes starting together apply them once).
+import { createHash } from "node:crypto";
 import type { Db } from "./db/db.js";
 import { quoteIdent } from "./db/db.js";
 import { PLATFORM_ROLES } from "./platform-roles.js";
@@ -431,6 +432,16 @@ ALTER TABLE gh_pending_placements ADD PRIMARY KEY (resource_type, resource_id, r
 `,
   },
 ];
+
+/** Names this release's migrations (a hash of their text): copies of a migrated database are reused only under the same name. */
+export function migrationsKey(): string {
+  const hash = createHash("sha256");
+  for (const m of MIGRATIONS) hash.update(`${m.version}\0${m.name}\0${m.sql}\0`);
+  return hash.digest("hex").slice(0, 16);
+}
+
+/** What each database copied from a migrated one must hold of its own: a store id of its own (tokens name it). */
+export const FRESH_STORE_ID_SQL = "UPDATE gh_meta SET value = replace(gen_random_uuid()::text, '-', '') WHERE key = 'store_id'";
 
 /** Applies the missing migrations, each in its own transaction, under a cross-process lock. */
 export async function migrate(db: Db): Promise<number[]> {

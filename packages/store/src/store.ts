@@ -9,7 +9,7 @@ import { openPglite } from "./db/pglite.js";
 import { StoreError } from "./errors.js";
 import { changeFeed } from "./feed.js";
 import { checkpointRepository } from "./repos/checkpoints.js";
-import { migrate, pendingMigrations } from "./migrations.js";
+import { FRESH_STORE_ID_SQL, migrate, migrationsKey, pendingMigrations } from "./migrations.js";
 import { groupRepository } from "./repos/groups.js";
 import { hostRepository } from "./repos/hosts.js";
 import { placementRepository } from "./repos/placements.js";
@@ -75,7 +75,12 @@ export async function openStore(config: StoreConfig = {}): Promise<Store> {
   }
   const db: Db = config.databaseUrl
     ? openPg({ databaseUrl: config.databaseUrl, schema, poolSize: config.poolSize ?? 10 })
-    : await openPglite({ schema, ...(config.dataDir ? { dataDir: config.dataDir } : {}) });
+    : await openPglite({
+        schema,
+        ...(config.dataDir ? { dataDir: config.dataDir } : {}),
+        // Test runs open hundreds of in-memory stores: they start from one migrated copy (pglite.ts).
+        ...(config.migrations === "verify" ? {} : { seed: { key: `${schema}-${migrationsKey()}`, prepare: async (db: Db) => void (await migrate(db)), onCopy: FRESH_STORE_ID_SQL } }),
+      });
   const readDb: Db = config.readDatabaseUrl ? openPg({ databaseUrl: config.readDatabaseUrl, schema, poolSize: config.readPoolSize ?? 4, name: "read" }) : db;
   const closeAll = async () => {
     if (readDb !== db) await readDb.close();

@@ -14,17 +14,21 @@ export interface TestStore extends Store {
   readonly schema: string;
 }
 
+const PGLITE_TEST_SCHEMA = "gh_test";
+
 export function randomSchemaName(prefix = "gh_test"): string {
   return `${prefix}_${randomBytes(6).toString("hex")}`;
 }
 
 /** Opens a store on a fresh schema (pg) or a fresh in-memory database (PGlite). */
 export async function openTestStore(backend: TestBackend, config: Omit<StoreConfig, "databaseUrl" | "schema"> = {}): Promise<TestStore> {
-  const schema = randomSchemaName();
   if (backend.name === "pglite") {
+    // Each in-memory database is its own, so one schema name serves all (and one migrated copy, pglite.ts).
+    const schema = PGLITE_TEST_SCHEMA;
     const store = await openStore({ ...config, schema });
     return Object.assign(store, { schema });
   }
+  const schema = randomSchemaName();
   const store = await openStore({ ...config, databaseUrl: backend.databaseUrl, schema });
   const close = store.close.bind(store);
   return Object.assign(store, {

@@ -12,6 +12,21 @@ import { tracedQuery } from "./tracing.js";
 export interface PgliteOptions {
   dataDir?: string;
   schema: string;
+  /**
+   * What a fresh in-memory database should hold before its first use (the store: its migrations).
+   * Under the template directory (below) the first process builds it once, keeps a copy named by
+   * `key`, and later databases load that copy, then run `onCopy` (what each must hold of its own).
+   * Without the directory, or with a data directory, nothing happens here: the caller migrates.
+   */
+  seed?: PgliteSeed;
+}
+
+export interface PgliteSeed {
+  /** Names the contents (a hash of the migrations and the schema): a copy is reused only under the same key. */
+  key: string;
+  prepare(db: Db): Promise<void>;
+  /** Statements run on each database loaded from the copy. */
+  onCopy: string;
 }
 
 /** FIFO async mutex. */
@@ -54,25 +69,47 @@ export function assertDataDirMajor(dataDir: string): void {
  */
 export const PGLITE_TEMPLATE_DIR_ENV = "GATEHOUSE_PGLITE_TEMPLATE_DIR";
 
-let template: Promise<Blob | null> | undefined;
+/** Copies read or written by this process, by file name. */
+const templates = new Map<string, Promise<Blob | null>>();
+
+/** A fresh database from the copy in `file`, or null when there is none (or it is unreadable). */
+async function loadCopy(file: string): Promise<PGlite | null> {
+  let copy = templates.get(file);
+  if (!copy) templates.set(file, (copy = Promise.resolve(readTemplate(file))));
+  const blob = await copy;
+  if (!blob) return null;
+  try {
+    return await PGlite.create({ loadDataDir: blob });
+  } catch {
+    // An unreadable copy: build the database as usual, and write a good one.
+    templates.delete(file);
+    return null;
+  }
+}
+
+async function saveCopy(db: PGlite, file: string): Promise<void> {
+  const written = writeTemplate(db, file);
+  templates.set(file, written);
+  await written;
+}
 
 async function createInMemory(): Promise<PGlite> {
   const dir = process.env[PGLITE_TEMPLATE_DIR_ENV];
   if (!dir) return PGlite.create();
   const file = join(dir, `empty-cluster-pg${EMBEDDED_POSTGRES_MAJOR}.tar`);
-  template ??= Promise.resolve(readTemplate(file));
-  const copy = await template;
-  if (copy) {
-    try {
-      return await PGlite.create({ loadDataDir: copy });
-    } catch {
-      // An unreadable copy: initdb as usual, and write a good one.
-    }
-  }
+  const loaded = await loadCopy(file);
+  if (loaded) return loaded;
   const db = await PGlite.create();
-  template = writeTemplate(db, file);
-  await template;
+  await saveCopy(db, file);
   return db;
+}
+
+/** The seeded copy's file, when in-memory databases may start from one. */
+function seedFile(o: PgliteOptions): string | null {
+  const dir = process.env[PGLITE_TEMPLATE_DIR_ENV];
+  if (!dir || !o.seed || o.dataDir) return null;
+  const key = o.seed.key.replace(/[^A-Za-z0-9_-]/g, "_");
+  return join(dir, `seeded-pg${EMBEDDED_POSTGRES_MAJOR}-${key}.tar`);
 }
 
 function readTemplate(file: string): Blob | null {
@@ -102,6 +139,17 @@ async function writeTemplate(db: PGlite, file: string): Promise<Blob | null> {
 }
 
 export async function openPglite(o: PgliteOptions): Promise<Db> {
+  const file = seedFile(o);
+  const seeded = file ? await loadCopy(file) : null;
+  if (seeded) {
+    try {
+      await seeded.exec(`SET search_path TO ${quoteIdent(o.schema)}, public; ${o.seed!.onCopy}`);
+    } catch (e) {
+      await seeded.close().catch(() => undefined);
+      throw e;
+    }
+    return wrap(seeded, o, null);
+  }
   let lock: DataDirLock | null = null;
   let db: PGlite;
   try {
@@ -116,6 +164,20 @@ export async function openPglite(o: PgliteOptions): Promise<Db> {
     lock?.release();
     throw e;
   }
+  const wrapped = wrap(db, o, lock);
+  if (file) {
+    try {
+      await o.seed!.prepare(wrapped);
+      await saveCopy(db, file);
+    } catch (e) {
+      await wrapped.close().catch(() => undefined);
+      throw e;
+    }
+  }
+  return wrapped;
+}
+
+function wrap(db: PGlite, o: PgliteOptions, lock: DataDirLock | null): Db {
   const mutex = new Mutex();
   const raw: Queryable = {
     async query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]> {
