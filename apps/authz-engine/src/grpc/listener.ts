@@ -68,7 +68,10 @@ export async function listenGrpc(
     events.onClosed?.(reason);
     connection.socket.destroy();
   };
-  for (const h2 of made) followSessions(h2, byRemote);
+  for (const h2 of made) {
+    followSessions(h2, byRemote);
+    h2.on("session", widenConnectionWindow);
+  }
 
   const tcp: TcpServer = createServer((socket) => {
     socket.on("error", () => socket.destroy());
@@ -123,6 +126,21 @@ export async function listenGrpc(
 
 function remoteKey(socket: { remoteAddress?: string | undefined; remotePort?: number | undefined }): string {
   return `${socket.remoteAddress}|${socket.remotePort}`;
+}
+
+/**
+ * The connection's receive window (HTTP/2 flow control), 65,535 bytes by default, raised to the
+ * largest allowed. Node's HTTP/2 gives window back on a connection only as its streams' data is
+ * read: bytes it never hands to a reader (data for a stream already answered or reset) keep part
+ * of the window for good. A proxy such as HAProxy multiplexes every client's calls over a few
+ * long-lived connections, so at 64 KiB such losses add up on one connection until every request
+ * on it stops mid-body. Each stream keeps its own 65,535-byte window (returned as it is read), so
+ * no stream may buffer more than before, and a session's memory stays bounded by maxSessionMemory.
+ */
+export const CONNECTION_WINDOW_BYTES = 2 ** 31 - 1;
+
+function widenConnectionWindow(session: ServerHttp2Session): void {
+  session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
 }
 
 /** Counts each session's streams on its connection (a stream exists once its header block is whole). */
