@@ -25,6 +25,7 @@ const haproxyInstalled = (() => {
     return false;
   }
 })();
+if (process.env["CI"] === "true" && !haproxyInstalled) throw new Error("haproxy is required under CI (.ci/run installs it)");
 
 /** Calls in all, two at a time on one client connection: the stall came after about 300. */
 const CALLS = 800;
