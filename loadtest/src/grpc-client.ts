@@ -46,9 +46,12 @@ export function connectInventory(target: string): InventoryClient {
   });
   const definition = grpc.loadPackageDefinition(packageDefinition);
   const creds = grpc.credentials.createInsecure();
-  // One HTTP/2 connection per client, as one application instance would hold.
-  const inventory = new (lookup(definition, INVENTORY_SERVICE))(target, creds) as AnyClient;
-  const health = new (lookup(definition, HEALTH_SERVICE))(target, creds) as AnyClient;
+  // One HTTP/2 connection per client, as one application instance would hold. Its receive window is
+  // the largest HTTP/2 allows, as the engine's is: Node returns window only as a reader takes the data,
+  // and a long-lived connection through a proxy must not run dry on answers read late.
+  const channelOptions = { "grpc-node.flow_control_window": 2 ** 31 - 1 };
+  const inventory = new (lookup(definition, INVENTORY_SERVICE))(target, creds, channelOptions) as AnyClient;
+  const health = new (lookup(definition, HEALTH_SERVICE))(target, creds, channelOptions) as AnyClient;
 
   const unaryOn = <T>(client: AnyClient, method: string, request: unknown): Promise<T> =>
     new Promise((resolve, reject) => {
