@@ -23,6 +23,13 @@ describe("rehearsal figures", () => {
     expect(f.firstFailureOutside).toContain("check at 40.0 s");
   });
 
+  it("counts a request sent just before the fault and cut by it against the fault", () => {
+    const f = computeFigures([...samples, check(9_950, 300, false), check(9_000, 500, false)], faults, 60_000);
+    expect(f.faults[0]!.failed).toBe(4);
+    expect(f.failedOutsideWindows).toBe(1);
+    expect(f.firstFailureOutside).toContain("check at 9.0 s");
+  });
+
   it("gives the Check p99 before, during and after, and whether it came back to steady", () => {
     const f = computeFigures(samples, faults, 60_000);
     expect(f.steadyP99Ms).toBe(2);

@@ -55,11 +55,14 @@ export function computeFigures(samples: Sample[], faults: FaultRecord[], endMs: 
   const steady = checkLatencies(samples, 0, firstFault);
   const steadyP99 = percentile(steady, 99);
   const windows = faults.map((f) => [f.start, f.recovered + RECOVERY_GRACE_MS] as const);
-  const inWindow = (t: number): boolean => windows.some(([a, b]) => t >= a && t <= b);
+  // A request belongs to a window when its time in flight meets it: one sent just before a kill and
+  // cut by it is the fault's failure, not one outside every window.
+  const meets = (s: Sample, a: number, b: number): boolean => s.t <= b && s.t + s.ms >= a;
+  const inAnyWindow = (s: Sample): boolean => windows.some(([a, b]) => meets(s, a, b));
   const figures = faults.map((f, i): FaultFigures => {
     const next = faults[i + 1]?.start ?? endMs;
     const previousEnd = faults[i - 1]?.recovered ?? 0;
-    const during = samples.filter((s) => s.t >= f.start && s.t <= f.recovered + RECOVERY_GRACE_MS);
+    const during = samples.filter((s) => meets(s, f.start, f.recovered + RECOVERY_GRACE_MS));
     const failed = during.filter((s) => !s.ok);
     const failedByKind: Partial<Record<SampleKind, number>> = {};
     for (const s of failed) failedByKind[s.kind] = (failedByKind[s.kind] ?? 0) + 1;
@@ -80,7 +83,7 @@ export function computeFigures(samples: Sample[], faults: FaultRecord[], endMs: 
       notes: f.notes,
     };
   });
-  const outside = samples.filter((s) => !s.ok && !inWindow(s.t));
+  const outside = samples.filter((s) => !s.ok && !inAnyWindow(s));
   const kinds: SampleKind[] = ["check", "fresh-check", "write", "management-read", "cache-lookup"];
   return {
     steadyP50Ms: percentile(steady, 50),
