@@ -1,6 +1,7 @@
 // The load generator of the threads benchmark (threads.ts), in its own process: `calls` Check calls
 // with `concurrency` in flight spread over `connections` HTTP/2 connections (a connection lands on
 // one engine thread: SO_REUSEPORT spreads connections, not calls), the same client for every server.
+// Also answers { port, verify: true } with one Check's `allowed` and answer size (the h2load client's answers checked).
 import { credentials, Metadata, type Client } from "@grpc/grpc-js";
 import { KesselInventoryServiceClient } from "@gatehouse/proto";
 import { percentile } from "@gatehouse/telemetry";
@@ -61,8 +62,25 @@ async function run(job: Job) {
   return { calls: latencies.length, perSecond: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
-process.on("message", (job: Job) => {
-  run(job).then(
+/** One Check, answering what came back: the check that the bench's request is really allowed. */
+async function verify(port: number): Promise<{ allowed: unknown; bytes: number }> {
+  const [client] = clientsFor(port, 1);
+  const definition = definitionOf("check");
+  const response = await new Promise<{ allowed?: unknown }>((resolve, reject) =>
+    client!.makeUnaryRequest(
+      definition.path,
+      definition.requestSerialize as (value: object) => Buffer,
+      definition.responseDeserialize as (bytes: Buffer) => { allowed?: unknown },
+      REQUESTS.check,
+      new Metadata(),
+      (error, value) => (error ? reject(error) : resolve(value!)),
+    ),
+  );
+  return { allowed: response.allowed, bytes: (definition.responseSerialize as (value: object) => Buffer)(response).length };
+}
+
+process.on("message", (job: Job & { verify?: boolean }) => {
+  (job.verify ? verify(job.port) : run(job)).then(
     (result) => process.send!({ ok: true, result }),
     (error: unknown) => process.send!({ ok: false, error: String(error) }),
   );

@@ -8,14 +8,20 @@
 // load average, and the scaling model's predictions (docs/SCALING.md, "Threads and replicas").
 // Run: pnpm --filter @gatehouse/authz-engine bench:threads
 //   BENCH_RELATIONSHIPS (default 1,000,000; the goal's figure is at 10,000,000), BENCH_ROUNDS (5),
-//   BENCH_CALLS per cell (4000), BENCH_CONCURRENCY (64), BENCH_CONNECTIONS (8).
+//   BENCH_CALLS per cell (4000), BENCH_CONCURRENCY (64), BENCH_CONNECTIONS (8),
+//   BENCH_CLIENT: h2load (the default when h2load is installed: HTTP/2 in C, so the load costs the
+//   cores little and the server is the bottleneck; bench/h2load.ts) or node (grpc-js, threads-client.ts).
+// With h2load each server is checked every round: one Check through grpc-js answers allowed, and
+// every h2load call must have received a whole answer of that size (a gRPC error has no message).
 import type { ChildProcess } from "node:child_process";
 import { fork } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Allowed } from "@gatehouse/proto";
 import { ask } from "./fixture.js";
+import { h2load, h2loadAvailable, writeCheckBody } from "./h2load.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 5);
@@ -24,9 +30,29 @@ const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 64);
 const CONNECTIONS = Number(process.env["BENCH_CONNECTIONS"] ?? 8);
 const RELATIONSHIPS = Number(process.env["BENCH_RELATIONSHIPS"] ?? 1_000_000);
 const SERVERS = ["floor", "engine-1", "engine-2"] as const;
+const CLIENT = process.env["BENCH_CLIENT"] ?? (h2loadAvailable() ? "h2load" : "node");
+if (CLIENT !== "h2load" && CLIENT !== "node") throw new Error(`BENCH_CLIENT must be h2load or node, not ${CLIENT}`);
+/** CPU time of each thread of a process so far, ms (Linux: /proc/<pid>/task/<tid>/stat, utime + stime). */
+const threadCpu = (pid: number): Map<string, number> => {
+  const ticks = new Map<string, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks.set(tid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+    }
+  } catch {
+    // not Linux: no per-thread split
+  }
+  return ticks;
+};
 
-const spawn = (file: string, args: string[]): ChildProcess =>
-  fork(join(here, file), args, { execArgv: ["--import", "tsx", "--conditions=source"], stdio: "inherit", env: { ...process.env, BENCH_RELATIONSHIPS: String(RELATIONSHIPS) } });
+const children: ChildProcess[] = [];
+const spawn = (file: string, args: string[]): ChildProcess => {
+  const child = fork(join(here, file), args, { execArgv: ["--import", "tsx", "--conditions=source"], stdio: "inherit", env: { ...process.env, BENCH_RELATIONSHIPS: String(RELATIONSHIPS) } });
+  children.push(child);
+  return child;
+};
 const next = <T>(child: ChildProcess) => new Promise<T>((resolve) => child.once("message", (m) => resolve(m as T)));
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -43,11 +69,13 @@ interface Sample {
   perSecond: number;
   p50: number;
   p99: number;
+  /** CPU per call of the busiest three threads of the server process, µs. */
+  threads: number[];
 }
 
 async function main() {
   console.log(
-    `threads bench: node ${process.version}, ${availableParallelism()} cores, ${RELATIONSHIPS.toLocaleString("en")} relationships, ${ROUNDS} rounds of ${CALLS} Check calls at ${CONCURRENCY} in flight over ${CONNECTIONS} connections, load average ${load()}`,
+    `threads bench: node ${process.version}, ${availableParallelism()} cores, ${RELATIONSHIPS.toLocaleString("en")} relationships, ${ROUNDS} rounds of ${CALLS} Check calls at ${CONCURRENCY} in flight over ${CONNECTIONS} connections, ${CLIENT} client, load average ${load()}`,
   );
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-threads-"));
   const prepared = spawn("threads-server.ts", ["prepare", dir]);
@@ -59,6 +87,7 @@ async function main() {
     servers.set(name, { child, port: (await next<{ port: number }>(child)).port });
   }
   const client = spawn("threads-client.ts", []);
+  const body = writeCheckBody(dir);
   const cpuOf = async (child: ChildProcess) => {
     const answer = next<{ cpu: number }>(child);
     child.send("cpu");
@@ -69,19 +98,38 @@ async function main() {
     child.send("memory");
     return await answer;
   };
+  /** The size of a server's allowed answer (gRPC framing included), from `verify`. */
+  const answerBytes = new Map<number, number>();
   const measure = async (server: { child: ChildProcess; port: number }, calls: number): Promise<Sample> => {
     const before = await cpuOf(server.child);
-    const r = await ask<{ calls: number; perSecond: number; p50: number; p99: number }>(client, { port: server.port, concurrency: CONCURRENCY, calls, connections: CONNECTIONS });
+    const threadsBefore = threadCpu(server.child.pid!);
+    const r =
+      CLIENT === "h2load"
+        ? await h2load(server.port, body, dir, calls, CONCURRENCY, CONNECTIONS)
+        : await ask<{ calls: number; perSecond: number; p50: number; p99: number }>(client, { port: server.port, concurrency: CONCURRENCY, calls, connections: CONNECTIONS });
     const cpu = (await cpuOf(server.child)) - before;
-    return { cpu: cpu / r.calls, perSecond: r.perSecond, p50: r.p50, p99: r.p99 };
+    const expected = answerBytes.get(server.port);
+    if ("dataBytes" in r && expected !== undefined && r.dataBytes !== expected * r.calls)
+      throw new Error(`h2load received ${r.dataBytes} answer bytes for ${r.calls} calls of ${expected}: not every call was answered`);
+    const threads = [...threadCpu(server.child.pid!)].map(([tid, ms]) => ms - (threadsBefore.get(tid) ?? 0)).sort((a, b) => b - a);
+    return { cpu: cpu / r.calls, perSecond: r.perSecond, p50: r.p50, p99: r.p99, threads: threads.slice(0, 3).map((ms) => (ms * 1000) / r.calls) };
+  };
+  /** With h2load: the bench's request answers allowed through grpc-js (and the answer's size, checked on every h2load run). */
+  const verify = async (name: string, server: { port: number }) => {
+    if (CLIENT !== "h2load") return;
+    const { allowed, bytes } = await ask<{ allowed: unknown; bytes: number }>(client, { port: server.port, verify: true });
+    if (allowed !== Allowed.ALLOWED_TRUE) throw new Error(`${name}: the bench's Check answered allowed ${String(allowed)}`);
+    answerBytes.set(server.port, 5 + bytes);
   };
   // Warm-up: JIT and every connection settled before the first round.
   for (const server of servers.values()) await measure(server, Math.min(CALLS, 2000));
 
+  for (const [name, server] of servers) await verify(name, server);
   const samples = new Map<string, Sample[]>();
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < SERVERS.length; k++) {
       const name = SERVERS[(k + round) % SERVERS.length]!;
+      await verify(name, servers.get(name)!);
       samples.set(name, [...(samples.get(name) ?? []), await measure(servers.get(name)!, CALLS)]);
     }
     process.stdout.write(`round ${round + 1}/${ROUNDS} done, load average ${load()}\n`);
@@ -111,6 +159,17 @@ async function main() {
         .padStart(8)} ${(rss.get(name)! / 2 ** 20).toFixed(0).padStart(9)}`,
     );
   }
+  console.log("\nCPU µs per call of the busiest threads of each server (medians; the engine's event loops first)");
+  for (const name of SERVERS)
+    console.log(
+      `${name.padEnd(9)} ${[0, 1, 2]
+        .map((i) =>
+          median(samples.get(name)!.map((s) => s.threads[i] ?? 0))
+            .toFixed(1)
+            .padStart(7),
+        )
+        .join(" ")}`,
+    );
   const rate = (s: Sample) => s.perSecond;
   const cpu = (s: Sample) => s.cpu;
   const p99 = (s: Sample) => s.p99;
@@ -143,5 +202,6 @@ async function main() {
 
 main().catch((error: unknown) => {
   console.error(error);
+  for (const child of children) child.kill();
   process.exit(1);
 });
