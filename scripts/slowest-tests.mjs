@@ -28,6 +28,13 @@ console.log(`\nSlowest ${Math.min(top, files.length)} of ${files.length} test fi
 for (const f of files.sort((a, b) => b.ms - a.ms).slice(0, top)) {
   console.log(`${seconds(f.ms)} s  ${f.file}  (${f.tests} tests${f.state === "passed" ? "" : `, ${f.state}`})`);
 }
-console.log("\nPer package (sum of its files):");
-const sums = reports.map((r) => ({ name: r.package, ms: r.files.reduce((s, f) => s + f.ms, 0), n: r.files.length }));
+console.log("\nPer package (sum of its files, each run of a file counted):");
+const byPackage = new Map();
+for (const f of files) {
+  const p = byPackage.get(f.package) ?? { name: f.package, ms: 0, n: 0 };
+  p.ms += f.ms;
+  p.n += 1;
+  byPackage.set(f.package, p);
+}
+const sums = [...byPackage.values()];
 for (const p of sums.sort((a, b) => b.ms - a.ms)) console.log(`${seconds(p.ms)} s  ${p.name}  (${p.n} files)`);

@@ -1,5 +1,8 @@
 // A vitest reporter (vitest.shared.mjs) that records each test file's time in
-// .test-durations/<package>.json, for scripts/slowest-tests.mjs to rank across packages.
+// .test-durations/<package>.<run>.json, for scripts/slowest-tests.mjs to rank across packages. A
+// package whose test command runs vitest more than once (the engine's suites again on two threads)
+// keeps one record per set of files run, so the second run does not replace the first.
+import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,7 +32,17 @@ export default class TestDurationsReporter {
       name = JSON.parse(readFileSync(join(this.dir, "package.json"), "utf8")).name ?? name;
     } catch {}
     mkdirSync(DURATIONS_DIR, { recursive: true });
-    const out = join(DURATIONS_DIR, `${name.replace(/[^A-Za-z0-9_.-]/g, "_")}.json`);
+    const run = createHash("sha256")
+      .update(
+        files
+          .map((f) => f.file)
+          .sort()
+          .join("\n"),
+      )
+      .update(process.env.AUTHZ_TEST_THREADS ?? "")
+      .digest("hex")
+      .slice(0, 8);
+    const out = join(DURATIONS_DIR, `${name.replace(/[^A-Za-z0-9_.-]/g, "_")}.${run}.json`);
     writeFileSync(out, `${JSON.stringify({ package: name, finishedAt: new Date().toISOString(), files }, null, 1)}\n`);
   }
 }
