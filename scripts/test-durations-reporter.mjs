@@ -39,7 +39,6 @@ export default class TestDurationsReporter {
           .sort()
           .join("\n"),
       )
-      .update(process.env.AUTHZ_TEST_THREADS ?? "")
       .digest("hex")
       .slice(0, 8);
     const out = join(DURATIONS_DIR, `${name.replace(/[^A-Za-z0-9_.-]/g, "_")}.${run}.json`);
