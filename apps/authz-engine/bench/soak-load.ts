@@ -69,7 +69,7 @@ function start({ port, metricsPort, workspaceId, rate }: Start): void {
     if (response.status !== 200) throw new Error(String(response.status));
   });
   // Writes: a host reported, and the oldest acknowledged one deleted once 100 are alive (a bounded
-  // set). Each delete names a host whose report succeeded and that no delete took before, so a
+  // set of 100 to 200). Each delete names a host whose report succeeded and that no delete took before, so a
   // delete never repeats while reports lag.
   const report = (id: string) => ({
     type: "host",
@@ -79,6 +79,9 @@ function start({ port, metricsPort, workspaceId, rate }: Start): void {
     writeVisibility: WriteVisibility.MINIMIZE_LATENCY,
   });
   every("report", async () => {
+    // Reports wait for the deletes past twice the bound: deletes are slower than reports, and a live
+    // set growing for the whole run would be a growing data set, not a steady load.
+    if (alive.length >= 200) return;
     const id = `soak-${written++}`;
     await unary("reportResource", report(id));
     alive.push(id);
