@@ -13,7 +13,6 @@ import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { RelationshipGraph } from "@gatehouse/evaluator";
 import { compileRoleModel } from "@gatehouse/role-config";
 import { openStore } from "@gatehouse/store";
@@ -22,7 +21,7 @@ import { encodeCheckpoint, schemaHash, type CheckpointStore } from "../src/graph
 import { buildServer } from "../src/index.js";
 import { seedReadableHosts } from "./fixture.js";
 import { scaleRelationships } from "./scale-data.js";
-import { definitionOf, FLOOR_RESPONSES, RPCS } from "./wire-workload.js";
+import { grpcFloor } from "./floor-server.js";
 
 const role = process.argv[2] as "prepare" | "engine-1" | "engine-2" | "floor";
 const SIZE = Number(process.env["BENCH_RELATIONSHIPS"] ?? 1_000_000);
@@ -98,19 +97,7 @@ async function engine(dir: string, threads: number): Promise<{ port: number; clo
   };
 }
 
-async function floor(): Promise<{ port: number; close(): Promise<void> }> {
-  const server = new Server();
-  const definition: Record<string, unknown> = {};
-  const implementation: UntypedServiceImplementation = {};
-  for (const rpc of RPCS) {
-    definition[rpc] = definitionOf(rpc);
-    const response = FLOOR_RESPONSES[rpc];
-    implementation[rpc] = (_call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => callback(null, response);
-  }
-  server.addService(definition as never, implementation);
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
-  return { port, close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())) };
-}
+const floor = grpcFloor;
 
 /** How long the engine's last shared base took (engine-2), ms. */
 let shareMs: number | undefined;

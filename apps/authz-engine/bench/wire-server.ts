@@ -15,7 +15,6 @@
 import { writeFileSync } from "node:fs";
 import { constants, createServer, type ServerHttp2Stream } from "node:http2";
 import { Session } from "node:inspector";
-import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { check, RelationshipGraph } from "@gatehouse/evaluator";
 import { Allowed, CheckBulkRequest, CheckBulkResponse, CheckForUpdateRequest, CheckRequest, CheckResponse } from "@gatehouse/proto";
 import { compileRoleModel } from "@gatehouse/role-config";
@@ -24,6 +23,7 @@ import { openStore } from "@gatehouse/store";
 // The built engine (dist), as deployed: wire.ts starts this process without the "source" condition.
 import { buildServer } from "@gatehouse/authz-engine";
 import { BENCH_CHECK, rel, seedReadableHosts } from "./fixture.js";
+import { grpcFloor } from "./floor-server.js";
 import { definitionOf, FLOOR_RESPONSES, RPCS } from "./wire-workload.js";
 
 const role = process.argv[2] as "engine" | "engine-grpc-js" | "engine-before" | "floor" | "h2" | "h2-check";
@@ -48,19 +48,7 @@ async function engine(build: { buildServer: typeof buildServer }, directChecks =
   };
 }
 
-async function floor(): Promise<{ port: number; close(): Promise<void> }> {
-  const server = new Server();
-  const definition: Record<string, unknown> = {};
-  const implementation: UntypedServiceImplementation = {};
-  for (const rpc of RPCS) {
-    definition[rpc] = definitionOf(rpc);
-    const response = FLOOR_RESPONSES[rpc];
-    implementation[rpc] = (_call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => callback(null, response);
-  }
-  server.addService(definition as never, implementation);
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
-  return { port, close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())) };
-}
+const floor = grpcFloor;
 
 /** A gRPC message frame: flag byte (not compressed), big-endian length, the message. */
 function frameOf(message: Uint8Array): Buffer {
