@@ -1,6 +1,8 @@
-// Typed stack configuration. Every problem in a stack's config is reported at once, each naming the
-// key to set, so a broken `Pulumi.<stack>.yaml` is fixed in one round trip instead of one per key.
+// Typed stack configuration, validated with zod like the apps' environment. Every problem in a stack's
+// config is reported at once, each naming the key to set and what it expects, so a broken
+// `Pulumi.<stack>.yaml` is fixed in one round trip instead of one per key.
 import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
 
 export const NAMESPACE = "gatehouse";
 export const SERVICE_NAMES = ["management-api", "authz-engine", "workspace-cache"] as const;
@@ -208,7 +210,6 @@ export function defaultResources(name: ServiceName, relationships: number): Reso
 
 const UNIT_BYTES: Record<string, number> = { "": 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
 
-/** Bytes of a Kubernetes quantity such as `6Gi` or `4G`; NaN if it is not one. */
 /**
  * The engine's serving threads for a CPU limit: its whole cores, at least one ("2" → 2, "1500m" → 1).
  * Node's own count (os.availableParallelism) sees the node's cores, not the container's quota.
@@ -219,10 +220,12 @@ export function engineThreads(cpuLimit: string): number {
   return Math.max(1, Math.floor(cores));
 }
 
+/** Bytes of a Kubernetes quantity such as `6Gi` or `4G`; NaN if it is not one. */
 export function quantityBytes(quantity: string): number {
   const match = /^([0-9.]+)([a-zA-Z]*)$/.exec(quantity);
   return match ? Number(match[1]) * (UNIT_BYTES[match[2] ?? ""] ?? Number.NaN) : Number.NaN;
 }
+
 
 /** Where a raw value comes from: plain keys, JSON objects and secrets, as Pulumi config exposes them. */
 export interface ConfigSource {
@@ -245,423 +248,340 @@ export function pulumiConfigSource(config = new pulumi.Config(NAMESPACE)): Confi
   };
 }
 
-export function loadConfig(source: ConfigSource = pulumiConfigSource(), stack = pulumi.getStack()): GatehouseConfig {
-  return new Reader(source, stack).read();
+/** The stack's keys by how Pulumi hands them over: scalars as text, objects parsed, secrets as secret outputs. */
+const SCALAR_KEYS = [
+  "environment",
+  "namespace",
+  "createNamespace",
+  "domain",
+  "logLevel",
+  "imageRegistry",
+  "imageTag",
+  "monitoring",
+  "trustIdentityHeader",
+  "ingressNamespace",
+  "monitoringNamespace",
+  "secretName",
+  "authzClientId",
+  "renderYamlTo",
+] as const;
+const OBJECT_KEYS = ["imageDigests", "engine", "services", "expose", "checkpoints", "systemUsers", "reporters", "oidc", "authn", "tracing", "externalSecrets"] as const;
+const SECRET_KEYS = ["databaseUrl", "redisUrl", "databaseReadUrl", "authzClientSecret"] as const;
+type RawConfig = Record<(typeof SCALAR_KEYS)[number] | (typeof OBJECT_KEYS)[number] | (typeof SECRET_KEYS)[number], unknown>;
+
+function readRaw(src: ConfigSource): RawConfig {
+  return Object.fromEntries([
+    ...SCALAR_KEYS.map((key) => [key, src.get(key)]),
+    ...OBJECT_KEYS.map((key) => [key, src.getObject(key)]),
+    ...SECRET_KEYS.map((key) => [key, src.getSecret(key)]),
+  ]) as RawConfig;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+export function loadConfig(source: ConfigSource = pulumiConfigSource(), stack = pulumi.getStack()): GatehouseConfig {
+  const raw = readRaw(source);
+  const result = stackSchema(stack, raw).safeParse(raw);
+  if (!result.success) throw new ConfigError(stack, problemsOf(result.error));
+  return result.data;
+}
+
+/** At most this many characters of a given value (or key) appear in a message. */
+const MAX_SHOWN = 64;
+const clip = (text: string) => (text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
+/** A given value as a message may show it: text cut short, lists and objects only named. */
+function shown(value: unknown): string {
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object" && value !== null) return "an object";
+  return `'${clip(String(value))}'`;
+}
+
+/** One line per problem: the key path under `gatehouse:`, then what it expects. */
+function problemsOf(error: z.ZodError): string[] {
+  const at = (path: readonly PropertyKey[]) => `${NAMESPACE}:${path.map((segment) => clip(String(segment))).join(".")}`;
+  return error.issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys" ? issue.keys.map((key) => `${at([...issue.path, key])} ${issue.message}`) : [`${at(issue.path)} ${issue.message}`],
+  );
+}
+
+/** The error of a value that is missing (`required`) or not `what`. */
+const expected = (what: string, required = `is required (${what})`) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? required : `must be ${what}, got ${shown(issue.input)}`),
+});
+
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/;
 const DIGEST = /^sha256:[a-f0-9]{64}$/;
 const DNS_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)+$/;
 const DURATION = /^([0-9]+(s|m|h))+$/;
+const REPORTER_TYPE = /^[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+$/;
+const HTTP_URL = /^https?:\/\/\S+$/;
 
-class Reader {
-  private readonly problems: string[] = [];
-  constructor(
-    private readonly src: ConfigSource,
-    private readonly stack: string,
-  ) {}
+const matching = (pattern: RegExp, what: string, required?: string) => z.string(expected(what, required)).regex(pattern, expected(what, required));
+const objectName = matching(DNS_LABEL, "a Kubernetes object name (a DNS label)");
+const httpUrl = (what = "an http(s) URL", required?: string) => matching(HTTP_URL, what, required);
+/** A number given as text (a scalar key, or a quoted YAML value) is read as that number. */
+const numeric = (value: unknown) => (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : value);
+const integer = (min: number) => z.preprocess(numeric, z.number(expected(`an integer ≥ ${min}`)).int(expected(`an integer ≥ ${min}`)).min(min, expected(`an integer ≥ ${min}`)));
+/** true/false, as YAML booleans or as text (scalar keys arrive as text). */
+const flag = (fallback: boolean) => z.preprocess((value) => (value === "true" ? true : value === "false" ? false : value), z.boolean(expected("true or false"))).default(fallback);
+const secret = (required: string) => z.custom<pulumi.Output<string>>((value) => pulumi.Output.isInstance(value), { error: required });
+/** A key that must not be set, for each of `reasons`. */
+const forbidden = (reasons: string[]) =>
+  z
+    .unknown()
+    .superRefine((value, ctx) => {
+      if (value !== undefined) for (const message of reasons) ctx.addIssue({ code: "custom", message });
+    })
+    .transform(() => undefined);
 
-  read(): GatehouseConfig {
-    const renderYamlTo = this.src.get("renderYamlTo") || undefined;
-    const environment = this.requireString("environment");
-    if (environment !== undefined && environment !== "stage" && environment !== "prod") {
-      this.problem(`${NAMESPACE}:environment must be 'stage' or 'prod', got '${environment}'`);
-    }
-    const namespace = this.src.get("namespace") ?? `gatehouse-${this.stack}`;
-    if (!DNS_LABEL.test(namespace)) this.problem(`${NAMESPACE}:namespace '${namespace}' is not a valid Kubernetes namespace name`);
-    const imageTag = this.requireString("imageTag");
-    const imageRegistry = this.requireString("imageRegistry");
-    const domain = this.requireString("domain");
-    const engine = this.engine();
-    const cfg = {
-      stack: this.stack,
-      environment: environment as GatehouseConfig["environment"],
-      namespace,
-      createNamespace: this.bool(this.src.get("createNamespace"), "createNamespace", true),
-      domain: domain ?? "",
-      logLevel: this.src.get("logLevel") ?? "info",
-      imageRegistry: (imageRegistry ?? "").replace(/\/+$/, ""),
-      imageDigests: this.imageDigests(environment === "prod"),
-      engine,
-      services: this.services(imageTag ?? "", engine),
-      monitoring: this.bool(this.src.get("monitoring"), "monitoring", true),
-      checkpoints: this.checkpoints(),
-      systemUsers: this.systemUsers(),
-      trustIdentityHeader: this.bool(this.src.get("trustIdentityHeader"), "trustIdentityHeader", false),
-      authn: this.authn(),
-      tracing: this.tracing(),
-      reporters: this.reporters(),
-      ingressNamespace: this.src.get("ingressNamespace") ?? "ingress-nginx",
-      monitoringNamespace: this.src.get("monitoringNamespace") ?? "monitoring",
-      secretName: this.src.get("secretName") ?? "gatehouse-connections",
-      ...this.optional("oidc", this.oidc()),
-      ...this.optional("expose", this.expose()),
-      ...this.secrets(environment === "prod", renderYamlTo !== undefined),
-      ...this.optional("authzClient", this.authzClient()),
-      ...this.optional("renderYamlTo", renderYamlTo),
-    } satisfies GatehouseConfig;
-    // An unverified header next to token verification lets anyone who reaches the pods name any
-    // identity; prod must rely on tokens alone.
-    if (cfg.environment === "prod" && cfg.trustIdentityHeader && cfg.oidc) {
-      this.problem(`${NAMESPACE}:trustIdentityHeader must be false in prod when ${NAMESPACE}:oidc is configured`);
-    }
-    if (this.problems.length > 0) throw new ConfigError(this.stack, this.problems);
-    return cfg;
-  }
+/** An object with one entry per Gatehouse service, refusing any other name. */
+function perService<T extends z.ZodType>(entry: T, what: string, required?: string) {
+  const shape = { "management-api": entry, "authz-engine": entry, "workspace-cache": entry } satisfies Record<ServiceName, T>;
+  const { error } = expected(what, required);
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === "unrecognized_keys" ? `is not a Gatehouse service (expected ${SERVICE_NAMES.join(", ")})` : error(issue)),
+  });
+}
 
-  private optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-    return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-  }
+const quantities = z.record(z.string(), matching(QUANTITY, "a Kubernetes quantity such as '500m' or '1Gi'"), expected("an object of Kubernetes quantities {cpu, memory}"));
 
-  private problem(message: string): void {
-    this.problems.push(message);
-  }
-
-  private requireString(key: string): string | undefined {
-    const value = this.src.get(key);
-    if (value === undefined || value.trim() === "") {
-      this.problem(`${NAMESPACE}:${key} is required (set it in Pulumi.${this.stack}.yaml or with \`pulumi config set ${NAMESPACE}:${key} <value>\`)`);
-      return undefined;
-    }
-    return value;
-  }
-
-  private requireSecret(key: string, hint: string): pulumi.Output<string> | undefined {
-    const value = this.src.getSecret(key);
-    if (value === undefined) {
-      this.problem(`${NAMESPACE}:${key} is required as a secret: \`pulumi config set --secret ${NAMESPACE}:${key} ${hint}\``);
-    }
-    return value;
-  }
-
-  private bool(raw: unknown, key: string, fallback: boolean): boolean {
-    if (raw === undefined) return fallback;
-    if (typeof raw === "boolean") return raw;
-    if (raw === "true" || raw === "false") return raw === "true";
-    this.problem(`${NAMESPACE}:${key} must be true or false, got '${String(raw)}'`);
-    return fallback;
-  }
-
-  private int(raw: unknown, key: string, min: number): number {
-    const value = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
-    if (raw === undefined) {
-      this.problem(`${NAMESPACE}:${key} is required (an integer ≥ ${min})`);
-      return min;
-    }
-    if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
-      this.problem(`${NAMESPACE}:${key} must be an integer ≥ ${min}, got '${String(raw)}'`);
-      return min;
-    }
-    return value;
-  }
-
-  private engine(): { relationships: number } {
-    const raw = this.src.getObject("engine");
-    if (raw !== undefined && !isObj(raw)) this.problem(`${NAMESPACE}:engine must be an object {relationships}`);
-    const e = isObj(raw) ? raw : {};
-    const relationships = e["relationships"] === undefined ? ENGINE_MEASURED[0]!.relationships : this.int(e["relationships"], "engine.relationships", 1);
-    const largest = ENGINE_MEASURED[ENGINE_MEASURED.length - 1]!.relationships;
-    if (relationships > largest) {
-      this.problem(`${NAMESPACE}:engine.relationships (${relationships}) is above the largest size one replica was measured at (${largest}): shard the engines by tenant (docs/SCALING.md)`);
-    }
-    return { relationships: Math.min(relationships, largest) };
-  }
-
-  private services(imageTag: string, engine: { relationships: number }): Record<ServiceName, ServiceSettings> {
-    const raw = this.src.getObject("services");
-    if (raw === undefined) this.problem(`${NAMESPACE}:services is required (replicas, maxReplicas and minAvailable for each of ${SERVICE_NAMES.join(", ")})`);
-    else if (!isObj(raw)) this.problem(`${NAMESPACE}:services must be an object keyed by service name`);
-    const all = isObj(raw) ? raw : {};
-    for (const key of Object.keys(all)) {
-      if (!(SERVICE_NAMES as readonly string[]).includes(key)) this.problem(`${NAMESPACE}:services.${key} is not a Gatehouse service (expected ${SERVICE_NAMES.join(", ")})`);
-    }
-    const out = {} as Record<ServiceName, ServiceSettings>;
-    for (const name of SERVICE_NAMES) {
-      const s = all[name];
-      if (raw !== undefined && !isObj(s)) this.problem(`${NAMESPACE}:services.${name} is required`);
-      out[name] = this.service(name, isObj(s) ? s : {}, imageTag, raw !== undefined && isObj(s), defaultResources(name, engine.relationships));
-    }
-    // Less memory than the measured need for the graph it is sized for: a reload or a start would be killed.
-    const sized = engineSizing(engine.relationships);
-    const limit = out["authz-engine"].resources.limits.memory;
-    if (sized && QUANTITY.test(limit) && quantityBytes(limit) < quantityBytes(sized.memory)) {
-      this.problem(
-        `${NAMESPACE}:services.authz-engine.resources.limits.memory (${limit}) is below the ${sized.memory} measured to hold ${engine.relationships} relationships (engine.relationships; docs/SCALING.md)`,
-      );
-    }
-    return out;
-  }
-
-  private service(name: ServiceName, s: Obj, imageTag: string, report: boolean, base: ResourceSpec): ServiceSettings {
-    const key = `services.${name}`;
-    const before = this.problems.length;
-    const replicas = this.int(s["replicas"], `${key}.replicas`, 1);
-    const maxReplicas = this.int(s["maxReplicas"], `${key}.maxReplicas`, 1);
-    const minAvailable = this.int(s["minAvailable"], `${key}.minAvailable`, 0);
-    if (!report) this.problems.length = before; // the missing block itself is already reported
-    if (report && maxReplicas < replicas) this.problem(`${NAMESPACE}:${key}.maxReplicas (${maxReplicas}) must be ≥ replicas (${replicas})`);
+const serviceSchema = z
+  .object(
+    {
+      replicas: integer(1),
+      maxReplicas: integer(1),
+      minAvailable: integer(0),
+      imageTag: z.preprocess((value) => (typeof value === "number" ? String(value) : value), z.string(expected("an image tag")).min(1, expected("an image tag"))).optional(),
+      resources: z.object({ requests: quantities.optional(), limits: quantities.optional() }, expected("an object {requests, limits}")).optional(),
+    },
+    expected("an object {replicas, maxReplicas, minAvailable, imageTag?, resources?}", "is required"),
+  )
+  .superRefine((s, ctx) => {
+    if (s.maxReplicas < s.replicas) ctx.addIssue({ code: "custom", path: ["maxReplicas"], message: `(${s.maxReplicas}) must be ≥ replicas (${s.replicas})` });
     // A budget that keeps every replica up blocks node drains forever.
-    if (report && minAvailable >= replicas) {
-      this.problem(`${NAMESPACE}:${key}.minAvailable (${minAvailable}) must be below replicas (${replicas}), or node drains never finish`);
+    if (s.minAvailable >= s.replicas) {
+      ctx.addIssue({ code: "custom", path: ["minAvailable"], message: `(${s.minAvailable}) must be below replicas (${s.replicas}), or node drains never finish` });
     }
-    const tag = s["imageTag"] === undefined ? imageTag : String(s["imageTag"]);
-    return { replicas, maxReplicas, minAvailable, imageTag: tag, resources: this.resources(name, s["resources"], base) };
-  }
+  });
 
-  private resources(name: ServiceName, raw: unknown, base: ResourceSpec): ResourceSpec {
-    if (raw === undefined) return base;
-    const r = isObj(raw) ? raw : {};
-    const merged: ResourceSpec = {
-      requests: { ...base.requests, ...(isObj(r["requests"]) ? (r["requests"] as Obj) : {}) } as ResourceSpec["requests"],
-      limits: { ...base.limits, ...(isObj(r["limits"]) ? (r["limits"] as Obj) : {}) } as ResourceSpec["limits"],
-    };
-    for (const [kind, values] of Object.entries(merged)) {
-      for (const [res, q] of Object.entries(values as Obj)) {
-        if (typeof q !== "string" || !QUANTITY.test(q)) {
-          this.problem(`${NAMESPACE}:services.${name}.resources.${kind}.${res} must be a Kubernetes quantity such as '500m' or '1Gi', got '${String(q)}'`);
-        }
+const LARGEST_MEASURED = ENGINE_MEASURED[ENGINE_MEASURED.length - 1]!.relationships;
+const engineSchema = z
+  .object(
+    {
+      relationships: z
+        .preprocess(
+          numeric,
+          z
+            .number(expected("an integer ≥ 1"))
+            .int(expected("an integer ≥ 1"))
+            .min(1, expected("an integer ≥ 1"))
+            .max(LARGEST_MEASURED, {
+              error: (issue) => `(${String(issue.input)}) is above the largest size one replica was measured at (${LARGEST_MEASURED}): shard the engines by tenant (docs/SCALING.md)`,
+            }),
+        )
+        .default(ENGINE_MEASURED[0]!.relationships),
+    },
+    expected("an object {relationships}"),
+  )
+  .prefault({});
+
+const exposeSchema = z
+  .object(
+    {
+      via: z.enum(["ingress", "route"], expected("'ingress' or 'route' (OpenShift)")),
+      host: matching(DNS_NAME, "a DNS name such as gatehouse.example.com"),
+      ingressClassName: objectName.optional(),
+      tlsSecretName: objectName.optional(),
+    },
+    expected("an object {via, host, ingressClassName?, tlsSecretName?}"),
+  )
+  .superRefine((e, ctx) => {
+    if (e.ingressClassName && e.via === "route") ctx.addIssue({ code: "custom", path: ["ingressClassName"], message: "applies to via: ingress only" });
+  });
+
+const checkpointsSchema = z
+  .object(
+    {
+      store: z.enum(["database", "volume"], expected("'database' (table gh_checkpoints) or 'volume' (a ReadWriteMany claim the replicas share)")).default("database"),
+      intervalSeconds: integer(0).default(300),
+      claimName: objectName.optional(),
+    },
+    expected("an object {store, intervalSeconds, claimName}"),
+  )
+  .superRefine((c, ctx) => {
+    if (c.store === "volume" && !c.claimName) ctx.addIssue({ code: "custom", path: ["claimName"], message: "is required with store: volume (a ReadWriteMany PersistentVolumeClaim)" });
+  })
+  .transform(({ store, intervalSeconds, claimName }): CheckpointConfig => (store === "volume" ? { store, claimName: claimName ?? "", intervalSeconds } : { store, intervalSeconds }))
+  .prefault({});
+
+const systemUsersSchema = z
+  .record(
+    z.string(),
+    z.object({ admin: flag(false), is_service_account: flag(false), allow_any_org: flag(false) }, expected("an object {admin, is_service_account, allow_any_org}")),
+    expected("an object keyed by token subject"),
+  )
+  .prefault({});
+
+const reportersSchema = z
+  .record(
+    z.string(),
+    z.object(
+      {
+        resource_types: z.union([z.literal("*"), z.array(z.string().regex(REPORTER_TYPE)).min(1)], expected('"*" or a list of <reporter>/<type> names')),
+        allow_any_org: flag(false),
+      },
+      expected("an object {resource_types, allow_any_org}"),
+    ),
+    expected("an object keyed by token client id or subject"),
+  )
+  .prefault({});
+
+const oidcSchema = z.object(
+  { issuerUrl: httpUrl("an http(s) URL", "is required when oidc is set (an http(s) URL)"), audience: z.string(expected("an audience")).optional() },
+  expected("an object {issuerUrl, audience?}"),
+);
+
+const tracingSchema = z
+  .object(
+    {
+      otlpEndpoint: httpUrl("an http(s) URL (the OTLP/HTTP collector)").optional(),
+      sampler: z.enum(TRACES_SAMPLERS, expected(`one of ${TRACES_SAMPLERS.join(", ")}`)).default(DEFAULT_TRACING.sampler),
+      samplerRatio: z.preprocess(numeric, z.number(expected("a number from 0 to 1")).min(0, expected("a number from 0 to 1")).max(1, expected("a number from 0 to 1"))).default(DEFAULT_TRACING.samplerRatio),
+    },
+    expected("an object {otlpEndpoint, sampler, samplerRatio}"),
+  )
+  .prefault({});
+
+const remoteRef = z.object(
+  { key: z.string(expected("the entry's key in the store")).min(1, expected("the entry's key in the store")), property: z.string(expected("a property name")).optional() },
+  expected("{key, property?} naming the value in the secret store", "is required ({key, property}: where the secret store holds it)"),
+);
+
+/** Engine authn: OIDC needs a server (and a client id unless its check is skipped); prod needs OIDC with a verified TLS client. */
+const authnSchema = (prod: boolean) =>
+  z
+    .object(
+      {
+        mode: z.enum(["oidc", "none"], expected("'oidc' or 'none'")).default("oidc"),
+        oidcServerUrl: httpUrl().optional(),
+        clientId: z.string(expected("a client id")).optional(),
+        skipClientIdCheck: flag(false),
+        insecureClient: flag(false),
+      },
+      expected("an object {mode, oidcServerUrl, clientId, skipClientIdCheck, insecureClient}", "is required (mode: oidc with oidcServerUrl and clientId, or mode: none)"),
+    )
+    .superRefine((a, ctx) => {
+      if (a.mode === "oidc" && !a.oidcServerUrl) ctx.addIssue({ code: "custom", path: ["oidcServerUrl"], message: "is required when authn.mode is oidc (an http(s) URL)" });
+      if (a.mode === "oidc" && !a.clientId && !a.skipClientIdCheck) ctx.addIssue({ code: "custom", path: ["clientId"], message: "is required unless authn.skipClientIdCheck is true" });
+      if (prod && (a.mode === "none" || a.insecureClient)) ctx.addIssue({ code: "custom", message: "must use mode oidc with insecureClient false in prod" });
+    })
+    .transform(({ mode, oidcServerUrl, clientId, skipClientIdCheck, insecureClient }): AuthnConfig => ({
+      mode,
+      skipClientIdCheck,
+      insecureClient,
+      ...(mode === "oidc" && oidcServerUrl ? { oidcServerUrl } : {}),
+      ...(mode === "oidc" && clientId ? { clientId } : {}),
+    }));
+
+/**
+ * The schema of one stack. Which keys it needs follows from three facts read first: prod or not,
+ * connections from a secret store (`externalSecrets`) or not, rendering YAML or deploying.
+ */
+function stackSchema(stack: string, raw: RawConfig) {
+  const prod = raw.environment === "prod";
+  const store = raw.externalSecrets !== undefined;
+  const rendering = raw.renderYamlTo !== undefined && raw.renderYamlTo !== "";
+  const required = (key: string) => `is required (set it in Pulumi.${stack}.yaml or with \`pulumi config set ${NAMESPACE}:${key} <value>\`)`;
+  const setting = (key: string) => z.preprocess((value) => (typeof value === "string" && value.trim() === "" ? undefined : value), z.string(expected("a value", required(key))));
+  const requiredSecret = (key: string, example: string) => secret(`is required as a secret: \`pulumi config set --secret ${NAMESPACE}:${key} ${example}\``);
+  const together = `is set together with ${NAMESPACE}:externalSecrets: the connections come from the secret store, remove it`;
+  const optionalSecret = secret("must be a Pulumi secret").optional();
+  const clientSecretProblems = [...(store ? [together] : []), ...(raw.authzClientId === undefined ? [`is set without ${NAMESPACE}:authzClientId`] : [])];
+  const connectionsExpected = prod
+    ? "is required in prod: the connection strings come from the secret store, never from values in the stack"
+    : "is required (the secret store and the entries of each connection string)";
+  const externalSecrets = z.object(
+    {
+      storeKind: z.enum(["ClusterSecretStore", "SecretStore"], expected("ClusterSecretStore or SecretStore")).default("ClusterSecretStore"),
+      storeName: matching(DNS_LABEL, "the secret store's name (a Kubernetes object name)", "is required (the secret store's name)"),
+      refreshInterval: matching(DURATION, "a duration such as 1h or 15m").default("1h"),
+      databaseUrl: remoteRef,
+      redisUrl: remoteRef,
+      databaseReadUrl: remoteRef.optional(),
+      authzClientSecret: remoteRef.optional(),
+    },
+    expected("an object {storeKind, storeName, refreshInterval, databaseUrl, redisUrl, ...}", connectionsExpected),
+  );
+
+  return z
+    .object({
+      environment: z.enum(["stage", "prod"], expected("'stage' or 'prod'", required("environment"))),
+      namespace: matching(DNS_LABEL, "a Kubernetes namespace name (a DNS label)").default(`gatehouse-${stack}`),
+      createNamespace: flag(true),
+      domain: setting("domain"),
+      logLevel: z.string().default("info"),
+      imageRegistry: setting("imageRegistry").transform((registry) => registry.replace(/\/+$/, "")),
+      imageTag: setting("imageTag"),
+      imageDigests: perService(matching(DIGEST, "an image digest sha256:<64 hex digits>").optional(), "an object keyed by service name")
+        // A tag can be pushed again with other contents; prod runs exactly the images that were built.
+        .superRefine((digests, ctx) => {
+          const missing = SERVICE_NAMES.filter((name) => !digests[name]);
+          if (prod && missing.length > 0) {
+            ctx.addIssue({ code: "custom", path: [`{${missing.join(",")}}`], message: `is required in prod (a tag is mutable): run scripts/build-images.sh --push --stack ${stack}` });
+          }
+        })
+        .prefault({}),
+      engine: engineSchema,
+      services: perService(serviceSchema, "an object keyed by service name", `is required (replicas, maxReplicas and minAvailable for each of ${SERVICE_NAMES.join(", ")})`),
+      expose: exposeSchema.optional(),
+      monitoring: flag(true),
+      checkpoints: checkpointsSchema,
+      systemUsers: systemUsersSchema,
+      reporters: reportersSchema,
+      // An unverified header next to token verification lets anyone who reaches the pods name any identity; prod relies on tokens alone.
+      trustIdentityHeader: flag(false).refine((trusted) => !(trusted && prod && raw.oidc !== undefined), `must be false in prod when ${NAMESPACE}:oidc is configured`),
+      oidc: oidcSchema.optional(),
+      authn: authnSchema(prod),
+      tracing: tracingSchema,
+      ingressNamespace: z.string().default("ingress-nginx"),
+      monitoringNamespace: z.string().default("monitoring"),
+      secretName: z.string().default("gatehouse-connections"),
+      externalSecrets: prod ? externalSecrets : externalSecrets.optional(),
+      // Connection strings as Pulumi secrets: not with a secret store, not in prod, not needed when rendering YAML.
+      databaseUrl: store ? forbidden([together]) : prod || rendering ? optionalSecret : requiredSecret("databaseUrl", "postgres://user:password@host:5432/gatehouse"),
+      redisUrl: store ? forbidden([together]) : prod || rendering ? optionalSecret : requiredSecret("redisUrl", "redis://:password@host:6379"),
+      databaseReadUrl: store ? forbidden([together]) : optionalSecret,
+      authzClientId: z.string().optional(),
+      authzClientSecret: clientSecretProblems.length > 0 ? forbidden(clientSecretProblems) : optionalSecret,
+      renderYamlTo: z.preprocess((value) => (value === "" ? undefined : value), z.string().optional()),
+    })
+    .transform(({ imageTag, services, databaseUrl, redisUrl, databaseReadUrl, authzClientId, authzClientSecret, expose, oidc, externalSecrets, renderYamlTo, ...rest }): GatehouseConfig => ({
+      stack,
+      ...rest,
+      services: Object.fromEntries(
+        SERVICE_NAMES.map((name) => {
+          const { resources, ...s } = services[name];
+          const base = defaultResources(name, rest.engine.relationships);
+          const merged = resources ? { requests: { ...base.requests, ...resources.requests }, limits: { ...base.limits, ...resources.limits } } : base;
+          return [name, { ...s, imageTag: s.imageTag ?? imageTag, resources: merged }];
+        }),
+      ) as Record<ServiceName, ServiceSettings>,
+      ...(expose ? { expose } : {}),
+      ...(oidc ? { oidc } : {}),
+      ...(externalSecrets ? { externalSecrets } : {}),
+      ...(!store && !prod && !rendering && databaseUrl && redisUrl ? { connections: { databaseUrl, redisUrl, ...(databaseReadUrl ? { databaseReadUrl } : {}) } } : {}),
+      ...(authzClientId !== undefined ? { authzClient: { clientId: authzClientId, ...(authzClientSecret ? { clientSecret: authzClientSecret } : {}) } } : {}),
+      ...(renderYamlTo ? { renderYamlTo } : {}),
+    }))
+    .superRefine((cfg, ctx) => {
+      // Less memory than the measured need for the graph it is sized for: a reload or a start would be killed.
+      const sized = engineSizing(cfg.engine.relationships);
+      const limit = cfg.services["authz-engine"].resources.limits.memory;
+      if (sized && quantityBytes(limit) < quantityBytes(sized.memory)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["services", "authz-engine", "resources", "limits", "memory"],
+          message: `(${clip(limit)}) is below the ${sized.memory} measured to hold ${cfg.engine.relationships} relationships (engine.relationships; docs/SCALING.md)`,
+        });
       }
-    }
-    return merged;
-  }
-
-  private systemUsers(): Record<string, SystemUser> {
-    const raw = this.src.getObject("systemUsers");
-    if (raw === undefined) return {};
-    if (!isObj(raw)) {
-      this.problem(`${NAMESPACE}:systemUsers must be an object keyed by token subject`);
-      return {};
-    }
-    const out: Record<string, SystemUser> = {};
-    for (const [sub, flags] of Object.entries(raw)) {
-      const f = isObj(flags) ? flags : {};
-      if (!isObj(flags)) this.problem(`${NAMESPACE}:systemUsers.${sub} must be an object {admin, is_service_account, allow_any_org}`);
-      out[sub] = {
-        admin: this.bool(f["admin"], `systemUsers.${sub}.admin`, false),
-        is_service_account: this.bool(f["is_service_account"], `systemUsers.${sub}.is_service_account`, false),
-        allow_any_org: this.bool(f["allow_any_org"], `systemUsers.${sub}.allow_any_org`, false),
-      };
-    }
-    return out;
-  }
-
-  private reporters(): Record<string, Reporter> {
-    const raw = this.src.getObject("reporters");
-    if (raw === undefined) return {};
-    if (!isObj(raw)) {
-      this.problem(`${NAMESPACE}:reporters must be an object keyed by token client id or subject`);
-      return {};
-    }
-    const out: Record<string, Reporter> = {};
-    for (const [name, entry] of Object.entries(raw)) {
-      const e = isObj(entry) ? entry : {};
-      const types = e["resource_types"];
-      const valid = types === "*" || (Array.isArray(types) && types.length > 0 && types.every((t) => typeof t === "string" && /^[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+$/.test(t)));
-      if (!valid) this.problem(`${NAMESPACE}:reporters.${name}.resource_types must be "*" or a list of <reporter>/<type> names`);
-      out[name] = { resource_types: valid ? (types as string[] | "*") : [], allow_any_org: this.bool(e["allow_any_org"], `reporters.${name}.allow_any_org`, false) };
-    }
-    return out;
-  }
-
-  private authn(): AuthnConfig {
-    const raw = this.src.getObject("authn");
-    if (raw === undefined) {
-      this.problem(`${NAMESPACE}:authn is required (mode: oidc with oidcServerUrl and clientId, or mode: none)`);
-      return { mode: "none", skipClientIdCheck: false, insecureClient: false };
-    }
-    const a = isObj(raw) ? raw : {};
-    const mode = a["mode"] ?? "oidc";
-    if (mode !== "oidc" && mode !== "none") this.problem(`${NAMESPACE}:authn.mode must be 'oidc' or 'none', got '${String(mode)}'`);
-    const out: AuthnConfig = {
-      mode: mode === "none" ? "none" : "oidc",
-      skipClientIdCheck: this.bool(a["skipClientIdCheck"], "authn.skipClientIdCheck", false),
-      insecureClient: this.bool(a["insecureClient"], "authn.insecureClient", false),
-    };
-    if (out.mode === "oidc") {
-      const url = a["oidcServerUrl"];
-      if (typeof url !== "string" || !/^https?:\/\//.test(url)) this.problem(`${NAMESPACE}:authn.oidcServerUrl is required when authn.mode is oidc (an http(s) URL)`);
-      else out.oidcServerUrl = url;
-      const clientId = a["clientId"];
-      if (typeof clientId === "string" && clientId !== "") out.clientId = clientId;
-      else if (!out.skipClientIdCheck) this.problem(`${NAMESPACE}:authn.clientId is required unless authn.skipClientIdCheck is true`);
-    }
-    if (this.environmentIsProd() && (out.mode === "none" || out.insecureClient)) {
-      this.problem(`${NAMESPACE}:authn must use mode oidc with insecureClient false in prod`);
-    }
-    return out;
-  }
-
-  private environmentIsProd(): boolean {
-    return this.src.get("environment") === "prod";
-  }
-
-  private oidc(): GatehouseConfig["oidc"] {
-    const raw = this.src.getObject("oidc");
-    if (raw === undefined) return undefined;
-    const o = isObj(raw) ? raw : {};
-    const issuerUrl = o["issuerUrl"];
-    if (typeof issuerUrl !== "string" || !/^https?:\/\//.test(issuerUrl)) {
-      this.problem(`${NAMESPACE}:oidc.issuerUrl is required when oidc is set (an http(s) URL)`);
-      return undefined;
-    }
-    return typeof o["audience"] === "string" ? { issuerUrl, audience: o["audience"] } : { issuerUrl };
-  }
-
-  private tracing(): TracingConfig {
-    const raw = this.src.getObject("tracing");
-    if (raw === undefined) return DEFAULT_TRACING;
-    if (!isObj(raw)) {
-      this.problem(`${NAMESPACE}:tracing must be an object {otlpEndpoint, sampler, samplerRatio}`);
-      return DEFAULT_TRACING;
-    }
-    const out: TracingConfig = { ...DEFAULT_TRACING };
-    const endpoint = raw["otlpEndpoint"];
-    if (endpoint !== undefined) {
-      if (typeof endpoint !== "string" || !/^https?:\/\/[^\s]+$/.test(endpoint)) this.problem(`${NAMESPACE}:tracing.otlpEndpoint must be an http(s) URL (the OTLP/HTTP collector)`);
-      else out.otlpEndpoint = endpoint;
-    }
-    const sampler = raw["sampler"];
-    if (sampler !== undefined) {
-      if (!(TRACES_SAMPLERS as readonly unknown[]).includes(sampler)) this.problem(`${NAMESPACE}:tracing.sampler must be one of ${TRACES_SAMPLERS.join(", ")}`);
-      else out.sampler = sampler as TracingConfig["sampler"];
-    }
-    const ratio = typeof raw["samplerRatio"] === "string" ? Number(raw["samplerRatio"]) : raw["samplerRatio"];
-    if (ratio !== undefined) {
-      if (typeof ratio !== "number" || !Number.isFinite(ratio) || ratio < 0 || ratio > 1) this.problem(`${NAMESPACE}:tracing.samplerRatio must be a number from 0 to 1`);
-      else out.samplerRatio = ratio;
-    }
-    return out;
-  }
-
-  private imageDigests(prod: boolean): GatehouseConfig["imageDigests"] {
-    const raw = this.src.getObject("imageDigests");
-    const all = isObj(raw) ? raw : {};
-    if (raw !== undefined && !isObj(raw)) this.problem(`${NAMESPACE}:imageDigests must be an object keyed by service name`);
-    const out: GatehouseConfig["imageDigests"] = {};
-    for (const [key, digest] of Object.entries(all)) {
-      if (!(SERVICE_NAMES as readonly string[]).includes(key)) this.problem(`${NAMESPACE}:imageDigests.${key} is not a Gatehouse service (expected ${SERVICE_NAMES.join(", ")})`);
-      else if (typeof digest !== "string" || !DIGEST.test(digest)) this.problem(`${NAMESPACE}:imageDigests.${key} must be an image digest sha256:<64 hex digits>`);
-      else out[key as ServiceName] = digest;
-    }
-    // A tag can be pushed again with other contents; prod runs exactly the images that were built.
-    if (prod) {
-      const missing = SERVICE_NAMES.filter((s) => !out[s] && !(s in all));
-      if (missing.length > 0) {
-        this.problem(`${NAMESPACE}:imageDigests.{${missing.join(",")}} is required in prod (a tag is mutable): run scripts/build-images.sh --push --stack ${this.stack}`);
-      }
-    }
-    return out;
-  }
-
-  private expose(): ExposeConfig | undefined {
-    const raw = this.src.getObject("expose");
-    if (raw === undefined) return undefined;
-    const e = isObj(raw) ? raw : {};
-    const via = e["via"];
-    const host = e["host"];
-    if (via !== "ingress" && via !== "route") this.problem(`${NAMESPACE}:expose.via must be 'ingress' or 'route' (OpenShift), got '${String(via)}'`);
-    if (typeof host !== "string" || !DNS_NAME.test(host)) this.problem(`${NAMESPACE}:expose.host must be a DNS name such as gatehouse.example.com`);
-    const out: ExposeConfig = { via: via === "route" ? "route" : "ingress", host: typeof host === "string" ? host : "" };
-    for (const key of ["ingressClassName", "tlsSecretName"] as const) {
-      const value = e[key];
-      if (value === undefined) continue;
-      if (typeof value !== "string" || !DNS_LABEL.test(value)) this.problem(`${NAMESPACE}:expose.${key} must be a Kubernetes object name`);
-      else out[key] = value;
-    }
-    if (out.ingressClassName && out.via === "route") this.problem(`${NAMESPACE}:expose.ingressClassName applies to via: ingress only`);
-    return out;
-  }
-
-  private checkpoints(): CheckpointConfig {
-    const raw = this.src.getObject("checkpoints");
-    const c = isObj(raw) ? raw : {};
-    if (raw !== undefined && !isObj(raw)) this.problem(`${NAMESPACE}:checkpoints must be an object {store, intervalSeconds, claimName}`);
-    const intervalSeconds = c["intervalSeconds"] === undefined ? 300 : this.int(c["intervalSeconds"], "checkpoints.intervalSeconds", 0);
-    const store = c["store"] ?? "database";
-    if (store === "database") return { store, intervalSeconds };
-    if (store !== "volume") {
-      this.problem(`${NAMESPACE}:checkpoints.store must be 'database' (table gh_checkpoints) or 'volume' (a ReadWriteMany claim the replicas share)`);
-      return { store: "database", intervalSeconds };
-    }
-    const claimName = c["claimName"];
-    if (typeof claimName !== "string" || !DNS_LABEL.test(claimName)) {
-      this.problem(`${NAMESPACE}:checkpoints.claimName is required with store: volume (a ReadWriteMany PersistentVolumeClaim)`);
-      return { store: "volume", claimName: "", intervalSeconds };
-    }
-    return { store: "volume", claimName, intervalSeconds };
-  }
-
-  /** Connection strings: from a secret store (ExternalSecret), or as Pulumi secrets (not in prod, not when rendering). */
-  private secrets(prod: boolean, rendering: boolean): Pick<GatehouseConfig, "connections" | "externalSecrets"> {
-    const raw = this.src.getObject("externalSecrets");
-    if (raw !== undefined) {
-      for (const key of ["databaseUrl", "redisUrl", "databaseReadUrl", "authzClientSecret"]) {
-        if (this.src.getSecret(key) !== undefined) this.problem(`${NAMESPACE}:${key} is set together with ${NAMESPACE}:externalSecrets: the connections come from the secret store, remove it`);
-      }
-      const external = this.externalSecrets(raw);
-      return external ? { externalSecrets: external } : {};
-    }
-    if (prod) {
-      this.problem(`${NAMESPACE}:externalSecrets is required in prod: the connection strings come from the secret store, never from values in the stack`);
-      return {};
-    }
-    if (rendering) return {};
-    const databaseUrl = this.requireSecret("databaseUrl", "postgres://user:password@host:5432/gatehouse");
-    const redisUrl = this.requireSecret("redisUrl", "redis://:password@host:6379");
-    const databaseReadUrl = this.src.getSecret("databaseReadUrl");
-    if (!databaseUrl || !redisUrl) return {};
-    return { connections: { databaseUrl, redisUrl, ...(databaseReadUrl ? { databaseReadUrl } : {}) } };
-  }
-
-  private externalSecrets(raw: unknown): ExternalSecretsConfig | undefined {
-    const before = this.problems.length;
-    const e = isObj(raw) ? raw : {};
-    if (!isObj(raw)) this.problem(`${NAMESPACE}:externalSecrets must be an object {storeKind, storeName, refreshInterval, databaseUrl, redisUrl, ...}`);
-    const storeKind = e["storeKind"] ?? "ClusterSecretStore";
-    if (storeKind !== "ClusterSecretStore" && storeKind !== "SecretStore") this.problem(`${NAMESPACE}:externalSecrets.storeKind must be ClusterSecretStore or SecretStore`);
-    const storeName = e["storeName"];
-    if (typeof storeName !== "string" || !DNS_LABEL.test(storeName)) this.problem(`${NAMESPACE}:externalSecrets.storeName is required (the secret store's name)`);
-    const refreshInterval = e["refreshInterval"] ?? "1h";
-    if (typeof refreshInterval !== "string" || !DURATION.test(refreshInterval)) this.problem(`${NAMESPACE}:externalSecrets.refreshInterval must be a duration such as 1h or 15m`);
-    const ref = (key: string, required: boolean): RemoteRef | undefined => {
-      const r = e[key];
-      if (r === undefined) {
-        if (required) this.problem(`${NAMESPACE}:externalSecrets.${key} is required ({key, property}: where the secret store holds it)`);
-        return undefined;
-      }
-      const o = isObj(r) ? r : {};
-      if (typeof o["key"] !== "string" || o["key"] === "" || (o["property"] !== undefined && typeof o["property"] !== "string")) {
-        this.problem(`${NAMESPACE}:externalSecrets.${key} must be {key, property?} naming the value in the secret store`);
-        return undefined;
-      }
-      return o["property"] === undefined ? { key: o["key"] } : { key: o["key"], property: o["property"] as string };
-    };
-    const databaseUrl = ref("databaseUrl", true);
-    const redisUrl = ref("redisUrl", true);
-    const databaseReadUrl = ref("databaseReadUrl", false);
-    const authzClientSecret = ref("authzClientSecret", false);
-    if (this.problems.length > before || !databaseUrl || !redisUrl) return undefined;
-    return {
-      storeKind: storeKind as ExternalSecretsConfig["storeKind"],
-      storeName: storeName as string,
-      refreshInterval: refreshInterval as string,
-      databaseUrl,
-      redisUrl,
-      ...(databaseReadUrl ? { databaseReadUrl } : {}),
-      ...(authzClientSecret ? { authzClientSecret } : {}),
-    };
-  }
-
-  private authzClient(): GatehouseConfig["authzClient"] {
-    const clientId = this.src.get("authzClientId");
-    const clientSecret = this.src.getSecret("authzClientSecret");
-    if (clientId === undefined) {
-      if (clientSecret !== undefined) this.problem(`${NAMESPACE}:authzClientSecret is set without ${NAMESPACE}:authzClientId`);
-      return undefined;
-    }
-    return clientSecret ? { clientId, clientSecret } : { clientId };
-  }
+    });
 }

@@ -114,7 +114,8 @@ describe("invalid values", () => {
     ["authn turned off in prod", patch("gatehouse:authn", (a) => (a["mode"] = "none")), /gatehouse:authn must use mode oidc with insecureClient false in prod/],
     ["an insecure OIDC client in prod", patch("gatehouse:authn", (a) => (a["insecureClient"] = true)), /insecureClient false in prod/],
     ["a trusted identity header next to OIDC in prod", (c) => (c["gatehouse:trustIdentityHeader"] = "true"), /gatehouse:trustIdentityHeader must be false in prod when gatehouse:oidc is configured/],
-    ["a reporter without resource types", patch("gatehouse:reporters", (r) => (r["hbi"] = { allow_any_org: true })), /gatehouse:reporters\.hbi\.resource_types must be/],
+    ["a reporter without resource types", patch("gatehouse:reporters", (r) => (r["hbi"] = { allow_any_org: true })), /gatehouse:reporters\.hbi\.resource_types is required \("\*" or a list of <reporter>\/<type> names\)/],
+    ["a reporter type without its reporter", patch("gatehouse:reporters", (r) => (r["hbi"] = { resource_types: ["host"] })), /gatehouse:reporters\.hbi\.resource_types must be "\*" or a list of <reporter>\/<type> names, got a list/],
     ["a non-boolean flag", patch("gatehouse:authn", (a) => (a["skipClientIdCheck"] = "maybe")), /gatehouse:authn\.skipClientIdCheck must be true or false/],
     [
       "a client secret without a client id",
