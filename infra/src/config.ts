@@ -226,7 +226,6 @@ export function quantityBytes(quantity: string): number {
   return match ? Number(match[1]) * (UNIT_BYTES[match[2] ?? ""] ?? Number.NaN) : Number.NaN;
 }
 
-
 /** Where a raw value comes from: plain keys, JSON objects and secrets, as Pulumi config exposes them. */
 export interface ConfigSource {
   get(key: string): string | undefined;
@@ -237,11 +236,12 @@ export interface ConfigSource {
 export function pulumiConfigSource(config = new pulumi.Config(NAMESPACE)): ConfigSource {
   return {
     get: (key) => config.get(key),
+    // Text that is not JSON is handed on as text: the schema then names the key and what it expects.
     getObject: (key) => {
       try {
         return config.getObject<unknown>(key);
       } catch {
-        throw new ConfigError(pulumi.getStack(), [`${NAMESPACE}:${key} is not valid JSON/YAML`]);
+        return config.get(key);
       }
     },
     getSecret: (key) => config.getSecret(key),
@@ -297,9 +297,7 @@ function shown(value: unknown): string {
 /** One line per problem: the key path under `gatehouse:`, then what it expects. */
 function problemsOf(error: z.ZodError): string[] {
   const at = (path: readonly PropertyKey[]) => `${NAMESPACE}:${path.map((segment) => clip(String(segment))).join(".")}`;
-  return error.issues.flatMap((issue) =>
-    issue.code === "unrecognized_keys" ? issue.keys.map((key) => `${at([...issue.path, key])} ${issue.message}`) : [`${at(issue.path)} ${issue.message}`],
-  );
+  return error.issues.flatMap((issue) => (issue.code === "unrecognized_keys" ? issue.keys.map((key) => `${at([...issue.path, key])} ${issue.message}`) : [`${at(issue.path)} ${issue.message}`]));
 }
 
 /** The error of a value that is missing (`required`) or not `what`. */
@@ -320,7 +318,11 @@ const objectName = matching(DNS_LABEL, "a Kubernetes object name (a DNS label)")
 const httpUrl = (what = "an http(s) URL", required?: string) => matching(HTTP_URL, what, required);
 /** A number given as text (a scalar key, or a quoted YAML value) is read as that number. */
 const numeric = (value: unknown) => (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : value);
-const integer = (min: number) => z.preprocess(numeric, z.number(expected(`an integer ≥ ${min}`)).int(expected(`an integer ≥ ${min}`)).min(min, expected(`an integer ≥ ${min}`)));
+const wholeNumber = (min: number) => {
+  const error = expected(`an integer ≥ ${min}`);
+  return z.number(error).int(error).min(min, error);
+};
+const integer = (min: number) => z.preprocess(numeric, wholeNumber(min));
 /** true/false, as YAML booleans or as text (scalar keys arrive as text). */
 const flag = (fallback: boolean) => z.preprocess((value) => (value === "true" ? true : value === "false" ? false : value), z.boolean(expected("true or false"))).default(fallback);
 const secret = (required: string) => z.custom<pulumi.Output<string>>((value) => pulumi.Output.isInstance(value), { error: required });
@@ -353,15 +355,19 @@ const serviceSchema = z
       imageTag: z.preprocess((value) => (typeof value === "number" ? String(value) : value), z.string(expected("an image tag")).min(1, expected("an image tag"))).optional(),
       resources: z.object({ requests: quantities.optional(), limits: quantities.optional() }, expected("an object {requests, limits}")).optional(),
     },
-    expected("an object {replicas, maxReplicas, minAvailable, imageTag?, resources?}", "is required"),
+    expected("an object {replicas, maxReplicas, minAvailable, imageTag?, resources?}"),
   )
-  .superRefine((s, ctx) => {
-    if (s.maxReplicas < s.replicas) ctx.addIssue({ code: "custom", path: ["maxReplicas"], message: `(${s.maxReplicas}) must be ≥ replicas (${s.replicas})` });
-    // A budget that keeps every replica up blocks node drains forever.
-    if (s.minAvailable >= s.replicas) {
-      ctx.addIssue({ code: "custom", path: ["minAvailable"], message: `(${s.minAvailable}) must be below replicas (${s.replicas}), or node drains never finish` });
-    }
-  });
+  // Between counts that are each valid (a refused count is reported once, by itself).
+  .superRefine(
+    (s, ctx) => {
+      if (s.maxReplicas < s.replicas) ctx.addIssue({ code: "custom", path: ["maxReplicas"], message: `(${s.maxReplicas}) must be ≥ replicas (${s.replicas})` });
+      // A budget that keeps every replica up blocks node drains forever.
+      if (s.minAvailable >= s.replicas) {
+        ctx.addIssue({ code: "custom", path: ["minAvailable"], message: `(${s.minAvailable}) must be below replicas (${s.replicas}), or node drains never finish` });
+      }
+    },
+    { when: ({ issues }) => issues.length === 0 },
+  );
 
 const LARGEST_MEASURED = ENGINE_MEASURED[ENGINE_MEASURED.length - 1]!.relationships;
 const engineSchema = z
@@ -370,13 +376,9 @@ const engineSchema = z
       relationships: z
         .preprocess(
           numeric,
-          z
-            .number(expected("an integer ≥ 1"))
-            .int(expected("an integer ≥ 1"))
-            .min(1, expected("an integer ≥ 1"))
-            .max(LARGEST_MEASURED, {
-              error: (issue) => `(${String(issue.input)}) is above the largest size one replica was measured at (${LARGEST_MEASURED}): shard the engines by tenant (docs/SCALING.md)`,
-            }),
+          wholeNumber(1).max(LARGEST_MEASURED, {
+            error: (issue) => `(${String(issue.input)}) is above the largest size one replica was measured at (${LARGEST_MEASURED}): shard the engines by tenant (docs/SCALING.md)`,
+          }),
         )
         .default(ENGINE_MEASURED[0]!.relationships),
     },
@@ -421,12 +423,13 @@ const systemUsersSchema = z
   )
   .prefault({});
 
+const reporterTypes = expected('"*" or a list of <reporter>/<type> names');
 const reportersSchema = z
   .record(
     z.string(),
     z.object(
       {
-        resource_types: z.union([z.literal("*"), z.array(z.string().regex(REPORTER_TYPE)).min(1)], expected('"*" or a list of <reporter>/<type> names')),
+        resource_types: z.union([z.literal("*"), z.array(matching(REPORTER_TYPE, "a <reporter>/<type> name such as hbi/host"), reporterTypes).min(1, reporterTypes)], reporterTypes),
         allow_any_org: flag(false),
       },
       expected("an object {resource_types, allow_any_org}"),
@@ -440,12 +443,13 @@ const oidcSchema = z.object(
   expected("an object {issuerUrl, audience?}"),
 );
 
+const ratio = expected("a number from 0 to 1");
 const tracingSchema = z
   .object(
     {
       otlpEndpoint: httpUrl("an http(s) URL (the OTLP/HTTP collector)").optional(),
       sampler: z.enum(TRACES_SAMPLERS, expected(`one of ${TRACES_SAMPLERS.join(", ")}`)).default(DEFAULT_TRACING.sampler),
-      samplerRatio: z.preprocess(numeric, z.number(expected("a number from 0 to 1")).min(0, expected("a number from 0 to 1")).max(1, expected("a number from 0 to 1"))).default(DEFAULT_TRACING.samplerRatio),
+      samplerRatio: z.preprocess(numeric, z.number(ratio).min(0, ratio).max(1, ratio)).default(DEFAULT_TRACING.samplerRatio),
     },
     expected("an object {otlpEndpoint, sampler, samplerRatio}"),
   )
@@ -474,13 +478,15 @@ const authnSchema = (prod: boolean) =>
       if (a.mode === "oidc" && !a.clientId && !a.skipClientIdCheck) ctx.addIssue({ code: "custom", path: ["clientId"], message: "is required unless authn.skipClientIdCheck is true" });
       if (prod && (a.mode === "none" || a.insecureClient)) ctx.addIssue({ code: "custom", message: "must use mode oidc with insecureClient false in prod" });
     })
-    .transform(({ mode, oidcServerUrl, clientId, skipClientIdCheck, insecureClient }): AuthnConfig => ({
-      mode,
-      skipClientIdCheck,
-      insecureClient,
-      ...(mode === "oidc" && oidcServerUrl ? { oidcServerUrl } : {}),
-      ...(mode === "oidc" && clientId ? { clientId } : {}),
-    }));
+    .transform(
+      ({ mode, oidcServerUrl, clientId, skipClientIdCheck, insecureClient }): AuthnConfig => ({
+        mode,
+        skipClientIdCheck,
+        insecureClient,
+        ...(mode === "oidc" && oidcServerUrl ? { oidcServerUrl } : {}),
+        ...(mode === "oidc" && clientId ? { clientId } : {}),
+      }),
+    );
 
 /**
  * The schema of one stack. Which keys it needs follows from three facts read first: prod or not,
@@ -512,76 +518,88 @@ function stackSchema(stack: string, raw: RawConfig) {
     expected("an object {storeKind, storeName, refreshInterval, databaseUrl, redisUrl, ...}", connectionsExpected),
   );
 
-  return z
-    .object({
-      environment: z.enum(["stage", "prod"], expected("'stage' or 'prod'", required("environment"))),
-      namespace: matching(DNS_LABEL, "a Kubernetes namespace name (a DNS label)").default(`gatehouse-${stack}`),
-      createNamespace: flag(true),
-      domain: setting("domain"),
-      logLevel: z.string().default("info"),
-      imageRegistry: setting("imageRegistry").transform((registry) => registry.replace(/\/+$/, "")),
-      imageTag: setting("imageTag"),
-      imageDigests: perService(matching(DIGEST, "an image digest sha256:<64 hex digits>").optional(), "an object keyed by service name")
-        // A tag can be pushed again with other contents; prod runs exactly the images that were built.
-        .superRefine((digests, ctx) => {
-          const missing = SERVICE_NAMES.filter((name) => !digests[name]);
-          if (prod && missing.length > 0) {
-            ctx.addIssue({ code: "custom", path: [`{${missing.join(",")}}`], message: `is required in prod (a tag is mutable): run scripts/build-images.sh --push --stack ${stack}` });
+  return (
+    z
+      .object({
+        environment: z.enum(["stage", "prod"], expected("'stage' or 'prod'", required("environment"))),
+        namespace: matching(DNS_LABEL, "a Kubernetes namespace name (a DNS label)").default(`gatehouse-${stack}`),
+        createNamespace: flag(true),
+        domain: setting("domain"),
+        logLevel: z.string().default("info"),
+        imageRegistry: setting("imageRegistry").transform((registry) => registry.replace(/\/+$/, "")),
+        imageTag: setting("imageTag"),
+        imageDigests: perService(matching(DIGEST, "an image digest sha256:<64 hex digits>").optional(), "an object keyed by service name")
+          // A tag can be pushed again with other contents; prod runs exactly the images that were built.
+          .superRefine(
+            (digests, ctx) => {
+              const missing = SERVICE_NAMES.filter((name) => !digests[name]);
+              if (prod && missing.length > 0) {
+                ctx.addIssue({ code: "custom", path: [`{${missing.join(",")}}`], message: `is required in prod (a tag is mutable): run scripts/build-images.sh --push --stack ${stack}` });
+              }
+            },
+            // Also next to a malformed digest, which names its own problem.
+            { when: ({ value }) => typeof value === "object" && value !== null && !Array.isArray(value) },
+          )
+          .prefault({}),
+        engine: engineSchema,
+        services: perService(serviceSchema, "an object keyed by service name", `is required (replicas, maxReplicas and minAvailable for each of ${SERVICE_NAMES.join(", ")})`),
+        expose: exposeSchema.optional(),
+        monitoring: flag(true),
+        checkpoints: checkpointsSchema,
+        systemUsers: systemUsersSchema,
+        reporters: reportersSchema,
+        // An unverified header next to token verification lets anyone who reaches the pods name any identity; prod relies on tokens alone.
+        trustIdentityHeader: flag(false).refine((trusted) => !(trusted && prod && raw.oidc !== undefined), `must be false in prod when ${NAMESPACE}:oidc is configured`),
+        oidc: oidcSchema.optional(),
+        authn: authnSchema(prod),
+        tracing: tracingSchema,
+        ingressNamespace: z.string().default("ingress-nginx"),
+        monitoringNamespace: z.string().default("monitoring"),
+        secretName: z.string().default("gatehouse-connections"),
+        externalSecrets: prod ? externalSecrets : externalSecrets.optional(),
+        // Connection strings as Pulumi secrets: not with a secret store, not in prod, not needed when rendering YAML.
+        databaseUrl: store ? forbidden([together]) : prod || rendering ? optionalSecret : requiredSecret("databaseUrl", "postgres://user:password@host:5432/gatehouse"),
+        redisUrl: store ? forbidden([together]) : prod || rendering ? optionalSecret : requiredSecret("redisUrl", "redis://:password@host:6379"),
+        databaseReadUrl: store ? forbidden([together]) : optionalSecret,
+        authzClientId: z.string().optional(),
+        authzClientSecret: clientSecretProblems.length > 0 ? forbidden(clientSecretProblems) : optionalSecret,
+        renderYamlTo: z.preprocess((value) => (value === "" ? undefined : value), z.string().optional()),
+      })
+      // Less memory than the measured need for the graph it is sized for: a reload or a start would be
+      // killed. Checked whenever the engine's size and the services are valid, whatever else is not.
+      .superRefine(
+        ({ engine, services }, ctx) => {
+          const sized = engineSizing(engine.relationships);
+          const limit = services["authz-engine"].resources?.limits?.["memory"];
+          if (sized && limit !== undefined && quantityBytes(limit) < quantityBytes(sized.memory)) {
+            ctx.addIssue({
+              code: "custom",
+              path: ["services", "authz-engine", "resources", "limits", "memory"],
+              message: `(${clip(limit)}) is below the ${sized.memory} measured to hold ${engine.relationships} relationships (engine.relationships; docs/SCALING.md)`,
+            });
           }
-        })
-        .prefault({}),
-      engine: engineSchema,
-      services: perService(serviceSchema, "an object keyed by service name", `is required (replicas, maxReplicas and minAvailable for each of ${SERVICE_NAMES.join(", ")})`),
-      expose: exposeSchema.optional(),
-      monitoring: flag(true),
-      checkpoints: checkpointsSchema,
-      systemUsers: systemUsersSchema,
-      reporters: reportersSchema,
-      // An unverified header next to token verification lets anyone who reaches the pods name any identity; prod relies on tokens alone.
-      trustIdentityHeader: flag(false).refine((trusted) => !(trusted && prod && raw.oidc !== undefined), `must be false in prod when ${NAMESPACE}:oidc is configured`),
-      oidc: oidcSchema.optional(),
-      authn: authnSchema(prod),
-      tracing: tracingSchema,
-      ingressNamespace: z.string().default("ingress-nginx"),
-      monitoringNamespace: z.string().default("monitoring"),
-      secretName: z.string().default("gatehouse-connections"),
-      externalSecrets: prod ? externalSecrets : externalSecrets.optional(),
-      // Connection strings as Pulumi secrets: not with a secret store, not in prod, not needed when rendering YAML.
-      databaseUrl: store ? forbidden([together]) : prod || rendering ? optionalSecret : requiredSecret("databaseUrl", "postgres://user:password@host:5432/gatehouse"),
-      redisUrl: store ? forbidden([together]) : prod || rendering ? optionalSecret : requiredSecret("redisUrl", "redis://:password@host:6379"),
-      databaseReadUrl: store ? forbidden([together]) : optionalSecret,
-      authzClientId: z.string().optional(),
-      authzClientSecret: clientSecretProblems.length > 0 ? forbidden(clientSecretProblems) : optionalSecret,
-      renderYamlTo: z.preprocess((value) => (value === "" ? undefined : value), z.string().optional()),
-    })
-    .transform(({ imageTag, services, databaseUrl, redisUrl, databaseReadUrl, authzClientId, authzClientSecret, expose, oidc, externalSecrets, renderYamlTo, ...rest }): GatehouseConfig => ({
-      stack,
-      ...rest,
-      services: Object.fromEntries(
-        SERVICE_NAMES.map((name) => {
-          const { resources, ...s } = services[name];
-          const base = defaultResources(name, rest.engine.relationships);
-          const merged = resources ? { requests: { ...base.requests, ...resources.requests }, limits: { ...base.limits, ...resources.limits } } : base;
-          return [name, { ...s, imageTag: s.imageTag ?? imageTag, resources: merged }];
+        },
+        { when: ({ issues }) => !issues.some((issue) => issue.path?.[0] === "engine" || issue.path?.[0] === "services") },
+      )
+      .transform(
+        ({ imageTag, services, databaseUrl, redisUrl, databaseReadUrl, authzClientId, authzClientSecret, expose, oidc, externalSecrets, renderYamlTo, ...rest }): GatehouseConfig => ({
+          stack,
+          ...rest,
+          services: Object.fromEntries(
+            SERVICE_NAMES.map((name) => {
+              const { resources, ...s } = services[name];
+              const base = defaultResources(name, rest.engine.relationships);
+              const merged = resources ? { requests: { ...base.requests, ...resources.requests }, limits: { ...base.limits, ...resources.limits } } : base;
+              return [name, { ...s, imageTag: s.imageTag ?? imageTag, resources: merged }];
+            }),
+          ) as Record<ServiceName, ServiceSettings>,
+          ...(expose ? { expose } : {}),
+          ...(oidc ? { oidc } : {}),
+          ...(externalSecrets ? { externalSecrets } : {}),
+          ...(!store && !prod && !rendering && databaseUrl && redisUrl ? { connections: { databaseUrl, redisUrl, ...(databaseReadUrl ? { databaseReadUrl } : {}) } } : {}),
+          ...(authzClientId !== undefined ? { authzClient: { clientId: authzClientId, ...(authzClientSecret ? { clientSecret: authzClientSecret } : {}) } } : {}),
+          ...(renderYamlTo ? { renderYamlTo } : {}),
         }),
-      ) as Record<ServiceName, ServiceSettings>,
-      ...(expose ? { expose } : {}),
-      ...(oidc ? { oidc } : {}),
-      ...(externalSecrets ? { externalSecrets } : {}),
-      ...(!store && !prod && !rendering && databaseUrl && redisUrl ? { connections: { databaseUrl, redisUrl, ...(databaseReadUrl ? { databaseReadUrl } : {}) } } : {}),
-      ...(authzClientId !== undefined ? { authzClient: { clientId: authzClientId, ...(authzClientSecret ? { clientSecret: authzClientSecret } : {}) } } : {}),
-      ...(renderYamlTo ? { renderYamlTo } : {}),
-    }))
-    .superRefine((cfg, ctx) => {
-      // Less memory than the measured need for the graph it is sized for: a reload or a start would be killed.
-      const sized = engineSizing(cfg.engine.relationships);
-      const limit = cfg.services["authz-engine"].resources.limits.memory;
-      if (sized && quantityBytes(limit) < quantityBytes(sized.memory)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["services", "authz-engine", "resources", "limits", "memory"],
-          message: `(${clip(limit)}) is below the ${sized.memory} measured to hold ${cfg.engine.relationships} relationships (engine.relationships; docs/SCALING.md)`,
-        });
-      }
-    });
+      )
+  );
 }
