@@ -5,7 +5,9 @@
 import { status, type ServiceError } from "@grpc/grpc-js";
 import { check, compileSchema, parseSchema, RelationshipGraph } from "@gatehouse/evaluator";
 import { openStore, type Relationship, type Store } from "@gatehouse/store";
+import { Agent, get } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ThreadMetrics } from "../src/metrics.js";
 import { call, ownConnection, principal, readGrant, stageSchema, startEngine, workspace, type RunningEngine } from "./helpers.js";
 
 const ORG = "threads-org";
@@ -74,13 +76,17 @@ describe("checks on two threads over one shared graph", () => {
     expect(engine.server.threads()?.running.length).toBe(1);
   });
 
+  /** Check calls each thread answered (its own metrics), by thread. */
+  async function checksByThread(): Promise<Map<number, number>> {
+    const all = await engine.server.threads()!.allMetrics();
+    const checks = ({ metrics }: ThreadMetrics) =>
+      (metrics.find((m) => m.name === "grpc_server_handled_total")?.values ?? []).filter((v) => v.labels["grpc_method"] === "Check").reduce((sum, v) => sum + v.value, 0);
+    return new Map(all.map((t) => [t.thread, checks(t)]));
+  }
+
   /** Check calls the second thread answered (its own metrics). */
   async function workerChecks(): Promise<number> {
-    const [text] = await engine.server.threads()!.metricsTexts();
-    return text!
-      .split("\n")
-      .filter((line) => line.startsWith("grpc_server_handled_total{") && line.includes('grpc_method="Check"'))
-      .reduce((sum, line) => sum + Number(line.split(" ").pop()), 0);
+    return (await checksByThread()).get(1) ?? 0;
   }
 
   const checkOn = (client: ReturnType<typeof ownConnection>, user: string) => call(client, "check", { object: workspace(ws), relation: "view", subject: { resource: principal(user) } });
@@ -157,6 +163,52 @@ describe("checks on two threads over one shared graph", () => {
     expect(answered).toBeGreaterThanOrEqual(CONNECTIONS * 20);
     // The second thread answered some of them (the kernel spread the connections over both).
     expect(await workerChecks()).toBeGreaterThan(0);
+  });
+
+  /** GET `path` on the agent's one connection. */
+  const httpGet = (agent: Agent, path: string) =>
+    new Promise<string>((resolve, reject) => {
+      get({ host: "127.0.0.1", port: engine.metricsPort, path, agent }, (response) => {
+        let text = "";
+        response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => resolve(text));
+      }).on("error", reject);
+    });
+
+  /** The sum of the series of `name` whose line has every label in `labels`, in Prometheus text. */
+  const sumOf = (text: string, name: string, ...labels: string[]) =>
+    text
+      .split("\n")
+      .filter((line) => (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && labels.every((label) => line.includes(label)))
+      .reduce((sum, line) => sum + Number(line.split(" ").pop()), 0);
+
+  it("a scrape that lands on either thread reports the calls of both: one exposition for the process", async () => {
+    const before = await checksByThread();
+    // Both threads answered checks above; no call is in flight now.
+    expect(before.get(0)).toBeGreaterThan(0);
+    expect(before.get(1)).toBeGreaterThan(0);
+    const checks = (before.get(0) ?? 0) + (before.get(1) ?? 0);
+    const scrapedOn = new Set<string>();
+    // Fresh connections until a scrape was taken by each thread (the kernel picks by a hash: a bound
+    // of 64 tries, not a time). On each, an HTTP/JSON call first: the thread whose count of calls it
+    // raised took the connection, and so the scrape after it.
+    for (let tries = 0; tries < 64 && scrapedOn.size < 2; tries++) {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const callsBefore = await httpGet(agent, "/metrics");
+      await httpGet(agent, "/api/kessel/v1/livez");
+      const text = await httpGet(agent, "/metrics");
+      agent.destroy();
+      expect(sumOf(text, "grpc_server_handled_total", 'grpc_method="Check"')).toBe(checks);
+      expect(sumOf(text, "gatehouse_engine_threads")).toBe(2);
+      // The process's figures once, not once per thread.
+      expect(text.match(/^process_resident_memory_bytes /gm)).toHaveLength(1);
+      for (const thread of ["0", "1"]) {
+        const label = `thread="${thread}"`;
+        if (sumOf(text, "gatehouse_engine_thread_calls_total", label) === sumOf(callsBefore, "gatehouse_engine_thread_calls_total", label) + 1) scrapedOn.add(thread);
+        expect(sumOf(text, "gatehouse_engine_thread_heap_used_bytes", label)).toBeGreaterThan(0);
+      }
+    }
+    expect([...scrapedOn].sort()).toEqual(["0", "1"]);
   });
 
   it("replaces a thread that dies; no answer is wrong, failures are UNAVAILABLE at most", async () => {
