@@ -5,7 +5,8 @@
 import { status, type ServiceError } from "@grpc/grpc-js";
 import { check, compileSchema, parseSchema, RelationshipGraph } from "@gatehouse/evaluator";
 import { openStore, type Relationship, type Store } from "@gatehouse/store";
-import { Agent, get } from "node:http";
+import { Agent, get, request } from "node:http";
+import { encodeIdentityHeader } from "@gatehouse/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ThreadMetrics } from "../src/metrics.js";
 import { call, ownConnection, principal, readGrant, stageSchema, startEngine, workspace, type RunningEngine } from "./helpers.js";
@@ -174,6 +175,66 @@ describe("checks on two threads over one shared graph", () => {
         response.on("end", () => resolve(text));
       }).on("error", reject);
     });
+
+  /** POST `body` as JSON on the agent's one connection (as user u0 of the org); the answer's status and JSON. */
+  const httpPost = (agent: Agent, path: string, body: unknown) =>
+    new Promise<{ status: number; json: Record<string, unknown> }>((resolve, reject) => {
+      const text = JSON.stringify(body);
+      const headers = { "content-type": "application/json", "content-length": Buffer.byteLength(text), "x-rh-identity": encodeIdentityHeader({ orgId: ORG, userId: "u0", username: "u0" }) };
+      request({ host: "127.0.0.1", port: engine.metricsPort, path, method: "POST", agent, headers }, (response) => {
+        let answer = "";
+        response.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(answer) as Record<string, unknown> }));
+      })
+        .on("error", reject)
+        .end(text);
+    });
+
+  /** HTTP calls each thread answered (its own metrics), by thread. */
+  async function httpCallsByThread(): Promise<Map<number, number>> {
+    const all = await engine.server.threads()!.allMetrics();
+    const calls = ({ metrics }: ThreadMetrics) =>
+      (metrics.find((m) => m.name === "http_request_duration_seconds")?.values ?? [])
+        .filter((v) => (v as { metricName?: string }).metricName === "http_request_duration_seconds_count")
+        .reduce((sum, v) => sum + v.value, 0);
+    return new Map(all.map((t) => [t.thread, calls(t)]));
+  }
+
+  it("serves HTTP/JSON on both threads: a host reported through either is seen by CheckForUpdate on the other", async () => {
+    // A keep-alive connection per thread, told apart by count: an HTTP call on it raises the count
+    // of the thread that took it (fresh connections until each thread has one; a bound of 64 tries).
+    const agents = new Map<number, Agent>();
+    for (let tries = 0; tries < 64 && agents.size < 2; tries++) {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const before = await httpCallsByThread();
+      await httpGet(agent, "/api/kessel/v1/livez");
+      const took = [...(await httpCallsByThread())].find(([thread, calls]) => calls > (before.get(thread) ?? 0))?.[0];
+      if (took !== undefined && !agents.has(took)) agents.set(took, agent);
+      else agent.destroy();
+    }
+    expect([...agents.keys()].sort()).toEqual([0, 1]);
+    for (const [writer, reader] of [
+      [0, 1],
+      [1, 0],
+    ] as const) {
+      const id = `thread-host-${writer}`;
+      const reported = await httpPost(agents.get(writer)!, "/api/kessel/v1beta2/resources", {
+        type: "host",
+        reporterType: "hbi",
+        reporterInstanceId: "hbi-instance",
+        representations: { metadata: { localResourceId: id, apiHref: `https://hbi/hosts/${id}` }, common: { workspace_id: ws } },
+        writeVisibility: "IMMEDIATE",
+      });
+      expect(reported.status).toBe(200);
+      const checked = await httpPost(agents.get(reader)!, "/api/kessel/v1beta2/checkforupdate", {
+        object: { resourceType: "host", resourceId: id, reporter: { type: "hbi" } },
+        relation: "view",
+        subject: { resource: principal("u0") },
+      });
+      expect(checked).toMatchObject({ status: 200, json: { allowed: "ALLOWED_TRUE" } });
+    }
+    for (const agent of agents.values()) agent.destroy();
+  });
 
   /** The sum of the series of `name` whose line has every label in `labels`, in Prometheus text. */
   const sumOf = (text: string, name: string, ...labels: string[]) =>

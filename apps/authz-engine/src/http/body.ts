@@ -78,7 +78,8 @@ export function closeAfterUnreadBody(request: IncomingMessage, response: ServerR
   request.resume();
   // Node's HTTP server calls this once the `Connection: close` answer is written.
   socket.destroySoon = () => {
-    const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+    if (socket.destroyed) return;
+    const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
     socket.once("close", () => clearTimeout(linger));
     socket.end(() => {
       answered = true;
