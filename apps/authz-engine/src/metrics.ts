@@ -1,15 +1,5 @@
 import { status } from "@grpc/grpc-js";
-import {
-  type Aggregator,
-  AggregatorRegistry,
-  Counter,
-  createMetrics,
-  Gauge,
-  type Histogram,
-  LATENCY_BUCKETS_SECONDS,
-  type Metrics,
-  type MetricsJson,
-} from "@gatehouse/telemetry";
+import { type Aggregator, AggregatorRegistry, Counter, createMetrics, Gauge, type Histogram, LATENCY_BUCKETS_SECONDS, type Metrics, type MetricsJson } from "@gatehouse/telemetry";
 import { type GrpcMethodLabels, grpcCallMetrics, type MethodCalls } from "./call-metrics.js";
 
 const PREFIX = "gatehouse_engine_";
@@ -179,8 +169,7 @@ const THREAD_AGGREGATORS: Readonly<Record<string, Aggregator>> = {
   [`${PREFIX}ready`]: "min",
 };
 
-const aggregatorOf = (metric: MetricsJson[number]): Aggregator =>
-  THREAD_AGGREGATORS[metric.name] ?? (metric.name.startsWith("process_") ? "first" : (metric.aggregator ?? "sum"));
+const aggregatorOf = (metric: MetricsJson[number]): Aggregator => THREAD_AGGREGATORS[metric.name] ?? (metric.name.startsWith("process_") ? "first" : (metric.aggregator ?? "sum"));
 
 /** The sum of a metric's values in one thread's metrics (of its `metricName` series only, when given: a histogram's `_count`). */
 function total(metrics: MetricsJson, name: string, metricName?: string): number {
@@ -201,9 +190,18 @@ function perThreadFigures(threads: readonly ThreadMetrics[]): MetricsJson {
   const series = (name: string, help: string, type: "counter" | "gauge", pick: (metrics: MetricsJson) => number) =>
     ({ name: `${PREFIX}${name}`, help, type, aggregator: "first", values: threads.map(({ thread, metrics }) => ({ labels: { thread }, value: pick(metrics) })) }) as unknown as MetricsJson[number];
   return [
-    { name: `${PREFIX}threads`, help: "Engine threads whose figures this scrape holds.", type: "gauge", aggregator: "first", values: [{ labels: {}, value: threads.length }] } as unknown as MetricsJson[number],
-    series("thread_calls_total", "Calls a thread answered: gRPC (grpc_server_handled_total) and HTTP (http_request_duration_seconds_count).", "counter", (m) =>
-      total(m, "grpc_server_handled_total") + total(m, "http_request_duration_seconds", "http_request_duration_seconds_count"),
+    {
+      name: `${PREFIX}threads`,
+      help: "Engine threads whose figures this scrape holds.",
+      type: "gauge",
+      aggregator: "first",
+      values: [{ labels: {}, value: threads.length }],
+    } as unknown as MetricsJson[number],
+    series(
+      "thread_calls_total",
+      "Calls a thread answered: gRPC (grpc_server_handled_total) and HTTP (http_request_duration_seconds_count).",
+      "counter",
+      (m) => total(m, "grpc_server_handled_total") + total(m, "http_request_duration_seconds", "http_request_duration_seconds_count"),
     ),
     series("thread_heap_used_bytes", "V8 heap in use by a thread (nodejs_heap_size_used_bytes of that thread).", "gauge", (m) => total(m, "nodejs_heap_size_used_bytes")),
     series("thread_eventloop_lag_p99_seconds", "The 99th percentile of a thread's event-loop lag (nodejs_eventloop_lag_p99_seconds of that thread).", "gauge", (m) =>

@@ -369,16 +369,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
       const all = threads?.allMetrics() ?? thread?.allMetrics?.();
       return all ? all.then(renderThreadMetrics) : metrics.metrics.render();
     };
-    const http = (httpServer = httpServerOf(
-      metrics,
-      renderMetrics,
-      readiness,
-      storeAnswers,
-      logger,
-      () => activeIdentity,
-      served,
-      resolved.connections,
-    ));
+    const http = (httpServer = httpServerOf(metrics, renderMetrics, readiness, storeAnswers, logger, () => activeIdentity, served, resolved.connections));
     const metricsPort = await new Promise<number>((resolve, reject) => {
       http.once("error", reject);
       http.listen({ port: resolved.metricsPort, host: resolved.host, ...(reusePort ? { reusePort: true } : {}) }, () => resolve((http.address() as AddressInfo).port));
