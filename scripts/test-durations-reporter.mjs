@@ -20,7 +20,8 @@ export default class TestDurationsReporter {
     const files = testModules.map((m) => {
       const d = m.diagnostic();
       return {
-        file: relative(root, m.moduleId),
+        // A file run by two projects (the engine's suites again on two threads) is told apart by the project's name.
+        file: relative(root, m.moduleId) + (m.project.name ? ` [${m.project.name}]` : ""),
         // Time spent in the file's tests and hooks, and its import and setup before them.
         ms: Math.round(d.duration + d.collectDuration + d.setupDuration + d.prepareDuration),
         tests: [...m.children.allTests()].length,

@@ -1,4 +1,25 @@
-import { defineConfig, mergeConfig } from "vitest/config";
+import { defineConfig, mergeConfig, type TestProjectInlineConfiguration } from "vitest/config";
 import { sharedConfig } from "../../vitest.shared.mjs";
 
-export default mergeConfig(sharedConfig, defineConfig({ test: { globalSetup: ["test/tls-setup.ts"] } }));
+const base = mergeConfig(sharedConfig, defineConfig({ test: { globalSetup: ["test/tls-setup.ts"] } }));
+
+/**
+ * Suites run a second time with every engine they start on two threads (test/helpers.ts reads
+ * AUTHZ_TEST_THREADS): every gRPC method, writes through the store bridge when the connection
+ * lands on the second thread. test/threads.test.ts (two threads in any project) covers both threads
+ * by count: checks while commits apply, HTTP/JSON writes and reads across threads, one scrape, a
+ * thread replaced. `pnpm test:threads` runs a wider set on two threads.
+ */
+export const TWO_THREAD_SUITES = ["test/rpc.test.ts"];
+
+// Projects spelled out rather than `extends: true`, which would add `include` to the shared one.
+const project = (name: string, test: TestProjectInlineConfiguration["test"]): TestProjectInlineConfiguration => ({ ...base, test: { ...base.test, ...test, name } });
+
+export default mergeConfig(
+  sharedConfig,
+  defineConfig({
+    test: {
+      projects: [project("suites", {}), project("two-threads", { include: TWO_THREAD_SUITES, env: { ...base.test?.env, AUTHZ_TEST_THREADS: "2" } })],
+    },
+  }),
+);

@@ -1,5 +1,5 @@
 import { status } from "@grpc/grpc-js";
-import { Counter, createMetrics, Gauge, type Histogram, LATENCY_BUCKETS_SECONDS, type Metrics } from "@gatehouse/telemetry";
+import { type Aggregator, AggregatorRegistry, Counter, createMetrics, Gauge, type Histogram, LATENCY_BUCKETS_SECONDS, type Metrics, type MetricsJson } from "@gatehouse/telemetry";
 import { type GrpcMethodLabels, grpcCallMetrics, type MethodCalls } from "./call-metrics.js";
 
 const PREFIX = "gatehouse_engine_";
@@ -133,4 +133,89 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
     checkpointWrites: metrics.counter("checkpoint_writes_total", "Graph checkpoints written by this replica."),
     checkpointBytes: metrics.gauge("checkpoint_bytes", "Size of the last graph checkpoint this replica wrote."),
   };
+}
+
+/** One engine thread's metrics (its own registry), by thread index (0: the first thread). */
+export interface ThreadMetrics {
+  thread: number;
+  metrics: MetricsJson;
+}
+
+/**
+ * How a metric of the engine's threads becomes the process's. Counters and histograms of calls and
+ * connections and the runtime's per-thread figures (heap, handles, GC) add up (prom-client's
+ * default, `sum`; its event-loop lag figures keep their own: average, min, max). What the process
+ * has once (process_*: CPU, RSS, file descriptors, start time) or every thread has of the same
+ * graph and store (the feed's applied changes and lag, relationships, objects, the role
+ * configuration, checkpoints, store_up) is the first thread's: it reads the feed and owns the store.
+ * applied_revision and ready are the lowest: the revision every thread answers from at least, and
+ * ready while every thread is.
+ */
+const THREAD_AGGREGATORS: Readonly<Record<string, Aggregator>> = {
+  nodejs_version_info: "first",
+  [`${PREFIX}store_up`]: "first",
+  [`${PREFIX}applied_changes_total`]: "first",
+  [`${PREFIX}feed_apply_lag_seconds`]: "first",
+  [`${PREFIX}feed_refused_changes_total`]: "first",
+  [`${PREFIX}feed_recoveries_total`]: "first",
+  [`${PREFIX}relationships`]: "first",
+  [`${PREFIX}graph_objects`]: "first",
+  [`${PREFIX}role_config_info`]: "first",
+  [`${PREFIX}role_config_loaded_timestamp_seconds`]: "first",
+  [`${PREFIX}checkpoint_fallbacks_total`]: "first",
+  [`${PREFIX}checkpoint_writes_total`]: "first",
+  [`${PREFIX}checkpoint_bytes`]: "first",
+  [`${PREFIX}applied_revision`]: "min",
+  [`${PREFIX}ready`]: "min",
+};
+
+const aggregatorOf = (metric: MetricsJson[number]): Aggregator => THREAD_AGGREGATORS[metric.name] ?? (metric.name.startsWith("process_") ? "first" : (metric.aggregator ?? "sum"));
+
+/** The sum of a metric's values in one thread's metrics (of its `metricName` series only, when given: a histogram's `_count`). */
+function total(metrics: MetricsJson, name: string, metricName?: string): number {
+  let sum = 0;
+  for (const value of metrics.find((m) => m.name === name)?.values ?? []) {
+    if (metricName === undefined || (value as { metricName?: string }).metricName === metricName) sum += value.value;
+  }
+  return sum;
+}
+
+/**
+ * The figures of each thread, labelled `thread` (0: the first): calls answered (gRPC and HTTP, to
+ * see how the kernel spread the connections), V8 heap in use and the event loop's p99 lag. The
+ * process's memory is process_resident_memory_bytes (threads share one address space: there is no
+ * resident size per thread).
+ */
+function perThreadFigures(threads: readonly ThreadMetrics[]): MetricsJson {
+  const series = (name: string, help: string, type: "counter" | "gauge", pick: (metrics: MetricsJson) => number) =>
+    ({ name: `${PREFIX}${name}`, help, type, aggregator: "first", values: threads.map(({ thread, metrics }) => ({ labels: { thread }, value: pick(metrics) })) }) as unknown as MetricsJson[number];
+  return [
+    {
+      name: `${PREFIX}threads`,
+      help: "Engine threads whose figures this scrape holds.",
+      type: "gauge",
+      aggregator: "first",
+      values: [{ labels: {}, value: threads.length }],
+    } as unknown as MetricsJson[number],
+    series(
+      "thread_calls_total",
+      "Calls a thread answered: gRPC (grpc_server_handled_total) and HTTP (http_request_duration_seconds_count).",
+      "counter",
+      (m) => total(m, "grpc_server_handled_total") + total(m, "http_request_duration_seconds", "http_request_duration_seconds_count"),
+    ),
+    series("thread_heap_used_bytes", "V8 heap in use by a thread (nodejs_heap_size_used_bytes of that thread).", "gauge", (m) => total(m, "nodejs_heap_size_used_bytes")),
+    series("thread_eventloop_lag_p99_seconds", "The 99th percentile of a thread's event-loop lag (nodejs_eventloop_lag_p99_seconds of that thread).", "gauge", (m) =>
+      total(m, "nodejs_eventloop_lag_p99_seconds"),
+    ),
+  ];
+}
+
+/**
+ * The Prometheus text of every thread of the process in one exposition (THREAD_AGGREGATORS), plus
+ * each thread's own figures (perThreadFigures), so a scrape that lands on any thread sees the
+ * process. `threads` in thread order, the first thread first.
+ */
+export function renderThreadMetrics(threads: readonly ThreadMetrics[]): Promise<string> {
+  const withAggregators = threads.map(({ metrics }) => metrics.map((metric) => ({ ...metric, aggregator: aggregatorOf(metric) })));
+  return AggregatorRegistry.aggregate([...withAggregators, perThreadFigures(threads)]).metrics();
 }

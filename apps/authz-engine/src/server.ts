@@ -30,7 +30,7 @@ import { resourceHandlers } from "./handlers/resources.js";
 import { tupleHandlers } from "./handlers/tuples.js";
 import { INVENTORY_SERVICE_NAME, kesselHealthHandlers, standardHealthService, type Readiness } from "./health.js";
 import { strictUtf8Requests } from "./grpc/strict-utf8.js";
-import { createEngineMetrics, type EngineMetrics } from "./metrics.js";
+import { createEngineMetrics, renderThreadMetrics, type EngineMetrics } from "./metrics.js";
 import { EngineThreads } from "./threads/pool.js";
 import { graphOfBase } from "./threads/shared-graph.js";
 
@@ -115,6 +115,7 @@ interface InventoryHandlers {
  */
 function httpServerOf(
   metrics: EngineMetrics,
+  renderMetrics: () => Promise<string>,
   readiness: Readiness,
   storeAnswers: () => Promise<boolean>,
   logger: Logger,
@@ -133,7 +134,7 @@ function httpServerOf(
     } else if (path === "/metrics") {
       storeAnswers()
         .then((up) => metrics.storeUp.set(up ? 1 : 0))
-        .then(() => metrics.metrics.render())
+        .then(renderMetrics)
         .then(
           (text) => response.writeHead(200, { "content-type": metricsContentType }).end(text),
           (error: unknown) => {
@@ -362,15 +363,13 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
 
     const httpAuthenticator = config.http?.trustIdentityHeader && resolved.authn.mode === "oidc" ? trustingIdentityHeader(authenticator) : authenticator;
     const served = (api = kesselHttpApi({ ...handlers, health: kesselHealth, authenticator: httpAuthenticator, logger, metrics: metrics.metrics }));
-    const http = (httpServer = httpServerOf(
-      metrics,
-      readiness,
-      cachedProbe(() => source.headRevision()),
-      logger,
-      () => activeIdentity,
-      served,
-      resolved.connections,
-    ));
+    const storeAnswers = cachedProbe(() => source.headRevision());
+    // Several threads: every thread's metrics in one exposition (the first thread gathers them).
+    const renderMetrics = (): Promise<string> => {
+      const all = threads?.allMetrics() ?? thread?.allMetrics?.();
+      return all ? all.then(renderThreadMetrics) : metrics.metrics.render();
+    };
+    const http = (httpServer = httpServerOf(metrics, renderMetrics, readiness, storeAnswers, logger, () => activeIdentity, served, resolved.connections));
     const metricsPort = await new Promise<number>((resolve, reject) => {
       http.once("error", reject);
       http.listen({ port: resolved.metricsPort, host: resolved.host, ...(reusePort ? { reusePort: true } : {}) }, () => resolve((http.address() as AddressInfo).port));
@@ -395,6 +394,8 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
         model: () => ctx.model,
         config: threadConfig(config, port, metricsPort),
         logger,
+        // store_up as of this scrape: the figure of the first thread is the process's.
+        ownMetrics: () => storeAnswers().then((up) => (metrics.storeUp.set(up ? 1 : 0), metrics.metrics.registry.getMetricsAsJSON())),
       });
       await threads.start();
     }

@@ -3,6 +3,7 @@
 // with bearer tokens; every answer validated against inventory-api's openapi.yaml; the same
 // question over gRPC and over HTTP gives the same answer, route by route; bad input gets
 // upstream's 4xx shapes and changes nothing.
+import { connect, type Socket } from "node:net";
 import { Metadata, status } from "@grpc/grpc-js";
 import { encodeIdentityHeader } from "@gatehouse/auth";
 import {
@@ -33,6 +34,7 @@ import { OAuth2Server, type JwtTransform } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { call, host, principal, readGrant, rejection, startEngine, workspace, type RunningEngine } from "./helpers.js";
 import { expectDocumented, openApiStats } from "./inventory-openapi.js";
+import { DEFAULT_MAX_BODY_BYTES, REFUSED_BODY_SWALLOW_FACTOR } from "../src/http/api.js";
 
 const ORG = "http-json-org";
 const ENGINE_CLIENT_ID = "gatehouse-engine";
@@ -468,5 +470,139 @@ describe("bad input gets upstream's 4xx shapes, changes nothing and echoes nothi
   afterAll(() => {
     // Every JSON answer above went through the document's schemas.
     expect(openApiStats.validated).toBeGreaterThan(40);
+  });
+});
+
+/**
+ * A request on a socket of its own, written and read step by step (fetch leaves the order of
+ * writing and reading to itself). Half-open: it goes on writing after the server ended its side,
+ * as a client that sends its whole body before reading the answer does.
+ */
+class RawConnection {
+  private readonly socket: Socket;
+  private readonly received: Buffer[] = [];
+  /** The connection's first error (EPIPE, ECONNRESET: it was closed under the body). */
+  error: (Error & { code?: string }) | undefined;
+  /** Body bytes the socket took (writeBody). */
+  written = 0;
+  /** The server ended its side (or the connection closed). */
+  readonly serverEnded: Promise<void>;
+  readonly closed: Promise<void>;
+
+  constructor(port: number) {
+    this.socket = connect({ host: "127.0.0.1", port, allowHalfOpen: true });
+    this.socket.on("data", (chunk: Buffer) => this.received.push(chunk));
+    this.socket.on("error", (error) => {
+      this.error ??= error;
+    });
+    this.closed = new Promise((resolve) => this.socket.once("close", () => resolve()));
+    this.serverEnded = Promise.race([new Promise<void>((resolve) => this.socket.once("end", () => resolve())), this.closed]);
+  }
+
+  /** Writes `bytes`; false once the connection failed. */
+  write(bytes: string | Buffer): Promise<boolean> {
+    return new Promise((resolve) => {
+      this.socket.write(bytes, (error) => {
+        if (error) this.error ??= error;
+        resolve(!error);
+      });
+    });
+  }
+
+  /** `total` body bytes in 64 KiB writes, each once the last was taken (as chunks of a chunked body if `chunked`); stops at the first failure. */
+  async writeBody(total: number, chunked = false): Promise<void> {
+    const piece = Buffer.alloc(64 * 1024, "p");
+    for (let sent = 0; sent < total; ) {
+      const part = piece.subarray(0, Math.min(piece.length, total - sent));
+      if (!(await this.write(chunked ? Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from("\r\n")]) : part))) return;
+      sent += part.length;
+      this.written += part.length;
+    }
+  }
+
+  /** Ends the client's side and waits for the connection to close. */
+  async finish(): Promise<void> {
+    this.socket.end();
+    await this.closed;
+  }
+
+  /** The answer received: status, headers (lower-case names), the parsed JSON body. */
+  answer(): { status: number; headers: Map<string, string>; json: unknown } {
+    const text = Buffer.concat(this.received).toString("latin1");
+    const [head = "", body = ""] = text.split("\r\n\r\n", 2);
+    const [statusLine = "", ...lines] = head.split("\r\n");
+    const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()] as [string, string]));
+    return { status: Number(statusLine.split(" ")[1]), headers, json: JSON.parse(body.slice(0, Number(headers.get("content-length")))) };
+  }
+}
+
+describe("a body the engine does not read: the answer reaches the client however it sends, and the rest is bounded", () => {
+  const CHECK = "/api/kessel/v1beta2/check";
+  const head = (headers: Record<string, string>) =>
+    `POST ${CHECK} HTTP/1.1\r\nhost: engine\r\nx-rh-identity: ${identity("alice")}\r\n${Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join("")}\r\n`;
+  const swallowed = REFUSED_BODY_SWALLOW_FACTOR * DEFAULT_MAX_BODY_BYTES;
+
+  const expectRefusal = (connection: RawConnection, code: number) => {
+    const answer = connection.answer();
+    expect(answer.status).toBe(code);
+    expect(answer.headers.get("connection")).toBe("close");
+    expect(answer.json).toMatchObject({ code, reason: "CODEC" });
+    expectDocumented("POST", CHECK, code, answer.json);
+  };
+
+  it("an oversize Content-Length → 413 before any body byte; a client that writes its whole body only after that answer sees no error", async () => {
+    const connection = new RawConnection(plain.metricsPort);
+    const declared = DEFAULT_MAX_BODY_BYTES + 1024 * 1024;
+    await connection.write(head({ "content-type": "application/json", "content-length": String(declared) }));
+    // The whole answer and the server's end of the connection first: the body comes after both.
+    await connection.serverEnded;
+    expectRefusal(connection, 413);
+    await connection.writeBody(declared);
+    await connection.finish();
+    expect(connection.error).toBeUndefined();
+    expect(connection.written).toBe(declared);
+  });
+
+  it("a chunked body that grows past the limit → 413 once read; the client goes on sending after the answer and sees no error", async () => {
+    const connection = new RawConnection(plain.metricsPort);
+    await connection.write(head({ "content-type": "application/json", "transfer-encoding": "chunked" }));
+    // Just past the limit, then nothing until the answer and the server's end of the connection have
+    // arrived; then another limit's worth and the last chunk.
+    await connection.writeBody(DEFAULT_MAX_BODY_BYTES + 64 * 1024, true);
+    await connection.serverEnded;
+    expectRefusal(connection, 413);
+    await connection.writeBody(DEFAULT_MAX_BODY_BYTES, true);
+    await connection.write("0\r\n\r\n");
+    await connection.finish();
+    expect(connection.error).toBeUndefined();
+    expect(connection.written).toBe(2 * DEFAULT_MAX_BODY_BYTES + 64 * 1024);
+  });
+
+  it("a body refused before it is read (no JSON content type) → 400; the body sent after the answer is taken without error", async () => {
+    const connection = new RawConnection(plain.metricsPort);
+    const declared = 1024 * 1024;
+    await connection.write(head({ "content-type": "text/plain", "content-length": String(declared) }));
+    await connection.serverEnded;
+    expectRefusal(connection, 400);
+    await connection.writeBody(declared);
+    await connection.finish();
+    expect(connection.error).toBeUndefined();
+  });
+
+  it("a client that never stops sending is cut once it sent the bounded rest; nothing of it is kept", async () => {
+    const connection = new RawConnection(plain.metricsPort);
+    const declared = 1024 * 1024 * 1024;
+    await connection.write(head({ "content-type": "application/json", "content-length": String(declared) }));
+    await connection.serverEnded;
+    expectRefusal(connection, 413);
+    // Socket buffers on both ends take some megabytes more before a write fails.
+    const bound = swallowed + 64 * 1024 * 1024;
+    await connection.writeBody(bound);
+    await connection.closed;
+    expect(["EPIPE", "ECONNRESET"]).toContain(connection.error?.code);
+    expect(connection.written).toBeGreaterThan(swallowed);
+    expect(connection.written).toBeLessThan(bound);
   });
 });

@@ -5,7 +5,10 @@
 import { status, type ServiceError } from "@grpc/grpc-js";
 import { check, compileSchema, parseSchema, RelationshipGraph } from "@gatehouse/evaluator";
 import { openStore, type Relationship, type Store } from "@gatehouse/store";
+import { Agent, get, request } from "node:http";
+import { encodeIdentityHeader } from "@gatehouse/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ThreadMetrics } from "../src/metrics.js";
 import { call, ownConnection, principal, readGrant, stageSchema, startEngine, workspace, type RunningEngine } from "./helpers.js";
 
 const ORG = "threads-org";
@@ -74,13 +77,17 @@ describe("checks on two threads over one shared graph", () => {
     expect(engine.server.threads()?.running.length).toBe(1);
   });
 
+  /** Check calls each thread answered (its own metrics), by thread. */
+  async function checksByThread(): Promise<Map<number, number>> {
+    const all = await engine.server.threads()!.allMetrics();
+    const checks = ({ metrics }: ThreadMetrics) =>
+      (metrics.find((m) => m.name === "grpc_server_handled_total")?.values ?? []).filter((v) => v.labels["grpc_method"] === "Check").reduce((sum, v) => sum + v.value, 0);
+    return new Map(all.map((t) => [t.thread, checks(t)]));
+  }
+
   /** Check calls the second thread answered (its own metrics). */
   async function workerChecks(): Promise<number> {
-    const [text] = await engine.server.threads()!.metricsTexts();
-    return text!
-      .split("\n")
-      .filter((line) => line.startsWith("grpc_server_handled_total{") && line.includes('grpc_method="Check"'))
-      .reduce((sum, line) => sum + Number(line.split(" ").pop()), 0);
+    return (await checksByThread()).get(1) ?? 0;
   }
 
   const checkOn = (client: ReturnType<typeof ownConnection>, user: string) => call(client, "check", { object: workspace(ws), relation: "view", subject: { resource: principal(user) } });
@@ -157,6 +164,112 @@ describe("checks on two threads over one shared graph", () => {
     expect(answered).toBeGreaterThanOrEqual(CONNECTIONS * 20);
     // The second thread answered some of them (the kernel spread the connections over both).
     expect(await workerChecks()).toBeGreaterThan(0);
+  });
+
+  /** GET `path` on the agent's one connection. */
+  const httpGet = (agent: Agent, path: string) =>
+    new Promise<string>((resolve, reject) => {
+      get({ host: "127.0.0.1", port: engine.metricsPort, path, agent }, (response) => {
+        let text = "";
+        response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => resolve(text));
+      }).on("error", reject);
+    });
+
+  /** POST `body` as JSON on the agent's one connection (as user u0 of the org); the answer's status and JSON. */
+  const httpPost = (agent: Agent, path: string, body: unknown) =>
+    new Promise<{ status: number; json: Record<string, unknown> }>((resolve, reject) => {
+      const text = JSON.stringify(body);
+      const headers = { "content-type": "application/json", "content-length": Buffer.byteLength(text), "x-rh-identity": encodeIdentityHeader({ orgId: ORG, userId: "u0", username: "u0" }) };
+      request({ host: "127.0.0.1", port: engine.metricsPort, path, method: "POST", agent, headers }, (response) => {
+        let answer = "";
+        response.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(answer) as Record<string, unknown> }));
+      })
+        .on("error", reject)
+        .end(text);
+    });
+
+  /** HTTP calls each thread answered (its own metrics), by thread. */
+  async function httpCallsByThread(): Promise<Map<number, number>> {
+    const all = await engine.server.threads()!.allMetrics();
+    const calls = ({ metrics }: ThreadMetrics) =>
+      (metrics.find((m) => m.name === "http_request_duration_seconds")?.values ?? [])
+        .filter((v) => (v as { metricName?: string }).metricName === "http_request_duration_seconds_count")
+        .reduce((sum, v) => sum + v.value, 0);
+    return new Map(all.map((t) => [t.thread, calls(t)]));
+  }
+
+  it("serves HTTP/JSON on both threads: a host reported through either is seen by CheckForUpdate on the other", async () => {
+    // A keep-alive connection per thread, told apart by count: an HTTP call on it raises the count
+    // of the thread that took it (fresh connections until each thread has one; a bound of 64 tries).
+    const agents = new Map<number, Agent>();
+    for (let tries = 0; tries < 64 && agents.size < 2; tries++) {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const before = await httpCallsByThread();
+      await httpGet(agent, "/api/kessel/v1/livez");
+      const took = [...(await httpCallsByThread())].find(([thread, calls]) => calls > (before.get(thread) ?? 0))?.[0];
+      if (took !== undefined && !agents.has(took)) agents.set(took, agent);
+      else agent.destroy();
+    }
+    expect([...agents.keys()].sort()).toEqual([0, 1]);
+    for (const [writer, reader] of [
+      [0, 1],
+      [1, 0],
+    ] as const) {
+      const id = `thread-host-${writer}`;
+      const reported = await httpPost(agents.get(writer)!, "/api/kessel/v1beta2/resources", {
+        type: "host",
+        reporterType: "hbi",
+        reporterInstanceId: "hbi-instance",
+        representations: { metadata: { localResourceId: id, apiHref: `https://hbi/hosts/${id}` }, common: { workspace_id: ws } },
+        writeVisibility: "IMMEDIATE",
+      });
+      expect(reported.status).toBe(200);
+      const checked = await httpPost(agents.get(reader)!, "/api/kessel/v1beta2/checkforupdate", {
+        object: { resourceType: "host", resourceId: id, reporter: { type: "hbi" } },
+        relation: "view",
+        subject: { resource: principal("u0") },
+      });
+      expect(checked).toMatchObject({ status: 200, json: { allowed: "ALLOWED_TRUE" } });
+    }
+    for (const agent of agents.values()) agent.destroy();
+  });
+
+  /** The sum of the series of `name` whose line has every label in `labels`, in Prometheus text. */
+  const sumOf = (text: string, name: string, ...labels: string[]) =>
+    text
+      .split("\n")
+      .filter((line) => (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && labels.every((label) => line.includes(label)))
+      .reduce((sum, line) => sum + Number(line.split(" ").pop()), 0);
+
+  it("a scrape that lands on either thread reports the calls of both: one exposition for the process", async () => {
+    const before = await checksByThread();
+    // Both threads answered checks above; no call is in flight now.
+    expect(before.get(0)).toBeGreaterThan(0);
+    expect(before.get(1)).toBeGreaterThan(0);
+    const checks = (before.get(0) ?? 0) + (before.get(1) ?? 0);
+    const scrapedOn = new Set<string>();
+    // Fresh connections until a scrape was taken by each thread (the kernel picks by a hash: a bound
+    // of 64 tries, not a time). On each, an HTTP/JSON call first: the thread whose count of calls it
+    // raised took the connection, and so the scrape after it.
+    for (let tries = 0; tries < 64 && scrapedOn.size < 2; tries++) {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const callsBefore = await httpGet(agent, "/metrics");
+      await httpGet(agent, "/api/kessel/v1/livez");
+      const text = await httpGet(agent, "/metrics");
+      agent.destroy();
+      expect(sumOf(text, "grpc_server_handled_total", 'grpc_method="Check"')).toBe(checks);
+      expect(sumOf(text, "gatehouse_engine_threads")).toBe(2);
+      // The process's figures once, not once per thread.
+      expect(text.match(/^process_resident_memory_bytes /gm)).toHaveLength(1);
+      for (const thread of ["0", "1"]) {
+        const label = `thread="${thread}"`;
+        if (sumOf(text, "gatehouse_engine_thread_calls_total", label) === sumOf(callsBefore, "gatehouse_engine_thread_calls_total", label) + 1) scrapedOn.add(thread);
+        expect(sumOf(text, "gatehouse_engine_thread_heap_used_bytes", label)).toBeGreaterThan(0);
+      }
+    }
+    expect([...scrapedOn].sort()).toEqual(["0", "1"]);
   });
 
   it("replaces a thread that dies; no answer is wrong, failures are UNAVAILABLE at most", async () => {

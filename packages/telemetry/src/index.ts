@@ -7,12 +7,13 @@ export {
   httpRequestDuration,
   metricsContentType,
   LATENCY_BUCKETS_SECONDS,
+  AggregatorRegistry,
   Counter,
   Gauge,
   Histogram,
   Registry,
 } from "./metrics.js";
-export type { Metrics, MetricsOptions } from "./metrics.js";
+export type { Aggregator, Metrics, MetricsJson, MetricsOptions } from "./metrics.js";
 export { cachedProbe } from "./probe.js";
 export { httpRequestLogger, requestIdOf, REQUEST_ID_HEADER, INSIGHTS_REQUEST_ID_HEADER } from "./request-id.js";
 export { drainHttpServer } from "./drain.js";

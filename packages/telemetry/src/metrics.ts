@@ -1,6 +1,9 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { type Aggregator, AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
-export { Counter, Gauge, Histogram, Registry };
+export { AggregatorRegistry, Counter, Gauge, Histogram, Registry };
+export type { Aggregator };
+/** A registry's metrics as plain data (Registry.getMetricsAsJSON): what crosses to another thread or process for AggregatorRegistry.aggregate. */
+export type MetricsJson = Awaited<ReturnType<Registry["getMetricsAsJSON"]>>;
 
 /** Latency buckets (seconds) tuned for sub-millisecond checks up to slow list calls. */
 export const LATENCY_BUCKETS_SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];

@@ -37,7 +37,7 @@ import type { kesselHealthHandlers } from "../health.js";
 import type { Authenticator, CallerIdentity } from "../grpc/authn.js";
 import type { CallContext } from "../grpc/calls.js";
 import { EngineError } from "../errors.js";
-import { parseJsonBody, readBody, requireJsonContentType } from "./body.js";
+import { closeAfterUnreadBody, parseJsonBody, readBody, requireJsonContentType } from "./body.js";
 import { toHttpFailure } from "./errors.js";
 
 export interface HttpApiDeps {
@@ -52,6 +52,13 @@ export interface HttpApiDeps {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * The rest of a refused body read (and dropped) after its answer, in body limits: a client that
+ * sends its whole body before it reads (Python's http.client, for one) gets the answer for a body
+ * up to this many limits; a client that reads while it sends (curl, browsers, undici, Go) gets it
+ * for any size. Beyond it the connection is closed.
+ */
+export const REFUSED_BODY_SWALLOW_FACTOR = 2;
 
 type Handler<Req, Res> = (request: Req, context: CallContext) => Res | Promise<Res>;
 
@@ -229,7 +236,7 @@ export function kesselHttpApi(deps: HttpApiDeps): (request: IncomingMessage, res
       if (failure.status >= 500) deps.logger.error({ err: error, rpc: found.rpc, reqId: requestId }, "HTTP call failed");
       else deps.logger.debug({ rpc: found.rpc, reqId: requestId, status: failure.status, message: failure.body.message }, "HTTP call rejected");
       // A body left unread (too large, or not JSON) would be parsed as the next request: close after answering.
-      if (!request.complete) response.setHeader("connection", "close");
+      if (!request.complete) closeAfterUnreadBody(request, response, REFUSED_BODY_SWALLOW_FACTOR * maxBodyBytes);
       sendJson(response, failure.status, failure.body);
       observe(failure.status);
     };

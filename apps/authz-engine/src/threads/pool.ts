@@ -4,10 +4,11 @@
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import type { Model } from "@gatehouse/evaluator";
 import type { Store } from "@gatehouse/store";
-import type { Logger } from "@gatehouse/telemetry";
+import type { Logger, MetricsJson } from "@gatehouse/telemetry";
 import type { EngineConfig } from "../config.js";
 import type { EngineGraph } from "../graph/engine-graph.js";
 import type { ChangeBatch } from "../graph/source.js";
+import type { ThreadMetrics } from "../metrics.js";
 import { graphOfBase, shareGraph, type SharedBase } from "./shared-graph.js";
 import { serveStoreCalls, storeFacts, type StoreFacts } from "./store-bridge.js";
 import type { ThreadMessage } from "./worker-source.js";
@@ -21,8 +22,8 @@ export interface WorkerData {
   storePort: MessagePort;
 }
 
-/** Messages of a thread to the first one. */
-export type WorkerReport = { type: "ready"; port: number } | { type: "metrics"; id: number; text: string };
+/** Messages of a thread to the first one: it serves; its metrics (asked by `metrics`); a scrape it took asks for every thread's. */
+export type WorkerReport = { type: "ready"; port: number } | { type: "metrics"; id: number; metrics: MetricsJson } | { type: "metrics-request"; id: number };
 
 /** Changes since the base after which a new base is shared: a floor, or this fraction of the graph. */
 const REBASE_MIN_CHANGES = 4096;
@@ -38,6 +39,8 @@ export interface EngineThreadsOptions {
   /** The config of the other threads (cloneable: no functions, no open handles). */
   config: EngineConfig;
   logger: Logger;
+  /** This thread's metrics (thread 0 of allMetrics). */
+  ownMetrics?: () => Promise<MetricsJson>;
   /** A thread exited while the engine ran (it is replaced). */
   onExit?: (index: number, code: number) => void;
 }
@@ -123,6 +126,8 @@ export class EngineThreads {
         if (report.type === "ready") {
           ready = true;
           resolve();
+        } else if (report.type === "metrics-request") {
+          void this.allMetrics().then((threads) => worker.postMessage({ type: "metrics-all", id: report.id, threads } satisfies ThreadMessage));
         }
       });
       worker.on("error", (error) => logger.error({ err: error, thread: index }, "engine thread failed"));
@@ -143,23 +148,36 @@ export class EngineThreads {
     });
   }
 
-  /** Each other thread's metrics (Prometheus text), in thread order: every thread has its own registry. */
-  metricsTexts(): Promise<string[]> {
+  /**
+   * Every thread's metrics (each has its own registry), this one's first, then the others in thread
+   * order; a thread that exits before it answers is left out.
+   */
+  allMetrics(): Promise<ThreadMetrics[]> {
     const id = this.metricsAsked++;
-    return Promise.all(
-      this.running.map(
-        (worker) =>
-          new Promise<string>((resolve) => {
+    const others = this.workers.map((worker, thread) =>
+      worker === undefined || thread === 0
+        ? undefined
+        : new Promise<ThreadMetrics | undefined>((resolve) => {
             const onReport = (report: WorkerReport) => {
               if (report.type !== "metrics" || report.id !== id) return;
+              done();
+              resolve({ thread, metrics: report.metrics });
+            };
+            const onExit = () => {
+              done();
+              resolve(undefined);
+            };
+            const done = () => {
               worker.off("message", onReport);
-              resolve(report.text);
+              worker.off("exit", onExit);
             };
             worker.on("message", onReport);
+            worker.once("exit", onExit);
             worker.postMessage({ type: "metrics", id } satisfies ThreadMessage);
           }),
-      ),
     );
+    const own = this.options.ownMetrics?.().then((metrics): ThreadMetrics => ({ thread: 0, metrics }));
+    return Promise.all([own, ...others]).then((all) => all.filter((t): t is ThreadMetrics => t !== undefined));
   }
 
   /** Makes thread `index` fail as a defect would (tests and drills: it ends its connections, exits and is replaced). */

@@ -4,10 +4,21 @@ import type { Store } from "@gatehouse/store";
 import type { CheckpointStore } from "../graph/checkpoint.js";
 import type { ChangeBatch, GraphSource } from "../graph/source.js";
 import { storeGraphSource } from "../graph/store-source.js";
+import type { ThreadMetrics } from "../metrics.js";
 import type { SharedBase } from "./shared-graph.js";
 
-/** Messages of the first thread to the others, in order. `fail`: the thread fails as a defect would (tests, drills). */
-export type ThreadMessage = { type: "base"; base: SharedBase } | { type: "batch"; batch: ChangeBatch } | { type: "metrics"; id: number } | { type: "fail" } | { type: "stop" };
+/**
+ * Messages of the first thread to the others, in order. `metrics`: asks for the thread's metrics;
+ * `metrics-all`: every thread's, the answer to the thread's `metrics-request` (a scrape it took).
+ * `fail`: the thread fails as a defect would (tests, drills).
+ */
+export type ThreadMessage =
+  | { type: "base"; base: SharedBase }
+  | { type: "batch"; batch: ChangeBatch }
+  | { type: "metrics"; id: number }
+  | { type: "metrics-all"; id: number; threads: ThreadMetrics[] }
+  | { type: "fail" }
+  | { type: "stop" };
 
 /** An engine thread's inputs (EngineConfig.thread). */
 export interface ThreadRole {
@@ -16,6 +27,8 @@ export interface ThreadRole {
   checkpoints: CheckpointStore;
   /** A newer shared base replaces the graph (at its revision, the one applied then). */
   onBase(listener: (base: SharedBase) => void): void;
+  /** Every thread's metrics, asked of the first thread (the `/metrics` of a scrape this thread took). */
+  allMetrics?(): Promise<ThreadMetrics[]>;
 }
 
 /**

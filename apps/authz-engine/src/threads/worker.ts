@@ -2,7 +2,7 @@
 // same ports (SO_REUSEPORT), answering from the shared graph, its store calls made by the first thread.
 import { parentPort, workerData } from "node:worker_threads";
 import { createLogger } from "@gatehouse/telemetry";
-import { createEngineMetrics } from "../metrics.js";
+import { createEngineMetrics, type ThreadMetrics } from "../metrics.js";
 import { buildServer } from "../server.js";
 import type { WorkerData, WorkerReport } from "./pool.js";
 import { bridgedStore } from "./store-bridge.js";
@@ -14,7 +14,16 @@ const store = bridgedStore(data.facts, data.storePort);
 const role = threadRole(store);
 const logger = createLogger({ name: "authz-engine", level: data.logLevel }).child({ thread: data.index });
 const metrics = createEngineMetrics();
-const server = buildServer({ ...data.config, store, thread: role, logger, metrics, threads: 1 });
+// A scrape this thread takes shows every thread's metrics: the first thread gathers them.
+let metricsAsked = 0;
+const metricsAnswers = new Map<number, (threads: ThreadMetrics[]) => void>();
+const allMetrics = () =>
+  new Promise<ThreadMetrics[]>((resolve) => {
+    const id = metricsAsked++;
+    metricsAnswers.set(id, resolve);
+    port.postMessage({ type: "metrics-request", id } satisfies WorkerReport);
+  });
+const server = buildServer({ ...data.config, store, thread: { ...role, allMetrics }, logger, metrics, threads: 1 });
 let stopping = false;
 // A defect reached the top: the connections are ended first (their calls fail as UNAVAILABLE, never
 // answered wrongly), then the thread exits once their sockets have closed (timers run after the
@@ -27,7 +36,12 @@ process.on("uncaughtException", (error) => {
 });
 port.on("message", (message: ThreadMessage) => {
   if (message.type === "metrics") {
-    void metrics.metrics.render().then((text) => port.postMessage({ type: "metrics", id: message.id, text } satisfies WorkerReport));
+    void metrics.metrics.registry.getMetricsAsJSON().then((json) => port.postMessage({ type: "metrics", id: message.id, metrics: json } satisfies WorkerReport));
+    return;
+  }
+  if (message.type === "metrics-all") {
+    metricsAnswers.get(message.id)?.(message.threads);
+    metricsAnswers.delete(message.id);
     return;
   }
   if (message.type === "fail") {
