@@ -146,8 +146,12 @@ export async function protectDefaultGroup(services: Services, ctx: RequestContex
  */
 export async function protectUserAccessAdminGroup(services: Services, ctx: RequestContext, group: Group, source: string): Promise<void> {
   if (isAdmin(ctx)) return;
-  const roleIds = await services.store.v1.rolesOfGroup(ctx.tenant.orgId, group.id);
-  const access = await services.store.v1.accessOf(roleIds);
-  const escalating = [...access.values()].some((entries) => entries.some((e) => grantsUserAccessAboveRead(e.permission)));
-  if (escalating) throw invalid("Non org admin users are not allowed to create, modify, or delete a group with higher than 'read' RBAC permission.", source);
+  if (await grantUserAccessAboveRead(services, await services.store.v1.rolesOfGroup(ctx.tenant.orgId, group.id)))
+    throw invalid("Non org admin users are not allowed to create, modify, or delete a group with higher than 'read' RBAC permission.", source);
+}
+
+/** Whether any of the roles grants more than read on user access itself (an `rbac` permission whose verb is not `read`). */
+export async function grantUserAccessAboveRead(services: Services, roleIds: readonly string[]): Promise<boolean> {
+  const access = await services.store.v1.accessOf([...roleIds]);
+  return [...access.values()].some((entries) => entries.some((e) => grantsUserAccessAboveRead(e.permission)));
 }
