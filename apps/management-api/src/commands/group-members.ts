@@ -9,7 +9,7 @@ import { echo, UUID_PATTERN } from "../schemas/common.js";
 import { GROUP_PRINCIPAL_TYPES, type GroupPrincipalRef } from "../schemas/groups.js";
 import { audit } from "./audit-log.js";
 import { groupDetail, loadGroup, protectDefaultGroup, protectUserAccessAdminGroup, type GroupDetail } from "./groups.js";
-import { clientIdOf, listPrincipalsByIds, v1ServiceAccount, type PrincipalRecord, type V1ServiceAccount } from "./principals.js";
+import { clientIdOf, listPrincipalsByIds, principalsByIds, v1ServiceAccount, type PrincipalRecord, type V1ServiceAccount } from "./principals.js";
 import { requireOnTenant, settled, type Services } from "./services.js";
 import { validKey } from "./v1-access.js";
 
@@ -51,7 +51,7 @@ export async function groupPrincipals(
   const wanted = validKey("principal_type", query.principalType, GROUP_PRINCIPAL_TYPES, false) ?? "user";
   const adminOnly = wanted !== "service-account" && validKey("admin_only", query.adminOnly, BOOLEAN_VALUES, false) === "true";
   const group = await loadGroup(services, ctx, id);
-  const members = await principalsOf(services, ctx, await services.store.groups.members(ctx.tenant.orgId, group.id));
+  const members = await membersOf(services, ctx, group);
   const needle = query.principalUsername?.toLowerCase();
   let users = members.filter((p) => p.type === "user" && (!needle || p.username.toLowerCase().includes(needle)) && (!adminOnly || p.isOrgAdmin)).sort(usernameOrder);
   if (orderBy === "-username") users = users.reverse();
@@ -114,7 +114,7 @@ export async function groupServiceAccountMembership(
   if (named.length > MAX_CLIENT_IDS) throw invalid(`At most ${MAX_CLIENT_IDS} client IDs may be checked at once.`, "groups");
   const malformed = named.find((c) => !UUID_PATTERN.test(c));
   if (malformed !== undefined) throw invalid(`The specified client ID '${echo(malformed)}' is not a valid UUID`, "groups");
-  const members = await principalsOf(services, ctx, await services.store.groups.members(ctx.tenant.orgId, group.id));
+  const members = await membersOf(services, ctx, group);
   const inGroup = new Set(members.filter((p) => p.type === "service-account").map(clientIdOf));
   return { count: named.length, data: Object.fromEntries(named.map((c) => [c, inGroup.has(c.toLowerCase())])) };
 }
@@ -124,9 +124,9 @@ const MAX_CLIENT_IDS = 1000;
 
 const usernameOrder = (a: { username: string }, b: { username: string }) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0);
 
-async function principalsOf(services: Services, ctx: RequestContext, userIds: string[]): Promise<Principal[]> {
-  const found = await Promise.all(userIds.map((id) => services.store.principals.get(ctx.tenant.orgId, id).catch(() => null)));
-  return found.filter((p): p is Principal => p !== null);
+/** The group's members as principals (for default groups: as implied by the principals). */
+async function membersOf(services: Services, ctx: RequestContext, group: Group): Promise<Principal[]> {
+  return principalsByIds(services, ctx, await services.store.groups.members(ctx.tenant.orgId, group.id));
 }
 
 /** Names quoted in a not-found message: upstream's set notation, bounded (each name and how many). */
@@ -204,7 +204,7 @@ async function membersToRemove(services: Services, ctx: RequestContext, group: G
   const usernames = commaList(change.usernames);
   const clientIds = commaList(change.serviceAccounts)?.map((c) => c.toLowerCase());
   if (!usernames?.length && !clientIds?.length) throw invalid("Query parameter service-accounts or usernames is required.");
-  const members = await principalsOf(services, ctx, await services.store.groups.members(ctx.tenant.orgId, group.id));
+  const members = await membersOf(services, ctx, group);
   const named: Principal[] = [];
   if (clientIds !== undefined) {
     const accounts = lookUp(

@@ -3,6 +3,7 @@ import { isStoreError, PLATFORM_ROLES, type Group, type Principal, type Written 
 import type { RequestContext } from "../domain/context.js";
 import { invalid, missingAs, notFound } from "../domain/errors.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
+import { principalsByIds } from "./principals.js";
 import { isAdmin, requireOnTenant, settled, type Services } from "./services.js";
 import { rolesOfGroupV1, type V1RoleRecord } from "./v1-roles.js";
 import { audit } from "./audit-log.js";
@@ -50,11 +51,7 @@ function v1GroupPrincipal(principal: Principal): V1GroupPrincipal {
 export async function groupDetail(services: Services, ctx: RequestContext, group: Group): Promise<GroupDetail> {
   const memberIds = await services.store.groups.members(ctx.tenant.orgId, group.id);
   const [record, roles] = await Promise.all([groupRecord(services, ctx, group, memberIds), rolesOfGroupV1(services, ctx, group.id)]);
-  const members = await Promise.all(memberIds.map((id) => services.store.principals.get(ctx.tenant.orgId, id).catch(() => null)));
-  const principals = members
-    .filter((p): p is Principal => p !== null)
-    .map(v1GroupPrincipal)
-    .sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
+  const principals = (await principalsByIds(services, ctx, memberIds)).map(v1GroupPrincipal).sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
   return { ...record, principals, roles, roleCount: roles.length };
 }
 

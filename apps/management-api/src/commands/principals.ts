@@ -68,6 +68,12 @@ export async function getPrincipal(services: Services, ctx: RequestContext, idOr
   return principalRecord(services, ctx, match);
 }
 
+/** The organisation's principals of these user ids, in the order given; ids of no principal are left out. */
+export async function principalsByIds(services: Services, ctx: RequestContext, userIds: readonly string[]): Promise<Principal[]> {
+  const found = await Promise.all(userIds.map((id) => services.store.principals.get(ctx.tenant.orgId, id).catch(() => null)));
+  return found.filter((p): p is Principal => p !== null);
+}
+
 export async function listPrincipalsByIds(services: Services, ctx: RequestContext, userIds: string[]): Promise<PrincipalRecord[]> {
   const records: PrincipalRecord[] = [];
   for (const userId of userIds) {
