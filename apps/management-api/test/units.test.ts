@@ -9,6 +9,17 @@ import { BINDING_FIELDS } from "../src/schemas/role-bindings.js";
 import { isLoopbackAddress } from "../src/http/loopback.js";
 import { createPermissionCatalogue } from "../src/authz/catalogue.js";
 import { defaultOnlyOf, defaultScopeOf } from "../src/authz/role-config.js";
+import { operatorServices } from "../src/commands/org-mode.js";
+import type { Services } from "../src/commands/services.js";
+
+const catching = (f: () => unknown): unknown => {
+  try {
+    f();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a refusal");
+};
 
 describe("field masks", () => {
   const row = {
@@ -129,6 +140,7 @@ describe("domain errors at the HTTP edge", () => {
     ["not-found", 404],
     ["conflict", 409],
     ["busy", 503],
+    ["unavailable", 503],
     ["internal", 500],
   ] as const)("maps %s to %i with the command's words and field", (kind: DomainErrorKind, status) => {
     const error = toApiError(new DomainError(kind, [{ message: "words", field: "access.0.permission" }]));
@@ -147,6 +159,15 @@ describe("operator endpoints", () => {
   it("accept loopback callers only", () => {
     for (const a of ["127.0.0.1", "127.10.0.3", "::1", "::ffff:127.0.0.1"]) expect(isLoopbackAddress(a)).toBe(true);
     for (const a of [undefined, "", "10.0.0.1", "::ffff:10.0.0.1", "fe80::1", "1127.0.0.1", "127.0.0.1.evil", "::2"]) expect(isLoopbackAddress(a)).toBe(false);
+  });
+
+  it("refuse other hosts (403) and a service not started (503, problem body) as domain errors", () => {
+    const services = {} as Services;
+    expect(operatorServices(true, services)).toBe(services);
+    const remote = toApiError(catching(() => operatorServices(false, services)));
+    expect([remote.status, remote.errors]).toEqual([403, [{ message: "Organisation modes can be read and set from the local host only.", field: "detail" }]]);
+    const starting = toApiError(catching(() => operatorServices(true, null)));
+    expect([starting.status, starting.errors, starting.options]).toEqual([503, [{ message: "The service is not ready.", field: "detail" }], {}]);
   });
 });
 

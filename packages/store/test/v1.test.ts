@@ -65,6 +65,21 @@ describe.each(backends)("v1 reads on $name", (backend) => {
     expect(await roleNames(other, "ben", { isOrgAdmin: false, defaultGroups: false })).toEqual([]);
   });
 
+  it("a grant made by the import, the v1 dual write and a v2 batch is one binding subject (one grant path)", async () => {
+    const org = newOrg();
+    const imported = await store.imports.applyTenant(org, plan());
+    const [roleId, groupId] = [imported.value.roleIds["hosts"]!, imported.value.groupIds["empty"]!];
+    const { defaultWorkspaceId } = await store.tenants.get(org);
+    const subjectsOf = async () => (await store.roleBindings.list(org, { roleId, limit: -1 })).data.map((b) => ({ id: b.id, resource: b.resource.id, subjects: b.subjects.map((s) => s.id) }));
+    const [bound] = await subjectsOf();
+    expect(bound).toMatchObject({ resource: defaultWorkspaceId, subjects: [groupId] });
+    const v1 = await store.v1Writes.addGroupRoles(org, groupId, [{ roleId, targets: { levels: ["default"], workspaceIds: [] } }]);
+    expect(v1.value.map((r) => r.id)).toEqual([roleId]);
+    const [v2] = (await store.roleBindings.batchCreate(org, [{ roleId, resource: { type: "workspace", id: defaultWorkspaceId }, subject: { type: "group", id: groupId } }])).value;
+    expect(v2!.id).toBe(bound!.id);
+    expect(await subjectsOf()).toEqual([bound]);
+  });
+
   it("a customised default group replaces the default roles at the levels given", async () => {
     const org = newOrg();
     await store.imports.applyTenant(org, { ...plan(), defaultAccess: { default: [{ key: "hosts" }], tenant: [] } });

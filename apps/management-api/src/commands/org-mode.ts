@@ -4,7 +4,7 @@ import { defaultAssetTypes } from "@gatehouse/rbac";
 import { isStoreError, type OrgModeState, type Store } from "@gatehouse/store";
 import { parityReport } from "./parity.js";
 import type { RequestContext } from "../domain/context.js";
-import { conflict, invalid, notFound } from "../domain/errors.js";
+import { conflict, forbidden, invalid, notFound, unavailable } from "../domain/errors.js";
 import { echo } from "../schemas/common.js";
 import type { Services } from "./services.js";
 
@@ -33,6 +33,16 @@ function requireOrgId(orgId: string): string {
 function tenantNotFound(error: unknown): never {
   if (isStoreError(error, "tenant-not-found")) throw notFound("No organisation matches the given org id.");
   throw error;
+}
+
+/**
+ * The operator endpoints carry no identity, so (as the role-configuration reload) only callers on
+ * the same host may use them, and only once the service has started.
+ */
+export function operatorServices(fromLocalHost: boolean, services: Services | null): Services {
+  if (!fromLocalHost) throw forbidden("Organisation modes can be read and set from the local host only.");
+  if (!services) throw unavailable("The service is not ready.");
+  return services;
 }
 
 export async function orgMode(store: Store, orgId: string): Promise<OrgModeAnswer> {

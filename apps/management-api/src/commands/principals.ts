@@ -68,6 +68,12 @@ export async function getPrincipal(services: Services, ctx: RequestContext, idOr
   return principalRecord(services, ctx, match);
 }
 
+/** The organisation's principals of these user ids, in the order given; ids of no principal are left out. */
+export async function principalsByIds(services: Services, ctx: RequestContext, userIds: readonly string[]): Promise<Principal[]> {
+  const found = await Promise.all(userIds.map((id) => services.store.principals.get(ctx.tenant.orgId, id).catch(() => null)));
+  return found.filter((p): p is Principal => p !== null);
+}
+
 export async function listPrincipalsByIds(services: Services, ctx: RequestContext, userIds: string[]): Promise<PrincipalRecord[]> {
   const records: PrincipalRecord[] = [];
   for (const userId of userIds) {
@@ -76,3 +82,27 @@ export async function listPrincipalsByIds(services: Services, ctx: RequestContex
   }
   return records;
 }
+
+/**
+ * A service account as upstream's group answers list it (`ServiceAccount`). Gatehouse has no
+ * service-account directory, so `name`, `description`, `owner` and `time_created` are left out.
+ */
+export interface V1ServiceAccount {
+  clientId: string;
+  username: string;
+  type: "service-account";
+}
+
+/** Upstream names a service account's principal `service-account-<clientId>`. */
+const SERVICE_ACCOUNT_USERNAME = /^service-account-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/**
+ * The client id of a service-account principal. Gatehouse keys a service account by the user id
+ * its identity carried, which is the client id when the identity has no `user_id`; otherwise the
+ * client id is the one in upstream's username form.
+ */
+export function clientIdOf(principal: Principal): string {
+  return SERVICE_ACCOUNT_USERNAME.exec(principal.username)?.[1] ?? principal.userId.toLowerCase();
+}
+
+export const v1ServiceAccount = (p: Principal): V1ServiceAccount => ({ clientId: clientIdOf(p), username: p.username, type: "service-account" });

@@ -4,7 +4,7 @@
 // authenticated requests, or an import), and a user carries what its identity told Gatehouse.
 import type { Principal } from "@gatehouse/store";
 import type { RequestContext } from "../domain/context.js";
-import { clientIdOf, v1ServiceAccount, type V1ServiceAccount } from "./groups.js";
+import { clientIdOf, v1ServiceAccount, type V1ServiceAccount } from "./principals.js";
 import { requireOnTenant, type Services } from "./services.js";
 import { validKey } from "./v1-access.js";
 

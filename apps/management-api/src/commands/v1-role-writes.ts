@@ -8,7 +8,7 @@ import type { RequestContext } from "../domain/context.js";
 import { forbidden, invalid, isMissing, missingAs, notFound } from "../domain/errors.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
 import { audit } from "./audit-log.js";
-import { groupRecord, loadGroup, protectDefaultGroup, protectUserAccessAdminGroup, type GroupRecord } from "./groups.js";
+import { grantUserAccessAboveRead, groupRecord, loadGroup, protectDefaultGroup, protectUserAccessAdminGroup, type GroupRecord } from "./groups.js";
 import { isAdmin, requireOnTenant, settled, type Services } from "./services.js";
 import { pyList } from "./v1-access.js";
 import { requireUpdatable } from "./roles.js";
@@ -300,8 +300,12 @@ async function rolesNamed(services: Services, ctx: RequestContext, ids: unknown)
 /** Only org admins may put a role granting more than read on user access into a group (upstream's add_roles). */
 async function protectEscalatingRoles(services: Services, ctx: RequestContext, roles: Role[]): Promise<void> {
   if (isAdmin(ctx)) return;
-  const access = await services.store.v1.accessOf(roles.map((r) => r.id));
-  if ([...access.values()].some((entries) => entries.some((e) => grantsUserAccessAboveRead(e.permission)))) {
+  if (
+    await grantUserAccessAboveRead(
+      services,
+      roles.map((r) => r.id),
+    )
+  ) {
     throw invalid("Non org admin users are not allowed to add RBAC role with higher than 'read' permission into groups.", "add-roles");
   }
 }

@@ -17,9 +17,10 @@ export interface FieldProblem {
  * - `not-found`: the thing named does not exist for this caller
  * - `conflict`: the request collides with the current state (a duplicate, a rule of the state)
  * - `busy`: a concurrent update won; the caller should retry shortly
+ * - `unavailable`: the service cannot take the request yet (still starting)
  * - `internal`: the service could not answer in time (no fault of the request)
  */
-export type DomainErrorKind = "invalid" | "forbidden" | "not-found" | "conflict" | "busy" | "internal";
+export type DomainErrorKind = "invalid" | "forbidden" | "not-found" | "conflict" | "busy" | "unavailable" | "internal";
 
 export class DomainError extends Error {
   override readonly name = "DomainError";
@@ -42,6 +43,7 @@ export const workspaceNotFound = () => notFound("No Workspace matches the given 
 export const forbidden = (message = "You do not have permission to perform this action.", field = "detail") => one("forbidden", message, field);
 export const conflict = (message: string, field = "detail") => one("conflict", message, field);
 export const busy = (message = "Too many concurrent updates. Please retry.") => one("busy", message, "detail");
+export const unavailable = (message: string) => one("unavailable", message, "detail");
 
 /** The store found no such row for the organisation: absent, or another organisation's (never told apart). */
 export const isMissing = (error: unknown): boolean => isStoreError(error, "not-found") || isStoreError(error, "cross-tenant");

@@ -38,7 +38,7 @@ const STORE_STATUS: Partial<Record<StoreErrorCode, number>> = {
 };
 
 /** Wire status of each domain error kind: the one place a command's refusal becomes HTTP. */
-const DOMAIN_STATUS: Record<DomainErrorKind, number> = { invalid: 400, forbidden: 403, "not-found": 404, conflict: 409, busy: 503, internal: 500 };
+const DOMAIN_STATUS: Record<DomainErrorKind, number> = { invalid: 400, forbidden: 403, "not-found": 404, conflict: 409, busy: 503, unavailable: 503, internal: 500 };
 
 function fromDomainError(error: DomainError): ApiError {
   const status = DOMAIN_STATUS[error.kind];

@@ -16,9 +16,3 @@ export class ApiError extends Error {
     super(errors[0]?.message ?? `HTTP ${status}`);
   }
 }
-
-export const badRequest = (message: string, field = "detail", type?: string) => new ApiError(400, [{ message, field }], type ? { type } : {});
-export const notFound = (message = "Not found.") => new ApiError(404, [{ message, field: "detail" }]);
-export const workspaceNotFound = () => notFound("No Workspace matches the given query.");
-export const forbidden = (message = "You do not have permission to perform this action.") => new ApiError(403, [{ message, field: "detail" }]);
-export const conflict = (message: string, field = "detail") => new ApiError(409, [{ message, field }]);

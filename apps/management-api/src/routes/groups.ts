@@ -1,5 +1,6 @@
 import { Router } from "express";
-import { addGroupPrincipals, createGroup, deleteGroup, getGroup, groupPrincipals, groupServiceAccountMembership, removeGroupPrincipals } from "../commands/groups.js";
+import { addGroupPrincipals, groupPrincipals, groupServiceAccountMembership, removeGroupPrincipals } from "../commands/group-members.js";
+import { createGroup, deleteGroup, getGroup } from "../commands/groups.js";
 import { listV1Groups } from "../commands/v1-group-list.js";
 import { getPrincipal, listPrincipals } from "../commands/principals.js";
 import type { Services } from "../commands/services.js";
@@ -12,13 +13,6 @@ import { principalListQuery } from "../schemas/principals.js";
 import { v1GroupListQuery } from "./v1-list-queries.js";
 
 export const PRINCIPAL_PAGE_MAX = 1000;
-
-/** A comma list of a query parameter, blanks dropped; undefined when the parameter is absent. */
-const commaList = (value: string | undefined): string[] | undefined =>
-  value
-    ?.split(",")
-    .map((n) => n.trim())
-    .filter((n) => n !== "");
 
 /** Read-only principals (v2, and the v1 path older clients use). */
 export function principalRoutes(services: Services): Router {
@@ -108,10 +102,7 @@ export function groupRoutes(services: Services): Router {
     "/groups/:uuid/principals/",
     route(async (req, res) => {
       const query = parseQuery(groupPrincipalsDeleteQuery, req);
-      const written = await removeGroupPrincipals(services, contextOf(res), String(req.params["uuid"]), {
-        usernames: commaList(query.usernames),
-        clientIds: commaList(query["service-accounts"]),
-      });
+      const written = await removeGroupPrincipals(services, contextOf(res), String(req.params["uuid"]), { usernames: query.usernames, serviceAccounts: query["service-accounts"] });
       sendJson(res, 204, null, written.token);
     }),
   );

@@ -12,7 +12,7 @@ import type { AuditOf, BindingResource, CrossAccountListQuery, CrossAccountRepos
 import { isUuid, pageBounds, requireOrgId } from "../validate.js";
 import { requireTenantRow, runWrite, type TenantRow, type WriteContext } from "../write.js";
 import { recordAudit } from "./audit-log.js";
-import { addBindingSubjects, findOrCreateBinding, removeSubject, type BindingRow } from "./role-bindings.js";
+import { findOrCreateBinding, grantRoles, removeSubject, type BindingRow, type RoleGrant } from "./role-bindings.js";
 
 interface RequestRow {
   request_id: string;
@@ -125,18 +125,19 @@ async function syncGrants(ctx: StoreContext, w: WriteContext, orgId: string, use
   );
   const subject = { type: "principal" as const, id: userId };
   const keep = new Set<string>();
-  const grants: { bindingId: string; subject: typeof subject; expiresAt: Date }[] = [];
+  const grants: RoleGrant[] = [];
   for (const role of wanted) {
-    const bindingId = await findOrCreateBinding(ctx, w, orgId, role.role_id, levelResource(tenant, role.scope));
+    const resource = levelResource(tenant, role.scope);
+    const bindingId = await findOrCreateBinding(ctx, w, orgId, role.role_id, resource);
     if (!owned.has(bindingId)) {
       const [theirs] = await w.tx.query("SELECT 1 FROM gh_role_binding_subjects WHERE binding_id = $1 AND subject_type = 'principal' AND subject_id = $2", [bindingId, userId]);
       if (theirs) continue;
       await w.tx.query("INSERT INTO gh_cross_account_grants (org_id, user_id, binding_id) VALUES ($1, $2, $3)", [orgId, userId, bindingId]);
     }
     keep.add(bindingId);
-    grants.push({ bindingId, subject, expiresAt: new Date(role.until) });
+    grants.push({ roleId: role.role_id, resource, subject, expiresAt: new Date(role.until) });
   }
-  await addBindingSubjects(ctx, w, orgId, grants);
+  await grantRoles(ctx, w, orgId, grants);
   const ended = [...owned].filter((id) => !keep.has(id));
   if (ended.length === 0) return;
   const rows = await w.tx.query<BindingRow>("SELECT * FROM gh_role_bindings WHERE id = ANY($1::uuid[])", [ended]);

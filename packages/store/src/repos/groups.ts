@@ -7,7 +7,7 @@ import { StoreError } from "../errors.js";
 import { groupMember, owner, tenantResourceId } from "../relationships.js";
 import type { Group, GroupKind, GroupRepository } from "../types.js";
 import { namePattern, optionalDescription, pageBounds, requireOrgId, requireUuid } from "../validate.js";
-import { requireTenantRow, runWrite } from "../write.js";
+import { requireTenantRow, runWrite, type WriteContext } from "../write.js";
 import { recordAudit } from "./audit-log.js";
 import { groupIdsOf, removeSubjectEverywhere } from "./role-bindings.js";
 import { dropGroupFromAllParts } from "./v1-role-parts.js";
@@ -50,6 +50,26 @@ function requireUserIds(userIds: unknown): string[] {
   if (!Array.isArray(userIds) || userIds.length === 0) throw new StoreError("invalid-argument", "At least one principal is required.", "principals");
   for (const u of userIds) if (typeof u !== "string" || u.length === 0) throw new StoreError("invalid-argument", "Principal ids must be non-empty strings.", "principals");
   return [...new Set(userIds as string[])];
+}
+
+/**
+ * The one path adding members to a standard group, for the membership API and the import, inside
+ * the caller's transaction: every principal must exist in the organisation (`not-found`, reported
+ * on `field`, nothing added); members already there are kept. Returns the user ids added.
+ */
+export async function insertMembers(ctx: StoreContext, w: WriteContext, orgId: string, groupId: string, userIds: readonly string[], field: string): Promise<string[]> {
+  const known = await w.tx.query<{ user_id: string }>("SELECT user_id FROM gh_principals WHERE org_id = $1 AND user_id = ANY($2::text[])", [orgId, [...userIds]]);
+  const knownIds = new Set(known.map((k) => k.user_id));
+  const missing = userIds.filter((u) => !knownIds.has(u));
+  if (missing.length > 0) throw new StoreError("not-found", `The following principals do not exist: ${missing.join(", ")}`, field);
+  const added = await w.tx.query<{ user_id: string }>(
+    `INSERT INTO gh_group_members (org_id, group_id, user_id) SELECT $1, $2, u FROM unnest($3::text[]) AS u
+     ON CONFLICT DO NOTHING RETURNING user_id`,
+    [orgId, groupId, [...userIds]],
+  );
+  await w.touch(added.map((a) => groupMember(groupId, a.user_id, ctx.domain)));
+  if (added.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [groupId]);
+  return added.map((a) => a.user_id);
 }
 
 export function groupRepository(ctx: StoreContext): GroupRepository {
@@ -119,17 +139,7 @@ export function groupRepository(ctx: StoreContext): GroupRepository {
       return runWrite(ctx, orgId, "add_group_members", async (w) => {
         const group = await loadGroup(w.tx, orgId, gid);
         if (group.kind !== "standard") throw new StoreError("immutable", "Membership of default groups follows the principals.", "group_id");
-        const known = await w.tx.query<{ user_id: string }>("SELECT user_id FROM gh_principals WHERE org_id = $1 AND user_id = ANY($2::text[])", [orgId, users]);
-        const missing = users.filter((u) => !known.some((k) => k.user_id === u));
-        if (missing.length > 0) throw new StoreError("not-found", `The following principals do not exist: ${missing.join(", ")}`, "principals");
-        const added = await w.tx.query<{ user_id: string }>(
-          `INSERT INTO gh_group_members (org_id, group_id, user_id) SELECT $1, $2, u FROM unnest($3::text[]) AS u
-           ON CONFLICT DO NOTHING RETURNING user_id`,
-          [orgId, gid, users],
-        );
-        await w.touch(added.map((a) => groupMember(gid, a.user_id, ctx.domain)));
-        if (added.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [gid]);
-        const result = { added: added.map((a) => a.user_id) };
+        const result = { added: await insertMembers(ctx, w, orgId, gid, users, "principals") };
         if (audit) await recordAudit(w, orgId, audit(result));
         return result;
       });

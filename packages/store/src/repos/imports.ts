@@ -9,9 +9,9 @@ import { groupMember, owner, tenantResourceId, tupleKey } from "../relationships
 import type { BindingResource, BindingSubject, ImportOptions, ImportRepository, ImportRoleRef, RoleScope, TenantImportPlan, TenantImportResult, V1AccessEntry, V1RoleTargets } from "../types.js";
 import { isUuid, optionalDescription, requireOrgId, requireUuid } from "../validate.js";
 import { runWrite, type TenantRow } from "../write.js";
-import { requireGroupName } from "./groups.js";
+import { insertMembers, requireGroupName } from "./groups.js";
 import { requirePrincipal } from "./principals.js";
-import { addBindingSubjects, addSubject, findOrCreateBinding, removeSubject, resolveAssignableRole, type BindingRow } from "./role-bindings.js";
+import { grantRoles, removeSubject, resolveAssignableRole, type BindingRow, type RoleGrant } from "./role-bindings.js";
 import type { RoleRow } from "./loaders.js";
 import { insertCustomRole, requirePermissions, requireRoleName, requireScope, syncPermissionTuples } from "./roles.js";
 import { bootstrapTenantRows, tenantFromRow } from "./tenants.js";
@@ -322,18 +322,7 @@ export function importRepository(ctx: StoreContext): ImportRepository {
             claimed.add(id);
             groupIds[g.key] = id;
             if (g.members.length > 0) {
-              const known = await w.tx.query<{ user_id: string }>("SELECT user_id FROM gh_principals WHERE org_id = $1 AND user_id = ANY($2::text[])", [orgId, g.members]);
-              const knownIds = new Set(known.map((k) => k.user_id));
-              const missing = g.members.filter((m) => !knownIds.has(m));
-              if (missing.length > 0) throw new StoreError("not-found", `The following principals do not exist: ${missing.join(", ")}`, `groups[${i}].members`);
-              const added = await w.tx.query<{ user_id: string }>(
-                `INSERT INTO gh_group_members (org_id, group_id, user_id) SELECT $1, $2, u FROM unnest($3::text[]) AS u
-                 ON CONFLICT DO NOTHING RETURNING user_id`,
-                [orgId, id, g.members],
-              );
-              await w.touch(added.map((a) => groupMember(id, a.user_id, ctx.domain)));
-              if (added.length > 0) await w.tx.query("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1", [id]);
-              membersAdded += added.length;
+              membersAdded += (await insertMembers(ctx, w, orgId, id, g.members, `groups[${i}].members`)).length;
             }
             progress("groups", i + 1, plan.groups.length);
           }
@@ -362,8 +351,7 @@ export function importRepository(ctx: StoreContext): ImportRepository {
 
         // Bindings: one row per (role, resource), the group added as a subject if missing.
         let grantsAdded = 0;
-        const bindingOf = new Map<string, string>();
-        const pending: { bindingId: string; subject: BindingSubject }[] = [];
+        const pending: RoleGrant[] = [];
         // Roles limited to inventory workspaces: plan role key → its targets and the groups holding it.
         const limited = new Map(plan.roles.flatMap((r) => (r.targets ? [[r.key, { targets: r.targets, groups: new Set<string>() }] as const] : [])));
         const limitedOf = (ref: ImportRoleRef) => ("key" in ref ? limited.get(ref.key) : undefined);
@@ -374,17 +362,10 @@ export function importRepository(ctx: StoreContext): ImportRepository {
             limitedRole.groups.add(groupIds[b.groupKey]!);
             continue;
           }
-          const resource = resourceOf(tenant, b.level);
-          const bkey = `${roleId}:${resource.type}:${resource.id}`;
-          let bindingId = bindingOf.get(bkey);
-          if (!bindingId) {
-            bindingId = await findOrCreateBinding(ctx, w, orgId, roleId, resource);
-            bindingOf.set(bkey, bindingId);
-          }
-          pending.push({ bindingId, subject: { type: "group", id: groupIds[b.groupKey]! } });
+          pending.push({ roleId, resource: resourceOf(tenant, b.level), subject: { type: "group", id: groupIds[b.groupKey]! } });
           if ((i + 1) % 500 === 0) progress("bindings", i + 1, plan.bindings.length);
         }
-        grantsAdded += await addBindingSubjects(ctx, w, orgId, pending);
+        grantsAdded += (await grantRoles(ctx, w, orgId, pending)).added;
         // A group given roles has its v1 policy (upstream's Policy row), kept when its roles are later removed.
         const withRoles = [...new Set(plan.bindings.map((b) => groupIds[b.groupKey]!))];
         if (withRoles.length > 0) await w.tx.query("UPDATE gh_groups SET v1_policy = true WHERE org_id = $1 AND id = ANY($2::uuid[]) AND NOT v1_policy", [orgId, withRoles]);
@@ -433,11 +414,15 @@ export function importRepository(ctx: StoreContext): ImportRepository {
               grantsRemoved++;
             }
             const have = new Set(current.map((b) => b.role_id));
-            for (const roleId of wanted) {
-              if (have.has(roleId)) continue;
-              await addSubject(ctx, w, orgId, await findOrCreateBinding(ctx, w, orgId, roleId, resource), subject);
-              grantsAdded++;
-            }
+            const missing = [...wanted].filter((roleId) => !have.has(roleId));
+            grantsAdded += (
+              await grantRoles(
+                ctx,
+                w,
+                orgId,
+                missing.map((roleId) => ({ roleId, resource, subject })),
+              )
+            ).added;
             progress("default-access", n + 1, plan.defaultAccess.length);
           }
         }

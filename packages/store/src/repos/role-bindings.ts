@@ -77,14 +77,36 @@ export async function resolveAssignableRole(tx: Queryable, orgId: string, roleId
   return role.id;
 }
 
+/** One grant: role R given to subject S on resource W, optionally until `expiresAt`. */
+export interface RoleGrant {
+  roleId: string;
+  resource: BindingResource;
+  subject: BindingSubject;
+  expiresAt?: Date | undefined;
+}
+
 /**
- * Adds subjects to bindings in one statement. Only rows that did not exist yet imply new tuples
- * and touch the binding's modified time; returns how many were added.
+ * The one rule of "grant role R to subject S on resource W", for every writer (v2 bindings, the v1
+ * writes' dual write, the import, cross-account grants), inside the caller's transaction: the
+ * (role, resource) binding is found or created (one row per pair, its `t_binding` and `t_role`
+ * tuples), then the subjects are added in one statement. A subject already granted there is kept;
+ * written again it takes the new expiry (none = never expires). Only rows that are new or whose
+ * expiry changed imply a tuple write and touch the binding's modified time. Returns each grant's
+ * binding id, in order, and how many subject rows were added or renewed.
  */
-export async function addBindingSubjects(ctx: StoreContext, w: WriteContext, orgId: string, items: readonly { bindingId: string; subject: BindingSubject; expiresAt?: Date }[]): Promise<number> {
-  if (items.length === 0) return 0;
-  // New rows, and existing ones whose expiry changes (a grant written again takes the new expiry,
-  // none = never expires), imply a tuple write and touch the binding's modified time.
+export async function grantRoles(ctx: StoreContext, w: WriteContext, orgId: string, grants: readonly RoleGrant[]): Promise<{ bindingIds: string[]; added: number }> {
+  const bindingOf = new Map<string, string>();
+  const bindingIds: string[] = [];
+  for (const { roleId, resource } of grants) {
+    const key = `${roleId}:${resource.type}:${resource.id}`;
+    let id = bindingOf.get(key);
+    if (id === undefined) {
+      id = await findOrCreateBinding(ctx, w, orgId, roleId, resource);
+      bindingOf.set(key, id);
+    }
+    bindingIds.push(id);
+  }
+  if (grants.length === 0) return { bindingIds, added: 0 };
   const inserted = await w.tx.query<{ binding_id: string; subject_type: BindingSubject["type"]; subject_id: string; expires_ms: string | null }>(
     `INSERT INTO gh_role_binding_subjects AS s (org_id, binding_id, subject_type, subject_id, expires_at)
      SELECT DISTINCT ON (b, t, x.s) $1, b, t, x.s, to_timestamp(ms::double precision / 1000)
@@ -92,7 +114,7 @@ export async function addBindingSubjects(ctx: StoreContext, w: WriteContext, org
      ON CONFLICT (binding_id, subject_type, subject_id) DO UPDATE SET expires_at = EXCLUDED.expires_at
        WHERE s.expires_at IS DISTINCT FROM EXCLUDED.expires_at
      RETURNING binding_id, subject_type, subject_id, ${EXPIRES_MS}`,
-    [orgId, items.map((n) => n.bindingId), items.map((n) => n.subject.type), items.map((n) => n.subject.id), items.map((n) => (n.expiresAt ? String(n.expiresAt.getTime()) : null))],
+    [orgId, bindingIds, grants.map((g) => g.subject.type), grants.map((g) => g.subject.id), grants.map((g) => (g.expiresAt ? String(g.expiresAt.getTime()) : null))],
   );
   await w.touch(
     inserted.map((r) => {
@@ -104,7 +126,7 @@ export async function addBindingSubjects(ctx: StoreContext, w: WriteContext, org
   if (touched.length > 0) {
     await w.tx.query("UPDATE gh_role_bindings SET modified_at = clock_timestamp() WHERE id = ANY($1::uuid[])", [touched]);
   }
-  return inserted.length;
+  return { bindingIds, added: inserted.length };
 }
 
 /** A grant's expiry must lie ahead of the write (a past one would grant nothing). */
@@ -127,18 +149,6 @@ export async function findOrCreateBinding(ctx: StoreContext, w: WriteContext, or
   await w.tx.query("INSERT INTO gh_role_bindings (id, org_id, role_id, resource_type, resource_id) VALUES ($1, $2, $3, $4, $5)", [id, orgId, roleId, resource.type, resource.id]);
   await w.touch([resourceBinding(resource, id), bindingRole(id, roleId)]);
   return id;
-}
-
-export async function addSubject(ctx: StoreContext, w: WriteContext, orgId: string, bindingId: string, subject: BindingSubject): Promise<void> {
-  const inserted = await w.tx.query("INSERT INTO gh_role_binding_subjects (org_id, binding_id, subject_type, subject_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1", [
-    orgId,
-    bindingId,
-    subject.type,
-    subject.id,
-  ]);
-  if (inserted.length === 0) return;
-  await w.tx.query("UPDATE gh_role_bindings SET modified_at = clock_timestamp() WHERE id = $1", [bindingId]);
-  await w.touch([bindingSubject(bindingId, subject, ctx.domain)]);
 }
 
 /** Removes one subject from a binding; a binding left without subjects is deleted. */
@@ -252,18 +262,15 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
           if (!memo.has(key)) memo.set(key, f());
           return memo.get(key) as Promise<T>;
         };
-        const bindingIds: string[] = [];
-        const newSubjects: { bindingId: string; subject: BindingSubject; expiresAt?: Date }[] = [];
+        const resolved: RoleGrant[] = [];
         for (const [i, g] of grants.entries()) {
           const expiresAt = requireFutureExpiry(g?.expiresAt, `requests[${i}].expires_at`, ctx.now());
           const { resource, level } = await once(`r:${g?.resource?.type}:${g?.resource?.id}`, () => resolveResource(w.tx, tenant, g?.resource));
           const subject = await once(`s:${g.subject?.type}:${g.subject?.id}`, () => resolveSubject(w.tx, orgId, g.subject));
           const roleId = await once(`role:${g.roleId}:${level}`, () => resolveAssignableRole(w.tx, orgId, g.roleId, level, `requests[${i}].role.id`));
-          const bindingId = await once(`b:${roleId}:${resource.type}:${resource.id}`, () => findOrCreateBinding(ctx, w, orgId, roleId, resource));
-          bindingIds.push(bindingId);
-          newSubjects.push(expiresAt ? { bindingId, subject, expiresAt } : { bindingId, subject });
+          resolved.push({ roleId, resource, subject, expiresAt });
         }
-        await addBindingSubjects(ctx, w, orgId, newSubjects);
+        const { bindingIds } = await grantRoles(ctx, w, orgId, resolved);
         const rows = await w.tx.query<BindingRow>("SELECT * FROM gh_role_bindings WHERE id = ANY($1::uuid[])", [bindingIds]);
         const byId = new Map((await toBindings(w.tx, rows)).map((b) => [b.id, b]));
         return bindingIds.map((id) => byId.get(id)!);
@@ -400,13 +407,12 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
         }
         for (const roleId of parts) if (!wanted.includes(roleId) && partLevel) await dropGroupFromPartAt(w, orgId, roleId, subject.id, partLevel);
         // Kept roles are written again too: they take the request's expiry (or lose theirs).
-        const grants: { bindingId: string; subject: BindingSubject; expiresAt?: Date }[] = [];
-        for (const roleId of wanted) {
-          if (keptParts.has(roleId)) continue;
-          const bindingId = await findOrCreateBinding(ctx, w, orgId, roleId, resource);
-          grants.push(expiresAt ? { bindingId, subject, expiresAt } : { bindingId, subject });
-        }
-        await addBindingSubjects(ctx, w, orgId, grants);
+        await grantRoles(
+          ctx,
+          w,
+          orgId,
+          wanted.filter((roleId) => !keptParts.has(roleId)).map((roleId) => ({ roleId, resource, subject, expiresAt })),
+        );
         return { roleIds: wanted };
       });
     },

@@ -13,7 +13,7 @@ import { loadGroup, requireGroupName, toGroup } from "./groups.js";
 import { loadRole, loadWorkspace, type RoleRow } from "./loaders.js";
 import { platformRoleFor } from "../platform-roles.js";
 import { assertV1WriteAllowed } from "./org-mode.js";
-import { addSubject, deleteBindingsWhere, findOrCreateBinding, removeSubject, type BindingRow } from "./role-bindings.js";
+import { deleteBindingsWhere, grantRoles, removeSubject, type BindingRow } from "./role-bindings.js";
 import { customRoleForWrite, insertCustomRole, requirePermission, requireRoleName, requireScope, SYSTEM_ROLE_NOT_UPDATABLE, syncPermissionTuples, toRole } from "./roles.js";
 import { dropGroupFromPart, syncRolePart } from "./v1-role-parts.js";
 
@@ -100,10 +100,12 @@ export async function placeRole(ctx: StoreContext, w: WriteContext, orgId: strin
   for (const b of current) {
     if (!wanted.has(resourceKey({ type: b.resource_type, id: b.resource_id }))) await removeSubject(ctx, w, orgId, b, { type: "group", id: b.subject_id });
   }
-  for (const resource of resources) {
-    const bindingId = await findOrCreateBinding(ctx, w, orgId, roleId, resource);
-    for (const g of groups) await addSubject(ctx, w, orgId, bindingId, { type: "group", id: g } satisfies BindingSubject);
-  }
+  await grantRoles(
+    ctx,
+    w,
+    orgId,
+    resources.flatMap((resource) => [...groups].map((g) => ({ roleId, resource, subject: { type: "group", id: g } satisfies BindingSubject }))),
+  );
 }
 
 function validateRoleWrite(input: V1RoleWrite): V1RoleWrite & { permissions: string[] } {
@@ -153,7 +155,12 @@ async function unbindDefaultRole(ctx: StoreContext, w: WriteContext, orgId: stri
   if (!parent) return false;
   await removeSubject(ctx, w, orgId, parent, subject);
   const others = await w.tx.query<{ id: string }>("SELECT id FROM gh_roles WHERE kind = 'seeded' AND platform_default AND scope = $1 AND id <> $2 ORDER BY id", [role.scope, role.id]);
-  for (const other of others) await addSubject(ctx, w, orgId, await findOrCreateBinding(ctx, w, orgId, other.id, resource), subject);
+  await grantRoles(
+    ctx,
+    w,
+    orgId,
+    others.map((other) => ({ roleId: other.id, resource, subject })),
+  );
   return true;
 }
 
@@ -229,7 +236,12 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
           if (role.kind === "platform") throw new StoreError("not-assignable", `Role '${role.id}' is a default parent role and cannot be bound.`, "roles");
           // Adding keeps the group's other bindings of the role; its targets are added.
           const resources = await resolveTargets(w, tenant, targets);
-          for (const resource of resources) await addSubject(ctx, w, orgId, await findOrCreateBinding(ctx, w, orgId, role.id, resource), { type: "group", id: gid });
+          await grantRoles(
+            ctx,
+            w,
+            orgId,
+            resources.map((resource) => ({ roleId: role.id, resource, subject: { type: "group", id: gid } })),
+          );
           // A group already bound elsewhere keeps those bindings; only a group bound nowhere holds the role without one.
           const boundElsewhere = resources.length === 0 && (await groupBindingsOf(w, orgId, role.id, gid)).length > 0;
           await recordHeldWithoutBinding(w, orgId, role.id, [gid], resources.length === 0 && !boundElsewhere);
@@ -291,11 +303,13 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
           await removeSubject(ctx, w, orgId, b, subject);
           await dropGroupFromPart(w, orgId, b.role_id, group.id);
         }
-        for (const [key, level] of wanted) {
-          if (kept.has(key)) continue;
-          const resource = levelResource(tenant, level as RoleScope);
-          await addSubject(ctx, w, orgId, await findOrCreateBinding(ctx, w, orgId, platformRoleFor("user", level as RoleScope).id, resource), subject);
-        }
+        const missing = [...wanted].filter(([key]) => !kept.has(key)).map(([, level]) => level as RoleScope);
+        await grantRoles(
+          ctx,
+          w,
+          orgId,
+          missing.map((level) => ({ roleId: platformRoleFor("user", level).id, resource: levelResource(tenant, level), subject })),
+        );
         const [row] = await w.tx.query<Parameters<typeof toGroup>[0]>("UPDATE gh_groups SET modified_at = clock_timestamp() WHERE id = $1 RETURNING *", [group.id]);
         const restored = toGroup(row!);
         if (audit) await recordAudit(w, orgId, audit(restored));
