@@ -366,19 +366,24 @@ export class RelationshipGraph {
    * arrays are used as they are (never written to), after checks that every index read from them
    * is in range and every hash probe ends, so damaged arrays fail here instead of building a graph
    * that reads out of bounds or loops. One pass over each array, no per-object allocation.
+   * `options.trusted`: the arrays are this process's own (`toArrays` of a graph here, copied into
+   * shared memory), used without those checks. `options.shared`: other threads answer from the same
+   * arrays and the owner replaces them whole, so reads never fold an index into a private copy
+   * (see `Adjacency.keepBase`).
    */
-  static fromArrays(model: Model, arrays: GraphArrays): RelationshipGraph {
+  static fromArrays(model: Model, arrays: GraphArrays, options: { trusted?: boolean; shared?: boolean } = {}): RelationshipGraph {
     const graph = new RelationshipGraph(model);
     const bad = (why: string): never => {
       throw new EvaluationError("invalid-relationship", `graph arrays are inconsistent: ${why}`);
     };
+    const trusted = options.trusted === true;
     // The per-type node lists below need one int per node: the node check uses that room first.
     const byType = new Int32Array(arrays.nodes.types.length);
-    const nodeReason = NodeTable.invalid(arrays.nodes, model.typeNames.length, byType);
+    const nodeReason = trusted ? undefined : NodeTable.invalid(arrays.nodes, model.typeNames.length, byType);
     if (nodeReason) bad(nodeReason);
     const nodes = arrays.nodes.nodes;
     graph.nodes = new NodeTable(arrays.nodes);
-    const usersets = UsersetTable.fromArrays(arrays.usersetNode, arrays.usersetSlot, nodes, model.slots.length);
+    const usersets = trusted ? new UsersetTable(arrays.usersetNode, arrays.usersetSlot) : UsersetTable.fromArrays(arrays.usersetNode, arrays.usersetSlot, nodes, model.slots.length);
     if (typeof usersets === "string") return bad(usersets);
     graph.usersets = usersets;
     const sets = arrays.usersetNode.length;
@@ -398,8 +403,10 @@ export class RelationshipGraph {
       if (!graph.forward[slot] || seen.has(slot)) bad(`adjacency of slot ${slot}`);
       seen.add(slot);
       const take = (base: AdjacencyBase, keyFrom: number, keyTo: number, valueFrom: number, valueTo: number, what: string): Adjacency => {
-        const adjacency = Adjacency.fromBase(base, keyFrom, keyTo, valueFrom, valueTo);
-        return typeof adjacency === "string" ? bad(`${what} of slot ${slot}: ${adjacency}`) : adjacency;
+        const adjacency = trusted ? Adjacency.trusted(base) : Adjacency.fromBase(base, keyFrom, keyTo, valueFrom, valueTo);
+        if (typeof adjacency === "string") return bad(`${what} of slot ${slot}: ${adjacency}`);
+        if (options.shared) adjacency.keepBase();
+        return adjacency;
       };
       const f = take(forward, 0, nodes, -sets, nodes, "forward index");
       const r = take(reverse, -sets, nodes, 0, nodes, "reverse index");
