@@ -203,8 +203,12 @@ export class NodeTable {
   intern(typeIndex: number, id: string): number {
     const hash = idHash(typeIndex, id);
     const tag = tagOf(typeIndex, hash);
-    const known = this.find(typeIndex, id);
+    const known = this.probe(this.table, hash, tag, id);
     if (known >= 0) return known;
+    if (this.added !== undefined) {
+      const added = this.probe(this.added, hash, tag, id);
+      if (added >= 0) return added;
+    }
     const node = this.count;
     let table: Int32Array;
     if ((node + 1) * 4 > (this.table.length >>> 1) * 3) {
