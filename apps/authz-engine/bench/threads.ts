@@ -187,6 +187,7 @@ async function main() {
   for (const name of SERVERS) console.log(`${name.padEnd(9)} ${mib(rss.get(name)!).padStart(8)} ${mib(rssAnon.get(name)!).padStart(15)}`);
   console.log(`2 threads / 1: RSS ${(rss.get("engine-2")! / rss.get("engine-1")!).toFixed(2)}x, anonymous ${(rssAnon.get("engine-2")! / rssAnon.get("engine-1")!).toFixed(2)}x (goal <= 1.1x)`);
   if (ROUNDS === 0) {
+    console.log(`making and adopting the last shared base (the first thread, serialized): ${shareMs?.toFixed(0)} ms at this size`);
     await stopAll();
     return;
   }

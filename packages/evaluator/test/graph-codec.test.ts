@@ -242,11 +242,17 @@ describe("a graph encoded into shared memory and decoded as this process's own (
     const kept = bytes.slice();
     const copy = decodeGraph(model, bytes, { trusted: true, shared: true });
     expect(sorted(copy)).toEqual(sorted(decodeGraph(model, bytes)));
+    const user = model.typeIndex("user")!;
+    const users = decodeGraph(model, bytes).objectIds(user);
     // 1,600 new objects: more than the added objects' first table holds, fewer than the carried table's room.
     for (let i = 0; i < 800; i++) expect(copy.add(parseRelationship(`doc:n${i}#viewer@user:v${i}`))).toBe(true);
     expect(bytes).toEqual(kept);
     expect(findsAll(copy, copy)).toBe(true);
-    expect(copy.nodeOf(model.typeIndex("user")!, "v800")).toBe(-1);
+    expect(copy.nodeOf(user, "v800")).toBe(-1);
+    // The per-type lists, built on first use from the node types, hold the new objects too.
+    expect(copy.objectIds(user)).toEqual([...users, ...Array.from({ length: 800 }, (_, i) => `v${i}`)]);
+    copy.add(parseRelationship("doc:n800#viewer@user:v800"));
+    expect(copy.objectIds(user).at(-1)).toBe("v800");
     expect(check(copy, { type: "doc", id: "n8" }, "view", { type: "user", id: "v8" })).toBe(true);
     expect(check(copy, { type: "doc", id: "d7" }, "view", { type: "user", id: "u7" })).toBe(true);
     // Encoded again (the next shared base), every object old and new is found by the checked decode.
