@@ -13,9 +13,10 @@
 // A table over arrays read from elsewhere (a checkpoint, or a graph shared by several threads) is
 // never written to: the objects added after it go to a small table of their own (`added`), probed
 // after the base table misses, so an added object costs its entry instead of a copy of the whole
-// table (at ten million relationships, tens of MiB per thread). The node arrays are views too,
-// exactly as long as their nodes: the first object added copies them with an eighth more room,
-// not twice the room, and later growth keeps to that rate.
+// table (128 MiB at ten million relationships, per thread). The node arrays are views too, exactly
+// as long as their nodes: the first object added copies large ones with an eighth more room, not
+// twice the room (a graph over a shared base is replaced by the next base long before it grows
+// that much).
 
 /** FNV-1a over the type index and the id's characters; part of the checkpoint format (change it with GRAPH_CODEC_VERSION). */
 export function idHash(typeIndex: number, id: string): number {
@@ -46,7 +47,7 @@ const MIN_BYTES = 4096;
 /** `invalid` checks the id table's entries per bucket of 2^BUCKET_SHIFT consecutive nodes. */
 const BUCKET_SHIFT = 16;
 const BUCKET_MASK = (1 << BUCKET_SHIFT) - 1;
-/** Node arrays of at least this many elements grow by an eighth at a time (see `grown`). */
+/** Node arrays read from elsewhere of at least this many elements grow by an eighth (see `grown`). */
 const LARGE_ARRAY = 1 << 20;
 /** Longest id (isValidObjectId); `idOf` decodes one in a single call. */
 const MAX_ID_BYTES = 1024;
@@ -346,12 +347,13 @@ export class NodeTable {
 }
 
 /**
- * A copy of `array` with room for at least `needed` elements: twice the room while small, an eighth
- * more once large (amortised O(1) appends either way; a large graph's node arrays, copied from a
- * checkpoint or a shared base by the first object added, are not held twice over).
+ * A copy of `array` with room for at least `needed` elements: twice the room (amortised O(1)
+ * appends), but only an eighth more for a large view of arrays read from elsewhere (a checkpoint,
+ * a shared base), so the first object added does not hold a large graph's node arrays twice over.
  */
 function grown(array: Uint8Array | Uint16Array | Uint32Array, needed: number): Uint8Array | Uint16Array | Uint32Array {
-  const room = array.length < LARGE_ARRAY ? array.length * 2 : array.length + (array.length >>> 3);
+  const view = array.buffer.byteLength !== array.byteLength;
+  const room = view && array.length >= LARGE_ARRAY ? array.length + (array.length >>> 3) : array.length * 2;
   const bigger = new (array.constructor as new (n: number) => typeof array)(Math.max(needed, room));
   bigger.set(array);
   return bigger;
