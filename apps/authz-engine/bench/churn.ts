@@ -5,24 +5,13 @@
 // ever told of until it is rebuilt, so a long run of fresh ids grows it by this much per id.
 // Run: pnpm --filter @gatehouse/authz-engine bench:churn   (CHURN_HOSTS, CHURN_LIVE, CHURN_STEPS)
 import { loadavg } from "node:os";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { RelationshipGraph, type Relationship } from "@gatehouse/evaluator";
 import { compileRoleModel } from "@gatehouse/role-config";
+import { held, mib } from "./held-memory.js";
 
 const HOSTS = Number(process.env["CHURN_HOSTS"] ?? 1_000_000);
 const LIVE = Number(process.env["CHURN_LIVE"] ?? 1000);
 const STEPS = Number(process.env["CHURN_STEPS"] ?? 10);
-
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
-const held = () => {
-  gc();
-  gc();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
-};
-const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 const graph = new RelationshipGraph(compileRoleModel("stage"));
 const placement = (n: number): Relationship => ({ resourceType: "hbi/host", resourceId: `churn-host-${n}`, relation: "t_workspace", subjectType: "rbac/workspace", subjectId: `ws-${n % 100}` });

@@ -10,13 +10,12 @@
 // A sustained run (heap sampled while checking) is the same with a larger MEMORY_CHECKS and more
 // steps; the steps, not a clock, bound the work.
 import { loadavg } from "node:os";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import * as evaluator from "@gatehouse/evaluator";
 import { check, RelationshipGraph } from "@gatehouse/evaluator";
 import { compileRoleModel } from "@gatehouse/role-config";
 import { percentile } from "@gatehouse/telemetry";
 import { queryStream, scaleRelationships } from "./scale-data.js";
+import { held, mib } from "./held-memory.js";
 
 const SIZE = Number(process.env["SCALE_RELATIONSHIPS"] ?? 1_000_000);
 const CHECKS = Number(process.env["MEMORY_CHECKS"] ?? 1_000_000);
@@ -26,16 +25,6 @@ const budget = process.env["MEMORY_CACHE_BYTES"];
 const { configureCheckCache, checkCacheStats } = evaluator as Partial<typeof evaluator>;
 if (budget !== undefined) configureCheckCache?.({ maxBytes: Number(budget) });
 const cacheStats = (g: RelationshipGraph) => checkCacheStats?.(g) ?? { subjects: Number.NaN, resultSubjects: Number.NaN, bytes: Number.NaN, maxBytes: Number.NaN };
-
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
-const held = () => {
-  gc();
-  gc();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
-};
-const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 const model = compileRoleModel("stage");
 const baseline = held();

@@ -1,6 +1,8 @@
 // Summarises a V8 CPU profile (node --cpu-prof; bench:wire writes one with BENCH_PROFILE=engine):
 // self time by component as a share of the busy time (idle excluded), and the heaviest functions.
-// Run: pnpm --filter @gatehouse/authz-engine exec tsx bench/profile-summary.ts <file.cpuprofile> [top]
+// Run: pnpm --filter @gatehouse/authz-engine exec tsx bench/profile-summary.ts <file.cpuprofile> [top] [--serving]
+//   --serving: only the samples from the first to the last answer sent (node:http2's `respond`), so
+//   a profile of a whole server run (bench:threads with BENCH_CPU_PROF) leaves its start and stop out.
 import { readFileSync } from "node:fs";
 
 interface ProfileNode {
@@ -41,12 +43,23 @@ export function componentOf(frame: ProfileNode["callFrame"]): string {
 }
 
 function main() {
-  const [file, topArg] = process.argv.slice(2);
-  if (!file) throw new Error("usage: profile-summary.ts <file.cpuprofile> [top]");
+  const args = process.argv.slice(2);
+  const serving = args.includes("--serving");
+  const [file, topArg] = args.filter((arg) => arg !== "--serving");
+  if (!file) throw new Error("usage: profile-summary.ts <file.cpuprofile> [top] [--serving]");
   const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  let first = 0;
+  let last = profile.samples.length - 1;
+  if (serving) {
+    const answering = profile.samples.flatMap((id, i) => (byId.get(id)!.callFrame.functionName === "respond" ? [i] : []));
+    if (answering.length === 0) throw new Error("--serving: the profile holds no answer sent");
+    first = answering[0]!;
+    last = answering[answering.length - 1]!;
+  }
   const self = new Map<number, number>();
-  for (let i = 0; i < profile.samples.length; i++) self.set(profile.samples[i]!, (self.get(profile.samples[i]!) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  // A sample's time delta is the time since the one before it.
+  for (let i = first; i <= last; i++) self.set(profile.samples[i]!, (self.get(profile.samples[i]!) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
   const components = new Map<string, number>();
   const functions = new Map<string, number>();
   let busy = 0;

@@ -2,10 +2,10 @@
 // with `concurrency` in flight spread over `connections` HTTP/2 connections (a connection lands on
 // one engine thread: SO_REUSEPORT spreads connections, not calls), the same client for every server.
 // Also answers { port, verify: true } with one Check's `allowed` and answer size (the h2load client's answers checked).
-import { credentials, Metadata, type Client } from "@grpc/grpc-js";
+import { credentials, type Client } from "@grpc/grpc-js";
 import { KesselInventoryServiceClient } from "@gatehouse/proto";
-import { percentile } from "@gatehouse/telemetry";
-import { definitionOf, REQUESTS } from "./wire-workload.js";
+import { callOnce, runLoad, serveJobs } from "./grpc-load.js";
+import { definitionOf } from "./wire-workload.js";
 
 interface Job {
   port: number;
@@ -28,60 +28,10 @@ function clientsFor(port: number, connections: number): Client[] {
   return clients;
 }
 
-async function run(job: Job) {
-  const clients = clientsFor(job.port, job.connections);
-  const definition = definitionOf("check");
-  const request = REQUESTS.check;
-  const once = (client: Client) =>
-    new Promise<void>((resolve, reject) =>
-      client.makeUnaryRequest(
-        definition.path,
-        definition.requestSerialize as (value: object) => Buffer,
-        definition.responseDeserialize as (bytes: Buffer) => unknown,
-        request,
-        new Metadata(),
-        (error) => (error ? reject(error) : resolve()),
-      ),
-    );
-  const latencies: number[] = [];
-  let issued = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: job.concurrency }, async (_, lane) => {
-      const client = clients[lane % clients.length]!;
-      while (issued < job.calls) {
-        issued++;
-        const t0 = performance.now();
-        await once(client);
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { calls: latencies.length, perSecond: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
-}
-
 /** One Check, answering what came back: the check that the bench's request is really allowed. */
 async function verify(port: number): Promise<{ allowed: unknown; bytes: number }> {
-  const [client] = clientsFor(port, 1);
-  const definition = definitionOf("check");
-  const response = await new Promise<{ allowed?: unknown }>((resolve, reject) =>
-    client!.makeUnaryRequest(
-      definition.path,
-      definition.requestSerialize as (value: object) => Buffer,
-      definition.responseDeserialize as (bytes: Buffer) => { allowed?: unknown },
-      REQUESTS.check,
-      new Metadata(),
-      (error, value) => (error ? reject(error) : resolve(value!)),
-    ),
-  );
-  return { allowed: response.allowed, bytes: (definition.responseSerialize as (value: object) => Buffer)(response).length };
+  const response = await callOnce<{ allowed?: unknown }>(clientsFor(port, 1)[0]!, "check");
+  return { allowed: response.allowed, bytes: (definitionOf("check").responseSerialize as (value: object) => Buffer)(response).length };
 }
 
-process.on("message", (job: Job & { verify?: boolean }) => {
-  (job.verify ? verify(job.port) : run(job)).then(
-    (result) => process.send!({ ok: true, result }),
-    (error: unknown) => process.send!({ ok: false, error: String(error) }),
-  );
-});
+serveJobs((job: Job & { verify?: boolean }) => (job.verify ? verify(job.port) : runLoad(clientsFor(job.port, job.connections), "check", job.calls, job.concurrency)));

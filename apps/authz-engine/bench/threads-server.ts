@@ -7,9 +7,12 @@
 //             hosts plus BENCH_RELATIONSHIPS relationships of the scale data set (bench/scale-data.ts)
 // The engines start from that checkpoint (read once, then dropped), each over its own copy of the
 // in-process store, so a start takes seconds and no server holds what building the graph left behind.
-// Messages from the parent: "cpu" (answers this process's CPU time so far, µs), "memory" (RSS after
-// a full collection, bytes), "exit".
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+// Messages from the parent: "cpu" (answers this process's CPU time so far, µs), "memory" (RSS and
+// its anonymous part after a full collection of the first thread's heap, bytes), { writes: n } (n
+// relationships of new hosts written through the store in commits of 1000, answered once the engine
+// applied the last: every thread then holds objects the shared base does not), "exit".
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -19,7 +22,7 @@ import { openStore } from "@gatehouse/store";
 import { createSilentLogger } from "@gatehouse/telemetry";
 import { encodeCheckpoint, schemaHash, type CheckpointStore } from "../src/graph/checkpoint.js";
 import { buildServer } from "../src/index.js";
-import { seedReadableHosts } from "./fixture.js";
+import { rel, seedReadableHosts } from "./fixture.js";
 import { scaleRelationships } from "./scale-data.js";
 import { grpcFloor } from "./floor-server.js";
 
@@ -70,8 +73,9 @@ async function prepare(dir: string): Promise<void> {
 }
 
 /** The engine over a copy of the prepared store, started from the prepared checkpoint. */
-async function engine(dir: string, threads: number): Promise<{ port: number; close(): Promise<void> }> {
+async function engine(dir: string, threads: number): Promise<{ port: number; write(count: number): Promise<void>; close(): Promise<void> }> {
   const own = join(dir, `engine-${threads}`);
+  rmSync(own, { recursive: true, force: true });
   cpSync(join(dir, "base"), own, { recursive: true });
   const store = await openStore({ dataDir: own, pollIntervalMs: 1000 });
   const revision = JSON.parse(readFileSync(join(dir, "revision.json"), "utf8")) as number;
@@ -88,8 +92,21 @@ async function engine(dir: string, threads: number): Promise<{ port: number; clo
   });
   const { port } = await server.start();
   shareMs = server.threads()?.lastShareMs;
+  let written = 0;
   return {
     port,
+    write: async (count) => {
+      let revision = 0;
+      for (let done = 0; done < count; done += 1000) {
+        const hosts = Array.from({ length: Math.min(1000, count - done) }, (_, i) => `written-host-${written + done + i}`);
+        ({ revision } = await store.relationships.write("bench-org", { touch: hosts.map((id) => rel("hbi/host", id, "t_workspace", "rbac/workspace", "bench-written")) }));
+      }
+      written += count;
+      while (server.appliedAt(revision) === undefined) await sleep(50);
+      // The other threads apply each commit after this one (a message each): let them catch up.
+      await sleep(1000);
+      shareMs = server.threads()?.lastShareMs;
+    },
     close: async () => {
       await server.stop();
       await store.close();
@@ -97,7 +114,18 @@ async function engine(dir: string, threads: number): Promise<{ port: number; clo
   };
 }
 
-const floor = grpcFloor;
+const floor = async () => ({ ...(await grpcFloor()), write: async () => undefined });
+
+/** The process's resident memory (/proc/self/status: RssAnon, the anonymous part, holds the graph and heaps), bytes. */
+function residentParts(): { rssAnon?: number; rssFile?: number; rssShmem?: number } {
+  try {
+    const status = readFileSync("/proc/self/status", "utf8");
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN) * 1024;
+    return { rssAnon: kib("RssAnon"), rssFile: kib("RssFile"), rssShmem: kib("RssShmem") };
+  } catch {
+    return {}; // not Linux
+  }
+}
 
 /** How long the engine's last shared base took (engine-2), ms. */
 let shareMs: number | undefined;
@@ -107,14 +135,16 @@ if (role === "prepare") {
   process.exit(0);
 }
 const started = role === "floor" ? await floor() : await engine(dir, role === "engine-2" ? 2 : 1);
-process.on("message", (message: string) => {
+process.on("message", (message: string | { writes: number }) => {
   if (message === "cpu") {
     const cpu = process.cpuUsage();
     process.send!({ cpu: cpu.user + cpu.system });
   } else if (message === "memory") {
     gc();
     const usage = process.memoryUsage();
-    process.send!({ rss: usage.rss, arrayBuffers: usage.arrayBuffers, heapUsed: usage.heapUsed, shareMs });
+    process.send!({ rss: usage.rss, ...residentParts(), arrayBuffers: usage.arrayBuffers, heapUsed: usage.heapUsed, shareMs });
+  } else if (typeof message === "object" && message !== null && "writes" in message) {
+    void started.write((message as { writes: number }).writes).then(() => process.send!({ written: true }));
   } else if (message === "exit") {
     void started.close().finally(() => process.exit(0));
   }

@@ -7,8 +7,14 @@
 // ratios (two threads to one; one thread to the floor; medians of the per-round paired ratios), the
 // load average, and the scaling model's predictions (docs/SCALING.md, "Threads and replicas").
 // Run: pnpm --filter @gatehouse/authz-engine bench:threads
-//   BENCH_RELATIONSHIPS (default 1,000,000; the goal's figure is at 10,000,000), BENCH_ROUNDS (5),
+//   BENCH_RELATIONSHIPS (default 1,000,000; the goal's figure is at 10,000,000), BENCH_ROUNDS (5; 0:
+//   memory only), BENCH_WRITES (0: relationships of new hosts written through each engine's store
+//   after the rounds, before memory is measured, so every thread holds changes the shared base does not),
 //   BENCH_CALLS per cell (4000), BENCH_CONCURRENCY (64), BENCH_CONNECTIONS (8),
+//   BENCH_PREPARED=<dir> (the store and checkpoint of BENCH_RELATIONSHIPS made there by a run of
+//   `threads-server.ts prepare <dir>`, used as they are and kept),
+//   BENCH_CPU_PROF=<dir> (a V8 CPU profile of every engine thread, one file per thread, written there
+//   at the end: summarise each with bench/profile-summary.ts),
 //   BENCH_CLIENT: h2load (the default when h2load is installed: HTTP/2 in C, so the load costs the
 //   cores little and the server is the bottleneck; bench/h2load.ts) or node (grpc-js, threads-client.ts).
 // With h2load each server is checked every round: one Check through grpc-js answers allowed, and
@@ -29,27 +35,45 @@ const CALLS = Number(process.env["BENCH_CALLS"] ?? 4000);
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 64);
 const CONNECTIONS = Number(process.env["BENCH_CONNECTIONS"] ?? 8);
 const RELATIONSHIPS = Number(process.env["BENCH_RELATIONSHIPS"] ?? 1_000_000);
+const WRITES = Number(process.env["BENCH_WRITES"] ?? 0);
+/** A directory an earlier run prepared (kept: preparing ten million relationships takes minutes). */
+const PREPARED = process.env["BENCH_PREPARED"];
 const SERVERS = ["floor", "engine-1", "engine-2"] as const;
+const PROFILE_DIR = process.env["BENCH_CPU_PROF"];
 const CLIENT = process.env["BENCH_CLIENT"] ?? (h2loadAvailable() ? "h2load" : "node");
 if (CLIENT !== "h2load" && CLIENT !== "node") throw new Error(`BENCH_CLIENT must be h2load or node, not ${CLIENT}`);
-/** CPU time of each thread of a process so far, ms (Linux: /proc/<pid>/task/<tid>/stat, utime + stime). */
-const threadCpu = (pid: number): Map<string, number> => {
-  const ticks = new Map<string, number>();
+/**
+ * CPU time of each thread of a process so far, ms, with the thread's name (Linux:
+ * /proc/<pid>/task/<tid>/stat, utime + stime, and comm): MainThread (the first engine thread's
+ * event loop), WorkerThread (every other engine thread), V8Worker (the V8 platform's pool: GC
+ * helpers and background compilation, shared by every isolate of the process), libuv-worker.
+ */
+const threadCpu = (pid: number): Map<string, { name: string; ms: number }> => {
+  const ticks = new Map<string, { name: string; ms: number }>();
   try {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks.set(tid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      ticks.set(tid, { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 });
     }
   } catch {
-    // not Linux: no per-thread split
+    // not Linux (or the process ended): no per-thread split
   }
   return ticks;
 };
+/** The thread kinds the report splits a server's CPU into, in order (any other name counts as "other"). */
+const THREAD_KINDS = ["MainThread", "WorkerThread", "V8Worker", "libuv-worker", "other"] as const;
 
 const children: ChildProcess[] = [];
 const spawn = (file: string, args: string[]): ChildProcess => {
-  const child = fork(join(here, file), args, { execArgv: ["--import", "tsx", "--conditions=source"], stdio: "inherit", env: { ...process.env, BENCH_RELATIONSHIPS: String(RELATIONSHIPS) } });
+  // BENCH_CPU_PROF=<dir>: every engine thread writes a CPU profile there when the servers exit.
+  const profile = PROFILE_DIR !== undefined && args[0]?.startsWith("engine") ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  const child = fork(join(here, file), args, {
+    execArgv: ["--import", "tsx", "--conditions=source", ...profile],
+    stdio: "inherit",
+    env: { ...process.env, BENCH_RELATIONSHIPS: String(RELATIONSHIPS) },
+  });
   children.push(child);
   return child;
 };
@@ -69,17 +93,19 @@ interface Sample {
   perSecond: number;
   p50: number;
   p99: number;
-  /** CPU per call of the busiest three threads of the server process, µs. */
-  threads: number[];
+  /** CPU per call of each kind of thread of the server process (THREAD_KINDS), µs. */
+  threads: Record<string, number>;
 }
 
 async function main() {
   console.log(
     `threads bench: node ${process.version}, ${availableParallelism()} cores, ${RELATIONSHIPS.toLocaleString("en")} relationships, ${ROUNDS} rounds of ${CALLS} Check calls at ${CONCURRENCY} in flight over ${CONNECTIONS} connections, ${CLIENT} client, load average ${load()}`,
   );
-  const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-threads-"));
-  const prepared = spawn("threads-server.ts", ["prepare", dir]);
-  await new Promise((resolve) => prepared.once("exit", resolve));
+  const dir = PREPARED ?? mkdtempSync(join(tmpdir(), "gatehouse-bench-threads-"));
+  if (PREPARED === undefined) {
+    const prepared = spawn("threads-server.ts", ["prepare", dir]);
+    await new Promise((resolve) => prepared.once("exit", resolve));
+  }
   const servers = new Map<string, { child: ChildProcess; port: number }>();
   // One at a time, so each load's peak memory is not another's.
   for (const name of SERVERS) {
@@ -94,7 +120,7 @@ async function main() {
     return (await answer).cpu;
   };
   const memoryOf = async (child: ChildProcess) => {
-    const answer = next<{ rss: number; shareMs?: number }>(child);
+    const answer = next<{ rss: number; rssAnon?: number; shareMs?: number }>(child);
     child.send("memory");
     return await answer;
   };
@@ -111,8 +137,12 @@ async function main() {
     const expected = answerBytes.get(server.port);
     if ("dataBytes" in r && expected !== undefined && r.dataBytes !== expected * r.calls)
       throw new Error(`h2load received ${r.dataBytes} answer bytes for ${r.calls} calls of ${expected}: not every call was answered`);
-    const threads = [...threadCpu(server.child.pid!)].map(([tid, ms]) => ms - (threadsBefore.get(tid) ?? 0)).sort((a, b) => b - a);
-    return { cpu: cpu / r.calls, perSecond: r.perSecond, p50: r.p50, p99: r.p99, threads: threads.slice(0, 3).map((ms) => (ms * 1000) / r.calls) };
+    const threads: Record<string, number> = Object.fromEntries(THREAD_KINDS.map((kind) => [kind, 0]));
+    for (const [tid, { name, ms }] of threadCpu(server.child.pid!)) {
+      const kind = (THREAD_KINDS as readonly string[]).includes(name) ? name : "other";
+      threads[kind]! += ((ms - (threadsBefore.get(tid)?.ms ?? 0)) * 1000) / r.calls;
+    }
+    return { cpu: cpu / r.calls, perSecond: r.perSecond, p50: r.p50, p99: r.p99, threads };
   };
   /** With h2load: the bench's request answers allowed through grpc-js (and the answer's size, checked on every h2load run). */
   const verify = async (name: string, server: { port: number }) => {
@@ -122,7 +152,7 @@ async function main() {
     answerBytes.set(server.port, 5 + bytes);
   };
   // Warm-up: JIT and every connection settled before the first round.
-  for (const server of servers.values()) await measure(server, Math.min(CALLS, 2000));
+  if (ROUNDS > 0) for (const server of servers.values()) await measure(server, Math.min(CALLS, 2000));
 
   for (const [name, server] of servers) await verify(name, server);
   const samples = new Map<string, Sample[]>();
@@ -134,17 +164,37 @@ async function main() {
     }
     process.stdout.write(`round ${round + 1}/${ROUNDS} done, load average ${load()}\n`);
   }
+  if (WRITES > 0) {
+    for (const name of ["engine-1", "engine-2"]) {
+      const { child } = servers.get(name)!;
+      const written = next<{ written: true }>(child);
+      child.send({ writes: WRITES });
+      await written;
+    }
+    console.log(`${WRITES.toLocaleString("en")} relationships of new hosts written to each engine, load average ${load()}`);
+  }
   const rss = new Map<string, number>();
+  const rssAnon = new Map<string, number>();
   let shareMs: number | undefined;
   for (const [name, server] of servers) {
     const memory = await memoryOf(server.child);
     rss.set(name, memory.rss);
+    rssAnon.set(name, memory.rssAnon ?? Number.NaN);
     shareMs ??= memory.shareMs;
+  }
+  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+  console.log("\nmemory after a full collection (the first thread's heap)\nserver     RSS MiB   anonymous MiB");
+  for (const name of SERVERS) console.log(`${name.padEnd(9)} ${mib(rss.get(name)!).padStart(8)} ${mib(rssAnon.get(name)!).padStart(15)}`);
+  console.log(`2 threads / 1: RSS ${(rss.get("engine-2")! / rss.get("engine-1")!).toFixed(2)}x, anonymous ${(rssAnon.get("engine-2")! / rssAnon.get("engine-1")!).toFixed(2)}x (goal <= 1.1x)`);
+  if (ROUNDS === 0) {
+    console.log(`making and adopting the last shared base (the first thread, serialized): ${shareMs?.toFixed(0)} ms at this size`);
+    await stopAll();
+    return;
   }
 
   const ratio = (a: string, b: string, of: (s: Sample) => number) => median(samples.get(a)!.map((s, i) => of(s) / of(samples.get(b)![i]!)));
   console.log("\nmedians over rounds");
-  console.log("server     calls/s  CPU µs/call   p50 ms   p99 ms   RSS MiB");
+  console.log("server     calls/s  CPU µs/call   p50 ms   p99 ms");
   for (const name of SERVERS) {
     const mine = samples.get(name)!;
     console.log(
@@ -156,19 +206,17 @@ async function main() {
         .toFixed(2)
         .padStart(8)} ${median(mine.map((s) => s.p99))
         .toFixed(2)
-        .padStart(8)} ${(rss.get(name)! / 2 ** 20).toFixed(0).padStart(9)}`,
+        .padStart(8)}`,
     );
   }
-  console.log("\nCPU µs per call of the busiest threads of each server (medians; the engine's event loops first)");
+  console.log(`\nCPU µs per call by thread (medians; 10 ms clock ticks per thread)\nserver    ${THREAD_KINDS.map((kind) => kind.padStart(13)).join("")}`);
   for (const name of SERVERS)
     console.log(
-      `${name.padEnd(9)} ${[0, 1, 2]
-        .map((i) =>
-          median(samples.get(name)!.map((s) => s.threads[i] ?? 0))
-            .toFixed(1)
-            .padStart(7),
-        )
-        .join(" ")}`,
+      `${name.padEnd(9)} ${THREAD_KINDS.map((kind) =>
+        median(samples.get(name)!.map((s) => s.threads[kind]!))
+          .toFixed(1)
+          .padStart(13),
+      ).join("")}`,
     );
   const rate = (s: Sample) => s.perSecond;
   const cpu = (s: Sample) => s.cpu;
@@ -177,7 +225,6 @@ async function main() {
   console.log(`2 threads / 1: calls/s      ${ratio("engine-2", "engine-1", rate).toFixed(2)}x                  >= 1.5x`);
   console.log(`2 threads / 1: CPU per call ${ratio("engine-2", "engine-1", cpu).toFixed(2)}x                  <= 1.1x`);
   console.log(`2 threads / 1: p99          ${ratio("engine-2", "engine-1", p99).toFixed(2)}x                  <= 1.0x`);
-  console.log(`2 threads / 1: RSS          ${(rss.get("engine-2")! / rss.get("engine-1")!).toFixed(2)}x                  <= 1.1x`);
   console.log(`1 thread / floor: CPU/call  ${ratio("engine-1", "floor", cpu).toFixed(2)}x                  <= 1.2x`);
   console.log(`1 thread / floor: calls/s   ${ratio("engine-1", "floor", rate).toFixed(2)}x                  >= 0.85x`);
 
@@ -190,14 +237,17 @@ async function main() {
   for (const cores of [4, 8, 16]) console.log(`  ${String(cores).padStart(2)} cores: ~${Math.round((cores * 1e6) / perCall).toLocaleString("en")} Check calls/s`);
   console.log(`making and adopting a shared base (the first thread, serialized): ${shareMs?.toFixed(0)} ms at this size`);
   console.log(`load average at the end ${load()}`);
+  await stopAll();
 
-  client.kill();
-  for (const { child } of servers.values()) {
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    child.send("exit");
-    await exited;
+  async function stopAll() {
+    client.kill();
+    for (const { child } of servers.values()) {
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.send("exit");
+      await exited;
+    }
+    if (PREPARED === undefined) rmSync(dir, { recursive: true, force: true });
   }
-  rmSync(dir, { recursive: true, force: true });
 }
 
 main().catch((error: unknown) => {

@@ -21,6 +21,7 @@ import {
   crc32Of,
   databaseCheckpointStore,
   decodeCheckpoint,
+  decodeInProcessCheckpoint,
   encodeCheckpoint,
   fileCheckpointStore,
   loadCheckpoint,
@@ -263,6 +264,23 @@ describe("checkpoint checksum", () => {
   });
 });
 
+describe("checkpoint made for this process's threads (in shared memory)", () => {
+  it("is written into the buffer given, decoded to the same answers without a checksum, and refused where a stored checkpoint is read", () => {
+    const graph = new RelationshipGraph(model);
+    const rel = (resourceId: string, subjectId: string) => ({ resourceType: "hbi/host", resourceId, relation: "t_workspace", subjectType: "rbac/workspace", subjectId });
+    for (let i = 0; i < 50; i++) graph.add(rel(`h${i}`, `ws${i % 5}`));
+    const expected = { storeId: "store-1", schemaHash: schemaHash(model) };
+    const bytes = encodeCheckpoint(graph, { storeId: "store-1", schemaHash: expected.schemaHash, revision: 7 }, { inProcess: { allocate: (n) => new Uint8Array(new SharedArrayBuffer(n)) } });
+    expect(bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const { graph: decoded, header } = decodeInProcessCheckpoint(bytes, model, expected);
+    expect(header.revision).toBe(7);
+    expect([...decoded.relationships()].map(formatRelationship).sort()).toEqual([...graph.relationships()].map(formatRelationship).sort());
+    expect(() => decodeInProcessCheckpoint(bytes, model, { ...expected, storeId: "store-2" })).toThrow(/another store/);
+    // It carries no checksum: never read as a stored checkpoint.
+    expect(() => decodeCheckpoint(bytes, model, expected)).toThrow(/checksum/);
+  });
+});
+
 describe("checksum on a worker thread", () => {
   it("is the CRC-32 of the ranges continued one after the other, over a shared buffer; null for a buffer that is not shared", async () => {
     const bytes = new Uint8Array(new SharedArrayBuffer(5000));
@@ -388,8 +406,8 @@ describe("damaged checkpoints (bytes flipped at random)", () => {
     graph.add(r);
   }
   graph.compact();
-  const expect_ = { storeId: "fuzz-store", schemaHash: schemaHash(model) };
-  const good = encodeCheckpoint(graph, { ...expect_, revision: 7 });
+  const expected = { storeId: "fuzz-store", schemaHash: schemaHash(model) };
+  const good = encodeCheckpoint(graph, { ...expected, revision: 7 });
   const ask = (g: RelationshipGraph) => [
     ...["alice", "bob", "nobody"].map((user) => lookupResources(g, "hbi/host", "view", { type: "rbac/principal", id: `redhat/${user}` }).join(",")),
     ...["fz-h0", "fz-h1", "fz-h2", "fz-h59"].flatMap((host) => ["alice", "bob"].map((user) => check(g, { type: "hbi/host", id: host }, "view", { type: "rbac/principal", id: `redhat/${user}` }))),
@@ -403,7 +421,7 @@ describe("damaged checkpoints (bytes flipped at random)", () => {
   };
 
   it("decodes the undamaged checkpoint to the same answers", () => {
-    expect(ask(decodeCheckpoint(good, model, expect_).graph)).toEqual(answers);
+    expect(ask(decodeCheckpoint(good, model, expected).graph)).toEqual(answers);
   });
 
   it("refuses every damaged copy with a CheckpointError, or decodes one that answers without failing", () => {
@@ -425,7 +443,7 @@ describe("damaged checkpoints (bytes flipped at random)", () => {
       const resealed = round % 2 === 1;
       if (resealed) reseal(bytes);
       try {
-        const { graph: decoded } = decodeCheckpoint(bytes, model, expect_);
+        const { graph: decoded } = decodeCheckpoint(bytes, model, expected);
         // A flip that left a consistent graph (a different id byte, say): it must still answer.
         try {
           ask(decoded);
@@ -484,10 +502,10 @@ describe("damaged checkpoints (bytes flipped at random)", () => {
     for (const [what, damage, reason] of cases) {
       const bytes = good.slice();
       damage(bytes);
-      expect(() => decodeCheckpoint(reseal(bytes), model, expect_), what).toThrow(/not a graph of this schema/);
-      expect(() => decodeCheckpoint(reseal(bytes), model, expect_), what).toThrow(reason);
+      expect(() => decodeCheckpoint(reseal(bytes), model, expected), what).toThrow(/not a graph of this schema/);
+      expect(() => decodeCheckpoint(reseal(bytes), model, expected), what).toThrow(reason);
     }
-    expect(ask(decodeCheckpoint(good.slice(), model, expect_).graph)).toEqual(answers);
+    expect(ask(decodeCheckpoint(good.slice(), model, expected).graph)).toEqual(answers);
   });
 
   describe("through the file store's threaded read", () => {
@@ -504,7 +522,7 @@ describe("damaged checkpoints (bytes flipped at random)", () => {
       const name = `graph-${String(++written).padStart(16, "0")}.ghck`;
       await writeFile(join(dir, name), bytes);
       const files = fileCheckpointStore(dir, 1000, checksumWorker ? { checksumWorker } : {});
-      return outcome(() => loadCheckpoint(files, name, model, expect_));
+      return outcome(() => loadCheckpoint(files, name, model, expected));
     };
     const outcome = async (load: () => Promise<{ graph: RelationshipGraph }> | { graph: RelationshipGraph }) => {
       try {
@@ -525,9 +543,9 @@ describe("damaged checkpoints (bytes flipped at random)", () => {
       await writeFile(join(dir, name), good);
       const read = await fileCheckpointStore(dir, 1000).readWithChecksum!(name);
       expect(read.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
-      const { graph: loaded, header } = await loadCheckpoint(fileCheckpointStore(dir, 1000), name, model, expect_);
-      const again = encodeCheckpoint(loaded, { ...expect_, revision: header.revision });
-      expect(ask(decodeCheckpoint(again, model, expect_).graph)).toEqual(answers);
+      const { graph: loaded, header } = await loadCheckpoint(fileCheckpointStore(dir, 1000), name, model, expected);
+      const again = encodeCheckpoint(loaded, { ...expected, revision: header.revision });
+      expect(ask(decodeCheckpoint(again, model, expected).graph)).toEqual(answers);
       expect(again.subarray(16 + Math.ceil(new DataView(again.buffer).getUint32(8, true) / 8) * 8)).toEqual(good.subarray(16 + Math.ceil(new DataView(good.buffer).getUint32(8, true) / 8) * 8));
     });
 
@@ -549,10 +567,10 @@ describe("damaged checkpoints (bytes flipped at random)", () => {
       new DataView(oldVersion.buffer).setUint32(4, 3, true);
       const badMagic = good.slice();
       badMagic[0]! ^= 1;
-      damaged.push(oldVersion, badMagic, encodeCheckpoint(graph, { ...expect_, storeId: "another-store", revision: 7 }));
+      damaged.push(oldVersion, badMagic, encodeCheckpoint(graph, { ...expected, storeId: "another-store", revision: 7 }));
       const reasons: string[] = [];
       for (const bytes of damaged) {
-        const before = await outcome(() => decodeCheckpoint(bytes, model, expect_));
+        const before = await outcome(() => decodeCheckpoint(bytes, model, expected));
         expect(await loadFile(bytes)).toEqual(before);
         reasons.push("refused" in before ? `${before.refused}: ${before.message}` : "decoded");
       }
@@ -577,7 +595,7 @@ describe("damaged checkpoints (bytes flipped at random)", () => {
       const bytes = good.slice();
       const at = new TextDecoder().decode(bytes.subarray(16, 16 + new DataView(bytes.buffer).getUint32(8, true))).indexOf('"createdAt":"') + 16 + 13;
       bytes[at]! ^= 0x01;
-      expect(ask(decodeCheckpoint(reseal(bytes.slice()), model, expect_).graph)).toEqual(answers);
+      expect(ask(decodeCheckpoint(reseal(bytes.slice()), model, expected).graph)).toEqual(answers);
       expect(await loadFile(bytes)).toEqual({ refused: "corrupt", message: "checkpoint checksum mismatch" });
     });
 
@@ -593,7 +611,7 @@ describe("damaged checkpoints (bytes flipped at random)", () => {
 
   it("refuses a truncated checkpoint at every length", () => {
     for (let length = 0; length < good.length; length += Math.max(1, Math.floor(good.length / 97))) {
-      expect(() => decodeCheckpoint(reseal(good.slice(0, length)), model, expect_), `length ${length}`).toThrow(CheckpointError);
+      expect(() => decodeCheckpoint(reseal(good.slice(0, length)), model, expected), `length ${length}`).toThrow(CheckpointError);
     }
   });
 });

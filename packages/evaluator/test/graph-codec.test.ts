@@ -39,6 +39,20 @@ function sample(): RelationshipGraph {
 const sorted = (g: RelationshipGraph) => [...g.relationships()].map(formatRelationship).sort();
 const idsOf = (g: RelationshipGraph) => Array.from({ length: g.nodeCount }, (_, node) => g.idOf(node));
 
+/** Thousands of objects (4,400 or so: an id table of 8,192 slots), indexes bulk-loaded, some edges removed since. */
+function big(): RelationshipGraph {
+  const graph = new RelationshipGraph(model);
+  for (let i = 0; i < 3000; i++) {
+    graph.add(parseRelationship(`doc:d${i}#parent@folder:f${i % 40}`));
+    graph.add(parseRelationship(`doc:d${i}#viewer@user:u${i % 500}`));
+    if (i % 7 === 0) graph.add(parseRelationship(`doc:d${i}#viewer@group:g${i % 30}#member`));
+    if (i % 3 === 0) graph.add(parseRelationship(`group:g${i % 30}#member@user:u${i}`));
+  }
+  graph.compact();
+  for (let i = 0; i < 200; i++) graph.remove(parseRelationship(`doc:d${i * 5}#viewer@user:u${(i * 5) % 500}`));
+  return graph;
+}
+
 describe("graph codec", () => {
   it("round-trips every relationship, node numbering and answer", () => {
     const graph = sample();
@@ -178,18 +192,6 @@ describe("damaged graph encodings", () => {
 describe("graph encoding at a size where the indexes are bulk-loaded", () => {
   // Thousands of objects: the id index has grown past its first table, the per-resource lists are
   // a compact base after decoding, and the copy must keep working as a live graph.
-  const big = () => {
-    const graph = new RelationshipGraph(model);
-    for (let i = 0; i < 3000; i++) {
-      graph.add(parseRelationship(`doc:d${i}#parent@folder:f${i % 40}`));
-      graph.add(parseRelationship(`doc:d${i}#viewer@user:u${i % 500}`));
-      if (i % 7 === 0) graph.add(parseRelationship(`doc:d${i}#viewer@group:g${i % 30}#member`));
-      if (i % 3 === 0) graph.add(parseRelationship(`group:g${i % 30}#member@user:u${i}`));
-    }
-    graph.compact();
-    for (let i = 0; i < 200; i++) graph.remove(parseRelationship(`doc:d${i * 5}#viewer@user:u${(i * 5) % 500}`));
-    return graph;
-  };
 
   it("round-trips contents, node numbering and id lookups, and keeps accepting changes", () => {
     const graph = big();
@@ -225,6 +227,63 @@ describe("graph encoding at a size where the indexes are bulk-loaded", () => {
     const first = nodeAt(-1);
     pairs[nodeAt(first)] = pairs[first]!;
     expect(() => decodeGraph(model, damaged)).toThrow(/id index/);
+  });
+});
+
+describe("a graph encoded into shared memory and decoded as this process's own (engine threads)", () => {
+  /** Whether `g` finds every object of `of` under its node number. */
+  const findsAll = (g: RelationshipGraph, of: RelationshipGraph) => idsOf(of).every((id, node) => g.nodeOf(of.nodeType[node]!, id) === node);
+  const shared = (graph: RelationshipGraph) => encodeGraph(graph, { allocate: (length) => new Uint8Array(new SharedArrayBuffer(length)) });
+
+  it("answers as the checked decode does, takes new objects without writing the shared bytes, and encodes them all again", () => {
+    const graph = big();
+    const bytes = shared(graph);
+    expect(bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const kept = bytes.slice();
+    const copy = decodeGraph(model, bytes, { trusted: true, shared: true });
+    expect(sorted(copy)).toEqual(sorted(decodeGraph(model, bytes)));
+    const user = model.typeIndex("user")!;
+    const users = decodeGraph(model, bytes).objectIds(user);
+    // 1,600 new objects: more than the added objects' first table holds, fewer than the carried table's room.
+    for (let i = 0; i < 800; i++) expect(copy.add(parseRelationship(`doc:n${i}#viewer@user:v${i}`))).toBe(true);
+    expect(bytes).toEqual(kept);
+    expect(findsAll(copy, copy)).toBe(true);
+    expect(copy.nodeOf(user, "v800")).toBe(-1);
+    // The per-type lists, built on first use from the node types, hold the new objects too.
+    expect(copy.objectIds(user)).toEqual([...users, ...Array.from({ length: 800 }, (_, i) => `v${i}`)]);
+    copy.add(parseRelationship("doc:n800#viewer@user:v800"));
+    expect(copy.objectIds(user).at(-1)).toBe("v800");
+    expect(check(copy, { type: "doc", id: "n8" }, "view", { type: "user", id: "v8" })).toBe(true);
+    expect(check(copy, { type: "doc", id: "d7" }, "view", { type: "user", id: "u7" })).toBe(true);
+    // Encoded again (the next shared base), every object old and new is found by the checked decode.
+    const again = decodeGraph(model, encodeGraph(copy));
+    expect(sorted(again)).toEqual(sorted(copy));
+    expect(findsAll(again, copy)).toBe(true);
+    // Past the carried table's room: the table grows into one of its own with every object.
+    for (let i = 0; i < 5000; i++) copy.add(parseRelationship(`doc:m${i}#viewer@user:w${i}`));
+    expect(bytes).toEqual(kept);
+    expect(findsAll(copy, copy)).toBe(true);
+    expect(sorted(decodeGraph(model, encodeGraph(copy)))).toEqual(sorted(copy));
+  });
+
+  it("never folds an index into a copy of its own on reads: the overlay answers until the next shared base", () => {
+    const graph = big();
+    graph.add(parseRelationship("folder:late#viewer@user:late"));
+    const copy = decodeGraph(model, shared(graph), { trusted: true, shared: true });
+    // doc#view reads doc#parent through its dense view (an arrow): a write leaves it stale.
+    const parent = model.slotOf(model.typeIndex("doc")!, "parent");
+    const ask = (g: RelationshipGraph, doc: string) => check(g, { type: "doc", id: doc }, "view", { type: "user", id: "late" });
+    copy.add(parseRelationship("doc:d5#parent@folder:late"));
+    for (let i = 0; i < 500; i++) ask(copy, `d${i}`);
+    expect(copy.forward[parent]!.overlayKeys).toBe(1);
+    expect(ask(copy, "d5")).toBe(true);
+    expect(ask(copy, "d6")).toBe(false);
+    // A graph decoded as a checkpoint is its own: reads fold it.
+    const own = decodeGraph(model, encodeGraph(graph));
+    own.add(parseRelationship("doc:d5#parent@folder:late"));
+    for (let i = 0; i < 500; i++) ask(own, `d${i}`);
+    expect(own.forward[parent]!.overlayKeys).toBe(0);
+    expect(ask(own, "d5")).toBe(true);
   });
 });
 

@@ -21,7 +21,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
-import { decodeGraph, encodeGraph, type Model, type RelationshipGraph } from "@gatehouse/evaluator";
+import { type DecodeOptions, decodeGraph, encodeGraph, type Model, type RelationshipGraph } from "@gatehouse/evaluator";
 import type { CheckpointRepository } from "@gatehouse/store";
 import { crc32OnThread, type ChecksumWorkerFactory } from "./checksum-thread.js";
 
@@ -79,17 +79,26 @@ export function crc32Of(bytes: Uint8Array, value = 0, part = 2 ** 30): number {
   return crc;
 }
 
-export function encodeCheckpoint(graph: RelationshipGraph, header: Omit<CheckpointHeader, "relationships" | "createdAt">): Uint8Array {
+/**
+ * How a checkpoint is made. `inProcess`: for this process alone (a graph shared between its
+ * threads, never stored): written into the buffer `allocate` makes (shared memory) and without a
+ * checksum, which only `decodeInProcessCheckpoint` reads.
+ */
+export interface EncodeCheckpointOptions {
+  inProcess?: { allocate: (bytes: number) => Uint8Array };
+}
+
+export function encodeCheckpoint(graph: RelationshipGraph, header: Omit<CheckpointHeader, "relationships" | "createdAt">, options: EncodeCheckpointOptions = {}): Uint8Array {
   const full: CheckpointHeader = { ...header, relationships: graph.size, createdAt: new Date().toISOString() };
   const json = Buffer.from(JSON.stringify(full));
   // The graph is encoded behind room for the prefix and header: no second copy of the body.
-  const out = encodeGraph(graph, { reserve: PREFIX_BYTES + pad8(json.length) });
+  const out = encodeGraph(graph, { reserve: PREFIX_BYTES + pad8(json.length), ...(options.inProcess ? { allocate: options.inProcess.allocate } : {}) });
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   view.setUint32(0, MAGIC, true);
   view.setUint32(4, CHECKPOINT_FORMAT_VERSION, true);
   view.setUint32(8, json.length, true);
   out.set(json, PREFIX_BYTES);
-  view.setUint32(CHECKSUM_AT, checksumOf(out), true);
+  if (!options.inProcess) view.setUint32(CHECKSUM_AT, checksumOf(out), true);
   return out;
 }
 
@@ -131,10 +140,15 @@ export function readCheckpointHeader(bytes: Uint8Array, expect: { storeId: strin
   return parseHeader(bytes, view, expect);
 }
 
-function decodeBody(bytes: Uint8Array, { header, bodyOffset }: { header: CheckpointHeader; bodyOffset: number }, model: Model): { header: CheckpointHeader; graph: RelationshipGraph } {
+function decodeBody(
+  bytes: Uint8Array,
+  { header, bodyOffset }: { header: CheckpointHeader; bodyOffset: number },
+  model: Model,
+  options: DecodeOptions = {},
+): { header: CheckpointHeader; graph: RelationshipGraph } {
   let graph: RelationshipGraph;
   try {
-    graph = decodeGraph(model, bytes.subarray(bodyOffset));
+    graph = decodeGraph(model, bytes.subarray(bodyOffset), options);
   } catch (e) {
     // The checksum matched, so this is a writer's bug or a hash collision; either way: not usable.
     throw new CheckpointError("corrupt", `checkpoint body is not a graph of this schema: ${(e as Error).message}`);
@@ -147,6 +161,16 @@ function decodeBody(bytes: Uint8Array, { header, bodyOffset }: { header: Checkpo
 /** Verifies and decodes a checkpoint; throws a CheckpointError saying why it cannot be used. */
 export function decodeCheckpoint(bytes: Uint8Array, model: Model, expect: { storeId: string; schemaHash: string }): { header: CheckpointHeader; graph: RelationshipGraph } {
   return decodeBody(bytes, readCheckpointHeader(bytes, expect), model);
+}
+
+/**
+ * Decodes a checkpoint this process made for its threads (`encodeCheckpoint` with `inProcess`, in
+ * shared memory): the store and schema are checked, not the checksum nor every array's bounds
+ * (the bytes never left the process), and reads never fold an index of the graph into a copy of
+ * this thread's own (the owner shares a new base for every thread instead).
+ */
+export function decodeInProcessCheckpoint(bytes: Uint8Array, model: Model, expect: { storeId: string; schemaHash: string }): { header: CheckpointHeader; graph: RelationshipGraph } {
+  return decodeBody(bytes, parseHeader(bytes, checkPrefix(bytes), expect), model, { trusted: true, shared: true });
 }
 
 /**
@@ -183,6 +207,7 @@ export async function loadCheckpoint(
   model: Model,
   expect: { storeId: string; schemaHash: string },
 ): Promise<{ header: CheckpointHeader; graph: RelationshipGraph }> {
+  if (store.inProcess) return decodeInProcessCheckpoint(await store.read(key), model, expect);
   if (!store.readWithChecksum) return decodeCheckpoint(await store.read(key), model, expect);
   const { bytes, checksum } = await store.readWithChecksum(key);
   return decodeCheckpointWithChecksum(bytes, checksum, model, expect);
@@ -221,6 +246,8 @@ export interface CheckpointStore {
    * thread, for `loadCheckpoint` to decode meanwhile. Without it a start uses `read`.
    */
   readWithChecksum?(key: string): Promise<CheckpointRead>;
+  /** Checkpoints this process made for its threads (`decodeInProcessCheckpoint` reads them). */
+  readonly inProcess?: boolean;
 }
 
 /** A checkpoint's bytes and their checksum (of every byte but the checksum field), computed elsewhere. */

@@ -45,10 +45,19 @@ export interface EngineThreadsOptions {
   onExit?: (index: number, code: number) => void;
 }
 
+/**
+ * Flags of this process that apply to every thread and are passed on: a CPU or heap profile
+ * (`node --cpu-prof`) then covers each thread, one file per thread (named by thread id).
+ */
+const PER_THREAD_FLAG = /^--(cpu-prof|heap-prof)/;
+
 /** The worker's entry: the built file, or the source under a TypeScript loader (tests, benchmarks). */
 function workerEntry(): { url: URL; execArgv: string[] } {
   const fromSource = import.meta.url.endsWith(".ts");
-  return fromSource ? { url: new URL("./worker.ts", import.meta.url), execArgv: ["--import", "tsx", "--conditions=source"] } : { url: new URL("./worker.js", import.meta.url), execArgv: [] };
+  const passed = process.execArgv.filter((flag) => PER_THREAD_FLAG.test(flag));
+  return fromSource
+    ? { url: new URL("./worker.ts", import.meta.url), execArgv: ["--import", "tsx", "--conditions=source", ...passed] }
+    : { url: new URL("./worker.js", import.meta.url), execArgv: passed };
 }
 
 export class EngineThreads {

@@ -57,6 +57,7 @@ export function threadRole(store: Store): ThreadRole & { receive(message: Thread
   };
   const checkpoints: CheckpointStore = {
     location: "shared memory",
+    inProcess: true,
     list: async () => (base ? [{ key: "shared", revision: base.revision }] : []),
     read: async () => {
       if (!base) throw new Error("no shared graph yet");

@@ -410,7 +410,7 @@ export class Evaluation {
     } else {
       const i = forward.range(node);
       if (i !== undefined) {
-        // A sparse base without overlay: its range, read through the key directory without a copy.
+        // The key's base range (a sparse base, or a key the overlay does not hold), read without a copy.
         if (i < 0) return false;
         const offsets = forward.baseOffsets;
         from = offsets[i]!;

@@ -83,6 +83,12 @@ export class Adjacency {
   private readonly positions = new Map<number, Map<number, number>>();
   private denseView: DenseAdjacency | undefined;
   private staleReads = 0;
+  /**
+   * False when the base is shared with other threads and its owner replaces it whole (`keepBase`):
+   * reads never fold the overlay into a base of this thread's own (a private copy of the index per
+   * thread); the next shared base folds it for every thread at once.
+   */
+  private foldOnRead = true;
 
   /**
    * The CSR view when the overlay is empty and no key is negative; otherwise undefined until it
@@ -90,7 +96,7 @@ export class Adjacency {
    */
   dense(): DenseAdjacency | undefined {
     if (this.lists.size === 0) return this.bias === 0 && this.sparseKeys === undefined ? (this.denseView ??= { offsets: this.offsets, targets: this.targets }) : undefined;
-    if (++this.staleReads < DENSE_REBUILD_READS + this.lists.size / DENSE_REBUILD_KEYS_PER_READ) return undefined;
+    if (!this.foldOnRead || ++this.staleReads < DENSE_REBUILD_READS + this.lists.size / DENSE_REBUILD_KEYS_PER_READ) return undefined;
     // Folded as it was loaded: a sparse base stays sparse (read through `range`), so reads never
     // grow the graph by an offsets array over the whole node range.
     this.compact(false);
@@ -98,12 +104,12 @@ export class Adjacency {
   }
 
   /**
-   * With an empty overlay (no write since the last fold), the base's range index of `key` in
-   * `baseOffsets` (-1: no values), read without allocating; undefined while the overlay holds
-   * changes (use `get`).
+   * When the overlay holds no list of `key` (no write to it since the last fold), the base's range
+   * index of `key` in `baseOffsets` (-1: no values), read without allocating; undefined when the
+   * overlay holds the key's current list (use `get`).
    */
   range(key: number): number | undefined {
-    if (this.lists.size > 0) return undefined;
+    if (this.lists.size > 0 && this.lists.has(key)) return undefined;
     return this.rangeOf(key);
   }
 
@@ -354,6 +360,30 @@ export class Adjacency {
    * Returns a reason when the base is unusable.
    */
   static fromBase(base: AdjacencyBase, keyFrom: number, keyTo: number, valueFrom: number, valueTo: number): Adjacency | string {
+    const reason = Adjacency.invalid(base, keyFrom, keyTo, valueFrom, valueTo);
+    if (reason !== undefined) return reason;
+    return Adjacency.trusted(base);
+  }
+
+  /**
+   * An adjacency over a base this process made itself (a graph shared between threads: the arrays
+   * came from `base()` of an adjacency), used without the checks of `fromBase`.
+   */
+  static trusted(base: AdjacencyBase): Adjacency {
+    const { keys, offsets, targets, bias } = base;
+    let keyCount = 0;
+    for (let i = 0; i + 1 < offsets.length; i++) if (offsets[i + 1] !== offsets[i]) keyCount++;
+    const adjacency = new Adjacency();
+    adjacency.sparseKeys = keys;
+    adjacency.offsets = offsets;
+    adjacency.targets = targets;
+    adjacency.bias = bias;
+    adjacency.baseKeys = keyCount;
+    return adjacency;
+  }
+
+  /** Why a base read from elsewhere cannot be used (see `fromBase`), or undefined. */
+  private static invalid(base: AdjacencyBase, keyFrom: number, keyTo: number, valueFrom: number, valueTo: number): string | undefined {
     const { keys, offsets, targets, bias } = base;
     const ranges = offsets.length - 1;
     const size = targets.length;
@@ -371,7 +401,6 @@ export class Adjacency {
     }
     let first = -1;
     let last = -1;
-    let keyCount = 0;
     let from = 0;
     for (let i = 0; i < ranges; i++) {
       const to = offsets[i + 1]!;
@@ -380,7 +409,6 @@ export class Adjacency {
       if (to !== from) {
         if (first < 0) first = i;
         last = i;
-        keyCount++;
         for (let j = from + 1; j < to; j++) {
           if (targets[j]! <= targets[j - 1]!) return `values of key ${keys === undefined ? i - bias : keys[i]!} out of order or repeated`;
         }
@@ -393,13 +421,12 @@ export class Adjacency {
       if (low < keyFrom) return `key ${low} out of range`;
       if (high >= keyTo) return `key ${high} out of range`;
     }
-    const adjacency = new Adjacency();
-    adjacency.sparseKeys = keys;
-    adjacency.offsets = offsets;
-    adjacency.targets = targets;
-    adjacency.bias = bias;
-    adjacency.baseKeys = keyCount;
-    return adjacency;
+    return undefined;
+  }
+
+  /** The base is shared and replaced whole by its owner: reads no longer fold the overlay (see `foldOnRead`). */
+  keepBase(): void {
+    this.foldOnRead = false;
   }
 
   /** Number of pairs (for a graph's relationship count). */

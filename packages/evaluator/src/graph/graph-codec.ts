@@ -68,6 +68,16 @@ export interface EncodeOptions {
    * encoding stays aligned): one buffer instead of encoding and copying hundreds of MiB again.
    */
   reserve?: number;
+  /** Makes the zeroed buffer the encoding is written into (default: a Uint8Array; shared memory, for one). */
+  allocate?: (bytes: number) => Uint8Array;
+}
+
+/** How `decodeGraph` takes the bytes (see `RelationshipGraph.fromArrays`). */
+export interface DecodeOptions {
+  /** Encoded by this process (shared memory it made): decoded without the checks on every array. */
+  trusted?: boolean;
+  /** Shared with other threads and replaced whole by its owner: reads never fold an index into a private copy. */
+  shared?: boolean;
 }
 
 /** Encodes the graph's contents; `decodeGraph(model, bytes)` rebuilds an equal graph. */
@@ -97,8 +107,10 @@ export function encodeGraph(graph: RelationshipGraph, options: EncodeOptions = {
     arrays.usersetSlot,
     ...arrays.adjacencies.flatMap((a) => [...partsOf(a.forward), ...partsOf(a.reverse), ...(a.sets ? partsOf(a.sets) : [])]),
   ];
-  const out = new Uint8Array(reserve + ALIGN + pad(head.length) + parts.reduce((n, p) => n + pad(p.byteLength), 0));
-  new DataView(out.buffer).setUint32(reserve, head.length, true);
+  const length = reserve + ALIGN + pad(head.length) + parts.reduce((n, p) => n + pad(p.byteLength), 0);
+  const out = options.allocate ? options.allocate(length) : new Uint8Array(length);
+  if (out.length !== length || out.byteOffset % ALIGN !== 0) throw new RangeError(`allocate must return ${length} aligned bytes`);
+  new DataView(out.buffer, out.byteOffset, out.byteLength).setUint32(reserve, head.length, true);
   out.set(head, reserve + ALIGN);
   let at = reserve + ALIGN + pad(head.length);
   for (const part of parts) {
@@ -112,7 +124,7 @@ export function encodeGraph(graph: RelationshipGraph, options: EncodeOptions = {
  * Rebuilds a graph from `encodeGraph` output; throws an EvaluationError if it is malformed or of
  * another model. The graph views `bytes` (never writes them): keep them unchanged while it lives.
  */
-export function decodeGraph(model: Model, bytes: Uint8Array): RelationshipGraph {
+export function decodeGraph(model: Model, bytes: Uint8Array, options: DecodeOptions = {}): RelationshipGraph {
   const bad = (why: string): never => {
     throw new EvaluationError("invalid-relationship", `graph encoding is invalid: ${why}`);
   };
@@ -173,11 +185,15 @@ export function decodeGraph(model: Model, bytes: Uint8Array): RelationshipGraph 
     return { slot: entry[0], forward, reverse, ...(entry.length === 4 ? { sets: base(entry[3]) } : {}) };
   });
   if (at !== body.length) bad("trailing bytes");
-  return RelationshipGraph.fromArrays(model, {
-    nodes: { nodes: d.nodes, types, offsets, bytes: idBytes, table },
-    usersetNode,
-    usersetSlot,
-    adjacencies,
-    ...(d.expiring ? { expiring: d.expiring } : {}),
-  });
+  return RelationshipGraph.fromArrays(
+    model,
+    {
+      nodes: { nodes: d.nodes, types, offsets, bytes: idBytes, table },
+      usersetNode,
+      usersetSlot,
+      adjacencies,
+      ...(d.expiring ? { expiring: d.expiring } : {}),
+    },
+    options,
+  );
 }

@@ -9,6 +9,14 @@
 // probe reads one cache line per slot, settles the type there (at millions of nodes, reading the
 // node's type would be one more cache miss per lookup) and touches the id bytes only on a tag
 // match. The table holds no pointers, so a checkpoint carries it as it is and loading it is a view.
+//
+// A table over arrays read from elsewhere (a checkpoint, or a graph shared by several threads) is
+// never written to: the objects added after it go to a small table of their own (`added`), probed
+// after the base table misses, so an added object costs its entry instead of a copy of the whole
+// table (128 MiB at ten million relationships, per thread). The node arrays are views too, exactly
+// as long as their nodes: the first object added copies large ones with an eighth more room, not
+// twice the room (a graph over a shared base is replaced by the next base long before it grows
+// that much).
 
 /** FNV-1a over the type index and the id's characters; part of the checkpoint format (change it with GRAPH_CODEC_VERSION). */
 export function idHash(typeIndex: number, id: string): number {
@@ -39,6 +47,8 @@ const MIN_BYTES = 4096;
 /** `invalid` checks the id table's entries per bucket of 2^BUCKET_SHIFT consecutive nodes. */
 const BUCKET_SHIFT = 16;
 const BUCKET_MASK = (1 << BUCKET_SHIFT) - 1;
+/** Node arrays read from elsewhere of at least this many elements grow by an eighth (see `grown`). */
+const LARGE_ARRAY = 1 << 20;
 /** Longest id (isValidObjectId); `idOf` decodes one in a single call. */
 const MAX_ID_BYTES = 1024;
 
@@ -61,8 +71,11 @@ export class NodeTable {
   private count: number;
   /** `types` cut to the node count, handed out by `typeView` (rebuilt when nodes are added). */
   private view: Uint16Array;
-  /** The table is a view of bytes the caller may keep (a checkpoint in memory): copied before the first write. */
+  /** The table is a view of bytes the caller may keep (a checkpoint in memory, shared memory): never written. */
   private tableShared: boolean;
+  /** With a shared table: (tag, node + 1) pairs of the nodes added since (from `addedFrom`), else undefined. */
+  private added: Int32Array | undefined = undefined;
+  private addedFrom = 0;
 
   /** Empty, or over arrays read from elsewhere (check them with `invalid` first; they are never written to). */
   constructor(arrays?: NodeArrays) {
@@ -84,10 +97,32 @@ export class NodeTable {
     return this.view;
   }
 
-  /** The arrays cut to their used length, for encoding. */
+  /** The arrays cut to their used length, for encoding (the table whole: a shared one with the added nodes in a copy). */
   arrays(): NodeArrays {
     const n = this.count;
-    return { nodes: n, types: this.types.subarray(0, n), offsets: this.offsets.subarray(0, n + 1), bytes: this.bytes.subarray(0, this.offsets[n]!), table: this.table };
+    return { nodes: n, types: this.types.subarray(0, n), offsets: this.offsets.subarray(0, n + 1), bytes: this.bytes.subarray(0, this.offsets[n]!), table: this.wholeTable() };
+  }
+
+  /** The table with every node: the shared one as it is, or a copy of it holding the added nodes too. */
+  private wholeTable(): Int32Array {
+    if (this.added === undefined) return this.table;
+    const table = this.table.slice();
+    this.place(table, this.addedFrom);
+    return table;
+  }
+
+  /** Enters nodes `from` .. count into `table` (their hashes computed again from their bytes, in node order). */
+  private place(table: Int32Array, from: number): void {
+    const mask = (table.length >>> 1) - 1;
+    const { types, offsets, bytes } = this;
+    for (let node = from; node < this.count; node++) {
+      const type = types[node]!;
+      const hash = bytesHash(type, bytes, offsets[node]!, offsets[node + 1]!);
+      let i = hash & mask;
+      while (table[2 * i + 1] !== 0) i = (i + 1) & mask;
+      table[2 * i] = tagOf(type, hash);
+      table[2 * i + 1] = node + 1;
+    }
   }
 
   typeOf(node: number): number {
@@ -121,9 +156,14 @@ export class NodeTable {
 
   /** Node of (type, id), or -1. */
   find(typeIndex: number, id: string): number {
-    const { table } = this;
     const hash = idHash(typeIndex, id);
     const tag = tagOf(typeIndex, hash);
+    const found = this.probe(this.table, hash, tag, id);
+    return found < 0 && this.added !== undefined ? this.probe(this.added, hash, tag, id) : found;
+  }
+
+  /** Node of the id with this hash and tag in `table`, or -1. */
+  private probe(table: Int32Array, hash: number, tag: number, id: string): number {
     const mask = (table.length >>> 1) - 1;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
       const entry = table[2 * i + 1]!;
@@ -164,23 +204,36 @@ export class NodeTable {
   intern(typeIndex: number, id: string): number {
     const hash = idHash(typeIndex, id);
     const tag = tagOf(typeIndex, hash);
-    let table = this.table;
-    let mask = (table.length >>> 1) - 1;
-    let i = hash & mask;
-    for (; ; i = (i + 1) & mask) {
-      const entry = table[2 * i + 1]!;
-      if (entry === 0) break;
-      if (table[2 * i] === tag && this.idIs(entry - 1, id)) return entry - 1;
+    const known = this.probe(this.table, hash, tag, id);
+    if (known >= 0) return known;
+    if (this.added !== undefined) {
+      const added = this.probe(this.added, hash, tag, id);
+      if (added >= 0) return added;
     }
     const node = this.count;
-    if ((node + 1) * 4 > (table.length >>> 1) * 3) {
+    let table: Int32Array;
+    if ((node + 1) * 4 > (this.table.length >>> 1) * 3) {
       // Three quarters full at most: every probe sequence ends at an empty slot, and a probe past
       // a slot costs one more 8-byte read in the same cache line (the stored hash rarely matches).
+      // The grown table is this one's own, with every node (the added ones' table is dropped).
       table = this.grow();
-      mask = (table.length >>> 1) - 1;
-      for (i = hash & mask; table[2 * i + 1] !== 0; i = (i + 1) & mask);
-    } else if (this.tableShared) table = this.table = table.slice();
-    this.tableShared = false;
+      this.tableShared = false;
+      this.added = undefined;
+    } else if (this.tableShared) {
+      // A shared table is not written: the node goes to the added nodes' table.
+      if (this.added === undefined) {
+        this.added = new Int32Array(2 * MIN_SLOTS);
+        this.addedFrom = node;
+      }
+      table = this.added;
+      if ((node - this.addedFrom + 1) * 4 > (table.length >>> 1) * 3) {
+        table = this.added = new Int32Array(table.length * 2);
+        this.place(table, this.addedFrom);
+      }
+    } else table = this.table;
+    const mask = (table.length >>> 1) - 1;
+    let i = hash & mask;
+    while (table[2 * i + 1] !== 0) i = (i + 1) & mask;
     // Bytes first: a refused id leaves no table entry behind.
     this.append(typeIndex, id);
     table[2 * i] = tag;
@@ -223,16 +276,7 @@ export class NodeTable {
    */
   private grow(): Int32Array {
     const table = new Int32Array(this.table.length * 2);
-    const mask = (table.length >>> 1) - 1;
-    const { types, offsets, bytes } = this;
-    for (let node = 0; node < this.count; node++) {
-      const type = types[node]!;
-      const hash = bytesHash(type, bytes, offsets[node]!, offsets[node + 1]!);
-      let i = hash & mask;
-      while (table[2 * i + 1] !== 0) i = (i + 1) & mask;
-      table[2 * i] = tagOf(type, hash);
-      table[2 * i + 1] = node + 1;
-    }
+    this.place(table, 0);
     this.table = table;
     return table;
   }
@@ -302,9 +346,15 @@ export class NodeTable {
   }
 }
 
-/** A copy of `array` with room for at least `needed` elements (doubling, so appends are amortised O(1)). */
+/**
+ * A copy of `array` with room for at least `needed` elements: twice the room (amortised O(1)
+ * appends), but only an eighth more for a large view of arrays read from elsewhere (a checkpoint,
+ * a shared base), so the first object added does not hold a large graph's node arrays twice over.
+ */
 function grown(array: Uint8Array | Uint16Array | Uint32Array, needed: number): Uint8Array | Uint16Array | Uint32Array {
-  const bigger = new (array.constructor as new (n: number) => typeof array)(Math.max(needed, array.length * 2));
+  const view = array.buffer.byteLength !== array.byteLength;
+  const room = view && array.length >= LARGE_ARRAY ? array.length + (array.length >>> 3) : array.length * 2;
+  const bigger = new (array.constructor as new (n: number) => typeof array)(Math.max(needed, room));
   bigger.set(array);
   return bigger;
 }

@@ -15,8 +15,12 @@ export class RelationshipGraph {
 
   /** Objects: node → type index and id bytes; (type, object id) → node. */
   private nodes = new NodeTable();
-  /** Per type: its nodes in interning order. */
-  private readonly typeNodes: IntList[];
+  /**
+   * Per type: its nodes in interning order. Undefined until first asked for on a graph over arrays
+   * this process made (`fromArrays` trusted): built then from the node types (4 bytes per node, per
+   * thread sharing the arrays; the checks never read them).
+   */
+  private typeNodes: IntList[] | undefined;
   /** Per type: node of `type:*`, or -1 (every check asks; an array read instead of a map probe). */
   private readonly wildcardNodes: Int32Array;
   /** Subject sets: userset → node, slot; (node, slot) → userset. */
@@ -197,7 +201,7 @@ export class RelationshipGraph {
     }
     this.count = count;
     this.nodes.trim();
-    for (const list of this.typeNodes) list.trim();
+    for (const list of this.typeNodes ?? []) list.trim();
     this.mutationCount++;
   }
 
@@ -274,12 +278,17 @@ export class RelationshipGraph {
 
   /** Number of known objects of a type (objects are never forgotten, so this only grows). */
   objectCount(typeIndex: number): number {
-    return this.typeNodes[typeIndex]?.length ?? 0;
+    return this.typeLists()[typeIndex]?.length ?? 0;
+  }
+
+  /** The per-type node lists, built from the node types on first use (see `typeNodes`). */
+  private typeLists(): IntList[] {
+    return (this.typeNodes ??= typeListsOf(this.nodes.typeView, this.model.typeNames.length, new Int32Array(this.nodes.size)));
   }
 
   /** Nodes of every known object of a type, in interning order. */
   nodesOfType(typeIndex: number): number[] {
-    const list = this.typeNodes[typeIndex];
+    const list = this.typeLists()[typeIndex];
     return list ? Array.from(list.view()) : [];
   }
 
@@ -303,7 +312,7 @@ export class RelationshipGraph {
 
   /** Ids of every known object of a type (objects that appear in at least one relationship, now or before). */
   objectIds(typeIndex: number): string[] {
-    const list = this.typeNodes[typeIndex];
+    const list = this.typeLists()[typeIndex];
     const ids: string[] = [];
     if (list) for (const node of list.view()) if (node !== this.wildcardNodes[typeIndex]) ids.push(this.nodes.idOf(node));
     return ids;
@@ -325,7 +334,8 @@ export class RelationshipGraph {
     const known = this.nodes.size;
     const node = this.nodes.intern(typeIndex, id);
     if (node === known) {
-      this.typeNodes[typeIndex]!.push(node);
+      // Lists not built yet are built from the node types, this node included.
+      if (this.typeNodes !== undefined) this.typeNodes[typeIndex]!.push(node);
       if (id === WILDCARD_ID) this.wildcardNodes[typeIndex] = node;
     }
     return node;
@@ -366,40 +376,39 @@ export class RelationshipGraph {
    * arrays are used as they are (never written to), after checks that every index read from them
    * is in range and every hash probe ends, so damaged arrays fail here instead of building a graph
    * that reads out of bounds or loops. One pass over each array, no per-object allocation.
+   * `options.trusted`: the arrays are this process's own (`toArrays` of a graph here, copied into
+   * shared memory), used without those checks. `options.shared`: other threads answer from the same
+   * arrays and the owner replaces them whole, so reads never fold an index into a private copy
+   * (see `Adjacency.keepBase`).
    */
-  static fromArrays(model: Model, arrays: GraphArrays): RelationshipGraph {
+  static fromArrays(model: Model, arrays: GraphArrays, options: { trusted?: boolean; shared?: boolean } = {}): RelationshipGraph {
     const graph = new RelationshipGraph(model);
     const bad = (why: string): never => {
       throw new EvaluationError("invalid-relationship", `graph arrays are inconsistent: ${why}`);
     };
+    const trusted = options.trusted === true;
     // The per-type node lists below need one int per node: the node check uses that room first.
-    const byType = new Int32Array(arrays.nodes.types.length);
-    const nodeReason = NodeTable.invalid(arrays.nodes, model.typeNames.length, byType);
+    const byType = trusted ? undefined : new Int32Array(arrays.nodes.types.length);
+    const nodeReason = byType === undefined ? undefined : NodeTable.invalid(arrays.nodes, model.typeNames.length, byType);
     if (nodeReason) bad(nodeReason);
     const nodes = arrays.nodes.nodes;
     graph.nodes = new NodeTable(arrays.nodes);
-    const usersets = UsersetTable.fromArrays(arrays.usersetNode, arrays.usersetSlot, nodes, model.slots.length);
+    const usersets = trusted ? new UsersetTable(arrays.usersetNode, arrays.usersetSlot) : UsersetTable.fromArrays(arrays.usersetNode, arrays.usersetSlot, nodes, model.slots.length);
     if (typeof usersets === "string") return bad(usersets);
     graph.usersets = usersets;
     const sets = arrays.usersetNode.length;
-    // Per type, its nodes in node order: one counting pass, one list per type over one array.
-    const types = arrays.nodes.types;
-    const perType = new Int32Array(model.typeNames.length + 1);
-    for (let n = 0; n < nodes; n++) perType[types[n]! + 1]!++;
-    for (let t = 1; t < perType.length; t++) perType[t]! += perType[t - 1]!;
-    const next = perType.slice(0, -1);
-    for (let n = 0; n < nodes; n++) byType[next[types[n]!]!++] = n;
-    for (let t = 0; t < model.typeNames.length; t++) {
-      graph.typeNodes[t] = new IntList(byType.subarray(perType[t]!, perType[t + 1]!));
-      graph.wildcardNodes[t] = graph.nodes.find(t, WILDCARD_ID);
-    }
+    // Per type, its nodes in node order (built on first use for a trusted graph: see `typeNodes`).
+    graph.typeNodes = byType === undefined ? undefined : typeListsOf(arrays.nodes.types, model.typeNames.length, byType);
+    for (let t = 0; t < model.typeNames.length; t++) graph.wildcardNodes[t] = graph.nodes.find(t, WILDCARD_ID);
     const seen = new Set<number>();
     for (const { slot, forward, reverse, sets: setBase } of arrays.adjacencies) {
       if (!graph.forward[slot] || seen.has(slot)) bad(`adjacency of slot ${slot}`);
       seen.add(slot);
       const take = (base: AdjacencyBase, keyFrom: number, keyTo: number, valueFrom: number, valueTo: number, what: string): Adjacency => {
-        const adjacency = Adjacency.fromBase(base, keyFrom, keyTo, valueFrom, valueTo);
-        return typeof adjacency === "string" ? bad(`${what} of slot ${slot}: ${adjacency}`) : adjacency;
+        const adjacency = trusted ? Adjacency.trusted(base) : Adjacency.fromBase(base, keyFrom, keyTo, valueFrom, valueTo);
+        if (typeof adjacency === "string") return bad(`${what} of slot ${slot}: ${adjacency}`);
+        if (options.shared) adjacency.keepBase();
+        return adjacency;
       };
       const f = take(forward, 0, nodes, -sets, nodes, "forward index");
       const r = take(reverse, -sets, nodes, 0, nodes, "reverse index");
@@ -477,6 +486,17 @@ export interface GraphArrays {
   adjacencies: Array<{ slot: number; forward: AdjacencyBase; reverse: AdjacencyBase; sets?: AdjacencyBase }>;
   /** The relationships among the edges that expire, with their `expiresAt` (few: listed whole). */
   expiring?: Relationship[];
+}
+
+/** Per type, its nodes in node order: one counting pass, one list per type over `room` (one int per node). */
+function typeListsOf(types: Uint16Array, typeCount: number, room: Int32Array): IntList[] {
+  const nodes = types.length;
+  const perType = new Int32Array(typeCount + 1);
+  for (let n = 0; n < nodes; n++) perType[types[n]! + 1]!++;
+  for (let t = 1; t < perType.length; t++) perType[t]! += perType[t - 1]!;
+  const next = perType.slice(0, -1);
+  for (let n = 0; n < nodes; n++) room[next[types[n]!]!++] = n;
+  return Array.from({ length: typeCount }, (_, t) => new IntList(room.subarray(perType[t]!, perType[t + 1]!)));
 }
 
 /** Growable parallel int32 arrays of (resource, subject) pairs for a bulk load. */
