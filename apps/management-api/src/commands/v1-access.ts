@@ -5,20 +5,9 @@ import { isStoreError, type BindingResource, type Principal, type V1AccessEntry,
 import type { RequestContext } from "../domain/context.js";
 import { forbidden, invalid } from "../domain/errors.js";
 import { echo } from "../schemas/common.js";
+import { pyList } from "../schemas/drf.js";
+import type { V1AccessQuery } from "../schemas/v1-queries.js";
 import { graphReady, isAdmin, type Services } from "./services.js";
-
-export const ACCESS_ORDER_VALUES = ["application", "resource_type", "verb", "-application", "-resource_type", "-verb"] as const;
-const STATUS_VALUES = ["enabled", "disabled", "all"] as const;
-
-/** Python's repr of a list of strings, as insights-rbac prints valid values in its messages. */
-export const pyList = (values: readonly string[]) => `[${values.map((v) => `'${v}'`).join(", ")}]`;
-
-export interface V1AccessQuery {
-  application?: string | undefined;
-  username?: string | undefined;
-  orderBy?: string | undefined;
-  status?: string | undefined;
-}
 
 /** insights-rbac's `validate_and_get_key`: the value (lower-cased) must be one of `valid`. */
 export function validKey(name: string, value: string | undefined, valid: readonly string[], required: boolean): string | undefined {
@@ -123,10 +112,8 @@ const appOf = (permission: string) => permission.split(":")[0] ?? "";
  * expresses workspace grants; other applications have no v1 form for a sub-workspace grant.
  */
 export async function principalAccess(services: Services, ctx: RequestContext, query: V1AccessQuery): Promise<V1AccessEntry[]> {
-  const orderBy = validKey("order_by", query.orderBy, ACCESS_ORDER_VALUES, false);
-  validKey("status", query.status ?? "enabled", STATUS_VALUES, true);
+  const orderBy = query.order_by;
   const principal = await targetPrincipal(services, ctx, query.username);
-  if (query.application === undefined) throw invalid("Query parameter 'application' is required.");
 
   const orgId = ctx.tenant.orgId;
   // An associate acting through cross-account requests holds exactly the roles its approved
