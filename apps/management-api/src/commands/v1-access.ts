@@ -5,19 +5,8 @@ import { isStoreError, type BindingResource, type Principal, type V1AccessEntry,
 import type { RequestContext } from "../domain/context.js";
 import { forbidden, invalid } from "../domain/errors.js";
 import { echo } from "../schemas/common.js";
-import { pyList } from "../schemas/drf.js";
 import type { V1AccessQuery } from "../schemas/v1-queries.js";
 import { graphReady, isAdmin, type Services } from "./services.js";
-
-/** insights-rbac's `validate_and_get_key`: the value (lower-cased) must be one of `valid`. */
-export function validKey(name: string, value: string | undefined, valid: readonly string[], required: boolean): string | undefined {
-  if (value === undefined || value === "") {
-    if (required) throw invalid(`Query parameter '${name}' is required.`);
-    return undefined;
-  }
-  if (!valid.includes(value.toLowerCase())) throw invalid(`${name} query parameter value '${echo(value)}' is invalid. ${pyList(valid)} are valid inputs.`);
-  return value.toLowerCase();
-}
 
 /** The principal whose access is asked: the caller, or `username` for callers allowed to read principals. */
 async function targetPrincipal(services: Services, ctx: RequestContext, username: string | undefined): Promise<{ userId: string; isOrgAdmin: boolean; isUser: boolean }> {

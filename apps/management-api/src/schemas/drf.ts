@@ -61,6 +61,23 @@ export function refuse(ctx: z.RefinementCtx, message: string, source?: string): 
   ctx.addIssue({ code: "custom", message, ...(source !== undefined ? { params: { source } } : {}) });
 }
 
+/**
+ * upstream's `validate_and_get_key` over a query parameter: absent takes `fallback` (none: not
+ * given); present but empty is required when there is a fallback or `required`; otherwise the
+ * value, lower-cased, must be one of `valid`.
+ */
+export function checkKey<V extends string>(ctx: z.RefinementCtx, name: string, raw: string | undefined, valid: readonly V[], fallback?: V, required = false): V | undefined {
+  const value = raw ?? fallback;
+  if (value === undefined || value === "") {
+    if (required || fallback !== undefined) refuse(ctx, `Query parameter '${name}' is required.`, "detail");
+    return undefined;
+  }
+  const lower = value.toLowerCase() as V;
+  if (valid.includes(lower)) return lower;
+  refuse(ctx, `${name} query parameter value '${echo(value)}' is invalid. ${pyList(valid)} are valid inputs.`, "detail");
+  return undefined;
+}
+
 /** The `source` upstream names for an issue: its own when a check gave one, else its path ("detail" when none). */
 export function issueSource(issue: z.core.$ZodIssue): string {
   const given = issue.code === "custom" ? (issue.params as { source?: unknown } | undefined)?.source : undefined;

@@ -3,7 +3,7 @@
 // upstream's words (its `validate_and_get_key`, django-filter's, its views' own).
 import { z } from "zod";
 import { UUID_PATTERN } from "./common.js";
-import { echo, pyList, refuse } from "./drf.js";
+import { checkKey, echo, pyList, refuse } from "./drf.js";
 
 /** The last string value of a query parameter (undefined when absent). */
 const lastValue = (value: unknown): string | undefined => {
@@ -21,23 +21,6 @@ const allValues = (value: unknown): string[] | undefined => {
 
 /** A plain text parameter. */
 const text = z.preprocess(lastValue, z.string().optional());
-
-/**
- * upstream's `validate_and_get_key`: absent takes `fallback` (none: not given); present but empty
- * is required when there is a fallback or `required`; otherwise the value, lower-cased, must be one
- * of `valid`.
- */
-function checkKey<V extends string>(ctx: z.RefinementCtx, name: string, raw: string | undefined, valid: readonly V[], fallback?: V, required = false): V | undefined {
-  const value = raw ?? fallback;
-  if (value === undefined || value === "") {
-    if (required || fallback !== undefined) refuse(ctx, `Query parameter '${name}' is required.`, "detail");
-    return undefined;
-  }
-  const lower = value.toLowerCase() as V;
-  if (valid.includes(lower)) return lower;
-  refuse(ctx, `${name} query parameter value '${echo(value)}' is invalid. ${pyList(valid)} are valid inputs.`, "detail");
-  return undefined;
-}
 
 /** A `validate_and_get_key` parameter with a default (or required): always a valid value once parsed. */
 const key = <const V extends string>(name: string, valid: readonly V[], fallback?: V) => text.transform((raw, ctx) => checkKey(ctx, name, raw, valid, fallback, true) ?? (z.NEVER as V));
