@@ -10,7 +10,7 @@ export function zodFieldErrors(error: ZodError): FieldError[] {
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {
       const base = issue.path.map(String).join(".");
-      for (const key of issue.keys) out.push({ message: `Unknown field '${echo(key)}'.`, field: base ? `${base}.${key}` : key });
+      for (const key of issue.keys) out.push({ message: `Unknown field '${echo(key)}'.`, field: echo(base ? `${base}.${key}` : key) });
     } else {
       out.push({ message: issue.message, field: issueSource(issue) });
     }

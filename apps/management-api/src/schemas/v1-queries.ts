@@ -45,6 +45,14 @@ const uuidsIn = (source: string) =>
     return [...new Set(ids.map((id) => id.toLowerCase()))];
   });
 
+/** A path's UUID as upstream's `validate_uuid(value, source)` checks it: refused in its words, lower-cased. */
+export const uuidParam = (source: string) =>
+  z.string().transform((raw, ctx) => {
+    if (UUID_PATTERN.test(raw)) return raw.toLowerCase();
+    refuse(ctx, `${echo(raw)} is not a valid UUID.`, source);
+    return z.NEVER;
+  });
+
 const page = { limit: text, offset: text };
 
 /** A v1 list with no filters: its page only. */
