@@ -183,6 +183,7 @@ const queries: Case[] = [
     "query_by query parameter value 'nope' is invalid. ['user_id', 'target_org'] are valid inputs.",
     "detail",
   ],
+  ["cross-account request id", "PATCH", () => "/cross-account-requests/nope/", undefined, "nope is not a valid UUID.", "cross-account request uuid validation"],
 ];
 
 describe("v1 requests refused at the edge in upstream's words", () => {
