@@ -4,7 +4,8 @@ import type { Group } from "@gatehouse/store";
 import type { RequestContext } from "../domain/context.js";
 import { forbidden, invalid } from "../domain/errors.js";
 import { echo } from "../schemas/common.js";
-import type { V1GroupListQuery } from "../schemas/v1-queries.js";
+import { parseAfterPermission } from "../schemas/drf.js";
+import { v1GroupScope, type V1GroupListQuery } from "../schemas/v1-queries.js";
 import { groupRecord, serviceAccountIds, type GroupRecord } from "./groups.js";
 import { hasOnTenant, isAdmin, type Services } from "./services.js";
 import { findPrincipalByUsername } from "./v1-access.js";
@@ -30,10 +31,12 @@ function compareBy(field: OrderField, desc: boolean): (a: Listed, b: Listed) => 
 export async function listV1Groups(services: Services, ctx: RequestContext, query: V1GroupListQuery, page: { limit: number; offset: number }): Promise<{ count: number; data: GroupRecord[] }> {
   // Upstream's GroupAccessPermission: without group read, a caller may still list its own groups,
   // by `username=<its own username>` or by `scope=principal`.
-  const { scope, nameMatch, uuids, roleDiscriminator: discriminator, system, platformDefault, adminDefault } = query;
-  const principalScope = !query.username && scope === "principal";
+  const { nameMatch, uuids, roleDiscriminator: discriminator, system, platformDefault, adminDefault } = query;
+  const principalScope = !query.username && query.scope?.toLowerCase() === "principal";
   if (!(await hasOnTenant(services, ctx, "rbac_groups_read")) && !principalScope && query.username !== ctx.caller.username) throw forbidden();
   const org = ctx.tenant.orgId;
+  // `scope` is ignored with `username` (upstream checks it only without, after the permission check).
+  const scope = query.username ? "org_id" : parseAfterPermission(v1GroupScope, query.scope);
 
   let groups = (await services.store.groups.list(org, { limit: -1 })).data;
   if (scope === "principal") {

@@ -78,6 +78,14 @@ export function checkKey<V extends string>(ctx: z.RefinementCtx, name: string, r
   return undefined;
 }
 
+/**
+ * A parse a command makes itself where upstream checks a value only after its permission class (a
+ * caller without the right is told 403 first): refused as any other parse, a ZodError the edge maps.
+ */
+export function parseAfterPermission<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  return schema.parse(value, { error: drfErrorMap });
+}
+
 /** The `source` upstream names for an issue: its own when a check gave one, else its path ("detail" when none). */
 export function issueSource(issue: z.core.$ZodIssue): string {
   const given = issue.code === "custom" ? (issue.params as { source?: unknown } | undefined)?.source : undefined;

@@ -157,6 +157,12 @@ const namesIn = (emptyMessage: string) =>
     return raw ? raw.split(",").map((v) => v.trim().toLowerCase()) : undefined;
   });
 
+/** The group list's `scope`, checked by the command after the permission check (upstream's order). */
+export const v1GroupScope = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => checkKey(ctx, "scope", raw, SCOPES, "org_id") ?? z.NEVER);
+
 export const v1GroupListQuery = z
   .object({
     ...page,
@@ -175,8 +181,6 @@ export const v1GroupListQuery = z
     scope: text,
   })
   .transform((q, ctx) => {
-    // `scope` is ignored with `username` (upstream checks it only without).
-    const scope = q.username ? "org_id" : checkKey(ctx, "scope", q.scope, SCOPES, "org_id");
     if (q.username && q.exclude_username) refuse(ctx, "Not possible to use both parameters [username, exclude_username].", "detail");
     return {
       name: q.name,
@@ -191,7 +195,8 @@ export const v1GroupListQuery = z
       username: q.username,
       excludeUsername: q.exclude_username,
       orderBy: q.order_by,
-      scope: scope ?? "org_id",
+      /** As sent: `v1GroupScope` checks it after the permission check; ignored with `username`. */
+      scope: q.scope,
       limit: q.limit,
       offset: q.offset,
     };
