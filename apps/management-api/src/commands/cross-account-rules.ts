@@ -8,7 +8,7 @@ import { echo } from "../schemas/common.js";
 /** Upstream names the refused part (`source`) before its words. */
 const refuse = (source: string, message: string) => invalid(message, source);
 
-export const QUERY_BY_VALUES = ["user_id", "target_org"] as const;
+export { QUERY_BY_VALUES } from "../schemas/cross-account.js";
 export const PATCH_FIELDS = ["start_date", "end_date", "roles", "status"] as const;
 const DAY_MS = 86_400_000;
 

@@ -5,11 +5,10 @@ import { isStoreError, type AuditEntry, type CrossAccountListQuery, type CrossAc
 import type { PermissionRecord } from "../authz/catalogue.js";
 import type { RequestContext } from "../domain/context.js";
 import { forbidden, invalid, notFound } from "../domain/errors.js";
-import { checkDates, checkTarget, decidePatch, decidePut, QUERY_BY_VALUES, resolveRoles, type Actor, type RequestEdit } from "./cross-account-rules.js";
+import { checkDates, checkTarget, decidePatch, decidePut, resolveRoles, type Actor, type QUERY_BY_VALUES, type RequestEdit } from "./cross-account-rules.js";
 import { settled, type Services } from "./services.js";
-import { validKey } from "./v1-access.js";
 
-export type QueryBy = "target_org" | "user_id";
+export type QueryBy = (typeof QUERY_BY_VALUES)[number];
 
 const actorOf = (ctx: RequestContext): Actor => ({
   orgId: ctx.caller.orgId,
@@ -20,10 +19,9 @@ const actorOf = (ctx: RequestContext): Actor => ({
 
 /**
  * upstream's access rule for reads: by target organisation for its admins, by user id for
- * associates. A malformed `query_by` is refused first.
+ * associates (a malformed `query_by` was refused at the edge).
  */
-export function readerAs(ctx: RequestContext, queryBy: string | undefined): QueryBy {
-  const by = validKey("query_by", queryBy ?? "target_org", QUERY_BY_VALUES, true) as QueryBy;
+export function readerAs(ctx: RequestContext, by: QueryBy): QueryBy {
   const actor = actorOf(ctx);
   if (by === "target_org" ? !actor.isOrgAdmin : !actor.isInternal) throw forbidden();
   return by;
@@ -71,7 +69,7 @@ export async function createCrossAccountRequest(services: Services, ctx: Request
 }
 
 export interface ListInput {
-  queryBy?: string | undefined;
+  queryBy: QueryBy;
   status?: string | undefined;
   orgId?: string | undefined;
   approvedOnly?: boolean | undefined;
@@ -98,7 +96,7 @@ export async function listCrossAccountRequests(services: Services, ctx: RequestC
 }
 
 /** One request the caller may read as `query_by` says; another's is not found. */
-export async function getCrossAccountRequest(services: Services, ctx: RequestContext, id: string | undefined, queryBy: string | undefined): Promise<{ by: QueryBy; request: CrossAccountRequest }> {
+export async function getCrossAccountRequest(services: Services, ctx: RequestContext, id: string | undefined, queryBy: QueryBy): Promise<{ by: QueryBy; request: CrossAccountRequest }> {
   const by = readerAs(ctx, queryBy);
   const request = id === undefined ? undefined : await services.store.crossAccount.get(id);
   const mine = request && (by === "target_org" ? request.targetOrg === ctx.caller.orgId : request.userId === ctx.caller.userId);

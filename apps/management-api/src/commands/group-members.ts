@@ -6,12 +6,11 @@ import type { Group, Principal, Written } from "@gatehouse/store";
 import type { RequestContext } from "../domain/context.js";
 import { invalid, notFound } from "../domain/errors.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
-import { GROUP_PRINCIPAL_TYPES, type GroupPrincipalRef } from "../schemas/groups.js";
+import type { GROUP_PRINCIPAL_TYPES, GroupPrincipalRef } from "../schemas/groups.js";
 import { audit } from "./audit-log.js";
 import { groupDetail, loadGroup, protectDefaultGroup, protectUserAccessAdminGroup, type GroupDetail } from "./groups.js";
 import { clientIdOf, listPrincipalsByIds, principalsByIds, v1ServiceAccount, type PrincipalRecord, type V1ServiceAccount } from "./principals.js";
 import { requireOnTenant, settled, type Services } from "./services.js";
-import { validKey } from "./v1-access.js";
 
 /** The list options of `GET /groups/{uuid}/principals/` besides paging (upstream's query parameters, unparsed). */
 export interface GroupPrincipalsQuery {
@@ -21,9 +20,6 @@ export interface GroupPrincipalsQuery {
   principalUsername?: string | undefined;
   orderBy?: string | undefined;
 }
-
-const BOOLEAN_VALUES = ["true", "false"];
-const PRINCIPAL_ORDER_FIELDS = ["username", "-username"];
 
 /**
  * A group's members as upstream's `GET /groups/{uuid}/principals/` answers them: users unless
@@ -45,11 +41,11 @@ export async function groupPrincipals(
     | { serviceAccounts?: (V1ServiceAccount | { username: string })[]; users?: (PrincipalRecord | { username: string })[] };
 }> {
   await requireOnTenant(services, ctx, "rbac_groups_read");
-  // Validated in upstream's order: order_by, username_only, principal_type, then admin_only.
-  const orderBy = query.orderBy ? validKey("order_by", query.orderBy, PRINCIPAL_ORDER_FIELDS, false) : undefined;
-  const usernameOnly = validKey("username_only", query.usernameOnly, BOOLEAN_VALUES, false) === "true";
-  const wanted = validKey("principal_type", query.principalType, GROUP_PRINCIPAL_TYPES, false) ?? "user";
-  const adminOnly = wanted !== "service-account" && validKey("admin_only", query.adminOnly, BOOLEAN_VALUES, false) === "true";
+  // The values were checked at the edge (schemas/groups.ts); upstream compares them lower-cased.
+  const orderBy = query.orderBy ? query.orderBy.toLowerCase() : undefined;
+  const usernameOnly = query.usernameOnly?.toLowerCase() === "true";
+  const wanted = (query.principalType?.toLowerCase() || "user") as (typeof GROUP_PRINCIPAL_TYPES)[number];
+  const adminOnly = wanted !== "service-account" && query.adminOnly?.toLowerCase() === "true";
   const group = await loadGroup(services, ctx, id);
   const members = await membersOf(services, ctx, group);
   const needle = query.principalUsername?.toLowerCase();

@@ -3,41 +3,16 @@
 import type { Group } from "@gatehouse/store";
 import type { RequestContext } from "../domain/context.js";
 import { forbidden, invalid } from "../domain/errors.js";
-import { echo, UUID_PATTERN } from "../schemas/common.js";
+import { echo } from "../schemas/common.js";
+import { parseAfterPermission } from "../schemas/drf.js";
+import { v1GroupScope, type V1GroupListQuery } from "../schemas/v1-queries.js";
 import { groupRecord, serviceAccountIds, type GroupRecord } from "./groups.js";
 import { hasOnTenant, isAdmin, type Services } from "./services.js";
-import { findPrincipalByUsername, validKey } from "./v1-access.js";
-
-export interface V1GroupListQuery {
-  name?: string | undefined;
-  nameMatch?: string | undefined;
-  uuid?: string | undefined;
-  roleNames?: string | undefined;
-  roleDiscriminator?: string | undefined;
-  principals?: string | undefined;
-  system?: string | undefined;
-  platformDefault?: string | undefined;
-  adminDefault?: string | undefined;
-  username?: string | undefined;
-  excludeUsername?: string | undefined;
-  orderBy?: string | undefined;
-  scope?: string | undefined;
-}
+import { findPrincipalByUsername } from "./v1-access.js";
 
 /** Orderings upstream's OrderingFilter accepts; any other `order_by` is ignored (default: name). */
 const ORDER_FIELDS = ["name", "modified", "principalCount", "policyCount"] as const;
 type OrderField = (typeof ORDER_FIELDS)[number];
-
-/** django-filter's BooleanFilter values; an empty value does not filter. */
-function booleanFilter(name: string, raw: string | undefined): boolean | undefined {
-  if (raw === undefined || raw === "") return undefined;
-  const lower = raw.toLowerCase();
-  if (lower === "true" || lower === "1") return true;
-  if (lower === "false" || lower === "0") return false;
-  throw invalid("Enter a valid boolean.", name);
-}
-
-const commaList = (raw: string) => raw.split(",").map((v) => v.trim().toLowerCase());
 
 /** `policyCount` orders the list only (upstream's annotation); it is not part of the answer. */
 type Listed = GroupRecord & { policyCount: number };
@@ -56,21 +31,12 @@ function compareBy(field: OrderField, desc: boolean): (a: Listed, b: Listed) => 
 export async function listV1Groups(services: Services, ctx: RequestContext, query: V1GroupListQuery, page: { limit: number; offset: number }): Promise<{ count: number; data: GroupRecord[] }> {
   // Upstream's GroupAccessPermission: without group read, a caller may still list its own groups,
   // by `username=<its own username>` or by `scope=principal`.
+  const { nameMatch, uuids, roleDiscriminator: discriminator, system, platformDefault, adminDefault } = query;
   const principalScope = !query.username && query.scope?.toLowerCase() === "principal";
   if (!(await hasOnTenant(services, ctx, "rbac_groups_read")) && !principalScope && query.username !== ctx.caller.username) throw forbidden();
   const org = ctx.tenant.orgId;
-  // `scope` is ignored with `username` (upstream checks it only without).
-  const scope = query.username ? "org_id" : validKey("scope", query.scope ?? "org_id", ["org_id", "principal"], true);
-  if (query.username && query.excludeUsername) throw invalid("Not possible to use both parameters [username, exclude_username].");
-  const nameMatch = query.name ? validKey("name_match", query.nameMatch ?? "partial", ["partial", "exact"], true) : undefined;
-  const uuids = query.uuid === undefined || query.uuid === "" ? undefined : query.uuid.split(",");
-  for (const id of uuids ?? []) if (!UUID_PATTERN.test(id)) throw invalid(`${echo(id)} is not a valid UUID.`, "groups uuid filter");
-  if (query.roleNames === "") throw invalid("No value of roles provided to filter groups!", "groups_filter");
-  if (query.principals === "") throw invalid("No principals provided to filter groups!", "groups_filter");
-  const discriminator = query.roleNames ? validKey("role_discriminator", query.roleDiscriminator ?? "any", ["any", "all"], true) : undefined;
-  const system = booleanFilter("system", query.system);
-  const platformDefault = booleanFilter("platform_default", query.platformDefault);
-  const adminDefault = booleanFilter("admin_default", query.adminDefault);
+  // `scope` is ignored with `username` (upstream checks it only without, after the permission check).
+  const scope = query.username ? "org_id" : parseAfterPermission(v1GroupScope, query.scope);
 
   let groups = (await services.store.groups.list(org, { limit: -1 })).data;
   if (scope === "principal") {
@@ -101,17 +67,17 @@ export async function listV1Groups(services: Services, ctx: RequestContext, quer
     groups = groups.filter((g) => (nameMatch === "exact" ? g.name.toLowerCase() === wanted : g.name.toLowerCase().includes(wanted)));
   }
   if (uuids) {
-    const wanted = new Set(uuids.map((id) => id.toLowerCase()));
+    const wanted = new Set(uuids);
     groups = groups.filter((g) => wanted.has(g.id));
   }
   if (query.principals) {
     const members = await principalsOf(services, org, groups);
-    const wanted = commaList(query.principals);
+    const wanted = query.principals;
     groups = groups.filter((g) => wanted.every((name) => members.get(g.id)?.has(name)));
   }
   const roleNames = await roleNamesOf(services, org, groups);
   if (query.roleNames) {
-    const wanted = commaList(query.roleNames);
+    const wanted = query.roleNames;
     groups = groups.filter((g) => {
       const held = roleNames.get(g.id) ?? [];
       const holds = (name: string) => held.some((r) => r.includes(name));

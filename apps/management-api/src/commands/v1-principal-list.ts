@@ -5,25 +5,8 @@
 import type { Principal } from "@gatehouse/store";
 import type { RequestContext } from "../domain/context.js";
 import { clientIdOf, v1ServiceAccount, type V1ServiceAccount } from "./principals.js";
+import type { V1PrincipalListQuery } from "../schemas/v1-queries.js";
 import { requireOnTenant, type Services } from "./services.js";
-import { validKey } from "./v1-access.js";
-
-export interface V1PrincipalListQuery {
-  usernames?: string | undefined;
-  /** The e-mail its identity carried: `match_criteria=partial` a prefix, else equal (case-insensitive). */
-  email?: string | undefined;
-  matchCriteria?: string | undefined;
-  sortOrder?: string | undefined;
-  status?: string | undefined;
-  adminOnly?: string | undefined;
-  usernameOnly?: string | undefined;
-  type?: string | undefined;
-  /** Service accounts only: the service-account directory's fields (upstream's `name`, `owner`, `description`, `order_by`). */
-  name?: string | undefined;
-  owner?: string | undefined;
-  description?: string | undefined;
-  orderBy?: string | undefined;
-}
 
 /** A user as upstream's directory lists it, without the names only a directory knows; the e-mail is the identity's. */
 export interface V1User {
@@ -44,8 +27,6 @@ export type V1PrincipalList = {
   data: (V1User | V1ListedServiceAccount)[] | { serviceAccounts?: V1ListedServiceAccount[]; users?: V1User[] };
 };
 
-const BOOLEAN_VALUES = ["true", "false"];
-
 function v1User(p: Principal, usernameOnly: boolean): V1User {
   if (usernameOnly) return { username: p.username };
   return { username: p.username, ...(p.email ? { email: p.email } : {}), is_active: true, is_org_admin: p.isOrgAdmin, external_source_id: p.userId };
@@ -61,12 +42,9 @@ const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const byUsername = (a: Principal, b: Principal) => compareText(a.username, b.username);
 
 /** Users as upstream asks its user directory for them (PrincipalView.users_from_proxy). */
-function users(all: Principal[], query: V1PrincipalListQuery, status: string, sortOrder: string): Principal[] {
-  const matchCriteria = validKey("match_criteria", query.matchCriteria ?? "exact", ["partial", "exact"], true);
-  const usernames = (query.usernames ?? "").replace(/ /g, "");
-  const email = (query.email ?? "").trim().toLowerCase();
-  // admin_only applies to a listing without `usernames` or `email`, as upstream.
-  const adminOnly = !usernames && !email && validKey("admin_only", query.adminOnly ?? "false", BOOLEAN_VALUES, true) === "true";
+function users(all: Principal[], query: V1PrincipalListQuery): Principal[] {
+  const { usernames, email, adminOnly, status, sortOrder } = query;
+  const matchCriteria = query.matchCriteria ?? "exact";
   // Every recorded user is active; `disabled` lists none.
   let found = status === "disabled" ? [] : all.filter((p) => p.type === "user");
   if (usernames) {
@@ -93,8 +71,8 @@ function users(all: Principal[], query: V1PrincipalListQuery, status: string, so
  * service account and ordering by them keeps the listed order.
  */
 function serviceAccounts(all: Principal[], query: V1PrincipalListQuery): Principal[] {
-  const matchCriteria = validKey("match_criteria", query.matchCriteria, ["partial", "exact"], false);
-  const usernames = (query.usernames ?? "").replace(/ /g, "").toLowerCase();
+  const matchCriteria = query.matchCriteria;
+  const usernames = query.usernames.toLowerCase();
   let found = all.filter((p) => p.type === "service-account");
   if (usernames) {
     const names = usernames.split(",");
@@ -114,16 +92,13 @@ function serviceAccounts(all: Principal[], query: V1PrincipalListQuery): Princip
 
 export async function listV1Principals(services: Services, ctx: RequestContext, query: V1PrincipalListQuery, page: Page): Promise<V1PrincipalList> {
   await requireOnTenant(services, ctx, "rbac_principal_read");
-  const sortOrder = validKey("sort_order", query.sortOrder ?? "asc", ["asc", "desc"], true) ?? "asc";
-  const status = validKey("status", query.status ?? "enabled", ["enabled", "disabled", "all"], true) ?? "enabled";
-  const type = validKey("type", query.type, ["service-account", "user", "all"], false) ?? "user";
-  const usernameOnly = validKey("username_only", query.usernameOnly ?? "false", BOOLEAN_VALUES, true) === "true";
+  const { type, usernameOnly } = query;
   const all = (await services.store.principals.list(ctx.tenant.orgId, { limit: -1 })).data;
   if (type === "service-account") {
     const accounts = serviceAccounts(all, query);
     return { count: accounts.length, data: slice(accounts, page).map((p) => v1ListedServiceAccount(p, usernameOnly)) };
   }
-  const listedUsers = users(all, query, status, sortOrder);
+  const listedUsers = users(all, query);
   if (type === "user") return { count: listedUsers.length, data: slice(listedUsers, page).map((p) => v1User(p, usernameOnly)) };
   // `all`: service accounts first, then users, paged as one list.
   const accounts = serviceAccounts(all, query);

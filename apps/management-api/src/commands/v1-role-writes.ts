@@ -7,10 +7,11 @@ import { isStoreError, type Group, type Role, type V1AccessEntry, type V1RoleTar
 import type { RequestContext } from "../domain/context.js";
 import { forbidden, invalid, isMissing, missingAs, notFound } from "../domain/errors.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
+import { pyList } from "../schemas/drf.js";
+import type { V1GroupUpdateBody, V1RoleBody, V1RolePatchBody } from "../schemas/v1-bodies.js";
 import { audit } from "./audit-log.js";
 import { grantUserAccessAboveRead, groupRecord, loadGroup, protectDefaultGroup, protectUserAccessAdminGroup, type GroupRecord } from "./groups.js";
 import { isAdmin, requireOnTenant, settled, type Services } from "./services.js";
-import { pyList } from "./v1-access.js";
 import { requireUpdatable } from "./roles.js";
 import { getV1Role, rolesOfGroupV1, type V1RoleRecord } from "./v1-roles.js";
 
@@ -18,30 +19,7 @@ import { getV1Role, rolesOfGroupV1, type V1RoleRecord } from "./v1-roles.js";
 export const V1_ROLE_WRITE_BLOCKED = "V1 write operations are not allowed for orgs using workspaces.";
 export const V1_GROUP_ROLES_BLOCKED = "V1 role-to-group assignment operations are not allowed for orgs using workspaces. Use v2 role bindings instead.";
 
-const PATCH_FIELDS = ["name", "display_name", "description"];
-/** Bounds of a role body (input is never unbounded). */
-const MAX_ACCESS = 1000;
-const MAX_DEFINITIONS = 100;
-const MAX_VALUES = 1000;
-const NAME_MAX = 150;
-
 const levelOf = permissionLevelsFromCatalog(defaultAssetTypes());
-
-/** Python's type name of a JSON value, as upstream's messages print it. */
-const pyType = (v: unknown) =>
-  v === null || v === undefined
-    ? "NoneType"
-    : Array.isArray(v)
-      ? "list"
-      : typeof v === "string"
-        ? "str"
-        : typeof v === "object"
-          ? "dict"
-          : typeof v === "boolean"
-            ? "bool"
-            : Number.isInteger(v)
-              ? "int"
-              : "float";
 
 const v1Blocked = (message: string) => (error: unknown) => {
   if (isStoreError(error, "v2-activated")) throw forbidden(message);
@@ -63,76 +41,11 @@ function requireUuidParam(id: string): string {
   return id.toLowerCase();
 }
 
-function requireString(body: Record<string, unknown>, field: string, required: boolean, allowBlank: boolean): string | undefined {
-  const value = body[field];
-  if (value === undefined) {
-    if (required) throw invalid("This field is required.", field);
-    return undefined;
-  }
-  if (typeof value !== "string") throw invalid("Not a valid string.", field);
-  if (!allowBlank && value.trim() === "") throw invalid("This field may not be blank.", field);
-  if (value.length > NAME_MAX) throw invalid(`Ensure this field has no more than ${NAME_MAX} characters.`, field);
-  return value;
-}
-
-function optionalDescription(body: Record<string, unknown>): string | null | undefined {
-  const value = body["description"];
-  if (value === undefined || value === null) return value as null | undefined;
-  if (typeof value !== "string") throw invalid("Not a valid string.", "description");
-  if (value.length > 255) throw invalid("Ensure this field has no more than 255 characters.", "description");
-  return value;
-}
-
-/** upstream's ResourceDefinitionSerializer checks of one attribute filter. */
-function validateFilter(filter: unknown): V1AccessEntry["resourceDefinitions"][number]["attributeFilter"] {
-  const f = filter as Record<string, unknown> | null;
-  const keys = f && typeof f === "object" && !Array.isArray(f) ? Object.keys(f).sort() : [];
-  if (keys.join(",") !== "key,operation,value") throw invalid("attributeFilter fields must be {'key', 'value', 'operation'}", "format");
-  const op = f!["operation"];
-  if (op !== "in" && op !== "equal") throw invalid("attributeFilter operation must be one of ['in', 'equal']", "format");
-  const value = f!["value"];
-  if (op === "in" && !Array.isArray(value)) throw invalid("attributeFilter operation 'in' expects a List value", "format");
-  if (op === "equal" && typeof value !== "string" && value !== null) throw invalid("attributeFilter operation 'equal' expects a String value or None", "format");
-  if (Array.isArray(value) && value.length > MAX_VALUES) throw invalid(`attributeFilter value may list at most ${MAX_VALUES} values.`, "format");
-  if (typeof f!["key"] !== "string" || (f!["key"] as string).length > 256) throw invalid("attributeFilter key must be a string.", "format");
-  if (f!["key"] === "group.id") {
-    const values = Array.isArray(value) ? value : [value];
-    const malformed = values.filter((v) => v !== null && !(typeof v === "string" && UUID_PATTERN.test(v)));
-    if (malformed.length > 0) {
-      throw invalid(
-        op === "in"
-          ? `attributeFilter with key 'group.id' must contain only valid UUIDs or None, invalid values: [${malformed
-              .slice(0, 10)
-              .map((v) => `'${echo(v)}'`)
-              .join(", ")}]`
-          : `attributeFilter with key 'group.id' must be a valid UUID or None, got: ${echo(value)}`,
-        "format",
-      );
-    }
-  }
-  return { key: f!["key"] as string, operation: op, value: value as string | string[] | null };
-}
-
-/** The access list of a role body, checked as upstream's `validate_role` and serializers do. */
-function validateAccess(services: Services, ctx: RequestContext, raw: unknown): V1AccessEntry[] {
-  if (!Array.isArray(raw)) throw invalid(`A list of access is expected, but ${pyType(raw)} is found.`, "access");
-  if (raw.length > MAX_ACCESS) throw invalid(`A role may list at most ${MAX_ACCESS} access entries.`, "access");
-  const entries = raw.map((item: unknown): V1AccessEntry => {
-    const a = item as Record<string, unknown> | null;
-    if (!a || typeof a !== "object" || Array.isArray(a)) throw invalid("Invalid data. Expected a dictionary.", "access");
-    if (typeof a["permission"] !== "string") throw invalid("This field is required.", "permission");
-    const permission = a["permission"];
-    if (permission.split(":").length !== 3 || permission.length > 300) throw invalid('Permission must be of the format "application:resource_type:operation".', "format");
-    if (!Array.isArray(a["resourceDefinitions"])) throw invalid(a["resourceDefinitions"] === undefined ? "This field is required." : "Expected a list of items.", "resourceDefinitions");
-    if (a["resourceDefinitions"].length > MAX_DEFINITIONS) throw invalid(`At most ${MAX_DEFINITIONS} resource definitions per permission.`, "resourceDefinitions");
-    const resourceDefinitions = a["resourceDefinitions"].map((d: unknown) => {
-      const filter = (d as Record<string, unknown> | null)?.["attributeFilter"];
-      // ResourceDefinitionSerializer's required field, reported where upstream's handler puts it.
-      if (d && typeof d === "object" && !Array.isArray(d) && filter === undefined) throw invalid("This field is required.", "resourceDefinitions.attributeFilter");
-      return { attributeFilter: validateFilter(filter) };
-    });
-    return { permission, resourceDefinitions };
-  });
+/**
+ * The rules of a role's access list that need the permission catalogue, as upstream's
+ * `validate_role` (the list's shape was checked at the edge).
+ */
+function requireGrantable(services: Services, ctx: RequestContext, entries: readonly V1AccessEntry[]): void {
   const sent = new Set(entries.map((e) => e.permission));
   for (const { permission } of entries) {
     if (!services.catalogue.names(permission)) throw invalid(`Permission does not exist: ${echo(permission)}`, "role");
@@ -142,7 +55,6 @@ function validateAccess(services: Services, ctx: RequestContext, raw: unknown): 
     // Only org admins may give a custom role more than read on user access itself.
     if (!isAdmin(ctx) && grantsUserAccessAboveRead(permission)) throw invalid(`Custom roles cannot be created for ${echo(permission.split(":")[0])}`, "role");
   }
-  return entries;
 }
 
 /** Where the role's groups are bound, by the migration rule. */
@@ -189,17 +101,9 @@ async function requireOwnWorkspaces(services: Services, ctx: RequestContext, acc
   }
 }
 
-function bodyObject(body: unknown): Record<string, unknown> {
-  if (!body || typeof body !== "object" || Array.isArray(body)) throw invalid("Invalid data. Expected a dictionary, but got list.", "detail");
-  return body as Record<string, unknown>;
-}
-
-async function roleWrite(services: Services, ctx: RequestContext, raw: unknown): Promise<V1RoleWrite> {
-  const body = bodyObject(raw);
-  const name = requireString(body, "name", true, false)!;
-  const displayName = requireString(body, "display_name", false, true);
-  const description = optionalDescription(body);
-  const access = validateAccess(services, ctx, body["access"]);
+async function roleWrite(services: Services, ctx: RequestContext, body: V1RoleBody): Promise<V1RoleWrite> {
+  const { name, displayName, description, access } = body;
+  requireGrantable(services, ctx, access);
   const { placed, targets } = placement(access);
   await requireOwnWorkspaces(services, ctx, access);
   return { name, displayName: displayName || name, description: description ?? null, access, scope: placed.level, targets };
@@ -210,7 +114,7 @@ async function afterWrite(services: Services, ctx: RequestContext, written: Writ
   return { ...written, value: await getV1Role(services, { ...ctx, minRevision: written.revision }, written.value.id) };
 }
 
-export async function createV1Role(services: Services, ctx: RequestContext, body: unknown): Promise<Written<V1RoleRecord>> {
+export async function createV1Role(services: Services, ctx: RequestContext, body: V1RoleBody): Promise<Written<V1RoleRecord>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
   const input = await roleWrite(services, ctx, body);
@@ -222,7 +126,7 @@ async function loadRoleForWrite(services: Services, ctx: RequestContext, id: str
   return services.store.roles.get(ctx.tenant.orgId, requireUuidParam(id)).catch(roleNotFound);
 }
 
-export async function updateV1Role(services: Services, ctx: RequestContext, id: string, body: unknown): Promise<Written<V1RoleRecord>> {
+export async function updateV1Role(services: Services, ctx: RequestContext, id: string, body: V1RoleBody): Promise<Written<V1RoleRecord>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
   requireUuidParam(id);
@@ -231,29 +135,26 @@ export async function updateV1Role(services: Services, ctx: RequestContext, id: 
   const before = await loadRoleForWrite(services, ctx, id);
   requireUpdatable(before, "role.update");
   const written = await services.store.v1Writes
-    .updateRole(ctx.tenant.orgId, before.id, input, () => audit.edited(ctx, "role", before, bodyObject(body)))
+    .updateRole(ctx.tenant.orgId, before.id, input, () => audit.edited(ctx, "role", before, { name: body.name, display_name: body.displayName, description: body.description, access: body.access }))
     .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
     .catch(roleNotFound);
   return afterWrite(services, ctx, written);
 }
 
 /** PATCH: name, display name and description only; the access list stays. */
-export async function patchV1Role(services: Services, ctx: RequestContext, id: string, raw: unknown): Promise<Written<V1RoleRecord>> {
+export async function patchV1Role(services: Services, ctx: RequestContext, id: string, body: V1RolePatchBody): Promise<Written<V1RoleRecord>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
-  const body = bodyObject(raw ?? {});
-  const unsupported = Object.keys(body).find((k) => !PATCH_FIELDS.includes(k));
-  if (unsupported !== undefined) throw invalid(`Field '${echo(unsupported)}' is not supported. Please use one or more of: ['name', 'display_name', 'description'].`, "role");
   const before = await loadRoleForWrite(services, ctx, id);
   requireUpdatable(before, "role.update");
   const access = (await services.store.v1.accessOf([before.id])).get(before.id) ?? [];
-  const name = requireString(body, "name", false, false) ?? before.name;
-  const displayName = requireString(body, "display_name", false, true) ?? before.displayName ?? before.name;
-  const description = optionalDescription(body);
+  const name = body.name ?? before.name;
+  const displayName = body.displayName ?? before.displayName ?? before.name;
+  const description = body.description;
   const { placed, targets } = placement(access);
   const input: V1RoleWrite = { name, displayName, description: description === undefined ? before.description : description, access, scope: placed.level, targets };
   const written = await services.store.v1Writes
-    .updateRole(ctx.tenant.orgId, before.id, input, () => audit.edited(ctx, "role", before, { ...body, name, display_name: displayName, description: input.description }))
+    .updateRole(ctx.tenant.orgId, before.id, input, () => audit.edited(ctx, "role", before, { name, display_name: displayName, description: input.description }))
     .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
     .catch(roleNotFound);
   return afterWrite(services, ctx, written);
@@ -281,12 +182,9 @@ function protectAdminDefault(group: Group): void {
  * ids the organisation cannot see (unknown, another tenant's, platform parents) are left out, and
  * when none is left the answer is 404.
  */
-async function rolesNamed(services: Services, ctx: RequestContext, ids: unknown): Promise<Role[]> {
-  if (!Array.isArray(ids)) throw invalid(ids === undefined ? "This field is required." : `Expected a list of items but got type "${pyType(ids)}".`, "roles");
-  if (ids.length > MAX_ACCESS) throw invalid(`At most ${MAX_ACCESS} roles per request.`, "roles");
-  for (const id of ids) if (typeof id !== "string" || !UUID_PATTERN.test(id)) throw invalid("Must be a valid UUID.", "roles");
+async function rolesNamed(services: Services, ctx: RequestContext, ids: readonly string[]): Promise<Role[]> {
   const roles: Role[] = [];
-  for (const id of new Set((ids as string[]).map((i) => i.toLowerCase()))) {
+  for (const id of new Set(ids.map((i) => i.toLowerCase()))) {
     const role = await services.store.roles.get(ctx.tenant.orgId, id).catch((error: unknown) => {
       if (isMissing(error)) return null;
       throw error;
@@ -310,14 +208,13 @@ async function protectEscalatingRoles(services: Services, ctx: RequestContext, r
   }
 }
 
-export async function addGroupRoles(services: Services, ctx: RequestContext, groupId: string, raw: unknown): Promise<Written<{ data: V1RoleRecord[] }>> {
+export async function addGroupRoles(services: Services, ctx: RequestContext, groupId: string, roleIds: readonly string[]): Promise<Written<{ data: V1RoleRecord[] }>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
   const group = await loadGroup(services, ctx, groupId);
   await refuseInV2Mode(services, ctx, V1_GROUP_ROLES_BLOCKED);
-  const body = bodyObject(raw);
   protectAdminDefault(group);
   await protectUserAccessAdminGroup(services, ctx, group, "add_role");
-  const roles = await rolesNamed(services, ctx, body["roles"]);
+  const roles = await rolesNamed(services, ctx, roleIds);
   await protectEscalatingRoles(services, ctx, roles);
   const items = await Promise.all(roles.map(async (r) => ({ roleId: r.id, targets: await targetsOf(services, r) })));
   const written = await services.store.v1Writes
@@ -335,14 +232,13 @@ export async function addGroupRoles(services: Services, ctx: RequestContext, gro
   return { ...written, value: { data: await rolesOfGroupV1(services, { ...ctx, minRevision: written.revision }, group.id) } };
 }
 
-export async function removeGroupRoles(services: Services, ctx: RequestContext, groupId: string, rolesParam: string | undefined): Promise<Written<{ removed: number }>> {
+export async function removeGroupRoles(services: Services, ctx: RequestContext, groupId: string, roleIds: readonly string[]): Promise<Written<{ removed: number }>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
   const group = await loadGroup(services, ctx, groupId);
   await refuseInV2Mode(services, ctx, V1_GROUP_ROLES_BLOCKED);
   protectAdminDefault(group);
   await protectUserAccessAdminGroup(services, ctx, group, "remove_role");
-  if (rolesParam === undefined) throw invalid("Query parameter roles is required.");
-  const roles = await rolesNamed(services, ctx, rolesParam.split(","));
+  const roles = await rolesNamed(services, ctx, roleIds);
   const written = await services.store.v1Writes
     .removeGroupRoles(
       ctx.tenant.orgId,
@@ -362,14 +258,12 @@ export async function removeGroupRoles(services: Services, ctx: RequestContext, 
 }
 
 /** PUT /groups/{uuid}/: name and description of a standard group. */
-export async function updateGroup(services: Services, ctx: RequestContext, groupId: string, raw: unknown): Promise<Written<GroupRecord>> {
+export async function updateGroup(services: Services, ctx: RequestContext, groupId: string, body: V1GroupUpdateBody): Promise<Written<GroupRecord>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
   const group = await loadGroup(services, ctx, groupId);
   await protectDefaultGroup(services, ctx, group, "update");
   await protectUserAccessAdminGroup(services, ctx, group, "update_group");
-  const body = bodyObject(raw);
-  const name = requireString(body, "name", true, false)!.trim();
-  const description = optionalDescription(body);
+  const { name, description } = body;
   const written = await services.store.v1Writes
     .updateGroup(ctx.tenant.orgId, group.id, { name, description: description === undefined ? group.description : description }, () =>
       audit.edited(ctx, "group", group, { name, description: description === undefined ? group.description : description }),

@@ -4,12 +4,9 @@ import type { Group, Role, V1AccessEntry } from "@gatehouse/store";
 import type { RequestContext } from "../domain/context.js";
 import { forbidden, invalid, missingAs, notFound } from "../domain/errors.js";
 import { echo, UUID_PATTERN } from "../schemas/common.js";
-import { findPrincipalByUsername, pyList, validKey } from "./v1-access.js";
+import { ROLE_ORDER_FIELDS as ORDER_FIELDS, type RoleAddField as AddField, type V1GroupRolesQuery, type V1RoleListQuery } from "../schemas/v1-queries.js";
+import { findPrincipalByUsername } from "./v1-access.js";
 import { hasOnTenant, type Services } from "./services.js";
-
-export const ROLE_ADD_FIELDS = ["groups_in_count", "groups_in", "access"] as const;
-type AddField = (typeof ROLE_ADD_FIELDS)[number];
-const ORDER_FIELDS = ["name", "display_name", "modified", "policyCount"] as const;
 
 export interface V1RoleRecord {
   uuid: string;
@@ -29,19 +26,6 @@ export interface V1RoleRecord {
   access?: V1AccessEntry[];
   groups_in?: { name: string; uuid: string; description: string | null }[];
   groups_in_count?: number;
-}
-
-export interface V1RoleListQuery {
-  name?: string | undefined;
-  nameMatch?: string | undefined;
-  displayName?: string | undefined;
-  application?: string | undefined;
-  permission?: string | undefined;
-  system?: string | undefined;
-  scope?: string | undefined;
-  username?: string | undefined;
-  orderBy?: string | undefined;
-  addFields?: string | undefined;
 }
 
 /** v1 records of roles: access lists, groups bound (default groups for admins only, as upstream). */
@@ -87,23 +71,11 @@ async function roleRecords(
 
 const v1Roles = async (services: Services, ctx: RequestContext) => (await services.store.roles.list(ctx.tenant.orgId, { kinds: ["custom", "seeded"], limit: -1 })).data;
 
-function parseAddFields(raw: string | undefined): AddField[] {
-  if (raw === undefined) return [];
-  const fields = raw.split(",");
-  for (const f of fields) {
-    if (!(ROLE_ADD_FIELDS as readonly string[]).includes(f)) {
-      throw invalid(`add_fields query parameter value ${echo(f)} is invalid. Valid inputs are ${pyList(ROLE_ADD_FIELDS)}.`);
-    }
-  }
-  return fields as AddField[];
-}
-
 const truthy = (v: string) => ["true", "1", "yes", "on"].includes(v.toLowerCase());
 const falsy = (v: string) => ["false", "0", "no", "off"].includes(v.toLowerCase());
 
 export async function listV1Roles(services: Services, ctx: RequestContext, query: V1RoleListQuery): Promise<V1RoleRecord[]> {
-  const scope = validKey("scope", query.scope ?? "org_id", ["org_id", "principal"], true);
-  const extra = parseAddFields(query.addFields);
+  const { scope, add_fields: extra } = query;
   const system = query.system !== undefined && truthy(query.system);
   const readAll = system || (await hasOnTenant(services, ctx, "rbac_roles_read"));
   if (!readAll && scope !== "principal") throw forbidden();
@@ -125,10 +97,10 @@ export async function listV1Roles(services: Services, ctx: RequestContext, query
     roles = roles.filter((r) => held.has(r.id));
   }
 
-  const nameMatch = validKey("name_match", query.nameMatch ?? "partial", ["partial", "exact"], true);
+  const nameMatch = query.name_match;
   const matches = (value: string, wanted: string) => (nameMatch === "exact" ? value.toLowerCase() === wanted.toLowerCase() : value.toLowerCase().includes(wanted.toLowerCase()));
   if (query.name) roles = roles.filter((r) => matches(r.name, query.name!));
-  if (query.displayName) roles = roles.filter((r) => matches(r.displayName ?? r.name, query.displayName!));
+  if (query.display_name) roles = roles.filter((r) => matches(r.displayName ?? r.name, query.display_name!));
   if (query.system !== undefined && (truthy(query.system) || falsy(query.system))) roles = roles.filter((r) => (r.kind !== "custom") === truthy(query.system!));
   if (query.application) {
     const prefixes = query.application.split(",").map((a) => `${a.toLowerCase()}:`);
@@ -141,7 +113,7 @@ export async function listV1Roles(services: Services, ctx: RequestContext, query
 
   const records = await roleRecords(services, ctx, roles, extra, false, principal);
   // DRF's OrderingFilter ignores unknown fields; default order is by name.
-  const requested = (query.orderBy ?? "")
+  const requested = (query.order_by ?? "")
     .split(",")
     .map((f) => f.trim())
     .filter((f) => (ORDER_FIELDS as readonly string[]).includes(f.replace(/^-/, "")));
@@ -176,39 +148,21 @@ export async function getV1RoleAccess(services: Services, ctx: RequestContext, i
   return (await getV1Role(services, ctx, id)).access ?? [];
 }
 
-/** `GET /groups/{uuid}/roles/`'s query parameters (upstream's names, unparsed). */
-export interface GroupRolesQuery {
-  exclude?: string | undefined;
-  roleName?: string | undefined;
-  roleDisplayName?: string | undefined;
-  roleDescription?: string | undefined;
-  roleSystem?: string | undefined;
-  orderBy?: string | undefined;
-  /** With `exclude=true`: `principal` limits the list to the caller's own roles (upstream's get_role_queryset). */
-  scope?: string | undefined;
-}
-
-const GROUP_ROLE_ORDER = [...ORDER_FIELDS, ...ORDER_FIELDS.map((f) => `-${f}`)];
-
 /**
  * The roles of a group, as `/groups/{uuid}/roles/` lists them (upstream's obtain_roles): with
  * `exclude=true` the organisation's roles the group does not hold; then `role_name`,
  * `role_display_name`, `role_description` (case-insensitive substrings) and `role_system`; ordered by
  * `order_by` (name by default; a field other than name, display_name, modified, policyCount is refused).
  */
-export async function groupV1Roles(services: Services, ctx: RequestContext, groupId: string, query: GroupRolesQuery = {}): Promise<V1RoleRecord[]> {
+export async function groupV1Roles(services: Services, ctx: RequestContext, groupId: string, query: V1GroupRolesQuery): Promise<V1RoleRecord[]> {
   if (!(await hasOnTenant(services, ctx, "rbac_groups_read"))) throw forbidden();
   if (!UUID_PATTERN.test(groupId)) throw invalid(`${echo(groupId)} is not a valid UUID.`, "uuid");
   await services.store.groups.get(ctx.tenant.orgId, groupId.toLowerCase()).catch(missingAs(() => notFound()));
-  const exclude = validKey("exclude", query.exclude, ["true", "false"], false) === "true";
-  const order = query.orderBy ?? "name";
-  if (!GROUP_ROLE_ORDER.includes(order as (typeof GROUP_ROLE_ORDER)[number])) {
-    throw invalid(`${echo(order)} is not a valid ordering field. Valid values are ${pyList(GROUP_ROLE_ORDER)}`);
-  }
+  const { exclude, orderBy: order } = query;
   const held = new Set(await services.store.v1.rolesOfGroup(ctx.tenant.orgId, groupId.toLowerCase()));
   // exclude=true lists the roles the caller could add: the organisation's, or with scope=principal the caller's own.
   let mine: Set<string> | undefined;
-  if (exclude && validKey("scope", query.scope ?? "org_id", ["org_id", "principal"], true) === "principal") {
+  if (query.principalScope) {
     const grants = await services.store.v1.grantsOf(ctx.tenant.orgId, ctx.caller.userId, { isOrgAdmin: ctx.caller.isOrgAdmin, defaultGroups: !ctx.caller.isServiceAccount });
     mine = new Set(grants.map((g) => g.roleId));
   }

@@ -1,30 +1,26 @@
 import { isUtf8 } from "node:buffer";
 import type { NextFunction, Request, Response } from "express";
 import type { z, ZodError, ZodType } from "zod";
+import { drfErrorMap, echo, issueSource } from "../schemas/drf.js";
 import { ApiError, type FieldError } from "./problem.js";
 
-/** DRF-like wording for the common cases; zod's own message otherwise. */
-const errorMap: z.core.$ZodErrorMap = (issue) => {
-  if (issue.code === "invalid_type" && issue.input === undefined) return "This field is required.";
-  if (issue.code === "invalid_type" && issue.input === null) return "This field may not be null.";
-  return undefined;
-};
-
+/** Each issue in upstream's words (`drfErrorMap` gave the message) with the source upstream names. */
 export function zodFieldErrors(error: ZodError): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of error.issues) {
-    const base = issue.path.map(String).join(".");
     if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) out.push({ message: `Unknown field '${key}'.`, field: base ? `${base}.${key}` : key });
+      const base = issue.path.map(String).join(".");
+      for (const key of issue.keys) out.push({ message: `Unknown field '${echo(key)}'.`, field: echo(base ? `${base}.${key}` : key) });
     } else {
-      out.push({ message: issue.message, field: base || "detail" });
+      out.push({ message: issue.message, field: issueSource(issue) });
     }
   }
   return out;
 }
 
+/** The one parse of request input, v1 and v2 alike: a 400 in upstream's words, nothing changed. */
 export function parseWith<S extends ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input, { error: errorMap });
+  const result = schema.safeParse(input, { error: drfErrorMap });
   if (!result.success) throw new ApiError(400, zodFieldErrors(result.error));
   return result.data;
 }
@@ -37,6 +33,14 @@ export function parseQuery<S extends ZodType>(schema: S, req: Request): z.output
 export function parseBody<S extends ZodType>(schema: S, req: Request): z.output<S> {
   if (req.body === undefined) throw new ApiError(400, [{ message: "A JSON request body is required.", field: "detail" }]);
   return parseWith(schema, req.body);
+}
+
+/**
+ * A v1 body: without one, upstream's serializers read an empty object (each required field is
+ * then "This field is required.").
+ */
+export function parseV1Body<S extends ZodType>(schema: S, req: Request): z.output<S> {
+  return parseWith(schema, req.body ?? {});
 }
 
 /** Reject bodies that are not JSON rather than silently ignoring them. */

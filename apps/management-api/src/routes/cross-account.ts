@@ -5,20 +5,15 @@ import { changeCrossAccountRequest, createCrossAccountRequest, getCrossAccountRe
 import type { Services } from "../commands/services.js";
 import { contextOf } from "../http/identity.js";
 import { offsetEnvelope, parseLenientOffsetPage } from "../http/pagination.js";
-import { invalid } from "../domain/errors.js";
 import { route, sendJson } from "../http/respond.js";
-import { parseBody, parseQuery } from "../http/validate.js";
-import { echo, UUID_PATTERN } from "../schemas/common.js";
+import { parseBody, parseQuery, parseWith } from "../http/validate.js";
 import { approvedOnly, createRequestBody, detail, detailQuery, editRequestBody, listItem, listQuery, orderingOf } from "../schemas/cross-account.js";
+import { uuidParam } from "../schemas/v1-queries.js";
 
 const LIST_MAX = 1000;
 
 /** PUT and PATCH name a request by its canonical UUID (upstream's `validate_uuid`). */
-function requestId(req: Request): string {
-  const id = String(req.params["uuid"]);
-  if (!UUID_PATTERN.test(id)) throw invalid(`${echo(id)} is not a valid UUID.`, "cross-account request uuid validation");
-  return id.toLowerCase();
-}
+const requestId = (req: Request): string => parseWith(uuidParam("cross-account request uuid validation"), String(req.params["uuid"]));
 
 export function crossAccountRoutes(services: Services): Router {
   const router = Router({ strict: true, caseSensitive: true });

@@ -1,28 +1,18 @@
 import { readFileSync } from "node:fs";
-import type { Request } from "express";
 import { Router } from "express";
 import type { ManagementApiConfig } from "../config.js";
 import type { Services } from "../commands/services.js";
 import { listV1Principals } from "../commands/v1-principal-list.js";
-import { listV1Permissions, v1PermissionOptions, type V1PermissionFilter } from "../commands/v1-permissions.js";
+import { listV1Permissions, v1PermissionOptions } from "../commands/v1-permissions.js";
 import { contextOf } from "../http/identity.js";
 import { methodNotAllowed } from "../http/method-not-allowed.js";
 import { offsetEnvelope, parseLenientOffsetPage, parseOffsetPage } from "../http/pagination.js";
 import { route, sendJson } from "../http/respond.js";
-import { param } from "./v1.js";
+import { parseQuery } from "../http/validate.js";
+import { v1PermissionListQuery, v1PermissionOptionsQuery } from "../schemas/v1-queries.js";
 import { v1PrincipalListQuery } from "./v1-list-queries.js";
 
 const PERMISSION_PAGE_MAX = 1000;
-
-const permissionFilter = (req: Request): V1PermissionFilter => ({
-  application: param(req, "application"),
-  resourceType: param(req, "resource_type"),
-  verb: param(req, "verb"),
-  permission: param(req, "permission"),
-  excludeGlobals: param(req, "exclude_globals"),
-  excludeRoles: param(req, "exclude_roles"),
-  allowedOnly: param(req, "allowed_only"),
-});
 
 /** v1 `/principals/` in upstream's v1 shapes (the v2 route answers the same path's detail reads). */
 export function v1PrincipalListRoutes(services: Services): Router {
@@ -30,8 +20,9 @@ export function v1PrincipalListRoutes(services: Services): Router {
   router.get(
     "/principals/",
     route(async (req, res) => {
-      const page = parseLenientOffsetPage({ limit: param(req, "limit"), offset: param(req, "offset") }, PERMISSION_PAGE_MAX);
-      const result = await listV1Principals(services, contextOf(res), v1PrincipalListQuery(req), page);
+      const query = v1PrincipalListQuery(req);
+      const page = parseLenientOffsetPage(query, PERMISSION_PAGE_MAX);
+      const result = await listV1Principals(services, contextOf(res), query, page);
       sendJson(res, 200, offsetEnvelope(req, page, result.count, result.data));
     }),
   );
@@ -44,8 +35,9 @@ export function v1PermissionRoutes(services: Services): Router {
   router.get(
     "/permissions/",
     route(async (req, res) => {
-      const page = parseOffsetPage({ limit: param(req, "limit"), offset: param(req, "offset") }, PERMISSION_PAGE_MAX);
-      const records = await listV1Permissions(services, contextOf(res), permissionFilter(req), param(req, "order_by"));
+      const query = parseQuery(v1PermissionListQuery, req);
+      const page = parseOffsetPage(query, PERMISSION_PAGE_MAX);
+      const records = await listV1Permissions(services, contextOf(res), query.filter, query.orderBy);
       const end = page.limit === -1 ? undefined : page.offset + page.limit;
       sendJson(res, 200, offsetEnvelope(req, page, records.length, records.slice(page.offset, end)));
     }),
@@ -53,9 +45,10 @@ export function v1PermissionRoutes(services: Services): Router {
   router.get(
     "/permissions/options/",
     route(async (req, res) => {
-      const values = await v1PermissionOptions(services, contextOf(res), param(req, "field"), permissionFilter(req));
+      const query = parseQuery(v1PermissionOptionsQuery, req);
+      const values = await v1PermissionOptions(services, contextOf(res), query.field, query.filter);
       // Without `limit`, upstream answers up to its maximum page.
-      const page = parseOffsetPage({ limit: param(req, "limit") ?? String(PERMISSION_PAGE_MAX), offset: param(req, "offset") }, PERMISSION_PAGE_MAX);
+      const page = parseOffsetPage({ limit: query.limit ?? String(PERMISSION_PAGE_MAX), offset: query.offset }, PERMISSION_PAGE_MAX);
       const end = page.limit === -1 ? undefined : page.offset + page.limit;
       sendJson(res, 200, offsetEnvelope(req, page, values.length, values.slice(page.offset, end)));
     }),

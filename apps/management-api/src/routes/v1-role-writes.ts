@@ -7,18 +7,12 @@ import { addGroupRoles, createV1Role, deleteV1Role, patchV1Role, removeGroupRole
 import { contextOf } from "../http/identity.js";
 import { offsetEnvelope, parseOffsetPage } from "../http/pagination.js";
 import { route, sendJson } from "../http/respond.js";
+import { parseQuery, parseV1Body } from "../http/validate.js";
 import type { Written } from "@gatehouse/store";
-import { param } from "./v1.js";
+import { v1GroupRolesBody, v1GroupUpdateBody, v1RoleBody, v1RolePatchBody } from "../schemas/v1-bodies.js";
+import { v1AuditLogQuery, v1GroupRolesDeleteQuery } from "../schemas/v1-queries.js";
 
 const AUDIT_PAGE_MAX = 1000;
-
-/** Every value of a repeated (or comma-separated) query parameter, as django-filter's multiple choice. */
-function params(req: Request, name: string): string[] | undefined {
-  const value = req.query[name];
-  const list = typeof value === "string" ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-  const out = list.flatMap((v) => v.split(",")).filter((v) => v !== "");
-  return out.length > 0 ? out : undefined;
-}
 
 /** insights-rbac's v1 role and group writes, and the audit log. */
 export function v1RoleWriteRoutes(services: Services): Router {
@@ -32,21 +26,21 @@ export function v1RoleWriteRoutes(services: Services): Router {
   router.post(
     "/roles/",
     route(async (req, res) => {
-      const written = await createV1Role(services, contextOf(res), req.body);
+      const written = await createV1Role(services, contextOf(res), parseV1Body(v1RoleBody, req));
       await send(req, res, 201, written, written.value);
     }),
   );
   router.put(
     "/roles/:uuid/",
     route(async (req, res) => {
-      const written = await updateV1Role(services, contextOf(res), String(req.params["uuid"]), req.body);
+      const written = await updateV1Role(services, contextOf(res), String(req.params["uuid"]), parseV1Body(v1RoleBody, req));
       await send(req, res, 200, written, written.value);
     }),
   );
   router.patch(
     "/roles/:uuid/",
     route(async (req, res) => {
-      const written = await patchV1Role(services, contextOf(res), String(req.params["uuid"]), req.body);
+      const written = await patchV1Role(services, contextOf(res), String(req.params["uuid"]), parseV1Body(v1RolePatchBody, req));
       await send(req, res, 200, written, written.value);
     }),
   );
@@ -60,42 +54,30 @@ export function v1RoleWriteRoutes(services: Services): Router {
   router.put(
     "/groups/:uuid/",
     route(async (req, res) => {
-      const written = await updateGroup(services, contextOf(res), String(req.params["uuid"]), req.body);
+      const written = await updateGroup(services, contextOf(res), String(req.params["uuid"]), parseV1Body(v1GroupUpdateBody, req));
       sendJson(res, 200, written.value, written.token);
     }),
   );
   router.post(
     "/groups/:uuid/roles/",
     route(async (req, res) => {
-      const written = await addGroupRoles(services, contextOf(res), String(req.params["uuid"]), req.body);
+      const written = await addGroupRoles(services, contextOf(res), String(req.params["uuid"]), parseV1Body(v1GroupRolesBody, req));
       await send(req, res, 200, written, written.value);
     }),
   );
   router.delete(
     "/groups/:uuid/roles/",
     route(async (req, res) => {
-      const written = await removeGroupRoles(services, contextOf(res), String(req.params["uuid"]), param(req, "roles"));
+      const written = await removeGroupRoles(services, contextOf(res), String(req.params["uuid"]), parseQuery(v1GroupRolesDeleteQuery, req).roles);
       await send(req, res, 204, written, null);
     }),
   );
   router.get(
     "/auditlogs/",
     route(async (req, res) => {
-      const page = parseOffsetPage({ limit: param(req, "limit"), offset: param(req, "offset") }, AUDIT_PAGE_MAX);
-      const result = await listAuditLogs(
-        services,
-        contextOf(res),
-        {
-          principalUsername: param(req, "principal_username"),
-          nameMatch: param(req, "name_match"),
-          resourceTypes: params(req, "resource_type"),
-          actions: params(req, "action"),
-          createdAfter: param(req, "created_after"),
-          createdBefore: param(req, "created_before"),
-          orderBy: param(req, "order_by"),
-        },
-        page,
-      );
+      const query = parseQuery(v1AuditLogQuery, req);
+      const page = parseOffsetPage(query, AUDIT_PAGE_MAX);
+      const result = await listAuditLogs(services, contextOf(res), query, page);
       sendJson(res, 200, offsetEnvelope(req, page, result.count, result.data));
     }),
   );

@@ -1,10 +1,7 @@
 import { z } from "zod";
+import { echo, pyType } from "./drf.js";
 
-/** A request value quoted in an error message, bounded: messages never carry unbounded input. */
-export const echo = (value: unknown): string => {
-  const text = String(value);
-  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
-};
+export { echo };
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -71,21 +68,12 @@ export function cursorPageSchema<T extends z.ZodType>(item: T, id: string) {
     .meta({ id });
 }
 
-/** Python's name for a JSON value's type, as DRF words "Expected a list of items but got type ...". */
-function pythonType(value: unknown): string {
-  if (typeof value === "string") return "str";
-  if (typeof value === "boolean") return "bool";
-  if (typeof value === "number") return Number.isInteger(value) ? "int" : "float";
-  if (Array.isArray(value)) return "list";
-  return "dict";
-}
-
 /** DRF's list-field wording: wrong type, at least / no more than N elements. */
 export function drfList<T extends z.ZodType>(item: T, min: number, max: number) {
   return z
     .array(item, {
       error: (issue) =>
-        issue.input === undefined ? "This field is required." : issue.input === null ? "This field may not be null." : `Expected a list of items but got type "${pythonType(issue.input)}".`,
+        issue.input === undefined ? "This field is required." : issue.input === null ? "This field may not be null." : `Expected a list of items but got type "${pyType(issue.input)}".`,
     })
     .min(min, `Ensure this field has at least ${min} elements.`)
     .max(max, `Ensure this field has no more than ${max} elements.`);
@@ -96,7 +84,7 @@ export function drfNestedList<T extends z.ZodType>(item: T, min: number, max: nu
   return z
     .array(item, {
       error: (issue) =>
-        issue.input === undefined ? "This field is required." : issue.input === null ? "This field may not be null." : `Expected a list of items but got type "${pythonType(issue.input)}".`,
+        issue.input === undefined ? "This field is required." : issue.input === null ? "This field may not be null." : `Expected a list of items but got type "${pyType(issue.input)}".`,
     })
     .superRefine((items, ctx) => {
       if (items.length < min) ctx.addIssue({ code: "custom", message: `Ensure this field has at least ${min} elements.`, path: ["non_field_errors"] });

@@ -4,6 +4,7 @@ import type { CrossAccountRequest } from "@gatehouse/store";
 import { z } from "zod";
 import type { PermissionRecord } from "../authz/catalogue.js";
 import { drfList } from "./common.js";
+import { checkKey } from "./drf.js";
 
 const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
 const WRONG_DATE = "Datetime has wrong format. Use one of these formats instead: MM/DD/YYYY.";
@@ -53,8 +54,16 @@ export const editRequestBody = z.looseObject({
   target_account: account.optional(),
 });
 
+export const QUERY_BY_VALUES = ["user_id", "target_org"] as const;
+/** Whose requests a read names: the target organisation's (its admins) or the caller's own (an associate). */
+const queryBy = z
+  .string()
+  .max(64)
+  .optional()
+  .transform((raw, ctx) => checkKey(ctx, "query_by", raw, QUERY_BY_VALUES, "target_org") ?? z.NEVER);
+
 export const listQuery = z.object({
-  query_by: z.string().max(64).optional(),
+  query_by: queryBy,
   status: z.string().max(1024).optional(),
   org_id: z.string().max(1024).optional(),
   approved_only: z.string().max(16).optional(),
@@ -63,7 +72,7 @@ export const listQuery = z.object({
   offset: z.string().max(32).optional(),
 });
 
-export const detailQuery = z.object({ query_by: z.string().max(64).optional() });
+export const detailQuery = z.object({ query_by: queryBy });
 
 /** django-filter's BooleanFilter: true / false in its spellings; anything else filters nothing. */
 export const approvedOnly = (value: string | undefined): boolean => value !== undefined && ["true", "True", "1"].includes(value);

@@ -1,5 +1,8 @@
 import { z } from "zod";
 import { limitParam, offsetPageSchema, offsetParam, queryString, timestamp, UUID_PATTERN, uuid } from "./common.js";
+import { checkKey } from "./drf.js";
+
+const BOOLEAN_VALUES = ["true", "false"] as const;
 
 export const groupSchema = z
   .object({
@@ -67,20 +70,28 @@ export const groupPrincipalsDeleteQuery = z.object({
 });
 
 export const GROUP_PRINCIPAL_TYPES = ["service-account", "user", "all"] as const;
-export const groupPrincipalsListQuery = z.object({
-  limit: limitParam,
-  offset: offsetParam,
-  principal_type: z.string().max(64).optional(),
-  username_only: z.string().max(64).optional(),
-  admin_only: z.string().max(64).optional(),
-  principal_username: z.string().max(256).optional(),
-  order_by: z.string().max(64).optional(),
-  service_account_client_ids: z
-    .string()
-    .max(65536)
-    .optional()
-    .meta({ description: "Comma-separated client ids: answers which of them are member service accounts (no other parameter but limit and offset)." }),
-});
+export const groupPrincipalsListQuery = z
+  .object({
+    limit: limitParam,
+    offset: offsetParam,
+    principal_type: z.string().max(64).optional(),
+    username_only: z.string().max(64).optional(),
+    admin_only: z.string().max(64).optional(),
+    principal_username: z.string().max(256).optional(),
+    order_by: z.string().max(64).optional(),
+    service_account_client_ids: z
+      .string()
+      .max(65536)
+      .optional()
+      .meta({ description: "Comma-separated client ids: answers which of them are member service accounts (no other parameter but limit and offset)." }),
+  })
+  // Checked in upstream's order (order_by, username_only, principal_type, then admin_only), the first refusal answering.
+  .superRefine((q, ctx) => {
+    if (q.order_by && checkKey(ctx, "order_by", q.order_by, ["username", "-username"]) === undefined) return;
+    if (q.username_only && checkKey(ctx, "username_only", q.username_only, BOOLEAN_VALUES) === undefined) return;
+    if (q.principal_type && checkKey(ctx, "principal_type", q.principal_type, GROUP_PRINCIPAL_TYPES) === undefined) return;
+    if (q.principal_type?.toLowerCase() !== "service-account" && q.admin_only) checkKey(ctx, "admin_only", q.admin_only, BOOLEAN_VALUES);
+  });
 
 /** `service_account_client_ids`: each client id named and whether it is a member service account. */
 export const groupServiceAccountMembershipSchema = z
