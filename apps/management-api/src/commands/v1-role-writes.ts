@@ -11,8 +11,8 @@ import { audit } from "./audit-log.js";
 import { groupRecord, loadGroup, protectDefaultGroup, protectUserAccessAdminGroup, type GroupRecord } from "./groups.js";
 import { isAdmin, requireOnTenant, settled, type Services } from "./services.js";
 import { pyList } from "./v1-access.js";
-import { requireUpdatable } from "./roles.js";
-import { getV1Role, rolesOfGroupV1, type V1RoleRecord } from "./v1-roles.js";
+import { requireUpdatable, roleNameRefused } from "./roles.js";
+import { rolesOfGroupV1, v1RoleRecord, type V1RoleRecord } from "./v1-roles.js";
 
 /** upstream's texts for writes refused in v2 mode. */
 export const V1_ROLE_WRITE_BLOCKED = "V1 write operations are not allowed for orgs using workspaces.";
@@ -207,14 +207,18 @@ async function roleWrite(services: Services, ctx: RequestContext, raw: unknown):
 
 async function afterWrite(services: Services, ctx: RequestContext, written: Written<Role>): Promise<Written<V1RoleRecord>> {
   await settled(services, written);
-  return { ...written, value: await getV1Role(services, { ...ctx, minRevision: written.revision }, written.value.id) };
+  // The role as the transaction wrote it: not read again.
+  return { ...written, value: await v1RoleRecord(services, { ...ctx, minRevision: written.revision }, written.value) };
 }
 
 export async function createV1Role(services: Services, ctx: RequestContext, body: unknown): Promise<Written<V1RoleRecord>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
   const input = await roleWrite(services, ctx, body);
-  const written = await services.store.v1Writes.createRole(ctx.tenant.orgId, input, (r) => audit.created(ctx, "role", r)).catch(v1Blocked(V1_ROLE_WRITE_BLOCKED));
+  const written = await services.store.v1Writes
+    .createRole(ctx.tenant.orgId, input, (r) => audit.created(ctx, "role", r))
+    .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
+    .catch(roleNameRefused("v1"));
   return afterWrite(services, ctx, written);
 }
 
@@ -233,6 +237,7 @@ export async function updateV1Role(services: Services, ctx: RequestContext, id: 
   const written = await services.store.v1Writes
     .updateRole(ctx.tenant.orgId, before.id, input, () => audit.edited(ctx, "role", before, bodyObject(body)))
     .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
+    .catch(roleNameRefused("v1"))
     .catch(roleNotFound);
   return afterWrite(services, ctx, written);
 }
@@ -255,6 +260,7 @@ export async function patchV1Role(services: Services, ctx: RequestContext, id: s
   const written = await services.store.v1Writes
     .updateRole(ctx.tenant.orgId, before.id, input, () => audit.edited(ctx, "role", before, { ...body, name, display_name: displayName, description: input.description }))
     .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
+    .catch(roleNameRefused("v1"))
     .catch(roleNotFound);
   return afterWrite(services, ctx, written);
 }
