@@ -1,7 +1,7 @@
 import { assetVerb, type AssetTypeCatalog } from "./asset-types.js";
 import { BINDING_LEVELS, LEVEL_LABELS, levelOfPattern, levelRank, levelsAbove, type BindingLevel } from "./levels.js";
 import type { TenantMigrationPlan } from "./migration-plan.js";
-import { roleGrants } from "./permissions.js";
+import { roleGrants, wildcardCandidates } from "./permissions.js";
 import { principalId, TYPES, type RelationshipTuple, type TenantIds } from "./tuples.js";
 import { roleKey, v1RolesOf, type V1Export, type V1Principal, type V1Tenant } from "./v1-export.js";
 import { isInventoryWorkspaceFilter, type V1AccessInput } from "./v1-placement.js";
@@ -156,6 +156,8 @@ function lostReason(boundAt: readonly BindingLevel[], checkedAt: BindingLevel): 
 /** A concrete catalogue permission and where its application checks it. */
 interface CheckTarget {
   readonly permission: string;
+  /** The held forms that grant it (`wildcardCandidates`). */
+  readonly grantedBy: readonly string[];
   readonly pattern: number;
   readonly checkedAt: BindingLevel;
   readonly v2: readonly string[];
@@ -165,9 +167,12 @@ interface CheckTarget {
 function checkTargets(catalog: AssetTypeCatalog): CheckTarget[] {
   return catalog.permissions().map((permission) => {
     const { assetType, verb } = assetVerb(catalog, permission);
-    return { permission, pattern: assetType.pattern, checkedAt: levelOfPattern(assetType.pattern), v2: verb.v2 };
+    return { permission, grantedBy: wildcardCandidates(permission), pattern: assetType.pattern, checkedAt: levelOfPattern(assetType.pattern), v2: verb.v2 };
   });
 }
+
+/** Whether the held permissions grant the target (the wildcard rule of `roleGrants`). */
+const grants = (held: ReadonlySet<string>, target: CheckTarget) => target.grantedBy.some((c) => held.has(c));
 
 /**
  * A principal's v1 roles and the permissions they hold organisation-wide: an inventory entry
@@ -202,8 +207,9 @@ export function countLostGrants(input: LostGrantCountInput): number {
   for (const principal of tenant.principals) {
     const subject = { type: TYPES.principal, id: principalId(domain, principal.user_id) };
     const { held } = heldBy(input.export, tenant, principal);
-    for (const { permission, checkedAt, v2 } of targets) {
-      if (!roleGrants(held, permission)) continue;
+    for (const target of targets) {
+      if (!grants(held, target)) continue;
+      const { checkedAt, v2 } = target;
       const object = checkObjectFor(ids, checkedAt);
       for (const v2Permission of v2) {
         if (isDefined && !isDefined(object.type, v2Permission)) continue;
@@ -253,9 +259,10 @@ export function computeParity(input: ParityInput): ParityReport {
         unclassified.set(`${orgId} ${h}`, { orgId, permission: h });
         grantsUnverified++;
       }
-      for (const { permission, pattern, checkedAt, v2 } of targets) {
+      for (const target of targets) {
+        const { permission, pattern, checkedAt, v2 } = target;
         const object = checkObjectFor(plan.ids, checkedAt);
-        const grantedInV1 = roleGrants(held, permission);
+        const grantedInV1 = grants(held, target);
         for (const v2Permission of v2) {
           if (input.isDefined && !input.isDefined(object.type, v2Permission)) {
             const key = `${permission} ${v2Permission}`;

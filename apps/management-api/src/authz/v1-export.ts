@@ -43,7 +43,11 @@ export async function v1ExportFromStore(store: Store, tenant: Tenant, maxPrincip
   // unlimited permissions being a part bound at the organisation level: its groups hold those
   // permissions as v1 grants, checked at the level their application checks.
   const custom = roles.filter((r) => r.kind === "custom");
-  const access = await store.v1.accessOf(custom.map((r) => r.id));
+  const standard = groupPage.data.filter((g) => g.kind === "standard");
+  const [access, members] = await Promise.all([
+    store.v1.accessOf(custom.map((r) => r.id)),
+    Promise.all(standard.map(async (g) => [g.id, await store.groups.members(org, g.id)] as const)).then((pairs) => new Map(pairs)),
+  ]);
   const unlimitedOf = new Map<string, string[]>();
   for (const r of custom) {
     const entries = access.get(r.id) ?? [];
@@ -63,8 +67,6 @@ export async function v1ExportFromStore(store: Store, tenant: Tenant, maxPrincip
     }
   }
   const groups: V1Group[] = [];
-  const standard = groupPage.data.filter((g) => g.kind === "standard");
-  const members = new Map(await Promise.all(standard.map(async (g) => [g.id, await store.groups.members(org, g.id)] as const)));
   for (const g of groupPage.data) {
     const bound = [...(rolesOfGroup.get(g.id) ?? [])].map((id) => roleById.get(id)).filter((r): r is Role => r !== undefined);
     if (g.kind === "standard") {

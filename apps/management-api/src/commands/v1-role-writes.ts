@@ -205,13 +205,20 @@ async function roleWrite(services: Services, ctx: RequestContext, raw: unknown):
   return { name, displayName: displayName || name, description: description ?? null, access, scope: placed.level, targets };
 }
 
-async function afterWrite(services: Services, ctx: RequestContext, written: Written<Role>): Promise<Written<V1RoleRecord>> {
+/** A v1 write's answer, with the organisation's lost-grant count after it (parity upkeep; undefined when not computed). */
+export type V1Written<T> = Written<T> & { parityLost: number | undefined };
+
+/** After a v1 write: applied to the graph, then its answer read and the lost grants counted, side by side. */
+async function answered<T>(services: Services, ctx: RequestContext, written: Written<unknown>, answer: (at: RequestContext) => Promise<T>): Promise<V1Written<T>> {
   await settled(services, written);
-  // The role as the transaction wrote it: not read again.
-  return { ...written, value: await v1RoleRecord(services, { ...ctx, minRevision: written.revision }, written.value) };
+  const [value, parityLost] = await Promise.all([answer({ ...ctx, minRevision: written.revision }), services.parity?.afterV1Write(ctx, written)]);
+  return { ...written, value, parityLost };
 }
 
-export async function createV1Role(services: Services, ctx: RequestContext, body: unknown): Promise<Written<V1RoleRecord>> {
+/** A role write's answer: the role as the transaction wrote it (not read again). */
+const afterWrite = (services: Services, ctx: RequestContext, written: Written<Role>) => answered(services, ctx, written, (at) => v1RoleRecord(services, at, written.value));
+
+export async function createV1Role(services: Services, ctx: RequestContext, body: unknown): Promise<V1Written<V1RoleRecord>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
   const input = await roleWrite(services, ctx, body);
@@ -226,7 +233,7 @@ async function loadRoleForWrite(services: Services, ctx: RequestContext, id: str
   return services.store.roles.get(ctx.tenant.orgId, requireUuidParam(id)).catch(roleNotFound);
 }
 
-export async function updateV1Role(services: Services, ctx: RequestContext, id: string, body: unknown): Promise<Written<V1RoleRecord>> {
+export async function updateV1Role(services: Services, ctx: RequestContext, id: string, body: unknown): Promise<V1Written<V1RoleRecord>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
   requireUuidParam(id);
@@ -243,7 +250,7 @@ export async function updateV1Role(services: Services, ctx: RequestContext, id: 
 }
 
 /** PATCH: name, display name and description only; the access list stays. */
-export async function patchV1Role(services: Services, ctx: RequestContext, id: string, raw: unknown): Promise<Written<V1RoleRecord>> {
+export async function patchV1Role(services: Services, ctx: RequestContext, id: string, raw: unknown): Promise<V1Written<V1RoleRecord>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
   const body = bodyObject(raw ?? {});
@@ -265,7 +272,7 @@ export async function patchV1Role(services: Services, ctx: RequestContext, id: s
   return afterWrite(services, ctx, written);
 }
 
-export async function deleteV1Role(services: Services, ctx: RequestContext, id: string): Promise<Written<{ id: string }>> {
+export async function deleteV1Role(services: Services, ctx: RequestContext, id: string): Promise<V1Written<{ id: string }>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
   const before = await loadRoleForWrite(services, ctx, id);
@@ -274,7 +281,7 @@ export async function deleteV1Role(services: Services, ctx: RequestContext, id: 
     .deleteRole(ctx.tenant.orgId, before.id, (r) => audit.deleted(ctx, "role", r))
     .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
     .catch(roleNotFound);
-  return settled(services, { ...written, value: { id: before.id } });
+  return answered(services, ctx, written, async () => ({ id: before.id }));
 }
 
 /** The admin-default group's roles are the platform's; upstream's words. */
@@ -312,7 +319,7 @@ async function protectEscalatingRoles(services: Services, ctx: RequestContext, r
   }
 }
 
-export async function addGroupRoles(services: Services, ctx: RequestContext, groupId: string, raw: unknown): Promise<Written<{ data: V1RoleRecord[] }>> {
+export async function addGroupRoles(services: Services, ctx: RequestContext, groupId: string, raw: unknown): Promise<V1Written<{ data: V1RoleRecord[] }>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
   const group = await loadGroup(services, ctx, groupId);
   await refuseInV2Mode(services, ctx, V1_GROUP_ROLES_BLOCKED);
@@ -333,11 +340,10 @@ export async function addGroupRoles(services: Services, ctx: RequestContext, gro
       ),
     )
     .catch(v1Blocked(V1_GROUP_ROLES_BLOCKED));
-  await settled(services, written);
-  return { ...written, value: { data: await rolesOfGroupV1(services, { ...ctx, minRevision: written.revision }, group.id) } };
+  return answered(services, ctx, written, async (at) => ({ data: await rolesOfGroupV1(services, at, group.id) }));
 }
 
-export async function removeGroupRoles(services: Services, ctx: RequestContext, groupId: string, rolesParam: string | undefined): Promise<Written<{ removed: number }>> {
+export async function removeGroupRoles(services: Services, ctx: RequestContext, groupId: string, rolesParam: string | undefined): Promise<V1Written<{ removed: number }>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
   const group = await loadGroup(services, ctx, groupId);
   await refuseInV2Mode(services, ctx, V1_GROUP_ROLES_BLOCKED);
@@ -360,7 +366,7 @@ export async function removeGroupRoles(services: Services, ctx: RequestContext, 
         ),
     )
     .catch(v1Blocked(V1_GROUP_ROLES_BLOCKED));
-  return settled(services, { ...written, value: { removed: written.value.length } });
+  return answered(services, ctx, written, async () => ({ removed: written.value.length }));
 }
 
 /** PUT /groups/{uuid}/: name and description of a standard group. */

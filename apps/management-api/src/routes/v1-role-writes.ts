@@ -3,11 +3,10 @@ import { Router } from "express";
 import { listAuditLogs } from "../commands/audit-log.js";
 import { PARITY_LOST_HEADER } from "../commands/parity-upkeep.js";
 import type { Services } from "../commands/services.js";
-import { addGroupRoles, createV1Role, deleteV1Role, patchV1Role, removeGroupRoles, updateGroup, updateV1Role } from "../commands/v1-role-writes.js";
+import { addGroupRoles, createV1Role, deleteV1Role, patchV1Role, removeGroupRoles, updateGroup, updateV1Role, type V1Written } from "../commands/v1-role-writes.js";
 import { contextOf } from "../http/identity.js";
 import { offsetEnvelope, parseOffsetPage } from "../http/pagination.js";
 import { route, sendJson } from "../http/respond.js";
-import type { Written } from "@gatehouse/store";
 import { param } from "./v1.js";
 
 const AUDIT_PAGE_MAX = 1000;
@@ -23,38 +22,37 @@ function params(req: Request, name: string): string[] | undefined {
 /** insights-rbac's v1 role and group writes, and the audit log. */
 export function v1RoleWriteRoutes(services: Services): Router {
   const router = Router({ strict: true, caseSensitive: true });
-  // After each v1 write: parity recomputed, its lost grants in a header (and the metrics).
-  const send = async <T>(req: Request, res: Response, status: number, written: Written<T>, body: unknown) => {
-    const lost = await services.parity?.afterV1Write(contextOf(res), written);
-    if (lost !== undefined) res.setHeader(PARITY_LOST_HEADER, String(lost));
+  // After each v1 write: the lost grants the command counted, in a header (the metrics have them too).
+  const send = <T>(res: Response, status: number, written: V1Written<T>, body: unknown) => {
+    if (written.parityLost !== undefined) res.setHeader(PARITY_LOST_HEADER, String(written.parityLost));
     sendJson(res, status, body, written.token);
   };
   router.post(
     "/roles/",
     route(async (req, res) => {
       const written = await createV1Role(services, contextOf(res), req.body);
-      await send(req, res, 201, written, written.value);
+      send(res, 201, written, written.value);
     }),
   );
   router.put(
     "/roles/:uuid/",
     route(async (req, res) => {
       const written = await updateV1Role(services, contextOf(res), String(req.params["uuid"]), req.body);
-      await send(req, res, 200, written, written.value);
+      send(res, 200, written, written.value);
     }),
   );
   router.patch(
     "/roles/:uuid/",
     route(async (req, res) => {
       const written = await patchV1Role(services, contextOf(res), String(req.params["uuid"]), req.body);
-      await send(req, res, 200, written, written.value);
+      send(res, 200, written, written.value);
     }),
   );
   router.delete(
     "/roles/:uuid/",
     route(async (req, res) => {
       const written = await deleteV1Role(services, contextOf(res), String(req.params["uuid"]));
-      await send(req, res, 204, written, null);
+      send(res, 204, written, null);
     }),
   );
   router.put(
@@ -68,14 +66,14 @@ export function v1RoleWriteRoutes(services: Services): Router {
     "/groups/:uuid/roles/",
     route(async (req, res) => {
       const written = await addGroupRoles(services, contextOf(res), String(req.params["uuid"]), req.body);
-      await send(req, res, 200, written, written.value);
+      send(res, 200, written, written.value);
     }),
   );
   router.delete(
     "/groups/:uuid/roles/",
     route(async (req, res) => {
       const written = await removeGroupRoles(services, contextOf(res), String(req.params["uuid"]), param(req, "roles"));
-      await send(req, res, 204, written, null);
+      send(res, 204, written, null);
     }),
   );
   router.get(
