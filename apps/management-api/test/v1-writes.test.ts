@@ -169,6 +169,50 @@ describe("v1 role writes with dual write", () => {
   });
 });
 
+describe("one role name rule for v1 and v2 writes", () => {
+  const v2Role = (name: string) => ({ name, permissions: [{ application: "inventory", resource_type: "hosts", operation: "read" }] });
+
+  it("refuses a v1 role's name or display name to either API, each in its own words, writing nothing", async () => {
+    const o = await org();
+    const ops = await app.request("POST", `${V1}/roles/`, { as: o.admin, body: { name: "Ops", display_name: "Ops team", access: access("inventory:hosts:read") } });
+    expect(ops.status).toBe(201);
+    const v1Refusals: [unknown, string, string][] = [
+      [{ name: "ops", access: [] }, "Role 'ops' already exists for a tenant.", "role"],
+      [{ name: "Other", display_name: "OPS TEAM", access: [] }, "Role 'Other' already exists for a tenant.", "role"],
+      [{ name: "Default access (organization)", access: [] }, "Role name 'Default access (organization)' conflicts with an existing system role.", "name"],
+    ];
+    for (const [body, detail, source] of v1Refusals) {
+      const res = await app.request("POST", `${V1}/roles/`, { as: o.admin, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.errors).toEqual([{ detail, source, status: "400" }]);
+    }
+    for (const name of ["OPS", "ops team"]) {
+      const res = await app.request("POST", `${V2}/roles/`, { as: o.admin, body: v2Role(name) });
+      expect(res.status, name).toBe(400);
+      expect(res.headers.get("content-type")).toContain("application/problem+json");
+      expect(res.body).toMatchObject({ status: 400, detail: `A role with name '${name}' already exists for this tenant.`, errors: [{ field: "name" }] });
+    }
+    // Nothing written: the organisation is still in v1 mode and holds the one role.
+    expect((await app.request("GET", `${V2}/access:mode/`, { as: o.admin })).body.mode).toBe("v1");
+    expect((await app.request("GET", `${V1}/roles/?system=false`, { as: o.admin })).body.meta.count).toBe(1);
+  });
+
+  it("holds a v2 rename to the same rule, against a v1 role's display name too", async () => {
+    const o = await org();
+    await app.request("POST", `${V1}/roles/`, { as: o.admin, body: { name: "Ops", display_name: "Ops team", access: access("inventory:hosts:read") } });
+    const patchers = await app.request("POST", `${V2}/roles/`, { as: o.admin, body: v2Role("Patchers") });
+    expect(patchers.status).toBe(201);
+    for (const name of ["ops", "OPS TEAM"]) {
+      const res = await app.request("PUT", `${V2}/roles/${patchers.body.id}/`, { as: o.admin, body: v2Role(name) });
+      expect(res.status, name).toBe(400);
+      expect(res.body).toMatchObject({ detail: `A role with name '${name}' already exists for this tenant.`, errors: [{ field: "name" }] });
+    }
+    const seeded = await app.request("PUT", `${V2}/roles/${patchers.body.id}/`, { as: o.admin, body: v2Role("User Access administrator") });
+    expect(seeded.body).toMatchObject({ status: 400, detail: "Role name 'User Access administrator' conflicts with an existing system role." });
+    expect((await app.request("GET", `${V2}/roles/${patchers.body.id}/`, { as: o.admin })).body.name).toBe("Patchers");
+  });
+});
+
 describe("organisation mode", () => {
   it("activates v2 on the first v2 role-binding write; v1 role writes are refused after", async () => {
     const o = await org();

@@ -1,9 +1,9 @@
 import { assetVerb, type AssetTypeCatalog } from "./asset-types.js";
 import { BINDING_LEVELS, LEVEL_LABELS, levelOfPattern, levelRank, levelsAbove, type BindingLevel } from "./levels.js";
 import type { TenantMigrationPlan } from "./migration-plan.js";
-import { roleGrants } from "./permissions.js";
+import { roleGrants, wildcardCandidates } from "./permissions.js";
 import { principalId, TYPES, type RelationshipTuple, type TenantIds } from "./tuples.js";
-import { roleKey, v1RolesOf, type V1Export, type V1Tenant } from "./v1-export.js";
+import { roleKey, v1RolesOf, type V1Export, type V1Principal, type V1Tenant } from "./v1-export.js";
 import { isInventoryWorkspaceFilter, type V1AccessInput } from "./v1-placement.js";
 
 export interface ObjectRef {
@@ -153,6 +153,73 @@ function lostReason(boundAt: readonly BindingLevel[], checkedAt: BindingLevel): 
   return `bound at ${covering.map(label).join(", ")} which covers ${label(checkedAt)}, yet v2 denies (see explain)`;
 }
 
+/** A concrete catalogue permission and where its application checks it. */
+interface CheckTarget {
+  readonly permission: string;
+  /** The held forms that grant it (`wildcardCandidates`). */
+  readonly grantedBy: readonly string[];
+  readonly pattern: number;
+  readonly checkedAt: BindingLevel;
+  readonly v2: readonly string[];
+}
+
+/** Every concrete catalogue permission with its check level: once per report, not once per principal. */
+function checkTargets(catalog: AssetTypeCatalog): CheckTarget[] {
+  return catalog.permissions().map((permission) => {
+    const { assetType, verb } = assetVerb(catalog, permission);
+    return { permission, grantedBy: wildcardCandidates(permission), pattern: assetType.pattern, checkedAt: levelOfPattern(assetType.pattern), v2: verb.v2 };
+  });
+}
+
+/** Whether the held permissions grant the target (the wildcard rule of `roleGrants`). */
+const grants = (held: ReadonlySet<string>, target: CheckTarget) => target.grantedBy.some((c) => held.has(c));
+
+/**
+ * A principal's v1 roles and the permissions they hold organisation-wide: an inventory entry
+ * limited by group.id grants on those workspaces only (bound there), not at the level a check is
+ * made, so the organisation-wide grants are the other entries.
+ */
+function heldBy(exp: V1Export, tenant: V1Tenant, principal: V1Principal) {
+  const sources = v1RolesOf(exp, tenant, principal);
+  const held = new Set(sources.flatMap((s) => s.role.access.filter((a) => !isInventoryWorkspaceFilter(a as V1AccessInput)).map((a) => a.permission)));
+  return { sources, held };
+}
+
+export interface LostGrantCountInput {
+  readonly export: V1Export;
+  readonly catalog: AssetTypeCatalog;
+  readonly tenant: V1Tenant;
+  readonly ids: TenantIds;
+  readonly check: CheckFn;
+  readonly isDefined?: (resourceType: string, permission: string) => boolean;
+}
+
+/**
+ * The number of lost grants `computeParity` reports for one tenant (`summary.lost`), without the
+ * rest of the report: only the grants held in v1 are checked (no extra or over-grant checks, no
+ * explanations), and no migration plan or stored relationships are needed.
+ */
+export function countLostGrants(input: LostGrantCountInput): number {
+  const { tenant, ids, check, isDefined } = input;
+  const domain = input.export.domain ?? "redhat";
+  const targets = checkTargets(input.catalog);
+  let lost = 0;
+  for (const principal of tenant.principals) {
+    const subject = { type: TYPES.principal, id: principalId(domain, principal.user_id) };
+    const { held } = heldBy(input.export, tenant, principal);
+    for (const target of targets) {
+      if (!grants(held, target)) continue;
+      const { checkedAt, v2 } = target;
+      const object = checkObjectFor(ids, checkedAt);
+      for (const v2Permission of v2) {
+        if (isDefined && !isDefined(object.type, v2Permission)) continue;
+        if (!check(object, v2Permission, subject)) lost++;
+      }
+    }
+  }
+  return lost;
+}
+
 /**
  * Compares v1 and v2 for every principal and every permission: each concrete catalog permission
  * the principal held in v1 is checked in v2 at the object its application's pattern checks.
@@ -164,7 +231,7 @@ export function computeParity(input: ParityInput): ParityReport {
     input.relationships,
     input.tenants.map((t) => t.plan.ids),
   );
-  const concrete = catalog.permissions();
+  const targets = checkTargets(catalog);
   const lost: LostGrant[] = [];
   const overGrants: OverGrant[] = [];
   const extraGrants: ExtraGrant[] = [];
@@ -186,21 +253,17 @@ export function computeParity(input: ParityInput): ParityReport {
     for (const r of plan.roles) if (r.v1Role) v2RolesOf.set(r.v1Role, [...(v2RolesOf.get(r.v1Role) ?? []), r.id]);
     for (const principal of tenant.principals) {
       const subject = { type: TYPES.principal, id: principalId(domain, principal.user_id) };
-      const sources = v1RolesOf(input.export, tenant, principal);
-      // An inventory entry limited by group.id grants on those workspaces only (bound there), not
-      // at the level a check is made: the organisation-wide grants are the other entries.
-      const held = new Set(sources.flatMap((s) => s.role.access.filter((a) => !isInventoryWorkspaceFilter(a as V1AccessInput)).map((a) => a.permission)));
+      const { sources, held } = heldBy(input.export, tenant, principal);
       for (const h of held) {
-        if (concrete.some((c) => roleGrants([h], c))) continue;
+        if (targets.some((t) => roleGrants([h], t.permission))) continue;
         unclassified.set(`${orgId} ${h}`, { orgId, permission: h });
         grantsUnverified++;
       }
-      for (const permission of concrete) {
-        const { assetType, verb } = assetVerb(catalog, permission);
-        const checkedAt = levelOfPattern(assetType.pattern);
+      for (const target of targets) {
+        const { permission, pattern, checkedAt, v2 } = target;
         const object = checkObjectFor(plan.ids, checkedAt);
-        const grantedInV1 = roleGrants(held, permission);
-        for (const v2Permission of verb.v2) {
+        const grantedInV1 = grants(held, target);
+        for (const v2Permission of v2) {
           if (input.isDefined && !input.isDefined(object.type, v2Permission)) {
             const key = `${permission} ${v2Permission}`;
             const row = notInSchema.get(key) ?? { permission, v2Permission, objectType: object.type, heldGrants: 0 };
@@ -233,7 +296,7 @@ export function computeParity(input: ParityInput): ParityReport {
               permission,
               heldVia: granting.map((s) => `${s.role.name} via ${s.via}`),
               v2Permission,
-              pattern: assetType.pattern,
+              pattern,
               checkedAt,
               checkObject: object,
               boundAt,

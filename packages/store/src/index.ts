@@ -1,7 +1,7 @@
 // Public entry of @gatehouse/store.
 export { openStore, migrateStore, MAX_WORKSPACE_DEPTH_LIMIT } from "./store.js";
 export { StoreError, isStoreError } from "./errors.js";
-export { SYSTEM_ROLE_NOT_UPDATABLE } from "./repos/roles.js";
+export { RoleNameTaken, SYSTEM_ROLE_NOT_UPDATABLE, type RoleNameClash } from "./repos/roles.js";
 export type { StoreErrorCode } from "./errors.js";
 export { encodeToken, decodeToken, tokenCodec } from "./tokens.js";
 export { MIGRATIONS } from "./migrations.js";

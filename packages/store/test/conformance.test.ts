@@ -1,6 +1,6 @@
 // Conformance suite of the store interface: the same tests on PGlite and on real Postgres.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isStoreError, type Relationship, type Store, type StoreErrorCode } from "../src/index.js";
+import { isStoreError, RoleNameTaken, type Relationship, type Store, type StoreErrorCode } from "../src/index.js";
 import { openTestStore, testBackends } from "../src/testing.js";
 
 const backends = await testBackends();
@@ -211,6 +211,45 @@ describe.each(backends)("store conformance on $name", (backend) => {
       const uaa = roles.find((r) => r.name === "User access admin")!;
       expect(has(pub, { resourceType: "rbac/role", resourceId: userDefault.id, relation: "t_child", subjectType: "rbac/role", subjectId: viewer.id })).toBe(true);
       expect(has(pub, { resourceType: "rbac/role", resourceId: adminTenant.id, relation: "t_child", subjectType: "rbac/role", subjectId: uaa.id })).toBe(true);
+    });
+
+    it("holds v1 and v2 role writes to one name rule: names and display names, system roles and the organisation's", async () => {
+      const org = newOrg();
+      await store.tenants.bootstrap(org);
+      const clashOf = (p: Promise<unknown>) =>
+        p.then(
+          () => "written",
+          (e: unknown) => (e instanceof RoleNameTaken ? e.clash : e),
+        );
+      const v1Role = (name: string, displayName: string) => ({
+        name,
+        displayName,
+        description: null,
+        access: [{ permission: "inventory:hosts:read", resourceDefinitions: [] }],
+        scope: "default" as const,
+        targets: { levels: ["default" as const], workspaceIds: [] },
+      });
+      const ops = (await store.v1Writes.createRole(org, v1Role("Ops", "Ops team"))).value;
+      // v1 against the organisation's roles and the system roles (seeded and platform), by name or display name.
+      expect(await clashOf(store.v1Writes.createRole(org, v1Role("OPS", "Other")))).toBe("tenant");
+      expect(await clashOf(store.v1Writes.createRole(org, v1Role("Other", "ops TEAM")))).toBe("tenant");
+      expect(await clashOf(store.v1Writes.createRole(org, v1Role("hosts viewer", "Other")))).toBe("system-name");
+      expect(await clashOf(store.v1Writes.createRole(org, v1Role("Other", "Hosts Viewer")))).toBe("system-display-name");
+      expect(await clashOf(store.v1Writes.createRole(org, v1Role("Default access (organization)", "Other")))).toBe("system-name");
+      expect(await clashOf(store.v1Writes.updateRole(org, ops.id, v1Role("Ops", "Ops team")))).toBe("written");
+      // v2 writes against the v1 role's name and display name (a refused write leaves the organisation in v1 mode).
+      expect(await clashOf(store.roles.create(org, { name: "ops", permissions: ["patch:system:read"] }))).toBe("tenant");
+      expect(await clashOf(store.roles.create(org, { name: "OPS team", permissions: ["patch:system:read"] }))).toBe("tenant");
+      expect(await clashOf(store.roles.create(org, { name: "Cost Viewer", permissions: ["patch:system:read"] }))).toBe("system-name");
+      expect((await store.orgMode.get(org)).mode).toBe("v1");
+      const patchers = (await store.roles.create(org, { name: "Patchers", permissions: ["patch:system:read"] })).value;
+      expect(await clashOf(store.roles.update(org, patchers.id, { name: "Ops Team", permissions: ["patch:system:read"] }))).toBe("tenant");
+      // A v2 update of a v1 role keeps its display name and access list: the name rule checks the kept display name.
+      const renamed = (await store.roles.update(org, ops.id, { name: "Operators", permissions: ["inventory:hosts:read"] })).value;
+      expect([renamed.name, renamed.displayName]).toEqual(["Operators", "Ops team"]);
+      expect((await store.v1.accessOf([ops.id])).get(ops.id)).toEqual([{ permission: "inventory:hosts:read", resourceDefinitions: [] }]);
+      expect(await clashOf(store.roles.create(org, { name: "ops team", permissions: ["patch:system:read"] }))).toBe("tenant");
+      expect(await clashOf(store.roles.create(org, { name: "Ops", permissions: ["patch:system:read"] }))).toBe("written");
     });
 
     it("creates, updates and deletes custom roles; rejects bad input and system role edits", async () => {

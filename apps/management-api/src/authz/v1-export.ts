@@ -25,25 +25,36 @@ function toV1Role(role: Role): V1Role {
  */
 export async function v1ExportFromStore(store: Store, tenant: Tenant, maxPrincipals = PARITY_MAX_PRINCIPALS): Promise<{ export: V1Export; assignments: number }> {
   const org = tenant.orgId;
-  const principals = (await store.principals.list(org, { limit: -1 })).data;
+  // Independent reads, side by side (one round trip's wait instead of four).
+  const [principalPage, rolePage, bindingPage, groupPage] = await Promise.all([
+    store.principals.list(org, { limit: -1 }),
+    store.roles.list(org, { limit: -1 }),
+    store.roleBindings.list(org, { limit: -1 }),
+    store.groups.list(org, { limit: -1 }),
+  ]);
+  const principals = principalPage.data;
   if (principals.length > maxPrincipals) {
     throw invalid(`The parity report runs here for organisations of at most ${PARITY_MAX_PRINCIPALS} principals; run 'gatehouse parity' instead.`);
   }
-  const roles = (await store.roles.list(org, { limit: -1 })).data;
+  const roles = rolePage.data;
   const roleById = new Map(roles.map((r) => [r.id, r]));
   const orgLevel = new Set([tenant.tenantId, tenant.rootWorkspaceId, tenant.defaultWorkspaceId]);
   // A v1 role mixing workspace-limited and unlimited access is bound on its workspaces only, its
   // unlimited permissions being a part bound at the organisation level: its groups hold those
   // permissions as v1 grants, checked at the level their application checks.
   const custom = roles.filter((r) => r.kind === "custom");
-  const access = await store.v1.accessOf(custom.map((r) => r.id));
+  const standard = groupPage.data.filter((g) => g.kind === "standard");
+  const [access, members] = await Promise.all([
+    store.v1.accessOf(custom.map((r) => r.id)),
+    Promise.all(standard.map(async (g) => [g.id, await store.groups.members(org, g.id)] as const)).then((pairs) => new Map(pairs)),
+  ]);
   const unlimitedOf = new Map<string, string[]>();
   for (const r of custom) {
     const entries = access.get(r.id) ?? [];
     const unlimited = entries.filter((e) => !isInventoryWorkspaceFilter(e)).map((e) => e.permission);
     if (unlimited.length > 0 && unlimited.length < entries.length) unlimitedOf.set(r.id, [...new Set(unlimited)]);
   }
-  const bindings = (await store.roleBindings.list(org, { limit: -1 })).data.filter((b) => orgLevel.has(b.resource.id) || unlimitedOf.has(b.roleId));
+  const bindings = bindingPage.data.filter((b) => orgLevel.has(b.resource.id) || unlimitedOf.has(b.roleId));
   const rolesOfGroup = new Map<string, Set<string>>();
   let assignments = 0;
   for (const b of bindings) {
@@ -56,10 +67,10 @@ export async function v1ExportFromStore(store: Store, tenant: Tenant, maxPrincip
     }
   }
   const groups: V1Group[] = [];
-  for (const g of (await store.groups.list(org, { limit: -1 })).data) {
+  for (const g of groupPage.data) {
     const bound = [...(rolesOfGroup.get(g.id) ?? [])].map((id) => roleById.get(id)).filter((r): r is Role => r !== undefined);
     if (g.kind === "standard") {
-      groups.push({ uuid: g.id, name: g.name, principals: await store.groups.members(org, g.id), roles: bound.filter((r) => r.kind !== "platform").map((r) => r.id) });
+      groups.push({ uuid: g.id, name: g.name, principals: members.get(g.id) ?? [], roles: bound.filter((r) => r.kind !== "platform").map((r) => r.id) });
     } else if (g.kind === "platform-default" && bound.some((r) => r.kind !== "platform")) {
       // Customised default access: its own roles, plus the platform defaults while a platform parent role is still bound.
       const keepsDefaults = bound.some((r) => r.kind === "platform");

@@ -1,12 +1,13 @@
-// Parity kept current while v1 is edited: after every v1 write the organisation's parity report
-// (each v1 grant checked in v2 where its application checks) is recomputed at the write's revision
-// and published as metrics, so a v1 write that loses a grant in v2 is seen at once (also in the
-// write's `x-gatehouse-parity-lost` header).
+// Parity kept current while v1 is edited: after every v1 write the organisation's lost-grant count
+// (its parity report's `summary.lost`: each v1 grant checked in v2 where its application checks,
+// computed alone by `lostGrantCount`) is recomputed at the write's revision and published as
+// metrics, so a v1 write that loses a grant in v2 is seen at once (also in the write's
+// `x-gatehouse-parity-lost` header).
 import { defaultAssetTypes } from "@gatehouse/rbac";
 import type { Written } from "@gatehouse/store";
 import type { Metrics } from "@gatehouse/telemetry";
 import { LRUCache } from "lru-cache";
-import { parityReport } from "./parity.js";
+import { lostGrantCount } from "./parity.js";
 import type { RequestContext } from "../domain/context.js";
 import type { Services, V1WriteObserver } from "./services.js";
 
@@ -28,7 +29,7 @@ export function createParityUpkeep(metrics: Metrics): ParityUpkeep {
   const lostGrants = metrics.gauge("parity_lost_grants", "v1 grants not granted in v2, summed over the organisations written through v1 since start (last report of each).");
   const losingOrgs = metrics.gauge("parity_organisations_losing_grants", "Organisations whose last parity report (after a v1 write) shows a lost grant.");
   const writes = metrics.counter("v1_writes_total", "v1 writes, by whether the organisation's parity report afterwards shows a lost grant.", ["parity"]);
-  const seconds = metrics.histogram("parity_upkeep_seconds", "Time to recompute an organisation's parity report after a v1 write.");
+  const seconds = metrics.histogram("parity_upkeep_seconds", "Time to recompute an organisation's lost-grant count after a v1 write.");
   const publish = () => {
     let sum = 0;
     let losing = 0;
@@ -42,8 +43,7 @@ export function createParityUpkeep(metrics: Metrics): ParityUpkeep {
   const afterV1Write = async (services: Services, ctx: RequestContext, written: Written<unknown>): Promise<number | undefined> => {
     const stop = seconds.startTimer();
     try {
-      const answer = await parityReport(services, { ...ctx, minRevision: written.revision }, catalog);
-      const lost = answer.report.summary.lost;
+      const lost = await lostGrantCount(services, { ...ctx, minRevision: written.revision }, catalog);
       lostByOrg.set(ctx.tenant.orgId, lost);
       publish();
       writes.inc({ parity: lost > 0 ? "lost" : "kept" });

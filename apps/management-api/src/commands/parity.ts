@@ -1,5 +1,5 @@
 import { check, explain } from "@gatehouse/evaluator";
-import { computeParity, planTenantMigration, platformRoleId, type AssetTypeCatalog, type ParityReport } from "@gatehouse/rbac";
+import { computeParity, countLostGrants, planTenantMigration, platformRoleId, type AssetTypeCatalog, type ParityReport } from "@gatehouse/rbac";
 import { PLATFORM_ROLES, type Relationship } from "@gatehouse/store";
 import { v1ExportFromStore } from "../authz/v1-export.js";
 import type { RequestContext } from "../domain/context.js";
@@ -17,6 +17,8 @@ export interface ParityAnswer {
   truncated: boolean;
 }
 
+const tenantIds = ({ tenant }: RequestContext) => ({ orgId: tenant.orgId, tenantId: tenant.tenantId, rootWorkspaceId: tenant.rootWorkspaceId, defaultWorkspaceId: tenant.defaultWorkspaceId });
+
 /**
  * `gatehouse parity` over the store, server-side: every v1 grant of the organisation checked in v2
  * (the authorization graph at its current revision) at the level its application checks.
@@ -26,7 +28,7 @@ export async function parityReport(services: Services, ctx: RequestContext, cata
   const { tenant } = ctx;
   const { export: exp, assignments } = await v1ExportFromStore(store, tenant);
   const v1Tenant = exp.tenants[0]!;
-  const ids = { orgId: tenant.orgId, tenantId: tenant.tenantId, rootWorkspaceId: tenant.rootWorkspaceId, defaultWorkspaceId: tenant.defaultWorkspaceId };
+  const ids = tenantIds(ctx);
   const planned = planTenantMigration(exp, v1Tenant, catalog, ids);
   // Roles keep their store ids (the v1 role's uuid); platform parent roles map to the store's ids.
   const platformIds = new Map(PLATFORM_ROLES.map((p) => [platformRoleId(p.audience, p.scope), p.id]));
@@ -66,4 +68,24 @@ export async function parityReport(services: Services, ctx: RequestContext, cata
     },
     truncated,
   };
+}
+
+/**
+ * The lost-grant count of the organisation's parity report (`report.summary.lost` of
+ * `parityReport`), computed alone: the v1 grants checked in v2 at the current revision, with no
+ * migration plan, relationship snapshot or explanations (what the parity upkeep needs after a write).
+ */
+export async function lostGrantCount(services: Services, ctx: RequestContext, catalog: AssetTypeCatalog): Promise<number> {
+  const { export: exp } = await v1ExportFromStore(services.store, ctx.tenant);
+  await graphReady(services, ctx);
+  const graph = services.authz.graph;
+  const now = services.authz.now();
+  return countLostGrants({
+    export: exp,
+    catalog,
+    tenant: exp.tenants[0]!,
+    ids: tenantIds(ctx),
+    check: (resource, permission, subject) => check(graph, resource, permission, subject, { now }),
+    isDefined: (type, permission) => graph.model.isPermission(type, permission) || graph.model.isRelation(type, permission),
+  });
 }

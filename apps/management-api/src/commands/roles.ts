@@ -1,4 +1,4 @@
-import { isStoreError, SYSTEM_ROLE_NOT_UPDATABLE, type Role, type RoleListQuery, type RoleScope, type Written } from "@gatehouse/store";
+import { RoleNameTaken, SYSTEM_ROLE_NOT_UPDATABLE, type Role, type RoleListQuery, type RoleScope, type Written } from "@gatehouse/store";
 import type { RequestContext } from "../domain/context.js";
 import { invalid, missingAs, notFound } from "../domain/errors.js";
 import { UUID_PATTERN } from "../schemas/common.js";
@@ -128,7 +128,7 @@ export interface RoleWrite {
 }
 
 /** Catalogue and single-scope rules; returns the permission strings and their common scope. */
-async function validateRoleWrite(services: Services, ctx: RequestContext, input: RoleWrite, id?: string): Promise<{ permissions: string[]; scope: RoleScope }> {
+function validateRoleWrite(services: Services, input: RoleWrite): { permissions: string[]; scope: RoleScope } {
   const permissions = [...new Set(input.permissions.map((p) => `${p.application}:${p.resource_type}:${p.operation}`))];
   const unknown = permissions.filter((p) => !services.catalogue.has(p));
   if (unknown.length > 0) throw invalid(`The following permissions do not exist: ${unknown.join(", ")}`, "permissions");
@@ -136,25 +136,27 @@ async function validateRoleWrite(services: Services, ctx: RequestContext, input:
   if (scopes.size > 1) {
     throw invalid(`All permissions in a role must belong to the same scope; found scopes: ${[...scopes].sort().join(", ")}.`, "permissions");
   }
-  // Custom roles may not take the name of a public (seeded or platform) role.
-  const clash = await services.store.roles.list(ctx.tenant.orgId, { name: input.name, kinds: ["seeded", "platform"], limit: -1 });
-  if (clash.data.some((role) => role.name.toLowerCase() === input.name.toLowerCase() && role.id !== id)) {
-    throw invalid(`Role name '${input.name}' conflicts with an existing system role.`, "name");
-  }
   return { permissions, scope: [...scopes][0] ?? "default" };
 }
 
-function duplicateName(name: string) {
+/**
+ * A refusal of the one role name rule (the store's, for v1 and v2 writes alike) in the words of
+ * the API version called: insights-rbac's v1 serializer, or its v2 role service.
+ */
+export function roleNameRefused(api: "v1" | "v2") {
   return (error: unknown): never => {
-    if (isStoreError(error, "duplicate-name")) throw invalid(`A role with name '${name}' already exists for this tenant.`, "name");
-    throw error;
+    if (!(error instanceof RoleNameTaken)) throw error;
+    const { clash, roleName, displayName } = error;
+    if (clash === "tenant") throw api === "v1" ? invalid(`Role '${roleName}' already exists for a tenant.`, "role") : invalid(`A role with name '${roleName}' already exists for this tenant.`, "name");
+    if (clash === "system-display-name") throw invalid(`Display name '${displayName}' conflicts with an existing system role.`, api === "v1" ? "display_name" : "name");
+    throw invalid(`Role name '${roleName}' conflicts with an existing system role.`, "name");
   };
 }
 
 export async function createRole(services: Services, ctx: RequestContext, input: RoleWrite): Promise<Written<RoleRecord>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
-  const { permissions, scope } = await validateRoleWrite(services, ctx, input);
-  const written = await services.store.roles.create(ctx.tenant.orgId, { name: input.name, description: input.description ?? "", permissions, scope }).catch(duplicateName(input.name));
+  const { permissions, scope } = validateRoleWrite(services, input);
+  const written = await services.store.roles.create(ctx.tenant.orgId, { name: input.name, description: input.description ?? "", permissions, scope }).catch(roleNameRefused("v2"));
   await settled(services, written);
   return { ...written, value: roleRecord(written.value, permissions) };
 }
@@ -168,8 +170,8 @@ export async function updateRole(services: Services, ctx: RequestContext, id: st
   await requireOnTenant(services, ctx, "rbac_roles_write");
   const existing = await loadVisibleRole(services, ctx, id);
   requireUpdatable(existing);
-  const { permissions, scope } = await validateRoleWrite(services, ctx, input, id);
-  const written = await services.store.roles.update(ctx.tenant.orgId, id, { name: input.name, description: input.description ?? "", permissions, scope }).catch(duplicateName(input.name));
+  const { permissions, scope } = validateRoleWrite(services, input);
+  const written = await services.store.roles.update(ctx.tenant.orgId, id, { name: input.name, description: input.description ?? "", permissions, scope }).catch(roleNameRefused("v2"));
   await settled(services, written);
   return { ...written, value: roleRecord(written.value, permissions) };
 }

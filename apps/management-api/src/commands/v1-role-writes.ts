@@ -12,8 +12,8 @@ import type { V1GroupUpdateBody, V1RoleBody, V1RolePatchBody } from "../schemas/
 import { audit } from "./audit-log.js";
 import { grantUserAccessAboveRead, groupRecord, loadGroup, protectDefaultGroup, protectUserAccessAdminGroup, type GroupRecord } from "./groups.js";
 import { isAdmin, requireOnTenant, settled, type Services } from "./services.js";
-import { requireUpdatable } from "./roles.js";
-import { getV1Role, rolesOfGroupV1, type V1RoleRecord } from "./v1-roles.js";
+import { requireUpdatable, roleNameRefused } from "./roles.js";
+import { rolesOfGroupV1, v1RoleRecord, type V1RoleRecord } from "./v1-roles.js";
 
 /** upstream's texts for writes refused in v2 mode. */
 export const V1_ROLE_WRITE_BLOCKED = "V1 write operations are not allowed for orgs using workspaces.";
@@ -109,16 +109,27 @@ async function roleWrite(services: Services, ctx: RequestContext, body: V1RoleBo
   return { name, displayName: displayName || name, description: description ?? null, access, scope: placed.level, targets };
 }
 
-async function afterWrite(services: Services, ctx: RequestContext, written: Written<Role>): Promise<Written<V1RoleRecord>> {
+/** A v1 write's answer, with the organisation's lost-grant count after it (parity upkeep; undefined when not computed). */
+export type V1Written<T> = Written<T> & { parityLost: number | undefined };
+
+/** After a v1 write: applied to the graph, then its answer read and the lost grants counted, side by side. */
+async function answered<T>(services: Services, ctx: RequestContext, written: Written<unknown>, answer: (at: RequestContext) => Promise<T>): Promise<V1Written<T>> {
   await settled(services, written);
-  return { ...written, value: await getV1Role(services, { ...ctx, minRevision: written.revision }, written.value.id) };
+  const [value, parityLost] = await Promise.all([answer({ ...ctx, minRevision: written.revision }), services.parity?.afterV1Write(ctx, written)]);
+  return { ...written, value, parityLost };
 }
 
-export async function createV1Role(services: Services, ctx: RequestContext, body: V1RoleBody): Promise<Written<V1RoleRecord>> {
+/** A role write's answer: the role as the transaction wrote it (not read again). */
+const afterWrite = (services: Services, ctx: RequestContext, written: Written<Role>) => answered(services, ctx, written, (at) => v1RoleRecord(services, at, written.value));
+
+export async function createV1Role(services: Services, ctx: RequestContext, body: V1RoleBody): Promise<V1Written<V1RoleRecord>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
   const input = await roleWrite(services, ctx, body);
-  const written = await services.store.v1Writes.createRole(ctx.tenant.orgId, input, (r) => audit.created(ctx, "role", r)).catch(v1Blocked(V1_ROLE_WRITE_BLOCKED));
+  const written = await services.store.v1Writes
+    .createRole(ctx.tenant.orgId, input, (r) => audit.created(ctx, "role", r))
+    .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
+    .catch(roleNameRefused("v1"));
   return afterWrite(services, ctx, written);
 }
 
@@ -126,7 +137,7 @@ async function loadRoleForWrite(services: Services, ctx: RequestContext, id: str
   return services.store.roles.get(ctx.tenant.orgId, requireUuidParam(id)).catch(roleNotFound);
 }
 
-export async function updateV1Role(services: Services, ctx: RequestContext, id: string, body: V1RoleBody): Promise<Written<V1RoleRecord>> {
+export async function updateV1Role(services: Services, ctx: RequestContext, id: string, body: V1RoleBody): Promise<V1Written<V1RoleRecord>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
   requireUuidParam(id);
@@ -137,12 +148,13 @@ export async function updateV1Role(services: Services, ctx: RequestContext, id: 
   const written = await services.store.v1Writes
     .updateRole(ctx.tenant.orgId, before.id, input, () => audit.edited(ctx, "role", before, { name: body.name, display_name: body.displayName, description: body.description, access: body.access }))
     .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
+    .catch(roleNameRefused("v1"))
     .catch(roleNotFound);
   return afterWrite(services, ctx, written);
 }
 
 /** PATCH: name, display name and description only; the access list stays. */
-export async function patchV1Role(services: Services, ctx: RequestContext, id: string, body: V1RolePatchBody): Promise<Written<V1RoleRecord>> {
+export async function patchV1Role(services: Services, ctx: RequestContext, id: string, body: V1RolePatchBody): Promise<V1Written<V1RoleRecord>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
   const before = await loadRoleForWrite(services, ctx, id);
@@ -156,11 +168,12 @@ export async function patchV1Role(services: Services, ctx: RequestContext, id: s
   const written = await services.store.v1Writes
     .updateRole(ctx.tenant.orgId, before.id, input, () => audit.edited(ctx, "role", before, { name, display_name: displayName, description: input.description }))
     .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
+    .catch(roleNameRefused("v1"))
     .catch(roleNotFound);
   return afterWrite(services, ctx, written);
 }
 
-export async function deleteV1Role(services: Services, ctx: RequestContext, id: string): Promise<Written<{ id: string }>> {
+export async function deleteV1Role(services: Services, ctx: RequestContext, id: string): Promise<V1Written<{ id: string }>> {
   await requireOnTenant(services, ctx, "rbac_roles_write");
   await refuseInV2Mode(services, ctx, V1_ROLE_WRITE_BLOCKED);
   const before = await loadRoleForWrite(services, ctx, id);
@@ -169,7 +182,7 @@ export async function deleteV1Role(services: Services, ctx: RequestContext, id: 
     .deleteRole(ctx.tenant.orgId, before.id, (r) => audit.deleted(ctx, "role", r))
     .catch(v1Blocked(V1_ROLE_WRITE_BLOCKED))
     .catch(roleNotFound);
-  return settled(services, { ...written, value: { id: before.id } });
+  return answered(services, ctx, written, async () => ({ id: before.id }));
 }
 
 /** The admin-default group's roles are the platform's; upstream's words. */
@@ -208,7 +221,7 @@ async function protectEscalatingRoles(services: Services, ctx: RequestContext, r
   }
 }
 
-export async function addGroupRoles(services: Services, ctx: RequestContext, groupId: string, roleIds: readonly string[]): Promise<Written<{ data: V1RoleRecord[] }>> {
+export async function addGroupRoles(services: Services, ctx: RequestContext, groupId: string, roleIds: readonly string[]): Promise<V1Written<{ data: V1RoleRecord[] }>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
   const group = await loadGroup(services, ctx, groupId);
   await refuseInV2Mode(services, ctx, V1_GROUP_ROLES_BLOCKED);
@@ -228,11 +241,10 @@ export async function addGroupRoles(services: Services, ctx: RequestContext, gro
       ),
     )
     .catch(v1Blocked(V1_GROUP_ROLES_BLOCKED));
-  await settled(services, written);
-  return { ...written, value: { data: await rolesOfGroupV1(services, { ...ctx, minRevision: written.revision }, group.id) } };
+  return answered(services, ctx, written, async (at) => ({ data: await rolesOfGroupV1(services, at, group.id) }));
 }
 
-export async function removeGroupRoles(services: Services, ctx: RequestContext, groupId: string, roleIds: readonly string[]): Promise<Written<{ removed: number }>> {
+export async function removeGroupRoles(services: Services, ctx: RequestContext, groupId: string, roleIds: readonly string[]): Promise<V1Written<{ removed: number }>> {
   await requireOnTenant(services, ctx, "rbac_groups_write");
   const group = await loadGroup(services, ctx, groupId);
   await refuseInV2Mode(services, ctx, V1_GROUP_ROLES_BLOCKED);
@@ -254,7 +266,7 @@ export async function removeGroupRoles(services: Services, ctx: RequestContext, 
         ),
     )
     .catch(v1Blocked(V1_GROUP_ROLES_BLOCKED));
-  return settled(services, { ...written, value: { removed: written.value.length } });
+  return answered(services, ctx, written, async () => ({ removed: written.value.length }));
 }
 
 /** PUT /groups/{uuid}/: name and description of a standard group. */

@@ -144,6 +144,13 @@ export async function getV1Role(services: Services, ctx: RequestContext, id: str
   return record!;
 }
 
+/** `GET /roles/{uuid}/`'s record of a role the caller already holds (a write's answer: the role as written). */
+export async function v1RoleRecord(services: Services, ctx: RequestContext, role: Role): Promise<V1RoleRecord> {
+  if (!(await hasOnTenant(services, ctx, "rbac_roles_read"))) throw forbidden();
+  const [record] = await roleRecords(services, ctx, [role], [], true);
+  return record!;
+}
+
 export async function getV1RoleAccess(services: Services, ctx: RequestContext, id: string): Promise<V1AccessEntry[]> {
   return (await getV1Role(services, ctx, id)).access ?? [];
 }

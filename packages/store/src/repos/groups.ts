@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { StoreContext } from "../context.js";
 import type { Queryable } from "../db/db.js";
 import { StoreError } from "../errors.js";
+import { listPage } from "../list-page.js";
 import { groupMember, owner, tenantResourceId } from "../relationships.js";
 import type { Group, GroupKind, GroupRepository } from "../types.js";
 import { namePattern, optionalDescription, pageBounds, requireOrgId, requireUuid } from "../validate.js";
@@ -111,9 +112,8 @@ export function groupRepository(ctx: StoreContext): GroupRepository {
         filter += " AND name ILIKE $2";
       }
       const { limit, offset } = pageBounds(query.limit, query.offset);
-      const [count] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gh_groups WHERE ${filter}`, params);
-      const rows = await ctx.db.query<GroupRow>(`SELECT * FROM gh_groups WHERE ${filter} ORDER BY lower(name), id LIMIT ${limit ?? "ALL"} OFFSET ${offset}`, params);
-      return { data: rows.map(toGroup), count: count?.n ?? 0 };
+      const { rows, count } = await listPage<GroupRow>(ctx.db, "gh_groups", filter, params, "lower(name), id", { limit, offset });
+      return { data: rows.map(toGroup), count };
     },
 
     async delete(orgId, id, audit) {

@@ -13,7 +13,7 @@ import { insertMembers, requireGroupName } from "./groups.js";
 import { requirePrincipal } from "./principals.js";
 import { grantRoles, removeSubject, resolveAssignableRole, type BindingRow, type RoleGrant } from "./role-bindings.js";
 import type { RoleRow } from "./loaders.js";
-import { insertCustomRole, requirePermissions, requireRoleName, requireScope, syncPermissionTuples } from "./roles.js";
+import { insertCustomRole, requirePermissions, requireRoleName, requireScope, writeCustomRole } from "./roles.js";
 import { bootstrapTenantRows, tenantFromRow } from "./tenants.js";
 import { syncRolePart } from "./v1-role-parts.js";
 import { groupsHolding, placeRole, resolveTargets } from "./v1-writes.js";
@@ -276,15 +276,7 @@ export function importRepository(ctx: StoreContext): ImportRepository {
               const access = r.access === null ? (found.v1_access ?? null) : r.access;
               const accessChanged = canonicalJson(access) !== canonicalJson(found.v1_access ?? null);
               if (found.name !== r.name || found.scope !== r.scope || description !== found.description || !sameSet(found.permissions, r.permissions) || accessChanged) {
-                await w.tx.query("UPDATE gh_roles SET name = $2, description = $3, scope = $4, permissions = $5::text[], v1_access = $6::jsonb, modified_at = clock_timestamp() WHERE id = $1", [
-                  found.id,
-                  r.name,
-                  description,
-                  r.scope,
-                  r.permissions,
-                  access === null ? null : JSON.stringify(access),
-                ]);
-                await syncPermissionTuples(w, found.id, found.permissions, r.permissions);
+                await writeCustomRole(w, found, { name: r.name, description, scope: r.scope, permissions: r.permissions, v1Access: access });
                 rolesUpdated++;
                 rowsChanged = true;
               }

@@ -15,6 +15,8 @@ export interface RoleRow {
   platform_default: boolean;
   admin_default: boolean;
   permissions: string[];
+  /** The v1 access list a v1 write or an import keeps (null: the permissions alone). */
+  v1_access: unknown[] | null;
   version: number;
   created_at: Date;
   modified_at: Date;

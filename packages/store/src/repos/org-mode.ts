@@ -6,7 +6,7 @@ import type { StoreContext } from "../context.js";
 import { StoreError } from "../errors.js";
 import type { AuditEntry, OrgModeRepository, OrgModeState } from "../types.js";
 import { requireOrgId } from "../validate.js";
-import { runWrite, type WriteContext } from "../write.js";
+import { runWrite, type TenantRow, type WriteContext } from "../write.js";
 import { recordAudit } from "./audit-log.js";
 
 interface ModeRow {
@@ -17,17 +17,19 @@ interface ModeRow {
 
 const toState = (row: ModeRow): OrgModeState => ({ orgId: row.org_id, mode: row.v2_write_activated_at ? "v2" : "v1", v2ActivatedAt: row.v2_write_activated_at });
 
-async function lockMode(w: WriteContext, orgId: string): Promise<ModeRow> {
+/** The tenant's row, its mode locked for the transaction. */
+async function lockMode(w: WriteContext, orgId: string): Promise<TenantRow & ModeRow> {
   // FOR SHARE as upstream: v1 writers of other processes do not block one another here.
-  const [row] = await w.tx.query<ModeRow>("SELECT org_id, v2_write_activated_at FROM gh_tenants WHERE org_id = $1 FOR SHARE", [orgId]);
+  const [row] = await w.tx.query<TenantRow & ModeRow>("SELECT * FROM gh_tenants WHERE org_id = $1 FOR SHARE", [orgId]);
   if (!row) throw new StoreError("tenant-not-found", `Tenant for org '${orgId}' does not exist.`);
   return row;
 }
 
-/** Refuses a v1 role write once the organisation is in v2 mode (`v2-activated`). */
-export async function assertV1WriteAllowed(w: WriteContext, orgId: string): Promise<void> {
+/** Refuses a v1 role write once the organisation is in v2 mode (`v2-activated`); else the tenant's row. */
+export async function assertV1WriteAllowed(w: WriteContext, orgId: string): Promise<TenantRow> {
   const row = await lockMode(w, orgId);
   if (row.v2_write_activated_at) throw new StoreError("v2-activated", "V1 write operations are not allowed for orgs using workspaces.");
+  return row;
 }
 
 /** Puts the organisation in v2 mode if it is not yet (called by every v2 role and role-binding write). */

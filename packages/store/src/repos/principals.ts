@@ -2,6 +2,7 @@
 // member of the tenant's platform-default group; org admins also of the admin-default group.
 import type { StoreContext } from "../context.js";
 import { StoreError } from "../errors.js";
+import { listPage } from "../list-page.js";
 import { groupMember } from "../relationships.js";
 import type { Principal, PrincipalInput, PrincipalRepository, PrincipalType } from "../types.js";
 import { namePattern, pageBounds, requireOrgId } from "../validate.js";
@@ -124,9 +125,8 @@ export function principalRepository(ctx: StoreContext): PrincipalRepository {
       const desc = query.orderBy === "-username";
       const { limit, offset } = pageBounds(query.limit, query.offset);
       const filter = where.join(" AND ");
-      const [count] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gh_principals WHERE ${filter}`, params);
-      const rows = await ctx.db.query<PrincipalRow>(`SELECT * FROM gh_principals WHERE ${filter} ORDER BY username ${desc ? "DESC" : "ASC"}, user_id LIMIT ${limit ?? "ALL"} OFFSET ${offset}`, params);
-      return { data: rows.map(toPrincipal), count: count?.n ?? 0 };
+      const { rows, count } = await listPage<PrincipalRow>(ctx.db, "gh_principals", filter, params, `username ${desc ? "DESC" : "ASC"}, user_id`, { limit, offset });
+      return { data: rows.map(toPrincipal), count };
     },
 
     async delete(orgId, userId) {

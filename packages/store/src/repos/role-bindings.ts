@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { StoreContext } from "../context.js";
 import type { Queryable } from "../db/db.js";
 import { StoreError } from "../errors.js";
+import { listPage } from "../list-page.js";
 import { bindingRole, bindingSubject, resourceBinding } from "../relationships.js";
 import type { BindingResource, BindingSubject, BoundSubject, Page, RoleBinding, RoleBindingGrant, RoleBindingListItem, RoleBindingListQuery, RoleBindingRepository, RoleScope } from "../types.js";
 import { pageBounds, requireOrgId, requireUuid } from "../validate.js";
@@ -337,10 +338,9 @@ export function roleBindingRepository(ctx: StoreContext): RoleBindingRepository 
         const all = [...(await toBindings(ctx.db, rows)).map((b) => ({ ...b, source: b.resource })), ...parts];
         return { data: all.slice(offset, limit === null ? undefined : offset + limit), count: all.length };
       }
-      const [count] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gh_role_bindings b WHERE ${filter}`, params);
-      const rows = await ctx.db.query<BindingRow>(`SELECT b.* FROM gh_role_bindings b WHERE ${filter} ORDER BY b.created_at, b.id LIMIT ${limit ?? "ALL"} OFFSET ${offset}`, params);
+      const { rows, count } = await listPage<BindingRow>(ctx.db, "gh_role_bindings b", filter, params, "b.created_at, b.id", { limit, offset }, "b.*");
       const data = (await toBindings(ctx.db, rows)).map((b) => ({ ...b, source: b.resource }));
-      return { data, count: count?.n ?? 0 };
+      return { data, count };
     },
 
     async get(orgId, id) {

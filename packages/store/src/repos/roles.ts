@@ -5,10 +5,11 @@ import { randomUUID } from "node:crypto";
 import type { StoreContext } from "../context.js";
 import type { Queryable } from "../db/db.js";
 import { StoreError } from "../errors.js";
+import { listPage } from "../list-page.js";
 import { PLATFORM_ROLES } from "../platform-roles.js";
 import { owner, roleChild, rolePermission, tenantResourceId } from "../relationships.js";
 import { ROLE_CONFIG_CHANGE } from "../types.js";
-import type { Page, Role, RoleInput, RoleKind, RoleListQuery, RoleRepository, RoleScope, SeedOptions, SeedReport, SystemRoleDefinition } from "../types.js";
+import type { Page, Role, RoleInput, RoleListQuery, RoleRepository, RoleScope, SeedOptions, SeedReport, SystemRoleDefinition } from "../types.js";
 import { namePattern, pageBounds, requireOrgId, requireUuid } from "../validate.js";
 import { requireTenantRow, runWrite, type WriteContext } from "../write.js";
 import { loadRole, type RoleRow } from "./loaders.js";
@@ -79,12 +80,56 @@ export async function customRoleForWrite(tx: Queryable, orgId: string, id: strin
 export interface CustomRoleRow {
   id?: string;
   name: string;
+  /** v1's display name; absent on an update: the role keeps its own. */
   displayName?: string | null;
   description: string | null;
   scope: RoleScope;
   permissions: string[];
-  /** The v1 access list (resource definitions included) a v1 write or an import keeps beside the permissions. */
+  /** The v1 access list (resource definitions included) a v1 write or an import keeps beside the permissions; absent on an update: kept. */
   v1Access?: unknown[] | null;
+}
+
+/** A custom role's new values on an update: what is absent (display name, v1 access, scope) is kept. */
+export type CustomRoleChange = Omit<CustomRoleRow, "id" | "scope"> & { scope?: RoleScope | undefined };
+
+/** What a custom role's name collides with under the name rule (`assertRoleNameFree`). */
+export type RoleNameClash = "system-name" | "system-display-name" | "tenant";
+
+/** A custom role's name refused by the name rule; each API words `clash` its own way. */
+export class RoleNameTaken extends StoreError {
+  constructor(
+    readonly clash: RoleNameClash,
+    readonly roleName: string,
+    readonly displayName: string,
+  ) {
+    super(
+      "duplicate-name",
+      clash === "system-name"
+        ? `Role name '${roleName}' conflicts with an existing system role.`
+        : clash === "system-display-name"
+          ? `Display name '${displayName}' conflicts with an existing system role.`
+          : `A role with the name '${roleName}' already exists.`,
+      clash === "system-display-name" ? "display_name" : "name",
+    );
+  }
+}
+
+/**
+ * The one name rule of custom roles, v1 and v2 alike (case-insensitive): neither the name nor the
+ * display name (a role without one shows its name) may be a system role's name or display name,
+ * and no other role of the organisation may have the same name or the same display name.
+ */
+export async function assertRoleNameFree(tx: Queryable, orgId: string, name: string, displayName: string, exceptId: string | null): Promise<void> {
+  const rows = await tx.query<{ org_id: string | null; name: string; display_name: string | null }>(
+    `SELECT org_id, name, display_name FROM gh_roles WHERE (org_id = $1 OR org_id IS NULL) AND ($4::uuid IS NULL OR id <> $4::uuid)
+       AND (lower(name) IN (lower($2), lower($3)) OR lower(coalesce(display_name, name)) IN (lower($2), lower($3)))`,
+    [orgId, name, displayName, exceptId],
+  );
+  const same = (a: string | null, b: string) => a !== null && a.toLowerCase() === b.toLowerCase();
+  const system = rows.filter((r) => r.org_id === null);
+  if (system.some((r) => same(r.name, name) || same(r.display_name, name))) throw new RoleNameTaken("system-name", name, displayName);
+  if (system.some((r) => same(r.name, displayName) || same(r.display_name, displayName))) throw new RoleNameTaken("system-display-name", name, displayName);
+  if (rows.some((r) => r.org_id !== null && (same(r.name, name) || same(r.display_name ?? r.name, displayName)))) throw new RoleNameTaken("tenant", name, displayName);
 }
 
 /** The one INSERT of a custom role (v2 and v1 creation, the migration's import), with its owner and permission tuples. */
@@ -98,16 +143,38 @@ export async function insertCustomRole(w: WriteContext, domain: string, orgId: s
   return row!;
 }
 
-export function roleRepository(ctx: StoreContext): RoleRepository {
-  async function assertNameFree(tx: Queryable, orgId: string, name: string, exceptId: string | null): Promise<void> {
-    const rows = await tx.query<{ kind: RoleKind }>("SELECT kind FROM gh_roles WHERE lower(name) = lower($2) AND (org_id = $1 OR org_id IS NULL) AND ($3::uuid IS NULL OR id <> $3::uuid)", [
-      orgId,
-      name,
-      exceptId,
-    ]);
-    if (rows.length > 0) throw new StoreError("duplicate-name", `A role with the name '${name}' already exists.`, "name");
-  }
+/** A new custom role of the organisation, v1 or v2: the name rule, then the one INSERT. */
+export async function createCustomRole(w: WriteContext, domain: string, orgId: string, role: CustomRoleRow): Promise<RoleRow> {
+  await assertRoleNameFree(w.tx, orgId, role.name, role.displayName || role.name, null);
+  return insertCustomRole(w, domain, orgId, role);
+}
 
+/** The one UPDATE of a custom role's row (v2 and v1 updates, the migration's import), with its permission tuples. */
+export async function writeCustomRole(w: WriteContext, old: RoleRow, role: CustomRoleChange): Promise<RoleRow> {
+  const displayName = role.displayName === undefined ? old.display_name : role.displayName;
+  const v1Access = role.v1Access === undefined ? old.v1_access : role.v1Access;
+  const [row] = await w.tx.query<RoleRow>(
+    `UPDATE gh_roles SET name = $2, display_name = $3, description = $4, scope = $5, permissions = $6::text[], v1_access = $7::jsonb,
+       modified_at = clock_timestamp() WHERE id = $1 RETURNING *`,
+    [old.id, role.name, displayName, role.description, role.scope ?? old.scope, role.permissions, v1Access == null ? null : JSON.stringify(v1Access)],
+  );
+  await syncPermissionTuples(w, old.id, old.permissions, role.permissions);
+  return row!;
+}
+
+/**
+ * An update of a custom role, v1 or v2: the role loaded under the write's lock (a system role
+ * refused, `customRoleForWrite`), the name rule for its new name and display name (kept when not
+ * given), then the one UPDATE. Returns the row before and after.
+ */
+export async function updateCustomRole(w: WriteContext, orgId: string, id: string, role: CustomRoleChange, fields: { id: string; immutable: string }): Promise<{ old: RoleRow; row: RoleRow }> {
+  const old = await customRoleForWrite(w.tx, orgId, id, fields.id, SYSTEM_ROLE_NOT_UPDATABLE, fields.immutable);
+  const displayName = role.displayName === undefined ? old.display_name : role.displayName;
+  await assertRoleNameFree(w.tx, orgId, role.name, displayName || role.name, old.id);
+  return { old, row: await writeCustomRole(w, old, role) };
+}
+
+export function roleRepository(ctx: StoreContext): RoleRepository {
   return {
     async seedSystemRoles(defs: SystemRoleDefinition[], options: SeedOptions = {}) {
       if (!Array.isArray(defs)) throw new StoreError("invalid-argument", "roles must be an array.");
@@ -208,8 +275,7 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
         // A v2 role write: the organisation's first one puts it in v2 mode (upstream's rule).
         await ensureV2WriteActivated(w, orgId);
         await requireTenantRow(w.tx, orgId);
-        await assertNameFree(w.tx, orgId, name, null);
-        return toRole(await insertCustomRole(w, ctx.domain, orgId, { name, description, scope, permissions }));
+        return toRole(await createCustomRole(w, ctx.domain, orgId, { name, description, scope, permissions }));
       });
     },
 
@@ -221,16 +287,9 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
       const description = input.description ?? null;
       return runWrite(ctx, orgId, "update_custom_role", async (w) => {
         await ensureV2WriteActivated(w, orgId);
-        const old = await customRoleForWrite(w.tx, orgId, roleId, "id", SYSTEM_ROLE_NOT_UPDATABLE);
-        const scope = input.scope === undefined ? old.scope : requireScope(input.scope);
-        await assertNameFree(w.tx, orgId, name, roleId);
-        const [row] = await w.tx.query<RoleRow>(
-          `UPDATE gh_roles SET name = $2, description = $3, scope = $4, permissions = $5::text[], modified_at = clock_timestamp()
-           WHERE id = $1 RETURNING *`,
-          [roleId, name, description, scope, permissions],
-        );
-        await syncPermissionTuples(w, roleId, old.permissions, permissions);
-        return toRole(row!);
+        const scope = input.scope === undefined ? undefined : requireScope(input.scope);
+        const { row } = await updateCustomRole(w, orgId, roleId, { name, description, scope, permissions }, { id: "id", immutable: "id" });
+        return toRole(row);
       });
     },
 
@@ -289,9 +348,8 @@ export function roleRepository(ctx: StoreContext): RoleRepository {
       if (!column) throw new StoreError("invalid-argument", `Unknown order_by '${orderBy}'.`, "order_by");
       const { limit, offset } = pageBounds(query.limit, query.offset);
       const filter = where.join(" AND ");
-      const [count] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM gh_roles WHERE ${filter}`, params);
-      const rows = await ctx.db.query<RoleRow>(`SELECT * FROM gh_roles WHERE ${filter} ORDER BY ${column} ${desc ? "DESC" : "ASC"}, id LIMIT ${limit ?? "ALL"} OFFSET ${offset}`, params);
-      return { data: rows.map(toRole), count: count?.n ?? 0 };
+      const { rows, count } = await listPage<RoleRow>(ctx.db, "gh_roles", filter, params, `${column} ${desc ? "DESC" : "ASC"}, id`, { limit, offset });
+      return { data: rows.map(toRole), count };
     },
 
     async platformRoles() {

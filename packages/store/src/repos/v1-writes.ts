@@ -14,7 +14,7 @@ import { loadRole, loadWorkspace, type RoleRow } from "./loaders.js";
 import { platformRoleFor } from "../platform-roles.js";
 import { assertV1WriteAllowed } from "./org-mode.js";
 import { deleteBindingsWhere, grantRoles, removeSubject, type BindingRow } from "./role-bindings.js";
-import { customRoleForWrite, insertCustomRole, requirePermission, requireRoleName, requireScope, SYSTEM_ROLE_NOT_UPDATABLE, syncPermissionTuples, toRole } from "./roles.js";
+import { createCustomRole, customRoleForWrite, requirePermission, requireRoleName, requireScope, syncPermissionTuples, toRole, updateCustomRole } from "./roles.js";
 import { dropGroupFromPart, syncRolePart } from "./v1-role-parts.js";
 
 /** The groups holding the role: through any of its ordinary bindings, or held without one. */
@@ -88,24 +88,37 @@ async function groupBindingsOf(w: WriteContext, orgId: string, roleId: string, g
 
 /**
  * Binds the role to each group exactly at `resources`: bindings elsewhere are removed (a role whose
- * permissions changed its level moves), missing ones added. No resource: the groups keep the role
- * in v1 only (recordHeldWithoutBinding).
+ * permissions changed its level moves), missing ones added; what is already in place is read once
+ * and left alone. No resource: the groups keep the role in v1 only (recordHeldWithoutBinding).
+ * Returns the groups holding the role (with `onlyGroup`: that group).
  */
-export async function placeRole(ctx: StoreContext, w: WriteContext, orgId: string, roleId: string, resources: BindingResource[], onlyGroup?: string): Promise<void> {
+export async function placeRole(ctx: StoreContext, w: WriteContext, orgId: string, roleId: string, resources: BindingResource[], onlyGroup?: string): Promise<string[]> {
   const current = await groupBindingsOf(w, orgId, roleId, onlyGroup);
-  const wanted = new Set(resources.map(resourceKey));
-  const groups = new Set([...current.map((b) => b.subject_id), ...(await heldWithoutBinding(w, orgId, roleId, onlyGroup))]);
+  const held = await heldWithoutBinding(w, orgId, roleId, onlyGroup);
+  const groups = new Set([...current.map((b) => b.subject_id), ...held]);
   if (onlyGroup) groups.add(onlyGroup);
-  await recordHeldWithoutBinding(w, orgId, roleId, [...groups], resources.length === 0);
+  // Bound somewhere: only the groups recorded as holding it without a binding lose their record.
+  await recordHeldWithoutBinding(w, orgId, roleId, resources.length === 0 ? [...groups] : held, resources.length === 0);
+  const wanted = new Set(resources.map(resourceKey));
+  const bound = new Set<string>();
   for (const b of current) {
-    if (!wanted.has(resourceKey({ type: b.resource_type, id: b.resource_id }))) await removeSubject(ctx, w, orgId, b, { type: "group", id: b.subject_id });
+    const key = resourceKey({ type: b.resource_type, id: b.resource_id });
+    if (!wanted.has(key)) {
+      await removeSubject(ctx, w, orgId, b, { type: "group", id: b.subject_id });
+      continue;
+    }
+    bound.add(`${key} ${b.subject_id}`);
   }
+  // The grants not yet in place, through the one grant path every writer takes.
   await grantRoles(
     ctx,
     w,
     orgId,
-    resources.flatMap((resource) => [...groups].map((g) => ({ roleId, resource, subject: { type: "group", id: g } satisfies BindingSubject }))),
+    resources.flatMap((resource) =>
+      [...groups].filter((g) => !bound.has(`${resourceKey(resource)} ${g}`)).map((g) => ({ roleId, resource, subject: { type: "group", id: g } satisfies BindingSubject })),
+    ),
   );
+  return [...groups];
 }
 
 function validateRoleWrite(input: V1RoleWrite): V1RoleWrite & { permissions: string[] } {
@@ -115,26 +128,6 @@ function validateRoleWrite(input: V1RoleWrite): V1RoleWrite & { permissions: str
   const displayName = typeof input.displayName === "string" && input.displayName.length > 0 ? input.displayName : name;
   return { ...input, name, displayName, description: optionalDescription(input.description), scope: requireScope(input.scope), permissions };
 }
-
-async function assertRoleNameFree(w: WriteContext, orgId: string, name: string, displayName: string, exceptId: string | null): Promise<void> {
-  const rows = await w.tx.query<{ org_id: string | null; name: string; display_name: string | null }>(
-    `SELECT org_id, name, display_name FROM gh_roles WHERE (org_id = $1 OR org_id IS NULL) AND kind <> 'platform' AND ($4::uuid IS NULL OR id <> $4::uuid)
-       AND (lower(name) IN (lower($2), lower($3)) OR lower(coalesce(display_name, name)) IN (lower($2), lower($3)))`,
-    [orgId, name, displayName, exceptId],
-  );
-  const same = (a: string | null, b: string) => a !== null && a.toLowerCase() === b.toLowerCase();
-  // insights-rbac's words: a system role's name or display name, else the tenant's unique constraint.
-  const system = rows.filter((r) => r.org_id === null);
-  if (system.some((r) => same(r.name, name) || same(r.display_name, name))) throw new StoreError("duplicate-name", `Role name '${name}' conflicts with an existing system role.`, "name");
-  if (system.some((r) => same(r.name, displayName) || same(r.display_name, displayName))) {
-    throw new StoreError("duplicate-name", `Display name '${displayName}' conflicts with an existing system role.`, "display_name");
-  }
-  if (rows.some((r) => r.org_id !== null && (same(r.name, name) || same(r.display_name ?? r.name, displayName)))) {
-    throw new StoreError("duplicate-name", `Role '${name}' already exists for a tenant.`, "role");
-  }
-}
-
-const customRole = (w: WriteContext, orgId: string, id: string, what: string): Promise<RoleRow> => customRoleForWrite(w.tx, orgId, requireUuid(id, "uuid"), "uuid", what, "role");
 
 /**
  * Removes one default role from the platform-default group (upstream: customising the default
@@ -170,11 +163,10 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
       requireOrgId(orgId);
       const role = validateRoleWrite(input);
       return runWrite(ctx, orgId, "v1_create_role", async (w) => {
-        await assertV1WriteAllowed(w, orgId);
-        const tenant = await requireTenantRow(w.tx, orgId);
-        await assertRoleNameFree(w, orgId, role.name, role.displayName, null);
+        const tenant = await assertV1WriteAllowed(w, orgId);
+        const row = await createCustomRole(w, ctx.domain, orgId, { ...role, v1Access: role.access });
+        // Every workspace the role names is the organisation's (checked again under the lock).
         await resolveTargets(w, tenant, role.targets);
-        const row = await insertCustomRole(w, ctx.domain, orgId, { ...role, v1Access: role.access });
         const created = toRole(row);
         if (audit) await recordAudit(w, orgId, audit(created));
         return created;
@@ -185,23 +177,13 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
       requireOrgId(orgId);
       const role = validateRoleWrite(input);
       return runWrite(ctx, orgId, "v1_update_role", async (w) => {
-        await assertV1WriteAllowed(w, orgId);
-        const tenant = await requireTenantRow(w.tx, orgId);
-        const old = await customRole(w, orgId, id, SYSTEM_ROLE_NOT_UPDATABLE);
-        await assertRoleNameFree(w, orgId, role.name, role.displayName, old.id);
-        const resources = await resolveTargets(w, tenant, role.targets);
-        const [row] = await w.tx.query<RoleRow>(
-          `UPDATE gh_roles SET name = $2, display_name = $3, description = $4, scope = $5, permissions = $6::text[], v1_access = $7::jsonb,
-             modified_at = clock_timestamp() WHERE id = $1 RETURNING *`,
-          [old.id, role.name, role.displayName, role.description, role.scope, role.permissions, JSON.stringify(role.access)],
-        );
-        await syncPermissionTuples(w, old.id, old.permissions, role.permissions);
+        const tenant = await assertV1WriteAllowed(w, orgId);
+        const { old, row } = await updateCustomRole(w, orgId, requireUuid(id, "uuid"), { ...role, v1Access: role.access }, { id: "uuid", immutable: "role" });
         // The role's groups follow its targets: a level change moves their bindings; a mixed role's
         // unlimited part follows them too.
-        const holders = await groupsHolding(w, orgId, old.id);
-        await placeRole(ctx, w, orgId, old.id, resources);
+        const holders = await placeRole(ctx, w, orgId, old.id, await resolveTargets(w, tenant, role.targets));
         await syncRolePart(w, tenant, ctx.domain, old.id, role.targets.unlimited, holders);
-        const updated = toRole(row!);
+        const updated = toRole(row);
         if (audit) await recordAudit(w, orgId, audit(updated));
         return updated;
       });
@@ -210,9 +192,9 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
     async deleteRole(orgId, id, audit?: AuditOf<Role>) {
       requireOrgId(orgId);
       return runWrite(ctx, orgId, "v1_delete_role", async (w) => {
-        await assertV1WriteAllowed(w, orgId);
-        const old = await customRole(w, orgId, id, "System roles cannot be deleted.");
-        await syncRolePart(w, await requireTenantRow(w.tx, orgId), ctx.domain, old.id, undefined, []);
+        const tenant = await assertV1WriteAllowed(w, orgId);
+        const old = await customRoleForWrite(w.tx, orgId, requireUuid(id, "uuid"), "uuid", "System roles cannot be deleted.", "role");
+        await syncRolePart(w, tenant, ctx.domain, old.id, undefined, []);
         await deleteBindingsWhere(ctx, w, orgId, "b.role_id = $2", [old.id]);
         await syncPermissionTuples(w, old.id, old.permissions, []);
         await w.remove([owner("rbac/role", old.id, tenantResourceId(ctx.domain, orgId))]);
@@ -227,8 +209,7 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
       requireOrgId(orgId);
       const gid = requireUuid(groupId, "uuid");
       return runWrite(ctx, orgId, "v1_add_group_roles", async (w) => {
-        await assertV1WriteAllowed(w, orgId);
-        const tenant = await requireTenantRow(w.tx, orgId);
+        const tenant = await assertV1WriteAllowed(w, orgId);
         await loadGroup(w.tx, orgId, gid);
         const added: Role[] = [];
         for (const { roleId, targets } of roles) {
@@ -283,8 +264,7 @@ export function v1WriteRepository(ctx: StoreContext): V1WriteRepository {
     async restoreDefaultGroup(orgId, audit?: AuditOf<Group>) {
       requireOrgId(orgId);
       return runWrite(ctx, orgId, "v1_restore_default_group", async (w) => {
-        await assertV1WriteAllowed(w, orgId);
-        const tenant = await requireTenantRow(w.tx, orgId);
+        const tenant = await assertV1WriteAllowed(w, orgId);
         const group = await loadGroup(w.tx, orgId, tenant.platform_default_group_id);
         const subject: BindingSubject = { type: "group", id: group.id };
         const wanted = new Map<string, string>((["tenant", "root", "default"] as const).map((level) => [`${resourceKey(levelResource(tenant, level))}|${platformRoleFor("user", level).id}`, level]));
