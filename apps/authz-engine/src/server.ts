@@ -349,6 +349,9 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     const credentials = resolved.tls
       ? ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(resolved.tls.cert), private_key: Buffer.from(resolved.tls.key) }], false)
       : ServerCredentials.createInsecure();
+    // A thread shares its ports with threads already serving (SO_REUSEPORT): it binds once its graph
+    // is loaded, or the kernel would hand it new connections it could only answer UNAVAILABLE.
+    if (thread) await graph.load();
     grpcListener = await listenGrpc(
       grpcServer,
       credentials,
@@ -376,7 +379,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     });
 
     // Ports are open (health answers NOT_SERVING) while the snapshot loads.
-    await graph.load();
+    if (!thread) await graph.load();
     const loaded = graph;
     // A newer shared base replaces this thread's graph between two calls.
     thread?.onBase((base) => {
