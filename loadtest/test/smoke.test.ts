@@ -26,7 +26,9 @@ describe("smoke run", () => {
     const report = JSON.parse(readFileSync(path.join(out, "smoke-smoke.json"), "utf8")) as RunReport;
     expect(report.scenarios.map((s) => s.name)).toEqual(["floor", "check-mix", "pattern2-list", "pattern2-list-broad", "pattern1-checkbulk", "pattern1-check", "management-mix"]);
     for (const s of report.scenarios) {
-      expect(s.errors, `${s.name}: ${s.firstError}`).toBe(0);
+      // Arrivals an open loop drops while its in-flight bound is full count as errors in a run's report
+      // (k6's dropped_iterations): a measure of a loaded machine's capacity, not a wrong answer.
+      expect(s.errors - Number(s.extra["dropped"] ?? 0), `${s.name}: ${s.firstError}`).toBe(0);
       expect(s.requests).toBeGreaterThan(0);
       expect(s.serverCpuMsPerRequest).toBeGreaterThanOrEqual(0);
     }
