@@ -1,4 +1,4 @@
-import type { Request, Response } from "express";
+import type { Response } from "express";
 import { Router } from "express";
 import { listAuditLogs } from "../commands/audit-log.js";
 import { PARITY_LOST_HEADER } from "../commands/parity-upkeep.js";
