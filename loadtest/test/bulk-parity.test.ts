@@ -42,7 +42,9 @@ async function load(mode: "api" | "bulk"): Promise<Loaded> {
   const databaseUrl = database(mode);
   await ensureDatabase(databaseUrl);
   const dataDir = path.join(tmp, mode);
-  const server = await spawnServer({ dataDir: path.join(dataDir, "store"), databaseUrl });
+  // No start deadline of the test's own (the CLI's is 90 s): on a loaded machine loading the sources
+  // alone can take longer, and the suite's hook timeout bounds a server that never starts.
+  const server = await spawnServer({ dataDir: path.join(dataDir, "store"), databaseUrl, startTimeoutMs: 600_000 });
   const bulk = mode === "bulk" ? bulkLoader({ registry, dir: tmp, databaseUrl, orgId: file.org, fromSource: true, env: { PATH: process.env["PATH"], HOME: process.env["HOME"] } }) : undefined;
   await runLoadTest({
     scale: SCALE,

@@ -2,15 +2,11 @@ import { encodeIdentityHeader } from "@gatehouse/auth";
 import type { Store } from "@gatehouse/store";
 import { openTestStore } from "@gatehouse/store/testing";
 import { buildServer, loadRoleConfiguration, type BuildServerOptions, type ManagementApiConfig, type RoleConfiguration } from "../src/index.js";
-
-import { afterAll } from "vitest";
-import { reportOpenApiStats, validateAgainstSpec } from "./openapi-validator.js";
-
-afterAll(reportOpenApiStats);
+import { validateAgainstSpec } from "./openapi-validator.js";
 
 let shared: Promise<RoleConfiguration> | null = null;
 
-/** The project's stage role configuration, loaded once per test file. */
+/** The project's stage role configuration, loaded once per worker (its test files share it; nothing changes it). */
 export function testRoleConfiguration(): Promise<RoleConfiguration> {
   shared ??= loadRoleConfiguration("stage");
   return shared;

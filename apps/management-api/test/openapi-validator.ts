@@ -71,10 +71,15 @@ const newStats = (): Stats => ({ validated: 0, withExceptions: 0, undocumented: 
 export const openApiStats = newStats();
 export const openApiStatsV1 = newStats();
 
-/** OPENAPI_STATS_FILE=<path>: each test file appends its counts (one JSON line) for reporting. */
+/**
+ * OPENAPI_STATS_FILE=<path>: each test file appends its counts (one JSON line) for reporting
+ * (test/file-setup.ts, after each file), then counts from zero for the next file of the worker.
+ */
 export function reportOpenApiStats(): void {
   const statsFile = process.env["OPENAPI_STATS_FILE"];
   if (statsFile) appendFileSync(statsFile, `${JSON.stringify({ ...openApiStats, v1: openApiStatsV1 })}\n`);
+  Object.assign(openApiStats, newStats());
+  Object.assign(openApiStatsV1, newStats());
 }
 
 function loadDocument(name: DocumentName, file: URL, prefix: string, stats: Stats) {

@@ -17,7 +17,9 @@ describe("workspace-cache degraded state", () => {
       port: 0,
       host: "127.0.0.1",
       auth: { mode: "disabled" },
-      cache: { kind: "redis", url: redis.url, commandTimeoutMs: 200 },
+      // A bound for a hung Redis, not a speed check: the stopped one fails at once (no offline queue),
+      // and on a loaded machine a live one may take longer than the default 250 ms to answer.
+      cache: { kind: "redis", url: redis.url, commandTimeoutMs: 60_000 },
       probeIntervalMs: 0,
       source: {
         directory: {

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createOidcVerifier } from "../src/index.js";
 
 let server: Server;
@@ -96,10 +96,16 @@ describe("a hanging or failing issuer", () => {
   const stalled = new Set<ServerResponse>();
 
   beforeAll(async () => {
+    // Discovery attempts are counted where the verifier makes them: on a loaded machine an attempt
+    // given up after its 100 ms may not have reached the server yet.
+    const realFetch = globalThis.fetch;
+    vi.stubGlobal("fetch", (input: string | URL | Request, init?: RequestInit) => {
+      if (String(input instanceof Request ? input.url : input).endsWith("/stall/.well-known/openid-configuration")) discoveryRequests += 1;
+      return realFetch(input, init);
+    });
     hanging = createServer((req, res) => {
       // /stall: discovery never answers. /keys-stall: discovery answers, the JWKS endpoint never does.
       if (req.url === "/stall/.well-known/openid-configuration") {
-        discoveryRequests += 1;
         stalled.add(res);
       } else if (req.url === "/keys-stall/.well-known/openid-configuration") {
         res.setHeader("content-type", "application/json");
@@ -113,6 +119,7 @@ describe("a hanging or failing issuer", () => {
   });
 
   afterAll(async () => {
+    vi.unstubAllGlobals();
     for (const res of stalled) res.destroy();
     await new Promise<void>((resolve) => hanging.close(() => resolve()));
   });
