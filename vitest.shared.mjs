@@ -16,7 +16,9 @@ import { BaseSequencer } from "vitest/node";
 const LONGEST_FILES = [
   "apps/management-api/test/conformance.pglite.test.ts",
   "apps/management-api/test/conformance.pg.test.ts",
+  "apps/authz-engine/test/connection-limits.test.ts",
   "loadtest/test/rehearsal.test.ts",
+  "loadtest/test/bulk-parity.test.ts",
   "packages/store/test/data-dir-lock.test.ts",
   "packages/evaluator/test/reference-cyclic.test.ts",
   "packages/store/test/pglite-template.test.ts",
