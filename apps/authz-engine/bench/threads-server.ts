@@ -73,7 +73,7 @@ async function prepare(dir: string): Promise<void> {
 }
 
 /** The engine over a copy of the prepared store, started from the prepared checkpoint. */
-async function engine(dir: string, threads: number): Promise<{ port: number; write(count: number): Promise<void>; close(): Promise<void> }> {
+async function engine(dir: string, threads: number): Promise<{ port: number; write(count: number): Promise<void>; collect(): Promise<void>; close(): Promise<void> }> {
   const own = join(dir, `engine-${threads}`);
   rmSync(own, { recursive: true, force: true });
   cpSync(join(dir, "base"), own, { recursive: true });
@@ -107,6 +107,9 @@ async function engine(dir: string, threads: number): Promise<{ port: number; wri
       await sleep(1000);
       shareMs = server.threads()?.lastShareMs;
     },
+    collect: async () => {
+      await server.threads()?.collect();
+    },
     close: async () => {
       await server.stop();
       await store.close();
@@ -114,7 +117,7 @@ async function engine(dir: string, threads: number): Promise<{ port: number; wri
   };
 }
 
-const floor = async () => ({ ...(await grpcFloor()), write: async () => undefined });
+const floor = async () => ({ ...(await grpcFloor()), write: async () => undefined, collect: async () => undefined });
 
 /** The process's resident memory (/proc/self/status: RssAnon, the anonymous part, holds the graph and heaps), bytes. */
 function residentParts(): { rssAnon?: number; rssFile?: number; rssShmem?: number } {
@@ -135,11 +138,13 @@ if (role === "prepare") {
   process.exit(0);
 }
 const started = role === "floor" ? await floor() : await engine(dir, role === "engine-2" ? 2 : 1);
-process.on("message", (message: string | { writes: number }) => {
+process.on("message", async (message: string | { writes: number }) => {
   if (message === "cpu") {
     const cpu = process.cpuUsage();
     process.send!({ cpu: cpu.user + cpu.system });
   } else if (message === "memory") {
+    // Every thread's heap collected (gc is exposed to each: V8's flags are the process's).
+    await started.collect();
     gc();
     const usage = process.memoryUsage();
     process.send!({ rss: usage.rss, ...residentParts(), arrayBuffers: usage.arrayBuffers, heapUsed: usage.heapUsed, shareMs });

@@ -41,6 +41,8 @@ export interface EngineMetrics {
   relationships: Gauge;
   /** Objects the graph has interned (every id ever named since the graph was built; none is freed until a rebuild). */
   graphNodes: Gauge;
+  /** Bytes of node arrays this thread holds of its own (0 while the objects it adds are in a shared base's room). */
+  graphOwnNodeBytes: Gauge;
   ready: Gauge;
   /** 1 for the active role configuration (label: its content hash). */
   roleConfigInfo: Gauge<"hash">;
@@ -114,6 +116,10 @@ export function createEngineMetrics(processMetrics = true): EngineMetrics {
     ),
     relationships: metrics.gauge("relationships", "Relationships held in memory."),
     graphNodes: metrics.gauge("graph_objects", "Objects the in-memory graph holds an entry for (ids ever named since it was built)."),
+    graphOwnNodeBytes: metrics.gauge(
+      "graph_own_object_bytes",
+      "Bytes of the graph's object arrays (types and ids) a thread holds of its own copy; 0 while they are views of a checkpoint or of the threads' shared graph.",
+    ),
     ready: metrics.gauge("ready", "1 once the snapshot is loaded and the change feed is healthy."),
     roleConfigInfo: metrics.gauge("role_config_info", "1 for the active role configuration, by its content hash.", ["hash"]),
     roleConfigLoaded: metrics.gauge("role_config_loaded_timestamp_seconds", "When the active role configuration was loaded (Unix seconds)."),
@@ -202,6 +208,9 @@ function perThreadFigures(threads: readonly ThreadMetrics[]): MetricsJson {
       "Calls a thread answered: gRPC (grpc_server_handled_total) and HTTP (http_request_duration_seconds_count).",
       "counter",
       (m) => total(m, "grpc_server_handled_total") + total(m, "http_request_duration_seconds", "http_request_duration_seconds_count"),
+    ),
+    series("thread_own_object_bytes", "Object arrays a thread holds of its own copy (graph_own_object_bytes of that thread; 0 while shared).", "gauge", (m) =>
+      total(m, `${PREFIX}graph_own_object_bytes`),
     ),
     series("thread_heap_used_bytes", "V8 heap in use by a thread (nodejs_heap_size_used_bytes of that thread).", "gauge", (m) => total(m, "nodejs_heap_size_used_bytes")),
     series("thread_eventloop_lag_p99_seconds", "The 99th percentile of a thread's event-loop lag (nodejs_eventloop_lag_p99_seconds of that thread).", "gauge", (m) =>

@@ -254,6 +254,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
         metrics.appliedRevision.set(graph?.appliedRevision ?? 0);
         metrics.relationships.set(graph?.graph.size ?? 0);
         metrics.graphNodes.set(graph?.graph.nodeCount ?? 0);
+        metrics.graphOwnNodeBytes.set(graph?.graph.ownNodeBytes ?? 0);
       },
       onApplied: (batch) => {
         // committed_at is the database's clock, "now" is ours: the same host clock when Postgres
@@ -266,6 +267,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
         metrics.appliedChanges.inc(batch.changes.length);
         metrics.relationships.set(graph?.graph.size ?? 0);
         metrics.graphNodes.set(graph?.graph.nodeCount ?? 0);
+        metrics.graphOwnNodeBytes.set(graph?.graph.ownNodeBytes ?? 0);
       },
     });
 
@@ -385,6 +387,7 @@ export function buildServer(config: EngineConfig = {}): EngineServer {
     thread?.onBase((base) => {
       try {
         loaded.adopt(graphOfBase(base, ctx.model, store.storeId), base.revision);
+        metrics.graphOwnNodeBytes.set(loaded.graph.ownNodeBytes);
       } catch (error) {
         logger.warn({ err: error, revision: base.revision }, "shared graph not adopted; answering from this thread's own");
       }

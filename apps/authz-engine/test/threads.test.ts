@@ -272,6 +272,35 @@ describe("checks on two threads over one shared graph", () => {
     expect([...scrapedOn].sort()).toEqual(["0", "1"]);
   });
 
+  it("holds the objects commits add once: the second thread finds each where the first wrote it, and copies no object array", async () => {
+    const threads = engine.server.threads()!;
+    const figure = (all: ThreadMetrics[], thread: number, name: string) =>
+      (all.find((t) => t.thread === thread)?.metrics.find((m) => m.name === name)?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+    const before = await threads.allMetrics();
+    // New objects (hosts and a user), in commits of a few hundred: each thread adds them to its graph.
+    let token = "";
+    for (let w = 0; w < 5; w++) {
+      const hosts = Array.from({ length: 300 }, (_, i) => ({ resourceType: "hbi/host", resourceId: `room-${w}-${i}`, relation: "t_workspace", subjectType: "rbac/workspace", subjectId: ws }));
+      const grant = readGrant(ws, `room-user-${w}`);
+      const { revision } = await store.relationships.write(ORG, { touch: [...hosts, ...grant] });
+      history.record(revision, [...hosts, ...grant], []);
+      token = store.tokens.encode(revision);
+    }
+    // Every connection asks at least as fresh as the last write, so each thread has applied it.
+    const clients = await spreadConnections();
+    for (const client of clients) {
+      const answer = await call(client, "check", { object: workspace(ws), relation: "view", subject: { resource: principal("room-user-4") }, consistency: { atLeastAsFresh: { token } } });
+      expect(answer.allowed).toBe(1);
+      client.close();
+    }
+    const after = await threads.allMetrics();
+    const objects = "gatehouse_engine_graph_objects";
+    const own = "gatehouse_engine_graph_own_object_bytes";
+    expect(figure(after, 1, objects)).toBeGreaterThanOrEqual(figure(before, 1, objects) + 1500);
+    expect(figure(after, 1, objects)).toBe(figure(after, 0, objects));
+    expect([figure(after, 0, own), figure(after, 1, own)]).toEqual([0, 0]);
+  });
+
   it("replaces a thread that dies; no answer is wrong, failures are UNAVAILABLE at most", async () => {
     const threads = engine.server.threads()!;
     const before = threads.started;

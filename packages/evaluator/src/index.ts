@@ -17,6 +17,7 @@ export { compileSchema } from "./model/compile.js";
 export { Model, type Definition, type RelationDef, type PermissionDef, type AllowedSubject } from "./model/model.js";
 export { RelationshipGraph, type GraphArrays } from "./graph/relationship-graph.js";
 export { encodeGraph, decodeGraph, GRAPH_CODEC_VERSION, type DecodeOptions, type EncodeOptions } from "./graph/graph-codec.js";
+export type { NodeRoom } from "./graph/node-table.js";
 export { check, type CheckOptions } from "./eval/check.js";
 export { configureCheckCache, checkCacheStats, DEFAULT_CHECK_CACHE_LIMITS, type CheckCacheLimits, type CheckCacheStats } from "./eval/closure-cache.js";
 export { DEFAULT_MAX_DEPTH } from "./eval/evaluation.js";

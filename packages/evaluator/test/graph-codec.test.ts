@@ -287,6 +287,70 @@ describe("a graph encoded into shared memory and decoded as this process's own (
   });
 });
 
+describe("a shared graph with room after its node arrays: one thread writes the objects the commits add, the others find them there", () => {
+  const withRoom = (graph: RelationshipGraph, nodes: number, idBytes: number) => encodeGraph(graph, { allocate: (length) => new Uint8Array(new SharedArrayBuffer(length)), room: { nodes, idBytes } });
+  /** Whether the graph's id bytes are still the shared buffer's (no copy of its own). */
+  const inShared = (g: RelationshipGraph, bytes: Uint8Array) => g.idArrays().bytes.buffer === bytes.buffer;
+  const commit = (i: number) => [parseRelationship(`doc:n${i}#viewer@user:v${i}`), parseRelationship(`doc:n${i}#parent@folder:f${i % 40}`)];
+
+  it("holds the added objects once: the comparing graphs never copy the node arrays, and every graph answers alike", () => {
+    const graph = big();
+    const bytes = withRoom(graph, 1000, 16_000);
+    const writer = decodeGraph(model, bytes, { trusted: true, shared: true, room: "write" });
+    const readers = [0, 1].map(() => decodeGraph(model, bytes, { trusted: true, shared: true, room: "compare" }));
+    const own = decodeGraph(model, encodeGraph(graph));
+    // Commit by commit, the writer first (as the first thread applies each before posting it).
+    for (let i = 0; i < 400; i++) for (const g of [writer, ...readers, own]) for (const r of commit(i)) g.add(r);
+    for (const g of [writer, ...readers]) {
+      expect(inShared(g, bytes)).toBe(true);
+      expect(g.nodeCount).toBe(own.nodeCount);
+      expect(idsOf(g)).toEqual(idsOf(own));
+      expect(sorted(g)).toEqual(sorted(own));
+      expect(check(g, { type: "doc", id: "n7" }, "view", { type: "user", id: "v7" })).toBe(true);
+      expect(check(g, { type: "doc", id: "n7" }, "view", { type: "user", id: "v8" })).toBe(false);
+      // Encoded again (the next shared base): every object, old and new, is there.
+      expect(sorted(decodeGraph(model, encodeGraph(g)))).toEqual(sorted(own));
+    }
+    expect(readers[0]!.objectIds(model.typeIndex("user")!)).toEqual(own.objectIds(model.typeIndex("user")!));
+  });
+
+  it("copies the node arrays only when it finds another object there, or once the room is used up, and answers alike", () => {
+    const graph = big();
+    const bytes = withRoom(graph, 300, 3000);
+    const writer = decodeGraph(model, bytes, { trusted: true, shared: true, room: "write" });
+    const reader = decodeGraph(model, bytes, { trusted: true, shared: true, room: "compare" });
+    const stray = decodeGraph(model, bytes, { trusted: true, shared: true, room: "compare" });
+    const own = decodeGraph(model, encodeGraph(graph));
+    for (let i = 0; i < 100; i++) for (const g of [writer, reader, own]) for (const r of commit(i)) g.add(r);
+    // A graph that adds something else than the writer did copies at once; the shared bytes stay.
+    const written = bytes.slice();
+    stray.add(parseRelationship("doc:elsewhere#viewer@user:nobody"));
+    expect(inShared(stray, bytes)).toBe(false);
+    expect(bytes).toEqual(written);
+    expect(stray.nodeOf(model.typeIndex("user")!, "nobody")).toBeGreaterThan(0);
+    expect(reader.nodeOf(model.typeIndex("user")!, "nobody")).toBe(-1);
+    // 300 objects of room: the writer outgrows it and copies; the reader then finds zeros and copies too.
+    for (let i = 100; i < 400; i++) for (const g of [writer, reader, own]) for (const r of commit(i)) g.add(r);
+    for (const g of [writer, reader]) {
+      expect(inShared(g, bytes)).toBe(false);
+      expect(idsOf(g)).toEqual(idsOf(own));
+      expect(sorted(g)).toEqual(sorted(own));
+      expect(check(g, { type: "doc", id: "n399" }, "view", { type: "user", id: "v399" })).toBe(true);
+    }
+  });
+
+  it("is read only by this process's trusted decode: a stored encoding with room is refused", () => {
+    const bytes = withRoom(sample(), 10, 100);
+    expect(() => decodeGraph(model, bytes)).toThrow(/spare room/);
+    // Without `room`, the decoded graph copies before it adds anything (it never writes shared bytes).
+    const kept = bytes.slice();
+    const g = decodeGraph(model, bytes, { trusted: true, shared: true });
+    g.add(parseRelationship("doc:new#viewer@user:new"));
+    expect(inShared(g, bytes)).toBe(false);
+    expect(bytes).toEqual(kept);
+  });
+});
+
 describe("graph encoding with expiring relationships", () => {
   const expiringModel = compileSchema(`use expiration
 definition user {}

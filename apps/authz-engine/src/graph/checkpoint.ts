@@ -21,7 +21,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
-import { type DecodeOptions, decodeGraph, encodeGraph, type Model, type RelationshipGraph } from "@gatehouse/evaluator";
+import { type DecodeOptions, decodeGraph, encodeGraph, type EncodeOptions, type Model, type NodeRoom, type RelationshipGraph } from "@gatehouse/evaluator";
 import type { CheckpointRepository } from "@gatehouse/store";
 import { crc32OnThread, type ChecksumWorkerFactory } from "./checksum-thread.js";
 
@@ -85,14 +85,14 @@ export function crc32Of(bytes: Uint8Array, value = 0, part = 2 ** 30): number {
  * checksum, which only `decodeInProcessCheckpoint` reads.
  */
 export interface EncodeCheckpointOptions {
-  inProcess?: { allocate: (bytes: number) => Uint8Array };
+  inProcess?: { allocate: (bytes: number) => Uint8Array; room?: EncodeOptions["room"] };
 }
 
 export function encodeCheckpoint(graph: RelationshipGraph, header: Omit<CheckpointHeader, "relationships" | "createdAt">, options: EncodeCheckpointOptions = {}): Uint8Array {
   const full: CheckpointHeader = { ...header, relationships: graph.size, createdAt: new Date().toISOString() };
   const json = Buffer.from(JSON.stringify(full));
   // The graph is encoded behind room for the prefix and header: no second copy of the body.
-  const out = encodeGraph(graph, { reserve: PREFIX_BYTES + pad8(json.length), ...(options.inProcess ? { allocate: options.inProcess.allocate } : {}) });
+  const out = encodeGraph(graph, { reserve: PREFIX_BYTES + pad8(json.length), ...(options.inProcess ? { allocate: options.inProcess.allocate, room: options.inProcess.room } : {}) });
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   view.setUint32(0, MAGIC, true);
   view.setUint32(4, CHECKPOINT_FORMAT_VERSION, true);
@@ -167,10 +167,16 @@ export function decodeCheckpoint(bytes: Uint8Array, model: Model, expect: { stor
  * Decodes a checkpoint this process made for its threads (`encodeCheckpoint` with `inProcess`, in
  * shared memory): the store and schema are checked, not the checksum nor every array's bounds
  * (the bytes never left the process), and reads never fold an index of the graph into a copy of
- * this thread's own (the owner shares a new base for every thread instead).
+ * this thread's own (the owner shares a new base for every thread instead). `room`: what the graph
+ * does with the objects it adds (NodeRoom: `compare` with what the first thread wrote, by default).
  */
-export function decodeInProcessCheckpoint(bytes: Uint8Array, model: Model, expect: { storeId: string; schemaHash: string }): { header: CheckpointHeader; graph: RelationshipGraph } {
-  return decodeBody(bytes, parseHeader(bytes, checkPrefix(bytes), expect), model, { trusted: true, shared: true });
+export function decodeInProcessCheckpoint(
+  bytes: Uint8Array,
+  model: Model,
+  expect: { storeId: string; schemaHash: string },
+  room: NodeRoom = "compare",
+): { header: CheckpointHeader; graph: RelationshipGraph } {
+  return decodeBody(bytes, parseHeader(bytes, checkPrefix(bytes), expect), model, { trusted: true, shared: true, room });
 }
 
 /**

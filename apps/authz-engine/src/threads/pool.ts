@@ -2,7 +2,7 @@
 // shared memory, posts each commit it applied to every one of them, moves the base forward once
 // enough changes piled up in the threads' overlays, and replaces a thread that died.
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
-import type { Model } from "@gatehouse/evaluator";
+import type { Model, RelationshipGraph } from "@gatehouse/evaluator";
 import type { Store } from "@gatehouse/store";
 import type { Logger, MetricsJson } from "@gatehouse/telemetry";
 import type { EngineConfig } from "../config.js";
@@ -23,11 +23,26 @@ export interface WorkerData {
 }
 
 /** Messages of a thread to the first one: it serves; its metrics (asked by `metrics`); a scrape it took asks for every thread's. */
-export type WorkerReport = { type: "ready"; port: number } | { type: "metrics"; id: number; metrics: MetricsJson } | { type: "metrics-request"; id: number };
+export type WorkerReport = { type: "ready"; port: number } | { type: "metrics"; id: number; metrics: MetricsJson } | { type: "metrics-request"; id: number } | { type: "collected"; id: number };
 
 /** Changes since the base after which a new base is shared: a floor, or this fraction of the graph. */
 const REBASE_MIN_CHANGES = 4096;
 const REBASE_FRACTION = 1 / 64;
+const rebaseAfter = (relationships: number) => Math.max(REBASE_MIN_CHANGES, Math.ceil(relationships * REBASE_FRACTION));
+/** Id bytes of room per object: twice a graph's mean id length, and at least this. */
+const MIN_ROOM_ID_BYTES = 48;
+
+/**
+ * Room after a base's node arrays for the objects the commits until the next base add: each change
+ * adds at most two (its resource and its subject), so twice the changes that make a new base, and a
+ * batch's worth over (a base is made after the batch that crossed the line). Untouched room costs
+ * address space only; a thread that outgrows it copies the node arrays, as without room.
+ */
+function roomFor(graph: RelationshipGraph): { nodes: number; idBytes: number } {
+  const nodes = 2 * rebaseAfter(graph.size) + 2 * REBASE_MIN_CHANGES;
+  const meanId = graph.nodeCount === 0 ? 0 : graph.idArrays().offsets[graph.nodeCount]! / graph.nodeCount;
+  return { nodes, idBytes: nodes * Math.max(MIN_ROOM_ID_BYTES, Math.ceil(2 * meanId)) };
+}
 
 export interface EngineThreadsOptions {
   /** Threads in all, this one included. */
@@ -95,8 +110,10 @@ export class EngineThreads {
     const began = performance.now();
     const { graph, store } = this.options;
     const model = this.options.model();
-    const base = shareGraph(graph.graph, model, store.storeId, graph.appliedRevision);
-    graph.adopt(graphOfBase(base, model, store.storeId), base.revision);
+    const base = shareGraph(graph.graph, model, store.storeId, graph.appliedRevision, roomFor(graph.graph));
+    // This thread applies each commit first: it writes the objects they add into the room, where
+    // the others find them.
+    graph.adopt(graphOfBase(base, model, store.storeId, "write"), base.revision);
     this.base = base;
     this.since = [];
     this.sinceChanges = 0;
@@ -110,7 +127,7 @@ export class EngineThreads {
     this.since.push(batch);
     this.sinceChanges += batch.changes.length;
     this.post({ type: "batch", batch });
-    if (this.sinceChanges >= Math.max(REBASE_MIN_CHANGES, this.options.graph.graph.size * REBASE_FRACTION)) this.share();
+    if (this.sinceChanges >= rebaseAfter(this.options.graph.graph.size)) this.share();
   }
 
   private post(message: ThreadMessage): void {
@@ -187,6 +204,30 @@ export class EngineThreads {
     );
     const own = this.options.ownMetrics?.().then((metrics): ThreadMetrics => ({ thread: 0, metrics }));
     return Promise.all([own, ...others]).then((all) => all.filter((t): t is ThreadMetrics => t !== undefined));
+  }
+
+  /** A full garbage collection on every other thread (where the process runs with `--expose-gc`; benchmarks): resolves once each is done. */
+  collect(): Promise<void> {
+    const id = this.metricsAsked++;
+    return Promise.all(
+      this.running.map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            const onReport = (report: WorkerReport) => {
+              if (report.type !== "collected" || report.id !== id) return;
+              done();
+            };
+            const done = () => {
+              worker.off("message", onReport);
+              worker.off("exit", done);
+              resolve();
+            };
+            worker.on("message", onReport);
+            worker.once("exit", done);
+            worker.postMessage({ type: "collect", id } satisfies ThreadMessage);
+          }),
+      ),
+    ).then(() => undefined);
   }
 
   /** Makes thread `index` fail as a defect would (tests and drills: it ends its connections, exits and is replaced). */

@@ -10,10 +10,12 @@ import type { SharedBase } from "./shared-graph.js";
 /**
  * Messages of the first thread to the others, in order. `metrics`: asks for the thread's metrics;
  * `metrics-all`: every thread's, the answer to the thread's `metrics-request` (a scrape it took).
- * `fail`: the thread fails as a defect would (tests, drills).
+ * `fail`: the thread fails as a defect would (tests, drills). `collect`: a full garbage collection,
+ * where the process exposes one (`--expose-gc`: benchmarks measuring what each thread holds).
  */
 export type ThreadMessage =
   | { type: "base"; base: SharedBase }
+  | { type: "collect"; id: number }
   | { type: "batch"; batch: ChangeBatch }
   | { type: "metrics"; id: number }
   | { type: "metrics-all"; id: number; threads: ThreadMetrics[] }

@@ -44,6 +44,11 @@ port.on("message", (message: ThreadMessage) => {
     metricsAnswers.delete(message.id);
     return;
   }
+  if (message.type === "collect") {
+    (globalThis as { gc?: () => void }).gc?.();
+    port.postMessage({ type: "collected", id: message.id } satisfies WorkerReport);
+    return;
+  }
   if (message.type === "fail") {
     setImmediate(() => {
       throw new Error("engine thread failure requested");

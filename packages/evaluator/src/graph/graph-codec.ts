@@ -10,6 +10,7 @@ import { EvaluationError } from "../errors.js";
 import type { Model } from "../model/model.js";
 import type { Relationship } from "../relationship.js";
 import type { AdjacencyBase } from "./adjacency.js";
+import type { NodeRoom } from "./node-table.js";
 import { RelationshipGraph, type GraphArrays } from "./relationship-graph.js";
 
 /** Version of the body layout below; a decoder refuses any other. */
@@ -32,6 +33,8 @@ interface Description {
   indexes: Array<[slot: number, forward: BaseShape, reverse: BaseShape, sets?: BaseShape]>;
   /** Relationships that expire, whole (they are few; the indexes above hold them too). */
   expiring?: Relationship[];
+  /** Zeroed room after the node arrays (`EncodeOptions.room`): objects, and their id bytes. */
+  room?: [nodes: number, idBytes: number];
 }
 
 const slotNames = (model: Model) => model.slots.map((s) => `${model.typeNames[s.typeIndex]}#${s.name}`);
@@ -70,6 +73,13 @@ export interface EncodeOptions {
   reserve?: number;
   /** Makes the zeroed buffer the encoding is written into (default: a Uint8Array; shared memory, for one). */
   allocate?: (bytes: number) => Uint8Array;
+  /**
+   * Zeroed room after the node arrays, for this many objects and id bytes: a graph decoded with
+   * `DecodeOptions.room` adds its objects there instead of copying the node arrays (a graph shared
+   * by threads, see NodeTable). Never stored: only a trusted decode reads an encoding with room.
+   * Untouched room costs address space, not memory.
+   */
+  room?: { nodes: number; idBytes: number };
 }
 
 /** How `decodeGraph` takes the bytes (see `RelationshipGraph.fromArrays`). */
@@ -78,6 +88,8 @@ export interface DecodeOptions {
   trusted?: boolean;
   /** Shared with other threads and replaced whole by its owner: reads never fold an index into a private copy. */
   shared?: boolean;
+  /** An encoding with room: this graph writes the objects it adds there, or compares them with what the writer put there (NodeRoom). */
+  room?: NodeRoom;
 }
 
 /** Encodes the graph's contents; `decodeGraph(model, bytes)` rebuilds an equal graph. */
@@ -86,6 +98,10 @@ export function encodeGraph(graph: RelationshipGraph, options: EncodeOptions = {
   if (!Number.isSafeInteger(reserve) || reserve < 0 || reserve % ALIGN !== 0) throw new RangeError(`reserve must be a multiple of ${ALIGN}`);
   const arrays = graph.toArrays();
   const { nodes } = arrays;
+  const room = options.room;
+  if (room !== undefined && !(Number.isSafeInteger(room.nodes) && room.nodes >= 0 && Number.isSafeInteger(room.idBytes) && room.idBytes >= 0)) {
+    throw new RangeError("room must be counts of objects and id bytes");
+  }
   const description: Description = {
     v: GRAPH_CODEC_VERSION,
     types: [...graph.model.typeNames],
@@ -96,6 +112,7 @@ export function encodeGraph(graph: RelationshipGraph, options: EncodeOptions = {
     usersets: arrays.usersetNode.length,
     indexes: arrays.adjacencies.map((a) => [a.slot, shapeOf(a.forward), shapeOf(a.reverse), ...(a.sets ? [shapeOf(a.sets)] : [])] as Description["indexes"][number]),
     ...(arrays.expiring ? { expiring: arrays.expiring } : {}),
+    ...(room ? { room: [room.nodes, room.idBytes] as [number, number] } : {}),
   };
   const head = asciiBytes(asciiJson(description));
   const parts: ArrayBufferView[] = [
@@ -107,16 +124,19 @@ export function encodeGraph(graph: RelationshipGraph, options: EncodeOptions = {
     arrays.usersetSlot,
     ...arrays.adjacencies.flatMap((a) => [...partsOf(a.forward), ...partsOf(a.reverse), ...(a.sets ? partsOf(a.sets) : [])]),
   ];
-  const length = reserve + ALIGN + pad(head.length) + parts.reduce((n, p) => n + pad(p.byteLength), 0);
+  // Room follows the node types, id offsets and id bytes (the first three parts), left zero.
+  const extra = room ? [2 * room.nodes, 4 * room.nodes, room.idBytes] : [];
+  const sizes = parts.map((p, i) => pad(p.byteLength + (extra[i] ?? 0)));
+  const length = reserve + ALIGN + pad(head.length) + sizes.reduce((n, size) => n + size, 0);
   const out = options.allocate ? options.allocate(length) : new Uint8Array(length);
   if (out.length !== length || out.byteOffset % ALIGN !== 0) throw new RangeError(`allocate must return ${length} aligned bytes`);
   new DataView(out.buffer, out.byteOffset, out.byteLength).setUint32(reserve, head.length, true);
   out.set(head, reserve + ALIGN);
   let at = reserve + ALIGN + pad(head.length);
-  for (const part of parts) {
+  parts.forEach((part, i) => {
     out.set(bytesOf(part), at);
-    at += pad(part.byteLength);
-  }
+    at += sizes[i]!;
+  });
   return out;
 }
 
@@ -165,10 +185,14 @@ export function decodeGraph(model: Model, bytes: Uint8Array, options: DecodeOpti
   if (!Array.isArray(d.indexes) || (d.expiring !== undefined && !(Array.isArray(d.expiring) && d.expiring.every((r) => typeof r === "object" && r !== null)))) {
     bad("description shape");
   }
-  const types = uint16(d.nodes);
-  const offsetsPart = take(typeof d.nodes === "number" ? d.nodes + 1 : d.nodes, 4);
+  // Room is written only for this process's threads (never stored), so only a trusted decode takes it.
+  const room = d.room ?? [0, 0];
+  if (d.room !== undefined && (!options.trusted || !Array.isArray(d.room) || d.room.length !== 2)) bad("spare room outside a graph shared in one process");
+  const [roomNodes, roomBytes] = room;
+  const types = uint16(d.nodes + roomNodes);
+  const offsetsPart = take(typeof d.nodes === "number" ? d.nodes + 1 + roomNodes : d.nodes, 4);
   const offsets = new Uint32Array(offsetsPart.buffer, offsetsPart.byteOffset, offsetsPart.length / 4);
-  const idBytes = take(d.idBytes, 1);
+  const idBytes = take(d.idBytes + roomBytes, 1);
   const table = int32(d.idTable);
   const usersetNode = int32(d.usersets);
   const usersetSlot = uint16(d.usersets);

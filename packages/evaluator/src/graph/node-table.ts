@@ -17,6 +17,13 @@
 // as long as their nodes: the first object added copies large ones with an eighth more room, not
 // twice the room (a graph over a shared base is replaced by the next base long before it grows
 // that much).
+//
+// Threads sharing one graph add the same objects in the same order (each applies the same commits
+// from the same base), so the node arrays of a shared base come with zeroed room after them
+// (`NodeRoom`): the thread that applies each commit first writes the objects it adds into that room,
+// and every other thread, applying the commit after it, finds each object already there, compares
+// it and moves on. The node arrays are then held once however many threads add objects. A thread
+// that finds anything else there (the writer ran out of room) copies the arrays from then on.
 
 /** FNV-1a over the type index and the id's characters; part of the checkpoint format (change it with GRAPH_CODEC_VERSION). */
 export function idHash(typeIndex: number, id: string): number {
@@ -52,6 +59,13 @@ const LARGE_ARRAY = 1 << 20;
 /** Longest id (isValidObjectId); `idOf` decodes one in a single call. */
 const MAX_ID_BYTES = 1024;
 
+/**
+ * What a table over arrays read from elsewhere does with the objects it adds: `copy` the node arrays
+ * first (they are never written: the default), `write` them into the arrays' room (the one thread that
+ * applies each commit first), or `compare` them with what that thread wrote there (the others).
+ */
+export type NodeRoom = "copy" | "write" | "compare";
+
 /** The node table's arrays, exactly as held (each may be longer than used: only the prefix counts). */
 export interface NodeArrays {
   nodes: number;
@@ -76,9 +90,15 @@ export class NodeTable {
   /** With a shared table: (tag, node + 1) pairs of the nodes added since (from `addedFrom`), else undefined. */
   private added: Int32Array | undefined = undefined;
   private addedFrom = 0;
+  /** How an added object reaches the node arrays (`own`: they are this table's). */
+  private adds: NodeRoom | "own";
 
-  /** Empty, or over arrays read from elsewhere (check them with `invalid` first; they are never written to). */
-  constructor(arrays?: NodeArrays) {
+  /**
+   * Empty, or over arrays read from elsewhere (check them with `invalid` first): the hash table is
+   * never written to, the node arrays only as `room` says.
+   */
+  constructor(arrays?: NodeArrays, room: NodeRoom = "copy") {
+    this.adds = arrays === undefined ? "own" : room;
     this.count = arrays?.nodes ?? 0;
     this.types = arrays?.types ?? new Uint16Array(MIN_NODES);
     this.offsets = arrays?.offsets ?? new Uint32Array(MIN_NODES + 1);
@@ -90,6 +110,14 @@ export class NodeTable {
 
   get size(): number {
     return this.count;
+  }
+
+  /**
+   * Bytes of node arrays this table holds of its own (allocated, used or not); 0 while they are
+   * views of arrays read from elsewhere (a checkpoint, a shared base and the room after it).
+   */
+  get ownBytes(): number {
+    return this.adds === "own" ? this.types.byteLength + this.offsets.byteLength + this.bytes.byteLength : 0;
   }
 
   /** Type index per node (length = node count); valid until the next `intern` of a new object. */
@@ -243,6 +271,17 @@ export class NodeTable {
 
   private append(typeIndex: number, id: string): void {
     const node = this.count;
+    if (this.adds === "compare") {
+      if (this.holds(node, typeIndex, id)) {
+        this.count = node + 1;
+        this.view = this.types.subarray(0, this.count);
+        return;
+      }
+      this.adds = "copy";
+    }
+    // Out of room: the arrays are copied whole, so none is written in shared memory after this.
+    if (this.adds === "write" && (node + 2 > this.offsets.length || this.offsets[node]! + id.length > this.bytes.length)) this.adds = "copy";
+    if (this.adds === "copy") this.ownArrays();
     if (node + 1 > this.types.length) this.types = grown(this.types, node + 1) as Uint16Array;
     if (node + 2 > this.offsets.length) this.offsets = grown(this.offsets, node + 2) as Uint32Array;
     const from = this.offsets[node]!;
@@ -257,6 +296,26 @@ export class NodeTable {
     this.offsets[node + 1] = from + id.length;
     this.count = node + 1;
     this.view = this.types.subarray(0, this.count);
+  }
+
+  /** Whether the arrays already hold (type, id) as `node` (written there by the thread that applies commits first). */
+  private holds(node: number, typeIndex: number, id: string): boolean {
+    const { types, offsets, bytes } = this;
+    if (node + 1 >= offsets.length || types[node] !== typeIndex) return false;
+    const from = offsets[node]!;
+    if (offsets[node + 1] !== from + id.length) return false;
+    for (let i = 0; i < id.length; i++) if (bytes[from + i] !== id.charCodeAt(i)) return false;
+    return true;
+  }
+
+  /** Copies the node arrays read from elsewhere (their used part, with room to grow): this table writes its own from now on. */
+  private ownArrays(): void {
+    const n = this.count;
+    const used = this.offsets[n]!;
+    this.types = grown(this.types.subarray(0, n), n + 1) as Uint16Array;
+    this.offsets = grown(this.offsets.subarray(0, n + 1), n + 2) as Uint32Array;
+    this.bytes = grown(this.bytes.subarray(0, used), used + MAX_ID_BYTES) as Uint8Array;
+    this.adds = "own";
   }
 
   /** Drops the spare capacity of the node arrays (after a bulk load: doubling leaves up to half unused). */

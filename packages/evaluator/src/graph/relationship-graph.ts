@@ -5,7 +5,7 @@ import { EvaluationError } from "../errors.js";
 import type { Model } from "../model/model.js";
 import { bracketedConstruct, formatRelationship, isValidObjectId, WILDCARD_ID, type Relationship } from "../relationship.js";
 import { Adjacency, type AdjacencyBase } from "./adjacency.js";
-import { NodeTable, type NodeArrays } from "./node-table.js";
+import { NodeTable, type NodeArrays, type NodeRoom } from "./node-table.js";
 import { UsersetTable } from "./userset-table.js";
 
 export class RelationshipGraph {
@@ -82,6 +82,11 @@ export class RelationshipGraph {
   /** Number of objects (nodes). */
   get nodeCount(): number {
     return this.nodes.size;
+  }
+
+  /** Bytes of node arrays (object types and ids) the graph holds of its own, not views of a checkpoint or a shared base. */
+  get ownNodeBytes(): number {
+    return this.nodes.ownBytes;
   }
 
   /** Object id of a node (decoded from the id bytes: call it only to name an object in an answer). */
@@ -379,9 +384,10 @@ export class RelationshipGraph {
    * `options.trusted`: the arrays are this process's own (`toArrays` of a graph here, copied into
    * shared memory), used without those checks. `options.shared`: other threads answer from the same
    * arrays and the owner replaces them whole, so reads never fold an index into a private copy
-   * (see `Adjacency.keepBase`).
+   * (see `Adjacency.keepBase`). `options.room`: what objects added later do with room after the
+   * node arrays (NodeRoom; default: copy the arrays first).
    */
-  static fromArrays(model: Model, arrays: GraphArrays, options: { trusted?: boolean; shared?: boolean } = {}): RelationshipGraph {
+  static fromArrays(model: Model, arrays: GraphArrays, options: { trusted?: boolean; shared?: boolean; room?: NodeRoom } = {}): RelationshipGraph {
     const graph = new RelationshipGraph(model);
     const bad = (why: string): never => {
       throw new EvaluationError("invalid-relationship", `graph arrays are inconsistent: ${why}`);
@@ -392,7 +398,7 @@ export class RelationshipGraph {
     const nodeReason = byType === undefined ? undefined : NodeTable.invalid(arrays.nodes, model.typeNames.length, byType);
     if (nodeReason) bad(nodeReason);
     const nodes = arrays.nodes.nodes;
-    graph.nodes = new NodeTable(arrays.nodes);
+    graph.nodes = new NodeTable(arrays.nodes, options.room);
     const usersets = trusted ? new UsersetTable(arrays.usersetNode, arrays.usersetSlot) : UsersetTable.fromArrays(arrays.usersetNode, arrays.usersetSlot, nodes, model.slots.length);
     if (typeof usersets === "string") return bad(usersets);
     graph.usersets = usersets;
