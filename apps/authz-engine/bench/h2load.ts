@@ -49,6 +49,23 @@ export interface H2loadResult {
   p99: number;
   /** Response DATA bytes over all calls (gRPC framing included). */
   dataBytes: number;
+  /** h2load's own CPU per call (user + system), µs; NaN where it cannot be read (not Linux). */
+  clientCpu?: number;
+}
+
+/**
+ * CPU of this process's children that ended so far (Linux: cutime + cstime of /proc/self/stat, in
+ * clock ticks of 10 ms), ms; NaN elsewhere. Across one h2load run it is h2load's own CPU: the run
+ * is the only child that ends meanwhile.
+ */
+function endedChildrenCpuMs(): number {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Parses h2load's summary (succeeded count, elapsed) and its per-request log (µs until the end of each response). */
@@ -77,6 +94,8 @@ export async function h2load(port: number, body: string, dir: string, calls: num
   const logFile = join(dir, `h2load-${port}.log`);
   rmSync(logFile, { force: true });
   const streams = Math.max(1, Math.round(concurrency / connections));
+  const cpuBefore = endedChildrenCpuMs();
   const { stdout } = await run(H2LOAD, [...argsFor(port, body, connections, streams, calls), `--log-file=${logFile}`], { maxBuffer: 1 << 24 });
-  return parseH2load(stdout, readFileSync(logFile, "utf8"));
+  const result = parseH2load(stdout, readFileSync(logFile, "utf8"));
+  return { ...result, clientCpu: ((endedChildrenCpuMs() - cpuBefore) * 1000) / result.calls };
 }
