@@ -157,7 +157,7 @@ process.on("message", async (message: string | { writes: number }) => {
       usage = now;
       if (settled > 0 && fell < 2 ** 20) break;
     }
-    process.send!({ rss: usage.rss, ...residentParts(), arrayBuffers: usage.arrayBuffers, heapUsed: usage.heapUsed, shareMs });
+    process.send!({ rss: usage.rss, ...residentParts(), arrayBuffers: usage.arrayBuffers, heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, external: usage.external, shareMs });
   } else if (typeof message === "object" && message !== null && "writes" in message) {
     void started.write((message as { writes: number }).writes).then(() => process.send!({ written: true }));
   } else if (message === "exit") {
