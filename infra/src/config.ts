@@ -176,6 +176,13 @@ export const ENGINE_MEASURED: readonly EngineMeasurement[] = [
 /** Headroom over the measured need: the check cache (8 MiB), gRPC buffers, garbage between collections. */
 export const ENGINE_MEMORY_HEADROOM = 1.25;
 
+/**
+ * What each serving thread past the first holds of its own (docs/SCALING.md, "Threads and replicas":
+ * 130 MiB measured at 10M relationships after serving load: its V8 heap and code and what serving
+ * adds; the graph itself is shared).
+ */
+export const ENGINE_THREAD_BYTES = 128 * 2 ** 20;
+
 export interface EngineSizing {
   /** The measurement the sizing comes from: the smallest measured size at or above the stack's. */
   measured: EngineMeasurement;
@@ -186,24 +193,29 @@ export interface EngineSizing {
 }
 
 /**
- * An engine replica's memory and start budget for a graph of `relationships`, from the smallest
- * measured size at or above it. Memory: a reload (feed truncated, schema change) loads a new graph
- * while the old one still serves, so the need is the peak of a snapshot start plus a second graph,
- * times the headroom, in whole GiB. Start budget: twice a start from the whole snapshot (the
+ * An engine replica's memory and start budget for a graph of `relationships` served on `threads`
+ * threads, from the smallest measured size at or above it. Memory: a reload (feed truncated, schema
+ * change) loads a new graph while the old one still serves, so the need is the peak of a snapshot
+ * start plus a second graph, times the headroom, plus each thread past the first
+ * (`ENGINE_THREAD_BYTES`), in whole GiB. Start budget: twice a start from the whole snapshot (the
  * fallback when no checkpoint is usable). Undefined past the largest measured size (shard by
  * tenant instead, docs/SCALING.md).
  */
-export function engineSizing(relationships: number): EngineSizing | undefined {
+export function engineSizing(relationships: number, threads = 1): EngineSizing | undefined {
   const measured = ENGINE_MEASURED.find((m) => m.relationships >= relationships);
   if (!measured) return undefined;
-  const gib = Math.ceil(((measured.snapshotPeakRssBytes + measured.graphBytes) * ENGINE_MEMORY_HEADROOM) / 2 ** 30);
+  const need = (measured.snapshotPeakRssBytes + measured.graphBytes) * ENGINE_MEMORY_HEADROOM + (threads - 1) * ENGINE_THREAD_BYTES;
+  const gib = Math.ceil(need / 2 ** 30);
   return { measured, memory: `${gib}Gi`, startBudgetSeconds: 2 * measured.snapshotStartSeconds };
 }
 
-/** A service's resources before the stack's overrides: the engine's memory is sized for `relationships`. */
-export function defaultResources(name: ServiceName, relationships: number): ResourceSpec {
+/**
+ * A service's resources before the stack's overrides: the engine's memory is sized for
+ * `relationships` on the threads its CPU limit gives (`cpuLimit`: the stack's, if it sets one).
+ */
+export function defaultResources(name: ServiceName, relationships: number, cpuLimit?: string): ResourceSpec {
   const base = DEFAULT_RESOURCES[name];
-  const sized = name === "authz-engine" ? engineSizing(relationships) : undefined;
+  const sized = name === "authz-engine" ? engineSizing(relationships, engineThreads(cpuLimit ?? base.limits.cpu)) : undefined;
   if (!sized) return base;
   return { requests: { ...base.requests, memory: sized.memory }, limits: { ...base.limits, memory: sized.memory } };
 }
@@ -569,13 +581,15 @@ function stackSchema(stack: string, raw: RawConfig) {
       // killed. Checked whenever the engine's size and the services are valid, whatever else is not.
       .superRefine(
         ({ engine, services }, ctx) => {
-          const sized = engineSizing(engine.relationships);
-          const limit = services["authz-engine"].resources?.limits?.["memory"];
+          const engineResources = services["authz-engine"].resources;
+          const threads = engineThreads(engineResources?.limits?.["cpu"] ?? DEFAULT_RESOURCES["authz-engine"].limits.cpu);
+          const sized = engineSizing(engine.relationships, threads);
+          const limit = engineResources?.limits?.["memory"];
           if (sized && limit !== undefined && quantityBytes(limit) < quantityBytes(sized.memory)) {
             ctx.addIssue({
               code: "custom",
               path: ["services", "authz-engine", "resources", "limits", "memory"],
-              message: `(${clip(limit)}) is below the ${sized.memory} measured to hold ${engine.relationships} relationships (engine.relationships; docs/SCALING.md)`,
+              message: `(${clip(limit)}) is below the ${sized.memory} measured to hold ${engine.relationships} relationships on ${threads} thread${threads === 1 ? "" : "s"} (engine.relationships, the CPU limit's whole cores; docs/SCALING.md)`,
             });
           }
         },
@@ -588,7 +602,7 @@ function stackSchema(stack: string, raw: RawConfig) {
           services: Object.fromEntries(
             SERVICE_NAMES.map((name) => {
               const { resources, ...s } = services[name];
-              const base = defaultResources(name, rest.engine.relationships);
+              const base = defaultResources(name, rest.engine.relationships, resources?.limits?.["cpu"]);
               const merged = resources ? { requests: { ...base.requests, ...resources.requests }, limits: { ...base.limits, ...resources.limits } } : base;
               return [name, { ...s, imageTag: s.imageTag ?? imageTag, resources: merged }];
             }),

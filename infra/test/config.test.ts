@@ -1,7 +1,7 @@
 // A broken stack configuration fails before any resource is created, naming every key to fix.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { ConfigError, engineSizing, loadConfig } from "../src/config.js";
 import { PULUMI_SECRETS, SECRETS, releaseConfig, setupMocks } from "./support/mocks.js";
 import { INFRA_DIR } from "./support/stack-config.js";
 
@@ -168,6 +168,21 @@ describe("invalid values", () => {
     expect(engine.resources.limits).toEqual({ cpu: "2", memory: "4Gi" });
     // Requests keep the size the stack's engine.relationships asks for (stage: 10M, 3Gi).
     expect(engine.resources.requests).toEqual({ cpu: "2", memory: "3Gi" });
+  });
+
+  it("sizes the engine's memory for the threads its CPU limit gives: each thread past the first adds its own", async () => {
+    const withCpu = (cpu: string, memory?: string) =>
+      patch("gatehouse:services", (s) => Object.assign(s["authz-engine"] as object, { resources: { limits: { cpu, ...(memory ? { memory } : {}) }, requests: { cpu } } }));
+    // Stage (10M): (1,154 + 507.3 MiB) × 1.25 = 2,077 MiB, plus 15 × 128 MiB on 16 threads: 4Gi, not 3Gi.
+    const sixteen = (await load("stage", withCpu("16"))).result().services["authz-engine"].resources;
+    expect(sixteen.limits).toEqual({ cpu: "16", memory: "4Gi" });
+    expect(sixteen.requests).toEqual({ cpu: "16", memory: "4Gi" });
+    expect(engineSizing(10_000_000, 16)!.memory).toBe("4Gi");
+    expect(engineSizing(10_000_000, 2)!.memory).toBe("3Gi");
+    const tooSmall = await load("stage", withCpu("16", "3Gi"));
+    expect(errorOf(tooSmall.result).problems.join("\n")).toMatch(
+      /gatehouse:services\.authz-engine\.resources\.limits\.memory \(3Gi\) is below the 4Gi measured to hold 10000000 relationships on 16 threads/,
+    );
   });
 });
 

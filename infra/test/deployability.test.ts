@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { heapMiB } from "../src/components/authz-engine.js";
-import { ConfigError, ENGINE_MEASURED, ENGINE_MEMORY_HEADROOM, SERVICE_NAMES, engineSizing, engineThreads, loadConfig } from "../src/config.js";
+import { ConfigError, ENGINE_MEASURED, ENGINE_MEMORY_HEADROOM, ENGINE_THREAD_BYTES, SERVICE_NAMES, engineSizing, engineThreads, loadConfig } from "../src/config.js";
 import { IMAGE_DIGESTS, PULUMI_SECRETS, releaseConfig, runStack, setupMocks, type Run } from "./support/mocks.js";
 import { container, envOf, get, type K8sObject } from "./support/objects.js";
 import { INFRA_DIR } from "./support/stack-config.js";
@@ -108,10 +108,11 @@ describe.each(["stage", "prod"])("stack %s", (stack) => {
   // Stage is sized for 10M relationships per replica, prod for 100M (the stack files' engine.relationships).
   const measured = ENGINE_MEASURED.find((m) => m.relationships === (stack === "prod" ? 100_000_000 : 10_000_000))!;
 
-  it("the engine's memory covers the measured peak of a snapshot start plus a second graph during a reload, reserved, with the heap sized to it", () => {
+  it("the engine's memory covers the measured peak of a snapshot start plus a second graph during a reload, and each serving thread past the first, reserved, with the heap sized to it", () => {
     const { resources } = container(run, "authz-engine");
-    expect(bytes(resources.limits.memory)).toBeGreaterThanOrEqual((measured.snapshotPeakRssBytes + measured.graphBytes) * ENGINE_MEMORY_HEADROOM);
-    expect(bytes(resources.limits.memory) - 2 ** 30).toBeLessThan((measured.snapshotPeakRssBytes + measured.graphBytes) * ENGINE_MEMORY_HEADROOM);
+    const need = (measured.snapshotPeakRssBytes + measured.graphBytes) * ENGINE_MEMORY_HEADROOM + (engineThreads(resources.limits.cpu) - 1) * ENGINE_THREAD_BYTES;
+    expect(bytes(resources.limits.memory)).toBeGreaterThanOrEqual(need);
+    expect(bytes(resources.limits.memory) - 2 ** 30).toBeLessThan(need);
     expect(resources.requests.memory).toBe(resources.limits.memory);
     expect(envOf(run, "authz-engine").get("NODE_OPTIONS")?.value).toBe(`--max-old-space-size=${Math.floor((bytes(resources.limits.memory) * 0.75) / 2 ** 20)}`);
   });
@@ -141,6 +142,10 @@ describe("the sizing figures are docs/SCALING.md's", () => {
     expect(scaling).toContain(`| peak RSS of the process after the snapshot load | **${(m.snapshotPeakRssBytes / 2 ** 20).toLocaleString("en", { maximumFractionDigits: 1 })} MiB** |`);
     expect(scaling).toContain(`held after load ${(m.graphBytes / 2 ** 20).toLocaleString("en", { maximumFractionDigits: 1 })} MiB`);
     expect(scaling).toContain(`ready from the snapshot | **${m.snapshotStartSeconds.toLocaleString("en")} s wall**`);
+  });
+
+  it("a serving thread's own memory as measured", () => {
+    expect(scaling).toContain(`${ENGINE_THREAD_BYTES / 2 ** 20} MiB per thread past the first`);
   });
 
   it("sizes from the smallest measured size at or above the stack's, and none past the largest", () => {

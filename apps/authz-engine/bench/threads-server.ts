@@ -74,7 +74,17 @@ async function prepare(dir: string): Promise<void> {
 }
 
 /** The engine over a copy of the prepared store, started from the prepared checkpoint. */
-async function engine(dir: string, threads: number): Promise<{ port: number; write(count: number): Promise<void>; collect(): Promise<void>; close(): Promise<void> }> {
+interface Served {
+  port: number;
+  write(count: number): Promise<void>;
+  /** A full collection on every thread but this one. */
+  collect(): Promise<void>;
+  /** Each thread's V8 heap as committed (heap total), bytes, in thread order. */
+  heaps(): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+async function engine(dir: string, threads: number): Promise<Served> {
   const own = join(dir, `engine-${threads}`);
   rmSync(own, { recursive: true, force: true });
   cpSync(join(dir, "base"), own, { recursive: true });
@@ -111,6 +121,11 @@ async function engine(dir: string, threads: number): Promise<{ port: number; wri
     collect: async () => {
       await server.threads()?.collect();
     },
+    heaps: async () => {
+      const all = await server.threads()?.allMetrics();
+      if (!all) return [process.memoryUsage().heapTotal];
+      return all.map(({ metrics }) => (metrics.find((m) => m.name === "nodejs_heap_size_total_bytes")?.values ?? []).reduce((sum, v) => sum + v.value, 0));
+    },
     close: async () => {
       await server.stop();
       await store.close();
@@ -118,7 +133,7 @@ async function engine(dir: string, threads: number): Promise<{ port: number; wri
   };
 }
 
-const floor = async () => ({ ...(await grpcFloor()), write: async () => undefined, collect: async () => undefined });
+const floor = async (): Promise<Served> => ({ ...(await grpcFloor()), write: async () => undefined, collect: async () => undefined, heaps: async () => [process.memoryUsage().heapTotal] });
 
 /** The process's resident memory (/proc/self/status: RssAnon, the anonymous part, holds the graph and heaps), bytes. */
 function residentParts(): { rssAnon?: number; rssFile?: number; rssShmem?: number } {
@@ -157,7 +172,16 @@ process.on("message", async (message: string | { writes: number }) => {
       usage = now;
       if (settled > 0 && fell < 2 ** 20) break;
     }
-    process.send!({ rss: usage.rss, ...residentParts(), arrayBuffers: usage.arrayBuffers, heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, external: usage.external, shareMs });
+    process.send!({
+      rss: usage.rss,
+      ...residentParts(),
+      arrayBuffers: usage.arrayBuffers,
+      heapUsed: usage.heapUsed,
+      heapTotal: usage.heapTotal,
+      external: usage.external,
+      heaps: await started.heaps(),
+      shareMs,
+    });
   } else if (typeof message === "object" && message !== null && "writes" in message) {
     void started.write((message as { writes: number }).writes).then(() => process.send!({ written: true }));
   } else if (message === "exit") {

@@ -139,7 +139,7 @@ async function main() {
     return (await answer).cpu;
   };
   const memoryOf = async (child: ChildProcess) => {
-    const answer = next<{ rss: number; rssAnon?: number; shareMs?: number }>(child);
+    const answer = next<{ rss: number; rssAnon?: number; heaps?: number[]; shareMs?: number }>(child);
     child.send("memory");
     return await answer;
   };
@@ -197,16 +197,18 @@ async function main() {
   }
   const rss = new Map<string, number>();
   const rssAnon = new Map<string, number>();
+  const heaps = new Map<string, number[]>();
   let shareMs: number | undefined;
   for (const [name, server] of servers) {
     const memory = await memoryOf(server.child);
     rss.set(name, memory.rss);
     rssAnon.set(name, memory.rssAnon ?? Number.NaN);
+    heaps.set(name, memory.heaps ?? []);
     shareMs ??= memory.shareMs;
   }
   const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
-  console.log("\nmemory after a full collection (every thread's heap)\nserver     RSS MiB   anonymous MiB");
-  for (const name of SERVERS) console.log(`${name.padEnd(9)} ${mib(rss.get(name)!).padStart(8)} ${mib(rssAnon.get(name)!).padStart(15)}`);
+  console.log("\nmemory after a full collection (every thread's heap)\nserver     RSS MiB   anonymous MiB   V8 heap committed per thread, MiB");
+  for (const name of SERVERS) console.log(`${name.padEnd(9)} ${mib(rss.get(name)!).padStart(8)} ${mib(rssAnon.get(name)!).padStart(15)}   ${heaps.get(name)!.map(mib).join(" + ")}`);
   console.log(`2 threads / 1: RSS ${(rss.get("engine-2")! / rss.get("engine-1")!).toFixed(2)}x, anonymous ${(rssAnon.get("engine-2")! / rssAnon.get("engine-1")!).toFixed(2)}x (goal <= 1.1x)`);
   if (ROUNDS === 0) {
     console.log(`making and adopting the last shared base (the first thread, serialized): ${shareMs?.toFixed(0)} ms at this size`);
