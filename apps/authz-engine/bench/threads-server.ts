@@ -19,7 +19,7 @@ import { runInNewContext } from "node:vm";
 import { RelationshipGraph } from "@gatehouse/evaluator";
 import { compileRoleModel } from "@gatehouse/role-config";
 import { openStore } from "@gatehouse/store";
-import { createSilentLogger } from "@gatehouse/telemetry";
+import { createSilentLogger, type MetricsJson } from "@gatehouse/telemetry";
 // The engine as it is deployed (its build: bench:threads builds it first), so each thread runs
 // compiled JavaScript, not source under a TypeScript loader.
 import { buildServer, encodeCheckpoint, schemaHash, type CheckpointStore } from "@gatehouse/authz-engine";
@@ -81,6 +81,8 @@ interface Served {
   collect(): Promise<void>;
   /** Each thread's V8 heap as committed (heap total), bytes, in thread order. */
   heaps(): Promise<number[]>;
+  /** gRPC calls each thread answered so far, in thread order (empty for the floor). */
+  calls(): Promise<number[]>;
   close(): Promise<void>;
 }
 
@@ -124,7 +126,11 @@ async function engine(dir: string, threads: number): Promise<Served> {
     heaps: async () => {
       const all = await server.threads()?.allMetrics();
       if (!all) return [process.memoryUsage().heapTotal];
-      return all.map(({ metrics }) => (metrics.find((m) => m.name === "nodejs_heap_size_total_bytes")?.values ?? []).reduce((sum, v) => sum + v.value, 0));
+      return all.map(({ metrics }) => total(metrics, "nodejs_heap_size_total_bytes"));
+    },
+    calls: async () => {
+      const all = await server.threads()?.allMetrics();
+      return all ? all.map(({ metrics }) => total(metrics, "grpc_server_handled_total")) : [];
     },
     close: async () => {
       await server.stop();
@@ -133,7 +139,16 @@ async function engine(dir: string, threads: number): Promise<Served> {
   };
 }
 
-const floor = async (): Promise<Served> => ({ ...(await grpcFloor()), write: async () => undefined, collect: async () => undefined, heaps: async () => [process.memoryUsage().heapTotal] });
+/** The sum of a metric's series in one thread's metrics. */
+const total = (metrics: MetricsJson, name: string) => (metrics.find((m) => m.name === name)?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+
+const floor = async (): Promise<Served> => ({
+  ...(await grpcFloor()),
+  write: async () => undefined,
+  collect: async () => undefined,
+  heaps: async () => [process.memoryUsage().heapTotal],
+  calls: async () => [],
+});
 
 /** The process's resident memory (/proc/self/status: RssAnon, the anonymous part, holds the graph and heaps), bytes. */
 function residentParts(): { rssAnon?: number; rssFile?: number; rssShmem?: number } {
@@ -157,7 +172,7 @@ const started = role === "floor" ? await floor() : await engine(dir, role === "e
 process.on("message", async (message: string | { writes: number }) => {
   if (message === "cpu") {
     const cpu = process.cpuUsage();
-    process.send!({ cpu: cpu.user + cpu.system });
+    process.send!({ cpu: cpu.user + cpu.system, calls: await started.calls() });
   } else if (message === "memory") {
     // Every thread's heap collected (gc is exposed to each: V8's flags are the process's), until the
     // resident size stops falling: V8 frees array buffers' memory on a helper thread after a

@@ -114,6 +114,8 @@ interface Sample {
   client: number;
   /** The share of the machine's CPU time stolen by the hypervisor during the run. */
   steal: number;
+  /** With several threads: the share of the calls the first thread answered (how the kernel spread the connections). */
+  firstShare: number;
 }
 
 async function main() {
@@ -133,10 +135,11 @@ async function main() {
   }
   const client = spawn("threads-client.ts", []);
   const body = writeCheckBody(dir);
+  /** The server's CPU so far (µs) and the calls each of its threads answered so far. */
   const cpuOf = async (child: ChildProcess) => {
-    const answer = next<{ cpu: number }>(child);
+    const answer = next<{ cpu: number; calls: number[] }>(child);
     child.send("cpu");
-    return (await answer).cpu;
+    return await answer;
   };
   const memoryOf = async (child: ChildProcess) => {
     const answer = next<{ rss: number; rssAnon?: number; heaps?: number[]; shareMs?: number }>(child);
@@ -146,14 +149,17 @@ async function main() {
   /** The size of a server's allowed answer (gRPC framing included), from `verify`. */
   const answerBytes = new Map<number, number>();
   const measure = async (server: { child: ChildProcess; port: number }, calls: number): Promise<Sample> => {
-    const before = await cpuOf(server.child);
+    const { cpu: before, calls: callsBefore } = await cpuOf(server.child);
     const threadsBefore = threadCpu(server.child.pid!);
     const ticksBefore = machineTicks();
     const r =
       CLIENT === "h2load"
         ? await h2load(server.port, body, dir, calls, CONCURRENCY, CONNECTIONS)
         : await ask<{ calls: number; perSecond: number; p50: number; p99: number }>(client, { port: server.port, concurrency: CONCURRENCY, calls, connections: CONNECTIONS });
-    const cpu = (await cpuOf(server.child)) - before;
+    const after = await cpuOf(server.child);
+    const cpu = after.cpu - before;
+    const served = after.calls.map((calls, thread) => calls - (callsBefore[thread] ?? 0));
+    const firstShare = served.length > 1 ? served[0]! / served.reduce((a, b) => a + b, 0) : Number.NaN;
     const ticks = machineTicks();
     const steal = (ticks.steal - ticksBefore.steal) / (ticks.total - ticksBefore.total);
     const expected = answerBytes.get(server.port);
@@ -164,7 +170,7 @@ async function main() {
       const kind = (THREAD_KINDS as readonly string[]).includes(name) ? name : "other";
       threads[kind]! += ((ms - (threadsBefore.get(tid)?.ms ?? 0)) * 1000) / r.calls;
     }
-    return { cpu: cpu / r.calls, perSecond: r.perSecond, p50: r.p50, p99: r.p99, threads, steal, client: "clientCpu" in r && typeof r.clientCpu === "number" ? r.clientCpu : Number.NaN };
+    return { cpu: cpu / r.calls, perSecond: r.perSecond, p50: r.p50, p99: r.p99, threads, firstShare, steal, client: "clientCpu" in r && typeof r.clientCpu === "number" ? r.clientCpu : Number.NaN };
   };
   /** With h2load: the bench's request answers allowed through grpc-js (and the answer's size, checked on every h2load run). */
   const verify = async (name: string, server: { port: number }) => {
@@ -231,15 +237,17 @@ async function main() {
       `${name.padEnd(9)} ${column((s) => s.perSecond, 0, 8)} ${column((s) => s.cpu, 1, 12)} ${column((s) => s.p50, 2, 8)} ${column((s) => s.p99, 2, 8)} ${column((s) => s.client, 1, 15)} ${column((s) => s.steal * 100, 0, 5)} % ${column(ceiling, 0, 16)} (${(reached * 100).toFixed(0)} %)`,
     );
   }
-  console.log(`\nCPU µs per call by thread (medians; 10 ms clock ticks per thread)\nserver    ${THREAD_KINDS.map((kind) => kind.padStart(13)).join("")}`);
-  for (const name of SERVERS)
+  console.log(`\nCPU µs per call by thread (medians; 10 ms clock ticks per thread)\nserver    ${THREAD_KINDS.map((kind) => kind.padStart(13)).join("")}   first thread's share of the calls`);
+  for (const name of SERVERS) {
+    const share = median(samples.get(name)!.map((s) => s.firstShare));
     console.log(
       `${name.padEnd(9)} ${THREAD_KINDS.map((kind) =>
         median(samples.get(name)!.map((s) => s.threads[kind]!))
           .toFixed(1)
           .padStart(13),
-      ).join("")}`,
+      ).join("")}   ${Number.isNaN(share) ? "" : `${(share * 100).toFixed(0)} %`}`,
     );
+  }
   const rate = (s: Sample) => s.perSecond;
   const cpu = (s: Sample) => s.cpu;
   const p99 = (s: Sample) => s.p99;
