@@ -8,6 +8,8 @@ import { openStore, type Relationship, type Store } from "@gatehouse/store";
 import { Agent, get, request } from "node:http";
 import { encodeIdentityHeader } from "@gatehouse/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compileRoleSchema } from "@gatehouse/role-config";
+import { decodeCheckpoint, memoryCheckpointStore, schemaHash } from "../src/graph/checkpoint.js";
 import type { ThreadMetrics } from "../src/metrics.js";
 import { call, ownConnection, principal, readGrant, stageSchema, startEngine, workspace, type RunningEngine } from "./helpers.js";
 
@@ -322,5 +324,47 @@ describe("checks on two threads over one shared graph", () => {
     const { revision } = await store.relationships.write(ORG, { touch: grant });
     history.record(revision, grant, []);
     await hammer(() => true, []);
+  });
+});
+
+describe("checkpoints written by the first of two threads", () => {
+  it("hold every object the commits added (written into the shared base's room): a checked decode reads them all back", async () => {
+    const store = await openStore({ pollIntervalMs: 20 });
+    const org = "threads-ckpt-org";
+    const ws = (await store.tenants.bootstrap(org)).value.defaultWorkspaceId;
+    await store.relationships.write(org, { touch: readGrant(ws, "c0") });
+    // Each checkpoint written is announced: the test waits for one at the last write's revision.
+    const checkpoints = memoryCheckpointStore();
+    const written: Array<(revision: number) => void> = [];
+    const write = checkpoints.write.bind(checkpoints);
+    checkpoints.write = async (revision, bytes) => {
+      await write(revision, bytes);
+      for (const notify of written) notify(revision);
+    };
+    const engine = await startEngine({ threads: 2, checkpoint: { store: checkpoints, intervalMs: 20 } }, store);
+    try {
+      let last = 0;
+      for (let w = 0; w < 3; w++) {
+        const hosts = Array.from({ length: 200 }, (_, i) => ({ resourceType: "hbi/host", resourceId: `ckpt-${w}-${i}`, relation: "t_workspace", subjectType: "rbac/workspace", subjectId: ws }));
+        ({ revision: last } = await store.relationships.write(org, { touch: [...hosts, ...readGrant(ws, `ckpt-user-${w}`)] }));
+      }
+      await new Promise<void>((resolve) => written.push((revision) => revision >= last && resolve()));
+      expect(engine.server.threads()!.running.length).toBe(1);
+      // The first thread's new objects are in the shared base's room, not in arrays of its own.
+      const first = (await engine.server.threads()!.allMetrics()).find((t) => t.thread === 0)!;
+      expect(first.metrics.find((m) => m.name === "gatehouse_engine_graph_own_object_bytes")?.values[0]?.value).toBe(0);
+      const [newest] = await checkpoints.list();
+      expect(newest!.revision).toBeGreaterThanOrEqual(last);
+      const model = compileRoleSchema(stageSchema);
+      const { graph } = decodeCheckpoint(await checkpoints.read(newest!.key), model, { storeId: store.storeId, schemaHash: schemaHash(model) });
+      const key = (r: Relationship) => `${r.resourceType}:${r.resourceId}#${r.relation}@${r.subjectType}:${r.subjectId}${r.subjectRelation ? `#${r.subjectRelation}` : ""}`;
+      const held = new Set([...graph.relationships()].map(key));
+      const stored = await store.relationships.read(org, { includePublic: true });
+      for (const r of stored) expect(held.has(key(r)), key(r)).toBe(true);
+      expect(check(graph, { type: "hbi/host", id: "ckpt-2-199" }, "view", { type: "rbac/principal", id: "redhat/ckpt-user-2" })).toBe(true);
+    } finally {
+      await engine.close();
+      await store.close();
+    }
   });
 });
