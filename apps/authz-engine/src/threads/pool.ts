@@ -81,7 +81,8 @@ export class EngineThreads {
   private since: ChangeBatch[] = [];
   private sinceChanges = 0;
   private stopping = false;
-  private metricsAsked = 0;
+  /** Ids of the questions asked of the threads (metrics, collections), so each answer finds its question. */
+  private asked = 0;
   /** Threads started, replacements included (diagnostics, tests). */
   started = 0;
   /** How long the last shared base took to make and adopt, ms (diagnostics, benchmark). */
@@ -179,7 +180,7 @@ export class EngineThreads {
    * order; a thread that exits before it answers is left out.
    */
   allMetrics(): Promise<ThreadMetrics[]> {
-    const id = this.metricsAsked++;
+    const id = this.asked++;
     const others = this.workers.map((worker, thread) =>
       worker === undefined || thread === 0
         ? undefined
@@ -208,7 +209,7 @@ export class EngineThreads {
 
   /** A full garbage collection on every other thread (where the process runs with `--expose-gc`; benchmarks): resolves once each is done. */
   collect(): Promise<void> {
-    const id = this.metricsAsked++;
+    const id = this.asked++;
     return Promise.all(
       this.running.map(
         (worker) =>
