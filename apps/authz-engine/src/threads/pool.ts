@@ -75,6 +75,32 @@ function workerEntry(): { url: URL; execArgv: string[] } {
     : { url: new URL("./worker.js", import.meta.url), execArgv: passed };
 }
 
+/**
+ * Posts `question` to `worker` and resolves with the first report `answer` accepts (a value other
+ * than undefined), or undefined if the thread exits first.
+ */
+function ask<T>(worker: Worker, question: ThreadMessage, answer: (report: WorkerReport) => T | undefined): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const onReport = (report: WorkerReport) => {
+      const value = answer(report);
+      if (value === undefined) return;
+      done();
+      resolve(value);
+    };
+    const onExit = () => {
+      done();
+      resolve(undefined);
+    };
+    const done = () => {
+      worker.off("message", onReport);
+      worker.off("exit", onExit);
+    };
+    worker.on("message", onReport);
+    worker.once("exit", onExit);
+    worker.postMessage(question);
+  });
+}
+
 export class EngineThreads {
   private readonly workers: Array<Worker | undefined>;
   private base: SharedBase | undefined;
@@ -184,51 +210,16 @@ export class EngineThreads {
     const others = this.workers.map((worker, thread) =>
       worker === undefined || thread === 0
         ? undefined
-        : new Promise<ThreadMetrics | undefined>((resolve) => {
-            const onReport = (report: WorkerReport) => {
-              if (report.type !== "metrics" || report.id !== id) return;
-              done();
-              resolve({ thread, metrics: report.metrics });
-            };
-            const onExit = () => {
-              done();
-              resolve(undefined);
-            };
-            const done = () => {
-              worker.off("message", onReport);
-              worker.off("exit", onExit);
-            };
-            worker.on("message", onReport);
-            worker.once("exit", onExit);
-            worker.postMessage({ type: "metrics", id } satisfies ThreadMessage);
-          }),
+        : ask(worker, { type: "metrics", id }, (report) => (report.type === "metrics" && report.id === id ? { thread, metrics: report.metrics } : undefined)),
     );
     const own = this.options.ownMetrics?.().then((metrics): ThreadMetrics => ({ thread: 0, metrics }));
     return Promise.all([own, ...others]).then((all) => all.filter((t): t is ThreadMetrics => t !== undefined));
   }
 
   /** A full garbage collection on every other thread (where the process runs with `--expose-gc`; benchmarks): resolves once each is done. */
-  collect(): Promise<void> {
+  async collect(): Promise<void> {
     const id = this.asked++;
-    return Promise.all(
-      this.running.map(
-        (worker) =>
-          new Promise<void>((resolve) => {
-            const onReport = (report: WorkerReport) => {
-              if (report.type !== "collected" || report.id !== id) return;
-              done();
-            };
-            const done = () => {
-              worker.off("message", onReport);
-              worker.off("exit", done);
-              resolve();
-            };
-            worker.on("message", onReport);
-            worker.once("exit", done);
-            worker.postMessage({ type: "collect", id } satisfies ThreadMessage);
-          }),
-      ),
-    ).then(() => undefined);
+    await Promise.all(this.running.map((worker) => ask(worker, { type: "collect", id }, (report) => (report.type === "collected" && report.id === id ? true : undefined))));
   }
 
   /** Makes thread `index` fail as a defect would (tests and drills: it ends its connections, exits and is replaced). */
